@@ -1,0 +1,85 @@
+#!/usr/bin/env node
+import { createRequire } from 'node:module';
+import { parseArgs } from 'node:util';
+import { ConfigError, parseConfig } from './config.js';
+import { listen } from './listen.js';
+import { registry } from './registry.js';
+import { createMinilake } from './server.js';
+
+const version = (createRequire(import.meta.url)('../package.json') as { version: string }).version;
+
+const help = `minilake ${version}: the Databricks API on your laptop
+
+Usage: minilake [--port N] [--host ADDR]
+
+Options:
+  -p, --port N      port to listen on (MINILAKE_PORT, default 8000; 0 picks a free port)
+  -H, --host ADDR   address to bind (MINILAKE_BIND_HOST, default 127.0.0.1)
+  -h, --help        show this help
+  -v, --version     show the version
+
+Environment:
+  MINILAKE_DATA_DIR    where data lives (default: a temp folder removed on exit; ~/.minilake/data with persistence)
+  MINILAKE_PERSIST     1 keeps every acknowledged write across restarts and crashes
+  MINILAKE_SERVICES    comma-separated services to enable (default all): ${[...registry.keys()].join(', ')}
+  MINILAKE_LOG_LEVEL   debug, info, warn, error or silent (default info)
+`;
+
+async function main(): Promise<void> {
+  let flags;
+  try {
+    flags = parseArgs({
+      options: {
+        port: { type: 'string', short: 'p' },
+        host: { type: 'string', short: 'H' },
+        help: { type: 'boolean', short: 'h' },
+        version: { type: 'boolean', short: 'v' },
+      },
+      strict: true,
+    }).values;
+  } catch (e) {
+    process.stderr.write(`${(e as Error).message}\n\n${help}`);
+    process.exit(2);
+  }
+  if (flags.help) return void process.stdout.write(help);
+  if (flags.version) return void process.stdout.write(`${version}\n`);
+
+  let config;
+  try {
+    config = parseConfig(process.env, { port: flags.port, host: flags.host });
+  } catch (e) {
+    if (e instanceof ConfigError) {
+      process.stderr.write(`${e.message}\n`);
+      process.exit(2);
+    }
+    throw e;
+  }
+  const ml = await createMinilake(config);
+  const l = await listen(ml, config.port, config.host);
+  ml.logger.info(
+    `MiniLake ${version} listening on ${l.url} (services: ${ml.services.join(', ') || 'none'}; data: ${ml.dataDir}${config.persist ? ', persistent' : ''})`,
+  );
+
+  let signalled = false;
+  const stop = (signal: string) => {
+    if (signalled) return;
+    signalled = true;
+    ml.logger.info(`${signal} received, shutting down`);
+    const force = setTimeout(() => process.exit(1), 10_000);
+    force.unref();
+    l.shutdown().then(
+      () => process.exit(0),
+      (e: unknown) => {
+        ml.logger.error('shutdown failed', { error: String(e) });
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGINT', () => stop('SIGINT'));
+  process.on('SIGTERM', () => stop('SIGTERM'));
+}
+
+main().catch((e: unknown) => {
+  process.stderr.write(`minilake failed to start: ${(e as Error)?.stack ?? String(e)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,115 @@
+/**
+ * Configuration comes from MINILAKE_* variables (and --port/--host flags), parsed once here. A bad value stops
+ * start-up with every problem listed, never a half-configured server.
+ */
+import type { LogLevel } from '@minilake/core';
+import { serviceNames, registry } from './registry.js';
+
+export interface MinilakeConfig {
+  port: number;
+  host: string;
+  dataDir: string | undefined;
+  persist: boolean;
+  services: string[];
+  logLevel: LogLevel;
+  userName: string;
+  workspaceId: string;
+  /** Every MINILAKE_* variable services may read, with service defaults applied. */
+  serviceConfig: Record<string, string | undefined>;
+}
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid MiniLake configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+  }
+}
+
+const levels: LogLevel[] = ['debug', 'info', 'warn', 'error', 'silent'];
+
+function parseBool(name: string, raw: string | undefined, problems: string[]): boolean {
+  if (raw === undefined || raw === '') return false;
+  const s = raw.toLowerCase();
+  if (['1', 'true', 'yes', 'on'].includes(s)) return true;
+  if (['0', 'false', 'no', 'off'].includes(s)) return false;
+  problems.push(`${name}=${JSON.stringify(raw)} must be one of 1, 0, true, false`);
+  return false;
+}
+
+function parsePort(name: string, raw: string | undefined, problems: string[]): number {
+  if (raw === undefined || raw === '') return 8000;
+  const n = Number(raw);
+  if (!/^\d+$/.test(raw) || n > 65535) {
+    problems.push(`${name}=${JSON.stringify(raw)} must be a port number between 0 and 65535`);
+    return 8000;
+  }
+  return n;
+}
+
+export function parseConfig(
+  env: Record<string, string | undefined>,
+  flags: { port?: string; host?: string } = {},
+): MinilakeConfig {
+  const problems: string[] = [];
+  const port = parsePort(
+    flags.port !== undefined ? '--port' : 'MINILAKE_PORT',
+    flags.port ?? env.MINILAKE_PORT,
+    problems,
+  );
+  const host = flags.host ?? env.MINILAKE_BIND_HOST ?? '127.0.0.1';
+  if (host === '') problems.push('MINILAKE_BIND_HOST must not be empty');
+  const persist = parseBool('MINILAKE_PERSIST', env.MINILAKE_PERSIST, problems);
+  const logLevel = (env.MINILAKE_LOG_LEVEL ?? 'info').toLowerCase() as LogLevel;
+  if (!levels.includes(logLevel)) {
+    problems.push(
+      `MINILAKE_LOG_LEVEL=${JSON.stringify(env.MINILAKE_LOG_LEVEL)} must be one of ${levels.join(', ')}`,
+    );
+  }
+  const rawServices = (env.MINILAKE_SERVICES ?? '').trim();
+  let services = serviceNames;
+  if (rawServices !== '' && rawServices !== 'all') {
+    services = rawServices
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean);
+    const unknown = services.filter((s) => !registry.has(s));
+    if (unknown.length > 0) {
+      problems.push(
+        `MINILAKE_SERVICES names unknown services: ${unknown.join(', ')}. Valid: ${serviceNames.join(', ')}`,
+      );
+    }
+  }
+  const workspaceId = env.MINILAKE_WORKSPACE_ID ?? '1000000000000000';
+  if (!/^\d{1,18}$/.test(workspaceId))
+    problems.push(`MINILAKE_WORKSPACE_ID=${JSON.stringify(workspaceId)} must be digits`);
+  const userName = env.MINILAKE_USER ?? 'dev@minilake.local';
+  if (!/^[^\s/]+$/.test(userName))
+    problems.push(`MINILAKE_USER=${JSON.stringify(userName)} must be a user name without spaces or slashes`);
+
+  const serviceConfig: Record<string, string | undefined> = {};
+  for (const def of registry.values()) Object.assign(serviceConfig, def.configDefaults);
+  for (const [k, v] of Object.entries(env))
+    if (k.startsWith('MINILAKE_') && v !== undefined) serviceConfig[k] = v;
+  for (const def of registry.values()) {
+    for (const key of Object.keys(def.configDefaults ?? {})) {
+      const value = serviceConfig[key];
+      const expected = def.configDefaults?.[key] ?? '';
+      // Service settings with a numeric default must stay numeric (delays, limits).
+      if (/^\d+(\.\d+)?$/.test(expected) && value !== undefined && !/^\d+(\.\d+)?$/.test(value)) {
+        problems.push(`${key}=${JSON.stringify(value)} must be a non-negative number`);
+      }
+    }
+  }
+
+  if (problems.length > 0) throw new ConfigError(problems);
+  return {
+    port,
+    host,
+    dataDir: env.MINILAKE_DATA_DIR || undefined,
+    persist,
+    services: [...new Set(services)],
+    logLevel,
+    userName,
+    workspaceId,
+    serviceConfig,
+  };
+}

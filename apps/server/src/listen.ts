@@ -1,0 +1,36 @@
+import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
+import { serve } from '@hono/node-server';
+import type { Minilake } from './server.js';
+
+export interface Listening {
+  url: string;
+  port: number;
+  server: Server;
+  /** Stops accepting, lets in-flight requests finish, then closes the services and flushes state. */
+  shutdown(): Promise<void>;
+}
+
+export function listen(ml: Minilake, port: number, host: string): Promise<Listening> {
+  return new Promise((resolve, reject) => {
+    const server = serve({ fetch: ml.app.fetch, port, hostname: host }, (info: AddressInfo) => {
+      const shownHost = host.includes(':') ? `[${host}]` : host;
+      const url = `http://${shownHost}:${info.port}`;
+      let stopping: Promise<void> | undefined;
+      resolve({
+        url,
+        port: info.port,
+        server: server as Server,
+        shutdown() {
+          stopping ??= new Promise<void>((done) => {
+            (server as Server).close(() => done());
+            (server as Server).closeIdleConnections?.();
+          }).then(() => ml.close());
+          return stopping;
+        },
+      });
+    }) as Server;
+    server.keepAliveTimeout = 65_000;
+    server.once('error', reject);
+  });
+}

@@ -1,0 +1,201 @@
+/**
+ * Composes the enabled services into one Hono app with the admin routes, identity and the 501 catch-all,
+ * owns the data directory and the persistence, and shuts down cleanly.
+ */
+import { access, mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { Hono } from 'hono';
+import {
+  createContext,
+  createLogger,
+  errorHandler,
+  invalidParameter,
+  notImplementedHandler,
+  persistAfterWrite,
+  StateDb,
+  systemClock,
+  type Clock,
+  type Identity,
+  type Logger,
+  type ServiceInstance,
+  type SharedResource,
+} from '@minilake/core';
+import type { MinilakeConfig } from './config.js';
+import { identityApp } from './identity.js';
+import { registry } from './registry.js';
+
+/** Sub-folders MiniLake owns inside a data dir; a non-persistent start clears only these. */
+export const OWNED_DATA_FOLDERS = ['state', 'duckdb', 'volumes', 'workspace', 'dbfs', 'sql', 'files'];
+
+export interface Minilake {
+  app: Hono;
+  dataDir: string;
+  logger: Logger;
+  services: string[];
+  reset(services?: string[]): Promise<void>;
+  ready(): Promise<{ ok: boolean; checks: Record<string, string> }>;
+  close(): Promise<void>;
+}
+
+export interface CreateOptions {
+  clock?: Clock;
+  logger?: Logger;
+}
+
+async function prepareDataDir(config: MinilakeConfig): Promise<{ dir: string; temporary: boolean }> {
+  if (!config.dataDir) {
+    if (config.persist) {
+      const dir = path.join(os.homedir(), '.minilake', 'data');
+      await mkdir(dir, { recursive: true });
+      return { dir, temporary: false };
+    }
+    return { dir: await mkdtemp(path.join(os.tmpdir(), 'minilake-')), temporary: true };
+  }
+  const dir = path.resolve(config.dataDir);
+  await mkdir(dir, { recursive: true });
+  if (!config.persist) {
+    await Promise.all(OWNED_DATA_FOLDERS.map((f) => rm(path.join(dir, f), { recursive: true, force: true })));
+  }
+  return { dir, temporary: false };
+}
+
+export async function createMinilake(config: MinilakeConfig, opts: CreateOptions = {}): Promise<Minilake> {
+  const logger = opts.logger ?? createLogger(config.logLevel);
+  const { dir: dataDir, temporary } = await prepareDataDir(config);
+  const state = config.persist ? await StateDb.open(path.join(dataDir, 'state')) : StateDb.memory();
+  const identity: Identity = {
+    userName: config.userName,
+    userId: '1000000000000001',
+    displayName: config.userName.split('@')[0] ?? config.userName,
+    workspaceId: config.workspaceId,
+  };
+  const peers = new Map<string, unknown>();
+  const sharedResources = new Map<string, Promise<SharedResource>>();
+  const instances = new Map<string, ServiceInstance>();
+
+  const app = new Hono();
+  app.onError(errorHandler(logger));
+  if (logger.level === 'debug') {
+    app.use(async (c, next) => {
+      const t0 = performance.now();
+      await next();
+      logger.debug(`${c.req.method} ${c.req.path} ${c.res.status} ${(performance.now() - t0).toFixed(2)}ms`);
+    });
+  }
+  if (state.persistent) {
+    const persist = persistAfterWrite(state);
+    app.use(async (c, next) =>
+      c.req.method === 'GET' || c.req.method === 'HEAD' ? next() : persist(c, next),
+    );
+  }
+
+  const reset = async (names?: string[]) => {
+    const selected = names ?? [...instances.keys()];
+    for (const name of selected) {
+      const instance = instances.get(name);
+      if (!instance)
+        throw invalidParameter(
+          `Service '${name}' is not enabled. Enabled: ${[...instances.keys()].join(', ')}`,
+        );
+    }
+    // Reset in reverse creation order: a service is emptied before the ones it uses.
+    for (const name of [...selected].reverse()) {
+      for (const module of instances.get(name)!.state) await module.reset();
+    }
+    if (!names) for (const r of sharedResources.values()) await (await r).reset?.();
+    await state.flush();
+  };
+
+  const ready = async () => {
+    const checks: Record<string, string> = {};
+    try {
+      await access(dataDir, constants.W_OK);
+      checks.data_dir = 'ok';
+    } catch (e) {
+      checks.data_dir = `not writable: ${(e as Error).message}`;
+    }
+    for (const [name, instance] of instances) {
+      try {
+        await instance.ready?.();
+        checks[name] = 'ok';
+      } catch (e) {
+        checks[name] = (e as Error).message;
+      }
+    }
+    return { ok: Object.values(checks).every((v) => v === 'ok'), checks };
+  };
+
+  // Admin routes first, always on.
+  app.get('/_minilake/health', (c) => c.json({ status: 'ok' }));
+  app.get('/_minilake/ready', async (c) => {
+    const r = await ready();
+    return c.json({ status: r.ok ? 'ready' : 'not_ready', checks: r.checks }, r.ok ? 200 : 503);
+  });
+  app.post('/_minilake/reset', async (c) => {
+    const q = c.req.query('services');
+    const names = q
+      ? q
+          .split(',')
+          .map((s) => s.trim())
+          .filter(Boolean)
+      : undefined;
+    await reset(names);
+    return c.json({ reset: names ?? [...instances.keys()] });
+  });
+  app.get('/_minilake/services', (c) =>
+    c.json({
+      enabled: [...instances.keys()],
+      available: [...registry.values()].map((d) => ({
+        name: d.name,
+        description: d.description,
+        enabled: instances.has(d.name),
+      })),
+    }),
+  );
+
+  for (const def of registry.values()) {
+    if (!config.services.includes(def.name)) continue;
+    const ctx = createContext({
+      dataDir,
+      clock: opts.clock ?? systemClock,
+      logger: logger.child(def.name),
+      state,
+      identity,
+      config: config.serviceConfig,
+      peers,
+      sharedResources,
+    });
+    const instance = await def.create(ctx);
+    instances.set(def.name, instance);
+    if (instance.api !== undefined) peers.set(def.name, instance.api);
+    app.route('/', instance.app);
+  }
+  // Built-in identity after the services, so an enabled iam service answers /Me from its store.
+  app.route('/', identityApp(identity));
+  app.all('/api/*', notImplementedHandler);
+  app.notFound((c) =>
+    c.json(
+      { error_code: 'ENDPOINT_NOT_FOUND', message: `No API found for '${c.req.method} ${c.req.path}'` },
+      404,
+    ),
+  );
+
+  let closed = false;
+  const close = async () => {
+    if (closed) return;
+    closed = true;
+    for (const instance of [...instances.values()].reverse()) await instance.close?.();
+    for (const r of sharedResources.values()) await (await r).close?.();
+    await state.close();
+    if (temporary) await rm(dataDir, { recursive: true, force: true });
+    else if (!config.persist) {
+      await Promise.all(
+        OWNED_DATA_FOLDERS.map((f) => rm(path.join(dataDir, f), { recursive: true, force: true })),
+      );
+    }
+  };
+
+  return { app, dataDir, logger, services: [...instances.keys()], reset, ready, close };
+}

@@ -1,0 +1,44 @@
+"""Secrets through the real SDK: scopes, write-only values, ACLs."""
+import base64
+
+import pytest
+from databricks.sdk.errors import NotFound, ResourceAlreadyExists, PermissionDenied
+from databricks.sdk.service.workspace import AclPermission
+
+from conftest import unique
+
+
+def test_scope_and_secret_lifecycle(w):
+    scope = unique("scope")
+    w.secrets.create_scope(scope=scope)
+    assert scope in [s.name for s in w.secrets.list_scopes()]
+    with pytest.raises(ResourceAlreadyExists):
+        w.secrets.create_scope(scope=scope)
+
+    w.secrets.put_secret(scope=scope, key="password", string_value="hunter2")
+    w.secrets.put_secret(scope=scope, key="blob", bytes_value=base64.b64encode(b"\x00\x01").decode())
+    keys = sorted(s.key for s in w.secrets.list_secrets(scope=scope))
+    assert keys == ["blob", "password"]
+    assert all(s.last_updated_timestamp > 0 for s in w.secrets.list_secrets(scope=scope))
+
+    with pytest.raises(PermissionDenied) as e:
+        w.secrets.get_secret(scope=scope, key="password")
+    assert "hunter2" not in str(e.value)
+
+    w.secrets.delete_secret(scope=scope, key="blob")
+    assert [s.key for s in w.secrets.list_secrets(scope=scope)] == ["password"]
+    w.secrets.delete_scope(scope=scope)
+    with pytest.raises(NotFound):
+        list(w.secrets.list_secrets(scope=scope))
+
+
+def test_acls_are_stored(w):
+    scope = unique("acl")
+    w.secrets.create_scope(scope=scope)
+    w.secrets.put_acl(scope=scope, principal="users", permission=AclPermission.READ)
+    assert w.secrets.get_acl(scope=scope, principal="users").permission == AclPermission.READ
+    principals = {a.principal: a.permission for a in w.secrets.list_acls(scope=scope)}
+    assert principals["users"] == AclPermission.READ
+    w.secrets.delete_acl(scope=scope, principal="users")
+    with pytest.raises(NotFound):
+        w.secrets.get_acl(scope=scope, principal="users")

@@ -1,0 +1,53 @@
+import { mkdtempSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { systemClock, type Clock } from './clock.js';
+import { silentLogger, type Logger } from './logger.js';
+import type { Identity, ServiceContext, SharedResource } from './service.js';
+import { StateDb } from './state.js';
+
+export const defaultIdentity: Identity = {
+  userName: 'dev@minilake.local',
+  userId: '1000000000000001',
+  displayName: 'MiniLake Developer',
+  workspaceId: '1000000000000000',
+};
+
+export interface ContextOptions {
+  dataDir?: string;
+  clock?: Clock;
+  logger?: Logger;
+  state?: StateDb;
+  identity?: Identity;
+  config?: Record<string, string | undefined>;
+  peers?: Map<string, unknown>;
+  sharedResources?: Map<string, Promise<SharedResource>>;
+}
+
+/**
+ * Builds a ServiceContext. apps/server uses it with everything filled in; an embedder or a test can call it
+ * with nothing and get a temp data dir, in-memory state and the system clock.
+ */
+export function createContext(opts: ContextOptions = {}): ServiceContext {
+  const shared = opts.sharedResources ?? new Map<string, Promise<SharedResource>>();
+  const peers = opts.peers ?? new Map<string, unknown>();
+  return {
+    config: opts.config ?? {},
+    clock: opts.clock ?? systemClock,
+    logger: opts.logger ?? silentLogger,
+    dataDir: path.resolve(opts.dataDir ?? mkdtempSync(path.join(os.tmpdir(), 'minilake-'))),
+    state: opts.state ?? StateDb.memory(),
+    identity: opts.identity ?? defaultIdentity,
+    shared<T extends SharedResource>(key: string, create: () => T | Promise<T>): Promise<T> {
+      let p = shared.get(key);
+      if (!p) {
+        p = Promise.resolve(create());
+        shared.set(key, p);
+      }
+      return p as Promise<T>;
+    },
+    peer<T>(name: string): T | undefined {
+      return peers.get(name) as T | undefined;
+    },
+  };
+}

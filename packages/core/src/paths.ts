@@ -1,0 +1,52 @@
+/**
+ * Every user-supplied path is resolved under a root and can never leave it: no `..` segments, no NUL bytes,
+ * no encoded slashes sneaking past, and no symlink planted in the data dir pointing out of it.
+ */
+import { realpath } from 'node:fs/promises';
+import path from 'node:path';
+import { invalidParameter } from './errors.js';
+
+/** Splits a client path into clean segments, rejecting anything that could escape. */
+export function safeSegments(userPath: string): string[] {
+  if (userPath.includes('\0')) throw invalidParameter('Path must not contain NUL bytes');
+  if (userPath.includes('\\')) throw invalidParameter(`Invalid path: ${JSON.stringify(userPath)}`);
+  const segments = userPath.split('/').filter((s) => s !== '' && s !== '.');
+  for (const s of segments) {
+    if (s === '..') throw invalidParameter(`Path must not contain '..': ${JSON.stringify(userPath)}`);
+  }
+  return segments;
+}
+
+/** The absolute file-system path for `userPath` under `root`; lexical checks only (see resolveUnderReal). */
+export function resolveUnder(root: string, userPath: string): string {
+  const resolvedRoot = path.resolve(root);
+  const full = path.resolve(resolvedRoot, ...safeSegments(userPath));
+  if (full !== resolvedRoot && !full.startsWith(resolvedRoot + path.sep)) {
+    throw invalidParameter(`Path escapes its root: ${JSON.stringify(userPath)}`);
+  }
+  return full;
+}
+
+async function deepestExisting(p: string): Promise<string> {
+  let current = p;
+  for (;;) {
+    try {
+      return await realpath(current);
+    } catch {
+      const parent = path.dirname(current);
+      if (parent === current) return current;
+      current = parent;
+    }
+  }
+}
+
+/** Like resolveUnder, and also follows symlinks on the existing part of the path to check it stays inside. */
+export async function resolveUnderReal(root: string, userPath: string): Promise<string> {
+  const full = resolveUnder(root, userPath);
+  const realRoot = await deepestExisting(path.resolve(root));
+  const realFull = await deepestExisting(full);
+  if (realFull !== realRoot && !realFull.startsWith(realRoot + path.sep)) {
+    throw invalidParameter(`Path escapes its root: ${JSON.stringify(userPath)}`);
+  }
+  return full;
+}

@@ -1,0 +1,65 @@
+/**
+ * The contract between a service package and whatever hosts it (apps/server, or another tool that imports
+ * one package). A package exports one ServiceDefinition; nothing runs at import time.
+ */
+import type { Hono } from 'hono';
+import type { Clock } from './clock.js';
+import type { Logger } from './logger.js';
+import type { StateDb, StateModule } from './state.js';
+
+/** The identity every request acts as: any token is accepted, and it maps to this user. */
+export interface Identity {
+  userName: string;
+  userId: string;
+  displayName: string;
+  workspaceId: string;
+}
+
+/** Something a service shares with others (an engine): created once, reset and closed by the host. */
+export interface SharedResource {
+  reset?(): Promise<void> | void;
+  close?(): Promise<void> | void;
+}
+
+export interface ServiceContext {
+  /** This service's slice of the configuration, parsed by the host from MINILAKE_* variables. */
+  readonly config: Readonly<Record<string, string | undefined>>;
+  readonly clock: Clock;
+  readonly logger: Logger;
+  /** Absolute data directory; engines keep their files under `<dataDir>/<engine>/`. */
+  readonly dataDir: string;
+  /** The persistence backing the stores (journaled when MINILAKE_PERSIST=1, in memory otherwise). */
+  readonly state: StateDb;
+  readonly identity: Identity;
+  /** One instance per host of a shared resource (an engine), created by the first service that asks. */
+  shared<T extends SharedResource>(key: string, create: () => T | Promise<T>): Promise<T>;
+  /** The public `api` of another service created earlier, if it is enabled. */
+  peer<T>(name: string): T | undefined;
+}
+
+export interface ServiceInstance<Api = unknown> {
+  /** Routes use full Databricks paths; the host mounts the app at the root. */
+  app: Hono;
+  /** Everything `POST /_minilake/reset` must bring back to empty. */
+  state: StateModule[];
+  /** What other services may call (through ctx.peer). */
+  api?: Api;
+  /** Ready check: throws (or rejects) when a dependency is not usable. */
+  ready?(): Promise<void> | void;
+  close?(): Promise<void> | void;
+}
+
+export interface ServiceDefinition<Api = unknown> {
+  /** The name used in MINILAKE_SERVICES. */
+  readonly name: string;
+  readonly description: string;
+  /** Names of services this one uses when they are enabled (created first). */
+  readonly uses?: readonly string[];
+  /** MINILAKE_* variables this service reads, with their defaults (documented in the README table). */
+  readonly configDefaults?: Readonly<Record<string, string>>;
+  create(ctx: ServiceContext): Promise<ServiceInstance<Api>> | ServiceInstance<Api>;
+}
+
+export function defineService<Api>(def: ServiceDefinition<Api>): ServiceDefinition<Api> {
+  return def;
+}

@@ -1,0 +1,94 @@
+/**
+ * valibot helpers for the three inputs a handler reads: JSON bodies, query strings and path params.
+ * Every failure is a 400 naming the field, never a 422 and never a stack trace.
+ * Query values are strings on the wire, so they are coerced explicitly: "false" is false.
+ */
+import type { Context } from 'hono';
+import * as v from 'valibot';
+import { invalidParameter, malformedRequest } from './errors.js';
+
+type AnySchema = v.GenericSchema<unknown, unknown>;
+
+function issueMessage(issues: readonly v.BaseIssue<unknown>[]): string {
+  const issue = issues[0];
+  if (!issue) return 'Invalid request';
+  const path = v.getDotPath(issue);
+  return path ? `Invalid value for field '${path}': ${issue.message}` : issue.message;
+}
+
+/** Validates an already-parsed value; throws 400 INVALID_PARAMETER_VALUE naming the field. */
+export function validate<S extends AnySchema>(schema: S, input: unknown): v.InferOutput<S> {
+  const result = v.safeParse(schema, input);
+  if (!result.success) throw invalidParameter(issueMessage(result.issues));
+  return result.output;
+}
+
+/** Parses the request body as JSON (an empty body is `{}`), then validates it. */
+export async function readJson<S extends AnySchema>(c: Context, schema: S): Promise<v.InferOutput<S>> {
+  const text = await c.req.text();
+  let parsed: unknown = {};
+  if (text.trim() !== '') {
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      throw malformedRequest('Request body is not valid JSON');
+    }
+  }
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
+    throw malformedRequest('Request body must be a JSON object');
+  }
+  return validate(schema, parsed);
+}
+
+/** Validates the query string (single values; repeated keys keep the last). */
+export function readQuery<S extends AnySchema>(c: Context, schema: S): v.InferOutput<S> {
+  return validate(schema, c.req.query());
+}
+
+/**
+ * Some GET endpoints are also called with their parameters in a JSON body (the Unity Catalog connector,
+ * older CLIs). Query wins over body for the same key.
+ */
+export async function readQueryOrBody<S extends AnySchema>(c: Context, schema: S): Promise<v.InferOutput<S>> {
+  let body: Record<string, unknown> = {};
+  const text = await c.req.text().catch(() => '');
+  if (text.trim() !== '') {
+    try {
+      const parsed: unknown = JSON.parse(text);
+      if (parsed && typeof parsed === 'object' && !Array.isArray(parsed))
+        body = parsed as Record<string, unknown>;
+    } catch {
+      throw malformedRequest('Request body is not valid JSON');
+    }
+  }
+  return validate(schema, { ...body, ...c.req.query() });
+}
+
+export function readParams<S extends AnySchema>(c: Context, schema: S): v.InferOutput<S> {
+  return validate(schema, c.req.param());
+}
+
+/** A query-string boolean: accepts true/false (any case) and the booleans a JSON body carries. */
+export const qBool = () =>
+  v.pipe(
+    v.union([v.boolean(), v.string()]),
+    v.transform((s) => (typeof s === 'boolean' ? s : s.toLowerCase())),
+    v.check((s) => typeof s === 'boolean' || s === 'true' || s === 'false', 'must be true or false'),
+    v.transform((s) => s === true || s === 'true'),
+  );
+
+/** A query-string integer (also accepts a JSON number). */
+export const qInt = () =>
+  v.pipe(
+    v.union([v.number(), v.string()]),
+    v.check(
+      (s) => (typeof s === 'number' ? Number.isInteger(s) : /^-?\d{1,15}$/.test(s)),
+      'must be an integer',
+    ),
+    v.transform((s) => (typeof s === 'number' ? s : Number.parseInt(s, 10))),
+  );
+
+/** A non-empty string (the usual shape of a required name). */
+export const nonEmpty = (what = 'value') => v.pipe(v.string(), v.minLength(1, `${what} must not be empty`));
+
+export { v };

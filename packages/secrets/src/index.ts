@@ -1,0 +1,33 @@
+import { defineService } from '@minilake/core';
+import { secretsApp } from './app.js';
+import { SecretsStore } from './store.js';
+
+export { SecretsStore, secretValue } from './store.js';
+export { secretsApp } from './app.js';
+
+/** What other services (jobs) may use: resolve `{{secrets/scope/key}}` references and read values. */
+export interface SecretsApi {
+  resolveReferences(text: string): string;
+  readSecret(scope: string, key: string): Buffer;
+}
+
+export const secretsService = defineService<SecretsApi>({
+  name: 'secrets',
+  description: 'Secrets API: scopes, write-only secrets encrypted at rest, ACLs (stored, not enforced)',
+  create(ctx) {
+    const store = new SecretsStore(
+      ctx.state,
+      ctx.clock,
+      ctx.identity.userName,
+      ctx.state.persistent ? ctx.dataDir : undefined,
+    );
+    return {
+      app: secretsApp(store),
+      state: [store],
+      api: {
+        resolveReferences: (text) => store.resolveReferences(text),
+        readSecret: (scope, key) => store.readSecret(scope, key),
+      },
+    };
+  },
+});
