@@ -14,7 +14,7 @@ import requests
 from databricks.sdk import WorkspaceClient
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
-ENTRY = os.path.join(ROOT, "apps", "server", "dist", "cli.js")
+ENTRY = os.environ.get("MINILAKE_SERVER_ENTRY") or os.path.join(ROOT, "apps", "server", "dist", "cli.js")
 
 
 class Server:

@@ -22,7 +22,8 @@ import {
 } from '@minilake/core';
 
 export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
-export const serverEntry = path.join(repoRoot, 'apps/server/dist/cli.js');
+export const serverEntry =
+  process.env.MINILAKE_SERVER_ENTRY ?? path.join(repoRoot, 'apps/server/dist/cli.js');
 
 /** Tier 2: one service (plus the peers it uses) mounted in a fresh app, for `app.request()`. */
 export async function serviceApp<Api>(
