@@ -1,0 +1,236 @@
+/**
+ * One DuckDB instance for the whole server. Its own database is in memory; every Unity Catalog catalog is a
+ * database file under `<dir>/catalogs/` ATTACHed under a safe alias, so `catalog.schema.table` is native SQL.
+ * Work goes through a small pool of connections with DuckDB's async API, so the event loop never blocks.
+ */
+import { createHash } from 'node:crypto';
+import { mkdir, readdir, rm } from 'node:fs/promises';
+import path from 'node:path';
+import { DuckDBInstance, type DuckDBConnection, type DuckDBValue } from '@duckdb/node-api';
+import { silentLogger, type Logger, type SharedResource } from '@minilake/core';
+import { quoteIdent } from './types.js';
+
+export interface DuckDbEngineOptions {
+  /** The engine's folder: `<dataDir>/duckdb`. */
+  dir: string;
+  /** DuckDB memory_limit, e.g. `2GB`. */
+  memoryLimit?: string;
+  threads?: number;
+  /** Maximum pooled connections (default 8). */
+  poolSize?: number;
+  logger?: Logger;
+}
+
+export interface PooledConnection {
+  conn: DuckDBConnection;
+  release(): void;
+}
+
+/** DuckDB refuses these as ATTACH aliases, or they would collide with the engine's own databases. */
+const RESERVED_ALIASES = new Set(['main', 'system', 'temp', 'memory', 'information_schema', 'pg_catalog']);
+const ALIAS_SUFFIX = '__ml';
+
+const needsSuffix = (n: string) => RESERVED_ALIASES.has(n) || n.endsWith(ALIAS_SUFFIX);
+
+/** Engine alias for a catalog name; injective, and the inverse is catalogAliasToName. */
+export function catalogAlias(catalog: string): string {
+  const n = catalog.toLowerCase();
+  return needsSuffix(n) ? n + ALIAS_SUFFIX : n;
+}
+
+export function catalogAliasToName(alias: string): string {
+  const a = alias.toLowerCase();
+  if (a.endsWith(ALIAS_SUFFIX) && needsSuffix(a.slice(0, -ALIAS_SUFFIX.length)))
+    return a.slice(0, -ALIAS_SUFFIX.length);
+  return a;
+}
+
+/** A file name for a catalog: plain names stay readable, anything else is escaped, long names hashed. */
+export function catalogFileName(catalog: string): string {
+  const n = catalog.toLowerCase();
+  let safe = '';
+  for (const ch of n) {
+    if (/^[a-z0-9_-]$/.test(ch)) safe += ch;
+    else safe += `~${ch.codePointAt(0)!.toString(16)}~`;
+  }
+  if (safe.length > 120)
+    safe = `${safe.slice(0, 60)}~${createHash('sha256').update(n).digest('hex').slice(0, 32)}`;
+  return `${safe}.duckdb`;
+}
+
+const sqlString = (s: string) => `'${s.replaceAll("'", "''")}'`;
+
+function toJsValue(v: unknown): unknown {
+  if (typeof v === 'bigint')
+    return v >= BigInt(Number.MIN_SAFE_INTEGER) && v <= BigInt(Number.MAX_SAFE_INTEGER)
+      ? Number(v)
+      : v.toString();
+  if (Array.isArray(v)) return v.map(toJsValue);
+  if (v && typeof v === 'object' && !(v instanceof Date) && !(v instanceof Uint8Array)) {
+    return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, toJsValue(x)]));
+  }
+  return v;
+}
+
+export class DuckDbEngine implements SharedResource {
+  private readonly idle: DuckDBConnection[] = [];
+  private readonly waiters: ((c: DuckDBConnection) => void)[] = [];
+  private readonly all_: Set<DuckDBConnection> = new Set();
+  private readonly attached = new Map<string, string>(); // catalog name (lowercase) -> alias
+  private closed = false;
+  private readonly poolSize: number;
+  private readonly logger: Logger;
+
+  private constructor(
+    private readonly instance: DuckDBInstance,
+    readonly dir: string,
+    opts: DuckDbEngineOptions,
+  ) {
+    this.poolSize = Math.max(1, opts.poolSize ?? 8);
+    this.logger = opts.logger ?? silentLogger;
+  }
+
+  static async open(opts: DuckDbEngineOptions): Promise<DuckDbEngine> {
+    const dir = path.resolve(opts.dir);
+    await mkdir(path.join(dir, 'catalogs'), { recursive: true });
+    await mkdir(path.join(dir, 'tmp'), { recursive: true });
+    const instance = await DuckDBInstance.create(':memory:');
+    const engine = new DuckDbEngine(instance, dir, opts);
+    await engine.withConnection(async (conn) => {
+      await conn.run(`SET temp_directory = ${sqlString(path.join(dir, 'tmp'))}`);
+      if (opts.memoryLimit) await conn.run(`SET memory_limit = ${sqlString(opts.memoryLimit)}`);
+      if (opts.threads && opts.threads > 0) await conn.run(`SET threads = ${Math.floor(opts.threads)}`);
+    });
+    return engine;
+  }
+
+  get catalogsDir(): string {
+    return path.join(this.dir, 'catalogs');
+  }
+
+  // ---- connections -------------------------------------------------------------------------------------
+
+  async acquire(): Promise<PooledConnection> {
+    if (this.closed) throw new Error('The DuckDB engine is closed');
+    let conn = this.idle.pop();
+    if (!conn && this.all_.size < this.poolSize) {
+      conn = await this.instance.connect();
+      this.all_.add(conn);
+    }
+    if (!conn) conn = await new Promise<DuckDBConnection>((resolve) => this.waiters.push(resolve));
+    let released = false;
+    const c = conn;
+    return {
+      conn: c,
+      release: () => {
+        if (released) return;
+        released = true;
+        this.giveBack(c);
+      },
+    };
+  }
+
+  private giveBack(conn: DuckDBConnection): void {
+    if (this.closed) return;
+    const w = this.waiters.shift();
+    if (w) w(conn);
+    else this.idle.push(conn);
+  }
+
+  async withConnection<T>(fn: (conn: DuckDBConnection) => Promise<T>): Promise<T> {
+    const { conn, release } = await this.acquire();
+    try {
+      return await fn(conn);
+    } finally {
+      release();
+    }
+  }
+
+  /** Runs a query and returns plain row objects (safe-range BIGINTs as numbers, others as strings). */
+  async all(sql: string, params?: Record<string, unknown>): Promise<Record<string, unknown>[]> {
+    return this.withConnection(async (conn) => {
+      const reader = await conn.runAndReadAll(sql, params as Record<string, DuckDBValue> | undefined);
+      return reader.getRowObjectsJS().map((r) => toJsValue(r) as Record<string, unknown>);
+    });
+  }
+
+  async run(sql: string, params?: Record<string, unknown>): Promise<void> {
+    await this.withConnection(async (conn) => {
+      await conn.run(sql, params as Record<string, DuckDBValue> | undefined);
+    });
+  }
+
+  // ---- catalogs ----------------------------------------------------------------------------------------
+
+  alias(catalog: string): string {
+    return catalogAlias(catalog);
+  }
+
+  catalogForAlias(alias: string): string | undefined {
+    const name = catalogAliasToName(alias);
+    return this.attached.has(name) ? name : undefined;
+  }
+
+  hasCatalog(name: string): boolean {
+    return this.attached.has(name.toLowerCase());
+  }
+
+  catalogNames(): string[] {
+    return [...this.attached.keys()].sort();
+  }
+
+  catalogFile(name: string): string {
+    return path.join(this.catalogsDir, catalogFileName(name));
+  }
+
+  /** ATTACHes (creating if needed) the catalog's database file. Idempotent. */
+  async attachCatalog(name: string): Promise<void> {
+    const key = name.toLowerCase();
+    if (this.attached.has(key)) return;
+    const alias = catalogAlias(key);
+    await mkdir(this.catalogsDir, { recursive: true });
+    // STORAGE_VERSION: VARIANT columns need the v1.5 storage format.
+    await this.run(
+      `ATTACH IF NOT EXISTS ${sqlString(this.catalogFile(key))} AS ${quoteIdent(alias)} (STORAGE_VERSION 'v1.5.0')`,
+    );
+    this.attached.set(key, alias);
+  }
+
+  async detachCatalog(name: string, opts: { deleteFile?: boolean } = {}): Promise<void> {
+    const key = name.toLowerCase();
+    const alias = catalogAlias(key);
+    if (this.attached.has(key)) {
+      // A connection whose current database is the catalog would block DETACH: move every idle one away.
+      for (const conn of this.idle) await conn.run('USE memory').catch(() => undefined);
+      await this.run(`DETACH DATABASE IF EXISTS ${quoteIdent(alias)}`);
+      this.attached.delete(key);
+    }
+    if (opts.deleteFile) {
+      const file = this.catalogFile(key);
+      await rm(file, { force: true });
+      await rm(`${file}.wal`, { force: true });
+    }
+  }
+
+  /** Detaches and deletes every catalog file. */
+  async reset(): Promise<void> {
+    for (const name of Array.from(this.attached.keys())) await this.detachCatalog(name, { deleteFile: true });
+    const files = await readdir(this.catalogsDir).catch(() => [] as string[]);
+    await Promise.all(files.map((f) => rm(path.join(this.catalogsDir, f), { force: true, recursive: true })));
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    for (const conn of this.all_) {
+      try {
+        conn.closeSync();
+      } catch (e) {
+        this.logger.debug('closing a DuckDB connection failed', { error: String(e) });
+      }
+    }
+    this.all_.clear();
+    this.idle.length = 0;
+    this.instance.closeSync();
+  }
+}
