@@ -1,0 +1,348 @@
+/**
+ * The workspace tree. Metadata (object type, language, format, ids, times) lives in a collection keyed by the
+ * canonical path; bytes live as real files under `<dataDir>/workspace/root/<path>` (directories are real
+ * directories), written to a temp name and renamed so a reader or a concurrent writer never sees half a file.
+ */
+import { mkdirSync } from 'node:fs';
+import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import {
+  CollectionStore,
+  numericId,
+  resolveUnderReal,
+  uuid,
+  type Clock,
+  type Collection,
+  type StateDb,
+} from '@minilake/core';
+import {
+  conversionNotImplemented,
+  directoryNotEmpty,
+  fileExists,
+  isDirectory,
+  languageRequired,
+  notADirectory,
+  notebookExists,
+  parentNotFound,
+  pathExists,
+  pathNotFound,
+} from './errors.js';
+import {
+  detectSourceNotebook,
+  extensionOf,
+  jupyterLanguage,
+  jupyterToSource,
+  normalizeSource,
+  parseJupyter,
+  sourceToJupyter,
+  type Language,
+  type NotebookFormat,
+} from './notebooks.js';
+import { baseName, parentOf } from './paths.js';
+
+export type ObjectType = 'NOTEBOOK' | 'FILE' | 'DIRECTORY';
+export type ImportFormat = 'SOURCE' | 'AUTO' | 'JUPYTER' | 'RAW' | 'HTML' | 'DBC' | 'R_MARKDOWN';
+export type ExportFormat = 'SOURCE' | 'AUTO' | 'JUPYTER' | 'RAW' | 'HTML' | 'DBC' | 'R_MARKDOWN';
+
+interface ObjectRecord {
+  path: string;
+  object_type: ObjectType;
+  object_id: number;
+  created_at: number;
+  modified_at: number;
+  size?: number;
+  language?: Language;
+  /** How a notebook's bytes are kept on disk: the format it was imported in. */
+  notebook_format?: NotebookFormat;
+}
+
+export interface ObjectInfo {
+  object_type: ObjectType;
+  path: string;
+  object_id: number;
+  resource_id: string;
+  created_at: number;
+  modified_at: number;
+  language?: Language;
+  size?: number;
+}
+
+export interface ImportRequest {
+  path: string;
+  content: Buffer;
+  format: ImportFormat;
+  language?: Language | undefined;
+  overwrite: boolean;
+}
+
+export interface Exported {
+  content: Buffer;
+  file_type: string;
+}
+
+export class WorkspaceStore extends CollectionStore {
+  private readonly objects: Collection<ObjectRecord>;
+  private readonly root: string;
+  private readonly tmp: string;
+
+  constructor(
+    db: StateDb,
+    private readonly clock: Clock,
+    dataDir: string,
+    private readonly userName: string,
+  ) {
+    super('workspace', 1, db);
+    this.objects = this.collection('objects');
+    this.root = path.join(dataDir, 'workspace', 'root');
+    this.tmp = path.join(dataDir, 'workspace', 'tmp');
+    mkdirSync(this.root, { recursive: true });
+    mkdirSync(this.tmp, { recursive: true });
+    this.ensureDefaults();
+  }
+
+  /** `/`, `/Users`, `/Users/<me>` and `/Shared` exist from the start, as in a new workspace. */
+  private ensureDefaults(): void {
+    for (const p of ['/', '/Users', `/Users/${this.userName}`, '/Shared']) {
+      if (!this.objects.has(p)) this.objects.set(p, this.newRecord(p, 'DIRECTORY'));
+      mkdirSync(path.join(this.root, ...p.split('/').filter(Boolean)), { recursive: true });
+    }
+  }
+
+  protected override async onReset(): Promise<void> {
+    await rm(this.root, { recursive: true, force: true });
+    await mkdir(this.root, { recursive: true });
+    this.ensureDefaults();
+  }
+
+  private newRecord(p: string, type: ObjectType): ObjectRecord {
+    const now = this.clock.now();
+    return { path: p, object_type: type, object_id: numericId(), created_at: now, modified_at: now };
+  }
+
+  private diskPath(p: string): Promise<string> {
+    return resolveUnderReal(this.root, p);
+  }
+
+  private info(r: ObjectRecord): ObjectInfo {
+    const out: ObjectInfo = {
+      object_type: r.object_type,
+      path: r.path,
+      object_id: r.object_id,
+      resource_id: String(r.object_id),
+      created_at: r.created_at,
+      modified_at: r.modified_at,
+    };
+    if (r.language) out.language = r.language;
+    if (r.size !== undefined) out.size = r.size;
+    return out;
+  }
+
+  private get(p: string): ObjectRecord {
+    const r = this.objects.get(p);
+    if (!r) throw pathNotFound(p);
+    return r;
+  }
+
+  getStatus(p: string): ObjectInfo {
+    return this.info(this.get(p));
+  }
+
+  private children(p: string): ObjectRecord[] {
+    const prefix = p === '/' ? '/' : `${p}/`;
+    const out: ObjectRecord[] = [];
+    for (const [k, r] of this.objects.entries()) {
+      if (k !== p && k.startsWith(prefix) && !k.slice(prefix.length).includes('/')) out.push(r);
+    }
+    return out.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  }
+
+  list(p: string, modifiedAfter?: number): ObjectInfo[] {
+    const r = this.get(p);
+    const items = r.object_type === 'DIRECTORY' ? this.children(p) : [r];
+    return items
+      .filter(
+        (o) => modifiedAfter === undefined || o.object_type !== 'NOTEBOOK' || o.modified_at > modifiedAfter,
+      )
+      .map((o) => this.info(o));
+  }
+
+  async mkdirs(p: string): Promise<void> {
+    const segments = p.split('/').filter(Boolean);
+    let current = '';
+    const created: string[] = [];
+    for (const s of segments) {
+      current += `/${s}`;
+      const r = this.objects.get(current);
+      if (!r) created.push(current);
+      else if (r.object_type !== 'DIRECTORY') throw notADirectory(p);
+    }
+    if (created.length === 0) return;
+    await mkdir(await this.diskPath(p), { recursive: true });
+    for (const c of created) if (!this.objects.has(c)) this.objects.set(c, this.newRecord(c, 'DIRECTORY'));
+  }
+
+  async delete(p: string, recursive: boolean): Promise<void> {
+    const r = this.get(p);
+    if (p === '/') throw directoryNotEmpty(p);
+    if (r.object_type === 'DIRECTORY' && !recursive && this.children(p).length > 0)
+      throw directoryNotEmpty(p);
+    const disk = await this.diskPath(p);
+    const prefix = `${p}/`;
+    for (const k of this.objects.keys()) if (k === p || k.startsWith(prefix)) this.objects.delete(k);
+    await rm(disk, { recursive: true, force: true });
+    if (p === `/Users/${this.userName}` || p === '/Users' || p === '/Shared') this.ensureDefaults();
+  }
+
+  /** Decides what an import creates: a notebook (with its language and stored format) or a file. */
+  private classify(req: ImportRequest): {
+    path: string;
+    type: 'NOTEBOOK' | 'FILE';
+    language?: Language;
+    format?: NotebookFormat;
+    content: Buffer;
+  } {
+    const name = baseName(req.path);
+    switch (req.format) {
+      case 'RAW':
+        return { path: req.path, type: 'FILE', content: req.content };
+      case 'SOURCE': {
+        if (!req.language) throw languageRequired();
+        return {
+          path: req.path,
+          type: 'NOTEBOOK',
+          language: req.language,
+          format: 'SOURCE',
+          content: normalizeSource(req.language, req.content),
+        };
+      }
+      case 'JUPYTER': {
+        const nb = parseJupyter(req.content);
+        const stripped = name.toLowerCase().endsWith('.ipynb')
+          ? req.path.slice(0, -'.ipynb'.length)
+          : req.path;
+        return {
+          path: stripped,
+          type: 'NOTEBOOK',
+          language: jupyterLanguage(nb),
+          format: 'JUPYTER',
+          content: req.content,
+        };
+      }
+      case 'AUTO': {
+        const lang = detectSourceNotebook(name, req.content);
+        if (lang) {
+          const stripped = req.path.slice(0, req.path.lastIndexOf('.'));
+          return { path: stripped, type: 'NOTEBOOK', language: lang, format: 'SOURCE', content: req.content };
+        }
+        if (name.toLowerCase().endsWith('.ipynb')) return this.classify({ ...req, format: 'JUPYTER' });
+        return { path: req.path, type: 'FILE', content: req.content };
+      }
+      default:
+        throw conversionNotImplemented(`Importing the ${req.format} format`);
+    }
+  }
+
+  /** POST /api/2.0/workspace/import. */
+  async import(req: ImportRequest): Promise<void> {
+    const target = this.classify(req);
+    await this.write(target.path, target.content, req.overwrite, {
+      type: target.type,
+      language: target.language,
+      format: target.format,
+      onExists: (p) => pathExists(p),
+    });
+  }
+
+  /**
+   * POST /api/2.0/workspace-files/import-file/{path}: a raw body; a `.py`/`.sql`/`.scala`/`.r` file with a
+   * notebook header, or an `.ipynb`, becomes a notebook without its extension (as Databricks does).
+   */
+  async importFile(p: string, content: Buffer, overwrite: boolean): Promise<void> {
+    const target = this.classify({ path: p, content, format: 'AUTO', overwrite });
+    await this.write(target.path, target.content, overwrite, {
+      type: target.type,
+      language: target.language,
+      format: target.format,
+      onExists: (q, existing) => (existing.object_type === 'NOTEBOOK' ? notebookExists(q) : fileExists(q)),
+    });
+  }
+
+  private async write(
+    p: string,
+    content: Buffer,
+    overwrite: boolean,
+    opts: {
+      type: 'NOTEBOOK' | 'FILE';
+      language?: Language | undefined;
+      format?: NotebookFormat | undefined;
+      onExists: (p: string, existing: ObjectRecord) => Error;
+    },
+  ): Promise<void> {
+    if (p === '/') throw isDirectory(p);
+    const parent = parentOf(p);
+    const check = () => {
+      const parentRecord = this.objects.get(parent);
+      if (!parentRecord) throw parentNotFound(parent);
+      if (parentRecord.object_type !== 'DIRECTORY') throw notADirectory(p);
+      const existing = this.objects.get(p);
+      if (existing?.object_type === 'DIRECTORY') throw isDirectory(p);
+      if (existing && !overwrite) throw opts.onExists(p, existing);
+      return existing;
+    };
+    check();
+    const disk = await this.diskPath(p);
+    const tmp = path.join(this.tmp, uuid());
+    await writeFile(tmp, content);
+    let existing: ObjectRecord | undefined;
+    try {
+      existing = check(); // again: another request may have won while the bytes were written
+    } catch (e) {
+      await rm(tmp, { force: true });
+      throw e;
+    }
+    const now = this.clock.now();
+    const record: ObjectRecord = {
+      path: p,
+      object_type: opts.type,
+      object_id: existing?.object_id ?? numericId(),
+      created_at: existing?.created_at ?? now,
+      modified_at: now,
+      size: content.length,
+    };
+    if (opts.language) record.language = opts.language;
+    if (opts.format) record.notebook_format = opts.format;
+    this.objects.set(p, record);
+    await rename(tmp, disk);
+  }
+
+  /** GET /api/2.0/workspace/export. */
+  async export(p: string, format: ExportFormat): Promise<Exported> {
+    const r = this.get(p);
+    if (r.object_type === 'DIRECTORY')
+      throw conversionNotImplemented(`Exporting a directory (${format} archive)`);
+    const bytes = await readFile(await this.diskPath(p));
+    if (r.object_type === 'FILE') {
+      if (format === 'SOURCE' || format === 'AUTO' || format === 'RAW') {
+        const dot = baseName(p).lastIndexOf('.');
+        return { content: bytes, file_type: dot > 0 ? baseName(p).slice(dot + 1) : '' };
+      }
+      throw conversionNotImplemented(`Exporting a file in the ${format} format`);
+    }
+    const lang = r.language ?? 'PYTHON';
+    const stored = r.notebook_format ?? 'SOURCE';
+    const wanted = format === 'AUTO' ? stored : format;
+    if (wanted === 'SOURCE' || (wanted === 'RAW' && stored === 'SOURCE')) {
+      return {
+        content: stored === 'SOURCE' ? bytes : jupyterToSource(lang, bytes),
+        file_type: extensionOf[lang],
+      };
+    }
+    if (wanted === 'JUPYTER' || (wanted === 'RAW' && stored === 'JUPYTER')) {
+      return {
+        content: stored === 'JUPYTER' ? bytes : sourceToJupyter(lang, baseName(p), bytes),
+        file_type: 'ipynb',
+      };
+    }
+    throw conversionNotImplemented(`Exporting a notebook in the ${format} format`);
+  }
+}

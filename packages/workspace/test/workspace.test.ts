@@ -1,0 +1,291 @@
+import { mkdir, readFile, symlink } from 'node:fs/promises';
+import path from 'node:path';
+import { beforeEach, describe, expect, it } from 'vitest';
+import type { Hono } from 'hono';
+import { expectDatabricksError, jsonInit, serviceApp } from '@minilake/testing';
+import type { ServiceContext } from '@minilake/core';
+import { workspaceService } from '../src/index.js';
+
+const ME = 'dev@minilake.local';
+const HOME = `/Users/${ME}`;
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+const json = (r: Response): Promise<any> => r.json();
+const b64 = (s: string | Buffer) => Buffer.from(s).toString('base64');
+
+let app: Hono;
+let ctx: ServiceContext;
+beforeEach(async () => {
+  ({ app, ctx } = await serviceApp(workspaceService));
+});
+
+const post = (p: string, body: unknown) => app.request(p, jsonInit('POST', body));
+const get = (p: string, q: Record<string, string>) =>
+  app.request(`${p}?${new URLSearchParams(q).toString()}`, { method: 'GET' });
+const status = async (p: string) => json(await get('/api/2.0/workspace/get-status', { path: p }));
+const importNb = (p: string, content: string, extra: Record<string, unknown> = {}) =>
+  post('/api/2.0/workspace/import', {
+    path: p,
+    content: b64(content),
+    format: 'SOURCE',
+    language: 'PYTHON',
+    ...extra,
+  });
+const importFile = (p: string, body: string, overwrite = false) =>
+  app.request(`/api/2.0/workspace-files/import-file${p}?overwrite=${overwrite}`, { method: 'POST', body });
+
+describe('workspace tree', () => {
+  it('has the user home from the start and after reset', async () => {
+    expect(await status(HOME)).toMatchObject({ object_type: 'DIRECTORY', path: HOME });
+    const { instance } = await serviceApp(workspaceService);
+    await instance.state[0]!.reset();
+    expect((await status('/Shared')).object_type).toBe('DIRECTORY');
+  });
+
+  it('imports, exports and describes a SOURCE notebook byte for byte, with /Workspace as an alias', async () => {
+    const src = '# Databricks notebook source\nprint(42)\n';
+    expect((await importNb(`${HOME}/nb`, src)).status).toBe(200);
+    const res = await get('/api/2.0/workspace/export', { path: `/Workspace${HOME}/nb`, format: 'SOURCE' });
+    expect(await res.json()).toEqual({ content: b64(src), file_type: 'py' });
+    const st = await status(`/Workspace${HOME}/nb`);
+    expect(st).toMatchObject({ object_type: 'NOTEBOOK', language: 'PYTHON', path: `${HOME}/nb` });
+    expect(typeof st.object_id).toBe('number');
+    expect(st.resource_id).toBe(String(st.object_id));
+    expect(st.created_at).toBeGreaterThan(0);
+    expect(st.modified_at).toBeGreaterThan(0);
+    // the bytes are a real file under the data dir
+    expect(await readFile(path.join(ctx.dataDir, 'workspace/root', HOME, 'nb'), 'utf8')).toBe(src);
+  });
+
+  it('adds the header to a SOURCE notebook sent without it, and keeps SQL notebooks as SQL', async () => {
+    await importNb(`${HOME}/plain`, 'print(1)\n');
+    const raw = await get('/api/2.0/workspace/export', { path: `${HOME}/plain`, direct_download: 'true' });
+    expect(raw.headers.get('content-type')).toBe('application/octet-stream');
+    expect(await raw.text()).toBe('# Databricks notebook source\nprint(1)\n');
+    const sql = '-- Databricks notebook source\nSELECT 1\n';
+    await importNb(`${HOME}/q`, sql, { language: 'SQL' });
+    expect(await status(`${HOME}/q`)).toMatchObject({ language: 'SQL' });
+    const out = await json(await get('/api/2.0/workspace/export', { path: `${HOME}/q` }));
+    expect(out).toEqual({ content: b64(sql), file_type: 'sql' });
+  });
+
+  it('round-trips an .ipynb and converts SOURCE to JUPYTER on cell boundaries', async () => {
+    const ipynb = JSON.stringify({
+      cells: [{ cell_type: 'code', source: ['x = 1'], metadata: {}, outputs: [], execution_count: null }],
+      metadata: { language_info: { name: 'python' } },
+      nbformat: 4,
+      nbformat_minor: 5,
+    });
+    expect(
+      (
+        await post('/api/2.0/workspace/import', {
+          path: `${HOME}/j.ipynb`,
+          content: b64(ipynb),
+          format: 'JUPYTER',
+        })
+      ).status,
+    ).toBe(200);
+    expect(await status(`${HOME}/j`)).toMatchObject({ object_type: 'NOTEBOOK', language: 'PYTHON' });
+    const back = await json(await get('/api/2.0/workspace/export', { path: `${HOME}/j`, format: 'JUPYTER' }));
+    expect(Buffer.from(back.content, 'base64').toString()).toBe(ipynb);
+    const asSource = await json(
+      await get('/api/2.0/workspace/export', { path: `${HOME}/j`, format: 'SOURCE' }),
+    );
+    expect(Buffer.from(asSource.content, 'base64').toString()).toBe('# Databricks notebook source\nx = 1\n');
+
+    await importNb(
+      `${HOME}/cells`,
+      '# Databricks notebook source\na = 1\n\n# COMMAND ----------\n\n# MAGIC %md\n# MAGIC # Title\n\n# COMMAND ----------\n\nb = 2\n',
+    );
+    const j = await json(
+      await get('/api/2.0/workspace/export', { path: `${HOME}/cells`, format: 'JUPYTER' }),
+    );
+    expect(j.file_type).toBe('ipynb');
+    const nb = JSON.parse(Buffer.from(j.content, 'base64').toString());
+    expect(nb.nbformat).toBe(4);
+    expect(
+      nb.cells.map((c: { cell_type: string; source: string[] }) => [c.cell_type, c.source.join('')]),
+    ).toEqual([
+      ['code', 'a = 1'],
+      ['markdown', '# Title'],
+      ['code', 'b = 2'],
+    ]);
+  });
+
+  it('answers 501 for a conversion it cannot do', async () => {
+    await importNb(`${HOME}/nb`, 'print(1)');
+    await expectDatabricksError(
+      await get('/api/2.0/workspace/export', { path: `${HOME}/nb`, format: 'HTML' }),
+      501,
+      'NOT_IMPLEMENTED',
+    );
+    await expectDatabricksError(
+      await get('/api/2.0/workspace/export', { path: HOME, format: 'DBC' }),
+      501,
+      'NOT_IMPLEMENTED',
+    );
+    await expectDatabricksError(
+      await post('/api/2.0/workspace/import', { path: `${HOME}/x`, content: b64('x'), format: 'DBC' }),
+      501,
+      'NOT_IMPLEMENTED',
+    );
+  });
+
+  it('AUTO imports a headed .py as a notebook without its extension and anything else as a file', async () => {
+    await post('/api/2.0/workspace/import', {
+      path: `${HOME}/a.py`,
+      content: b64('# Databricks notebook source\n1'),
+      format: 'AUTO',
+    });
+    expect(await status(`${HOME}/a`)).toMatchObject({ object_type: 'NOTEBOOK', language: 'PYTHON' });
+    await post('/api/2.0/workspace/import', {
+      path: `${HOME}/b.py`,
+      content: b64('print(2)'),
+      format: 'AUTO',
+    });
+    expect(await status(`${HOME}/b.py`)).toMatchObject({ object_type: 'FILE', size: 8 });
+    expect((await status(`${HOME}/b.py`)).language).toBeUndefined();
+  });
+
+  it('refuses overwrite=false, a missing parent, bad base64 and a missing language', async () => {
+    await importNb(`${HOME}/nb`, 'x');
+    await expectDatabricksError(await importNb(`${HOME}/nb`, 'y'), 409, 'RESOURCE_ALREADY_EXISTS');
+    expect((await importNb(`${HOME}/nb`, 'y', { overwrite: true })).status).toBe(200);
+    await expectDatabricksError(await importNb(`${HOME}/no/such/nb`, 'x'), 404, 'RESOURCE_DOES_NOT_EXIST');
+    await expectDatabricksError(
+      await post('/api/2.0/workspace/import', { path: `${HOME}/z`, content: '!!!', format: 'RAW' }),
+      400,
+      'INVALID_PARAMETER_VALUE',
+    );
+    await expectDatabricksError(
+      await post('/api/2.0/workspace/import', { path: `${HOME}/z`, content: b64('x'), format: 'SOURCE' }),
+      400,
+      'INVALID_PARAMETER_VALUE',
+    );
+  });
+
+  it('accepts multipart imports (the Python SDK upload)', async () => {
+    const form = new FormData();
+    form.set('path', `${HOME}/up.txt`);
+    form.set('format', 'AUTO');
+    form.set('content', new Blob([Buffer.from('hello')]), 'content');
+    expect((await app.request('/api/2.0/workspace/import', { method: 'POST', body: form })).status).toBe(200);
+    expect(await status(`${HOME}/up.txt`)).toMatchObject({ object_type: 'FILE', size: 5 });
+  });
+
+  it('lists, mkdirs and deletes like Databricks', async () => {
+    expect((await post('/api/2.0/workspace/mkdirs', { path: `${HOME}/a/b/c` })).status).toBe(200);
+    expect((await post('/api/2.0/workspace/mkdirs', { path: `${HOME}/a/b/c` })).status).toBe(200);
+    await importNb(`${HOME}/a/nb`, 'x');
+    const list = await json(await get('/api/2.0/workspace/list', { path: `${HOME}/a` }));
+    expect(list.objects.map((o: { path: string; object_type: string }) => [o.path, o.object_type])).toEqual([
+      [`${HOME}/a/b`, 'DIRECTORY'],
+      [`${HOME}/a/nb`, 'NOTEBOOK'],
+    ]);
+    expect(await json(await get('/api/2.0/workspace/list', { path: `${HOME}/a/b/c` }))).toEqual({});
+    await expectDatabricksError(
+      await get('/api/2.0/workspace/list', { path: `${HOME}/nope` }),
+      404,
+      'RESOURCE_DOES_NOT_EXIST',
+    );
+    await expectDatabricksError(
+      await post('/api/2.0/workspace/mkdirs', { path: `${HOME}/a/nb/x` }),
+      400,
+      'INVALID_PARAMETER_VALUE',
+    );
+    await expectDatabricksError(
+      await post('/api/2.0/workspace/delete', { path: `${HOME}/a` }),
+      400,
+      'DIRECTORY_NOT_EMPTY',
+    );
+    expect((await post('/api/2.0/workspace/delete', { path: `${HOME}/a`, recursive: true })).status).toBe(
+      200,
+    );
+    await expectDatabricksError(
+      await get('/api/2.0/workspace/get-status', { path: `${HOME}/a/nb` }),
+      404,
+      'RESOURCE_DOES_NOT_EXIST',
+    );
+    await expectDatabricksError(
+      await post('/api/2.0/workspace/delete', { path: `${HOME}/a` }),
+      404,
+      'RESOURCE_DOES_NOT_EXIST',
+    );
+  });
+});
+
+describe('workspace-files import-file (what bundle deploy relies on)', () => {
+  it('404 for a missing parent, 409 for the second lock, 400 "already exists." for a notebook', async () => {
+    await expectDatabricksError(
+      await importFile(`${HOME}/missing/dir/f.txt`, 'x'),
+      404,
+      'RESOURCE_DOES_NOT_EXIST',
+    );
+    await post('/api/2.0/workspace/mkdirs', { path: `${HOME}/proj` });
+    expect((await importFile(`${HOME}/proj/deploy.lock`, 'lock1')).status).toBe(200);
+    const e = await expectDatabricksError(
+      await importFile(`${HOME}/proj/deploy.lock`, 'lock2'),
+      409,
+      'RESOURCE_ALREADY_EXISTS',
+    );
+    expect(e.message).toContain('already exists');
+    expect((await importFile(`${HOME}/proj/deploy.lock`, 'lock3', true)).status).toBe(200);
+    const out = await get('/api/2.0/workspace/export', {
+      path: `${HOME}/proj/deploy.lock`,
+      direct_download: 'true',
+    });
+    expect(await out.text()).toBe('lock3');
+
+    expect((await importFile(`${HOME}/proj/job.py`, '# Databricks notebook source\n1')).status).toBe(200);
+    expect(await status(`${HOME}/proj/job`)).toMatchObject({ object_type: 'NOTEBOOK', language: 'PYTHON' });
+    const nbErr = await expectDatabricksError(
+      await importFile(`${HOME}/proj/job.py`, '# Databricks notebook source\n2'),
+      400,
+      'RESOURCE_ALREADY_EXISTS',
+    );
+    expect(nbErr.message).toContain('already exists.');
+  });
+
+  it('ends with one complete file when writers race on one path', async () => {
+    await post('/api/2.0/workspace/mkdirs', { path: `${HOME}/race` });
+    const bodies = Array.from({ length: 8 }, (_, i) => String(i).repeat(100_000));
+    const results = await Promise.all(bodies.map((b) => importFile(`${HOME}/race/f.bin`, b, true)));
+    expect(results.every((r) => r.status === 200)).toBe(true);
+    const out = await (
+      await get('/api/2.0/workspace/export', { path: `${HOME}/race/f.bin`, direct_download: 'true' })
+    ).text();
+    expect(bodies).toContain(out);
+  });
+});
+
+describe('path safety', () => {
+  it('rejects dot segments, NUL bytes, encoded slashes and relative paths', async () => {
+    for (const p of [`${HOME}/../../etc`, `${HOME}/a\0b`, 'Users/x', `${HOME}/..`]) {
+      await expectDatabricksError(
+        await get('/api/2.0/workspace/get-status', { path: p }),
+        400,
+        'INVALID_PARAMETER_VALUE',
+      );
+    }
+    await expectDatabricksError(
+      await importFile(`${HOME}/a%2F..%2F..%2Fescape`, 'x'),
+      400,
+      'INVALID_PARAMETER_VALUE',
+    );
+    await expectDatabricksError(await importFile(`${HOME}/%2e%2e%00`, 'x'), 400, 'INVALID_PARAMETER_VALUE');
+  });
+
+  it('does not follow a symlink planted in the data dir', async () => {
+    const outside = path.join(ctx.dataDir, 'outside');
+    await mkdir(outside, { recursive: true });
+    await post('/api/2.0/workspace/mkdirs', { path: `${HOME}/link` });
+    const disk = path.join(ctx.dataDir, 'workspace/root', HOME, 'link');
+    const { rm } = await import('node:fs/promises');
+    await rm(disk, { recursive: true });
+    await symlink(outside, disk);
+    await expectDatabricksError(
+      await importFile(`${HOME}/link/pwn.txt`, 'x'),
+      400,
+      'INVALID_PARAMETER_VALUE',
+    );
+  });
+});
