@@ -1,0 +1,128 @@
+/**
+ * Identity APIs: SCIM (/api/2.0/preview/scim/v2), permissions (/api/2.0/permissions) and tokens
+ * (/api/2.0/token, /api/2.0/token-management). Fidelity notes:
+ * - SCIM lists are 1-based (`startIndex` always echoed, a page past the end is empty, default count 10000):
+ *   the SDK iterators stop only on an empty page and compute the next index from the echoed one.
+ * - SCIM errors carry the SCIM body (`detail`, `status` as a string, `scimType`) plus `error_code`/`message`,
+ *   so the Python/Go SDKs raise NotFound/ResourceConflict and the TypeScript SDK can parse them too.
+ * - /Me is the current user's record in Users, precomputed (it is on every client's hot path), with the
+ *   X-Databricks-Org-Id header the Terraform provider reads the workspace id from.
+ * - Permissions are stored and reported, never enforced: every caller acts as the workspace admin. Object ids
+ *   are not checked against the owning service.
+ * - A token value is returned once by create; only its SHA-256 is kept. Every bearer token is accepted.
+ */
+import { Hono, type Context } from 'hono';
+import { readJson, readQuery, type Identity } from '@minilake/core';
+import { unknownObjectType, type ScimKind } from './errors.js';
+import { resolveObject } from './permission-types.js';
+import * as s from './schemas.js';
+import type { IamStore } from './store.js';
+
+const SCIM = '/api/2.0/preview/scim/v2';
+const PERMISSIONS = '/api/2.0/permissions';
+
+const SCIM_RESOURCES: { path: string; kind: ScimKind; create: 'user' | 'group' | 'sp' }[] = [
+  { path: 'Users', kind: 'User', create: 'user' },
+  { path: 'Groups', kind: 'Group', create: 'group' },
+  { path: 'ServicePrincipals', kind: 'ServicePrincipal', create: 'sp' },
+];
+
+const lifetime = (v: number | string | undefined) => (v === undefined ? undefined : Number(v));
+
+export function iamApp(store: IamStore, identity: Identity): Hono {
+  const app = new Hono();
+
+  app.get(`${SCIM}/Me`, (c) =>
+    c.body(store.meBody(), 200, {
+      'content-type': 'application/json',
+      'x-databricks-org-id': identity.workspaceId,
+    }),
+  );
+
+  for (const r of SCIM_RESOURCES) {
+    const base = `${SCIM}/${r.path}`;
+    app.get(base, (c) => c.json(store.list(r.kind, readQuery(c, s.ListRequest))));
+    app.post(base, async (c) => {
+      let created;
+      if (r.create === 'user') created = store.createUser(await readJson(c, s.CreateUserRequest));
+      else if (r.create === 'group') created = store.createGroup(await readJson(c, s.CreateGroupRequest));
+      else created = store.createServicePrincipal(await readJson(c, s.CreateServicePrincipalRequest));
+      return c.json(created, 201);
+    });
+    app.get(`${base}/:id`, (c) => {
+      const q = readQuery(c, s.GetRequest);
+      return c.json(store.read(r.kind, c.req.param('id'), q.attributes, q.excludedAttributes));
+    });
+    app.put(`${base}/:id`, async (c) => {
+      const body = await readJson(
+        c,
+        r.create === 'user'
+          ? s.CreateUserRequest
+          : r.create === 'group'
+            ? s.CreateGroupRequest
+            : s.CreateServicePrincipalRequest,
+      );
+      return c.json(store.replace(r.kind, c.req.param('id'), body));
+    });
+    app.patch(`${base}/:id`, async (c) => {
+      const body = await readJson(c, s.PatchRequest);
+      store.patch(r.kind, c.req.param('id'), body.Operations ?? []);
+      // Databricks answers a SCIM PATCH with 204 and no body; the SDKs expect nothing back.
+      return c.body(null, 204);
+    });
+    app.delete(`${base}/:id`, (c) => {
+      store.delete(r.kind, c.req.param('id'));
+      return c.body(null, 204);
+    });
+  }
+
+  const object = (c: Context) => {
+    const rest = c.req.path.slice(PERMISSIONS.length + 1);
+    const resolved = resolveObject(rest);
+    if (!resolved) throw unknownObjectType(rest.split('/')[0] ?? rest);
+    return resolved;
+  };
+  app.get(`${PERMISSIONS}/*`, (c) => {
+    const o = object(c);
+    return c.json(o.levelsRequest ? store.permissionLevels(o.type) : store.getPermissions(o.type, o.id));
+  });
+  app.put(`${PERMISSIONS}/*`, async (c) => {
+    const o = object(c);
+    const body = await readJson(c, s.SetObjectPermissions);
+    return c.json(store.setPermissions(o.type, o.id, body.access_control_list ?? []));
+  });
+  app.patch(`${PERMISSIONS}/*`, async (c) => {
+    const o = object(c);
+    const body = await readJson(c, s.SetObjectPermissions);
+    return c.json(store.updatePermissions(o.type, o.id, body.access_control_list ?? []));
+  });
+
+  app.post('/api/2.0/token/create', async (c) => {
+    const body = await readJson(c, s.CreateTokenRequest);
+    return c.json(store.createToken(lifetime(body.lifetime_seconds), body.comment, body.scopes));
+  });
+  app.get('/api/2.0/token/list', (c) => c.json(store.listOwnTokens()));
+  app.post('/api/2.0/token/delete', async (c) => {
+    store.deleteOwnToken((await readJson(c, s.DeleteTokenRequest)).token_id);
+    return c.json({});
+  });
+
+  const TM = '/api/2.0/token-management';
+  app.post(`${TM}/on-behalf-of/tokens`, async (c) => {
+    const body = await readJson(c, s.CreateOboTokenRequest);
+    return c.json(
+      store.createOboToken(body.application_id, lifetime(body.lifetime_seconds), body.comment, body.scopes),
+    );
+  });
+  app.get(`${TM}/tokens`, (c) => {
+    const q = readQuery(c, s.ListTokensRequest);
+    return c.json(store.listAllTokens(q.created_by_id, q.created_by_username));
+  });
+  app.get(`${TM}/tokens/:id`, (c) => c.json(store.getToken(c.req.param('id'))));
+  app.delete(`${TM}/tokens/:id`, (c) => {
+    store.deleteToken(c.req.param('id'));
+    return c.json({});
+  });
+
+  return app;
+}

@@ -1,0 +1,72 @@
+import { DatabricksError, invalidParameter, notFound, type DatabricksErrorBody } from '@minilake/core';
+
+const SCIM_ERROR = 'urn:ietf:params:scim:api:messages:2.0:Error';
+
+/**
+ * A SCIM error. The body carries both shapes: the SCIM fields Databricks answers with (`schemas`, `detail`,
+ * `status` as a string, `scimType`), which the Python and Go SDKs parse into SCIM_<status> and classify by
+ * status (NotFound, ResourceConflict, BadRequest), and `error_code` + `message`, without which the TypeScript
+ * SDK 0.17.0 cannot parse the body at all.
+ */
+export class ScimError extends DatabricksError {
+  constructor(
+    status: number,
+    errorCode: string,
+    readonly detail: string,
+    readonly scimType?: string,
+  ) {
+    super(status, errorCode, detail);
+    this.name = 'ScimError';
+  }
+
+  override toBody(): DatabricksErrorBody {
+    const body: DatabricksErrorBody & Record<string, unknown> = {
+      error_code: this.errorCode,
+      message: this.message,
+      schemas: [SCIM_ERROR],
+      detail: this.detail,
+      status: String(this.status),
+    };
+    if (this.scimType) body.scimType = this.scimType;
+    return body;
+  }
+}
+
+export type ScimKind = 'User' | 'Group' | 'ServicePrincipal';
+
+export const scimNotFound = (kind: ScimKind, id: string) =>
+  new ScimError(404, 'RESOURCE_DOES_NOT_EXIST', `${kind} with id ${id} not found.`);
+export const scimMemberNotFound = (id: string) =>
+  new ScimError(404, 'RESOURCE_DOES_NOT_EXIST', `Principal with id ${id} not found.`);
+export const userExists = (userName: string) =>
+  new ScimError(
+    409,
+    'RESOURCE_ALREADY_EXISTS',
+    `User with username ${userName} already exists.`,
+    'uniqueness',
+  );
+export const groupExists = (name: string) =>
+  new ScimError(409, 'RESOURCE_ALREADY_EXISTS', `Group with name ${name} already exists.`, 'uniqueness');
+export const servicePrincipalExists = (applicationId: string) =>
+  new ScimError(
+    409,
+    'RESOURCE_ALREADY_EXISTS',
+    `Service principal with application ID ${applicationId} already exists.`,
+    'uniqueness',
+  );
+export const scimInvalidValue = (detail: string) =>
+  new ScimError(400, 'INVALID_PARAMETER_VALUE', detail, 'invalidValue');
+export const scimInvalidPath = (path: string) =>
+  new ScimError(400, 'INVALID_PARAMETER_VALUE', `Invalid path: ${path}`, 'invalidPath');
+export const scimInvalidFilter = (filter: string, why: string) =>
+  new ScimError(400, 'INVALID_PARAMETER_VALUE', `Invalid filter '${filter}': ${why}`, 'invalidFilter');
+export const scimNoTarget = (path: string) =>
+  new ScimError(400, 'INVALID_PARAMETER_VALUE', `No attribute matches path ${path}`, 'noTarget');
+
+export const unknownObjectType = (type: string) =>
+  invalidParameter(`Invalid object type '${type}' for the permissions API.`);
+export const unsupportedPermissionLevel = (level: string, type: string) =>
+  invalidParameter(`Permission level ${level} is not supported for object type ${type}.`);
+export const principalNotFound = (kind: string, name: string) =>
+  invalidParameter(`Principal: ${kind}(${name}) does not exist`);
+export const tokenNotFound = (id: string) => notFound(`Token with ID ${id} does not exist.`);

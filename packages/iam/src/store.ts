@@ -1,0 +1,936 @@
+/**
+ * Identity state: SCIM users, groups and service principals, object permissions, and personal access tokens.
+ * Group membership is stored once, on the group (member ids); a principal's `groups` attribute is derived
+ * from it, so the two views cannot disagree. Token values are never stored: only their SHA-256.
+ */
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import {
+  CollectionStore,
+  invalidParameter,
+  numericId,
+  scimPage,
+  type Clock,
+  type Collection,
+  type Identity,
+  type StateDb,
+} from '@minilake/core';
+import {
+  groupExists,
+  principalNotFound,
+  scimInvalidPath,
+  scimInvalidValue,
+  scimMemberNotFound,
+  scimNotFound,
+  servicePrincipalExists,
+  tokenNotFound,
+  unsupportedPermissionLevel,
+  userExists,
+  type ScimKind,
+} from './errors.js';
+import { objectIdOf, type PermissionType } from './permission-types.js';
+import { matches, parseFilter, project, sortResources, type Resource } from './scim.js';
+import type {
+  AccessControlEntry,
+  GroupInput,
+  PatchOperation,
+  ServicePrincipalInput,
+  UserInput,
+} from './schemas.js';
+
+export const SCHEMA = {
+  user: 'urn:ietf:params:scim:schemas:core:2.0:User',
+  userWorkspace: 'urn:ietf:params:scim:schemas:extension:workspace:2.0:User',
+  group: 'urn:ietf:params:scim:schemas:core:2.0:Group',
+  servicePrincipal: 'urn:ietf:params:scim:schemas:core:2.0:ServicePrincipal',
+} as const;
+
+interface ComplexValue {
+  value?: string | undefined;
+  display?: string | undefined;
+  primary?: boolean | undefined;
+  type?: string | undefined;
+}
+
+interface PrincipalBase {
+  id: string;
+  /** Creation order: lists are returned in it unless sortBy says otherwise. */
+  seq: number;
+  displayName?: string;
+  externalId?: string;
+  entitlements: ComplexValue[];
+  roles: ComplexValue[];
+}
+interface UserRecord extends PrincipalBase {
+  userName: string;
+  active: boolean;
+  name?: { givenName?: string; familyName?: string };
+  emails?: ComplexValue[];
+}
+interface GroupRecord extends PrincipalBase {
+  displayName: string;
+  members: string[];
+}
+interface ServicePrincipalRecord extends PrincipalBase {
+  applicationId: string;
+  active: boolean;
+}
+type AnyRecord = UserRecord | GroupRecord | ServicePrincipalRecord;
+
+type PrincipalKind = 'user' | 'group' | 'service_principal';
+interface AclEntry {
+  kind: PrincipalKind;
+  name: string;
+  level: string;
+}
+interface AclRecord {
+  entries: AclEntry[];
+}
+
+interface TokenRecord {
+  token_id: string;
+  sha256: string;
+  comment?: string;
+  creation_time: number;
+  expiry_time: number;
+  scopes?: string[];
+  created_by_id: string;
+  created_by_username: string;
+  owner_id: string;
+}
+
+export interface ListQuery {
+  filter?: string | undefined;
+  startIndex?: number | undefined;
+  count?: number | undefined;
+  attributes?: string | undefined;
+  excludedAttributes?: string | undefined;
+  sortBy?: string | undefined;
+  sortOrder?: string | undefined;
+}
+
+const DEFAULT_ENTITLEMENTS = ['allow-cluster-create', 'databricks-sql-access', 'workspace-access'];
+const MULTI = ['members', 'groups', 'entitlements', 'roles', 'emails'] as const;
+type MultiAttr = (typeof MULTI)[number];
+
+const clone = <T>(x: T): T => structuredClone(x);
+const cv = (list: readonly ComplexValue[] | undefined): ComplexValue[] =>
+  (list ?? [])
+    .filter((c) => c.value !== undefined)
+    .map((c) => {
+      const out: ComplexValue = { value: String(c.value) };
+      if (c.display !== undefined) out.display = c.display;
+      if (c.primary !== undefined) out.primary = c.primary;
+      if (c.type !== undefined) out.type = c.type;
+      return out;
+    });
+const hash = (value: string) => createHash('sha256').update(value).digest('hex');
+
+export class IamStore extends CollectionStore {
+  private readonly users: Collection<UserRecord>;
+  private readonly groups: Collection<GroupRecord>;
+  private readonly sps: Collection<ServicePrincipalRecord>;
+  private readonly acls: Collection<AclRecord>;
+  private readonly tokens: Collection<TokenRecord>;
+  private seq = 0;
+  private meJson: string | undefined;
+
+  constructor(
+    db: StateDb,
+    private readonly clock: Clock,
+    private readonly identity: Identity,
+  ) {
+    super('iam', 1, db);
+    this.users = this.collection('users');
+    this.groups = this.collection('groups');
+    this.sps = this.collection('service_principals');
+    this.acls = this.collection('permissions');
+    this.tokens = this.collection('tokens');
+    for (const c of [this.users, this.groups, this.sps] as Collection<AnyRecord>[])
+      for (const r of c.values()) this.seq = Math.max(this.seq, r.seq);
+    this.seed();
+  }
+
+  protected override onReset(): void {
+    this.seq = 0;
+    this.seed();
+  }
+
+  override restore(snapshot: unknown): void {
+    super.restore(snapshot);
+    this.changed();
+  }
+
+  /** The workspace as it starts: the configured user, an admin, in the `admins` and `users` groups. */
+  private seed(): void {
+    const me = this.identity;
+    if (!this.users.has(me.userId) && !this.findUser(me.userName)) {
+      const [givenName = me.displayName, ...rest] = me.displayName.split(' ');
+      this.users.set(me.userId, {
+        id: me.userId,
+        seq: ++this.seq,
+        userName: me.userName,
+        displayName: me.displayName,
+        active: true,
+        name: { givenName, familyName: rest.join(' ') },
+        emails: [{ value: me.userName, type: 'work', primary: true }],
+        entitlements: DEFAULT_ENTITLEMENTS.map((value) => ({ value })),
+        roles: [],
+      });
+    }
+    const meId = this.findUser(me.userName)?.id ?? me.userId;
+    for (const name of ['admins', 'users']) {
+      if (this.findGroup(name)) continue;
+      const id = String(numericId());
+      this.groups.set(id, {
+        id,
+        seq: ++this.seq,
+        displayName: name,
+        members: [meId],
+        entitlements: name === 'users' ? [{ value: 'workspace-access' }] : [],
+        roles: [],
+      });
+    }
+    this.changed();
+  }
+
+  private changed(): void {
+    this.meJson = undefined;
+  }
+
+  // ---------- lookups ----------
+
+  private findUser(userName: string): UserRecord | undefined {
+    const lower = userName.toLowerCase();
+    for (const u of this.users.values()) if (u.userName.toLowerCase() === lower) return u;
+    return undefined;
+  }
+  private findGroup(displayName: string): GroupRecord | undefined {
+    for (const g of this.groups.values()) if (g.displayName === displayName) return g;
+    return undefined;
+  }
+  private findServicePrincipal(applicationId: string): ServicePrincipalRecord | undefined {
+    for (const s of this.sps.values()) if (s.applicationId === applicationId) return s;
+    return undefined;
+  }
+  private principal(id: string): { kind: ScimKind; record: AnyRecord } | undefined {
+    const u = this.users.get(id);
+    if (u) return { kind: 'User', record: u };
+    const g = this.groups.get(id);
+    if (g) return { kind: 'Group', record: g };
+    const s = this.sps.get(id);
+    if (s) return { kind: 'ServicePrincipal', record: s };
+    return undefined;
+  }
+  private collectionOf(kind: ScimKind): Collection<AnyRecord> {
+    return (
+      kind === 'User' ? this.users : kind === 'Group' ? this.groups : this.sps
+    ) as Collection<AnyRecord>;
+  }
+  private get(kind: ScimKind, id: string): AnyRecord {
+    const r = this.collectionOf(kind).get(id);
+    if (!r) throw scimNotFound(kind, id);
+    return r;
+  }
+
+  // ---------- rendering ----------
+
+  private displayOf(id: string): string | undefined {
+    const p = this.principal(id);
+    if (!p) return undefined;
+    return p.kind === 'User' ? (p.record as UserRecord).userName : p.record.displayName;
+  }
+
+  private groupsOf(id: string): Resource[] {
+    const out: Resource[] = [];
+    for (const g of this.groups.values())
+      if (g.members.includes(id))
+        out.push({ display: g.displayName, type: 'direct', value: g.id, $ref: `Groups/${g.id}` });
+    return out;
+  }
+
+  private common(r: AnyRecord, out: Resource): Resource {
+    if (r.externalId !== undefined) out.externalId = r.externalId;
+    if (r.entitlements.length > 0) out.entitlements = clone(r.entitlements);
+    if (r.roles.length > 0) out.roles = clone(r.roles);
+    const groups = this.groupsOf(r.id);
+    if (groups.length > 0) out.groups = groups;
+    return out;
+  }
+
+  private renderUser(u: UserRecord): Resource {
+    const out: Resource = {
+      schemas: [SCHEMA.user, SCHEMA.userWorkspace],
+      id: u.id,
+      userName: u.userName,
+      displayName: u.displayName ?? u.userName,
+      active: u.active,
+      emails: clone(u.emails ?? [{ value: u.userName, type: 'work', primary: true }]),
+    };
+    if (u.name) out.name = clone(u.name);
+    return this.common(u, out);
+  }
+
+  private renderGroup(g: GroupRecord): Resource {
+    const out: Resource = {
+      schemas: [SCHEMA.group],
+      id: g.id,
+      displayName: g.displayName,
+      members: g.members.map((m) => {
+        const p = this.principal(m);
+        const ref = p ? `${p.kind === 'User' ? 'Users' : `${p.kind}s`}/${m}` : undefined;
+        return { display: this.displayOf(m), value: m, ...(ref ? { $ref: ref } : {}) };
+      }),
+      meta: { resourceType: 'WorkspaceGroup' },
+    };
+    return this.common(g, out);
+  }
+
+  private renderServicePrincipal(s: ServicePrincipalRecord): Resource {
+    const out: Resource = {
+      schemas: [SCHEMA.servicePrincipal],
+      id: s.id,
+      applicationId: s.applicationId,
+      displayName: s.displayName ?? s.applicationId,
+      active: s.active,
+    };
+    return this.common(s, out);
+  }
+
+  private render(kind: ScimKind, r: AnyRecord): Resource {
+    if (kind === 'User') return this.renderUser(r as UserRecord);
+    if (kind === 'Group') return this.renderGroup(r as GroupRecord);
+    return this.renderServicePrincipal(r as ServicePrincipalRecord);
+  }
+
+  // ---------- SCIM operations ----------
+
+  /** The current user's record as JSON, computed once per change (GET /Me is on every client's hot path). */
+  meBody(): string {
+    if (this.meJson === undefined) {
+      const u = this.findUser(this.identity.userName);
+      this.meJson = JSON.stringify(
+        u
+          ? this.renderUser(u)
+          : this.renderUser({
+              id: this.identity.userId,
+              seq: 0,
+              userName: this.identity.userName,
+              displayName: this.identity.displayName,
+              active: true,
+              entitlements: [],
+              roles: [],
+            }),
+      );
+    }
+    return this.meJson;
+  }
+
+  list(kind: ScimKind, q: ListQuery) {
+    let items = [...this.collectionOf(kind).values()]
+      .sort((a, b) => a.seq - b.seq)
+      .map((r) => this.render(kind, r));
+    if (q.filter && q.filter.trim() !== '') {
+      const f = parseFilter(q.filter);
+      items = items.filter((r) => matches(r, f));
+    }
+    items = sortResources(items, q.sortBy, q.sortOrder);
+    const page = scimPage(items, { startIndex: q.startIndex, count: q.count });
+    page.Resources = page.Resources.map((r) => project(r, q.attributes, q.excludedAttributes));
+    return page;
+  }
+
+  read(kind: ScimKind, id: string, attributes?: string, excluded?: string): Resource {
+    return project(this.render(kind, this.get(kind, id)), attributes, excluded);
+  }
+
+  createUser(input: UserInput): Resource {
+    const userName = input.userName?.trim();
+    if (!userName) throw scimInvalidValue('userName is required.');
+    if (this.findUser(userName)) throw userExists(userName);
+    const id = String(numericId());
+    const u: UserRecord = {
+      id,
+      seq: ++this.seq,
+      userName,
+      active: input.active ?? true,
+      entitlements: cv(input.entitlements),
+      roles: cv(input.roles),
+    };
+    this.assignUserFields(u, input);
+    this.users.set(id, u);
+    this.setGroupsOf(id, input.groups);
+    this.joinUsersGroup(id);
+    this.changed();
+    return this.renderUser(u);
+  }
+
+  private assignUserFields(u: UserRecord, input: UserInput): void {
+    if (input.displayName !== undefined) u.displayName = input.displayName;
+    if (input.externalId !== undefined) u.externalId = input.externalId;
+    if (input.name) {
+      const name: UserRecord['name'] = {};
+      if (input.name.givenName !== undefined) name.givenName = input.name.givenName;
+      if (input.name.familyName !== undefined) name.familyName = input.name.familyName;
+      u.name = name;
+    }
+    if (input.emails && input.emails.length > 0) u.emails = cv(input.emails);
+  }
+
+  private joinUsersGroup(id: string): void {
+    const users = this.findGroup('users');
+    if (users && !users.members.includes(id)) {
+      users.members.push(id);
+      this.groups.set(users.id, users);
+    }
+  }
+
+  createGroup(input: GroupInput): Resource {
+    const displayName = input.displayName?.trim();
+    if (!displayName) throw scimInvalidValue('displayName is required.');
+    if (this.findGroup(displayName)) throw groupExists(displayName);
+    const id = String(numericId());
+    const g: GroupRecord = {
+      id,
+      seq: ++this.seq,
+      displayName,
+      members: this.checkMembers(id, input.members),
+      entitlements: cv(input.entitlements),
+      roles: cv(input.roles),
+    };
+    if (input.externalId !== undefined) g.externalId = input.externalId;
+    this.groups.set(id, g);
+    this.setGroupsOf(id, input.groups);
+    this.changed();
+    return this.renderGroup(g);
+  }
+
+  createServicePrincipal(input: ServicePrincipalInput): Resource {
+    const applicationId = input.applicationId?.trim() || randomUUID();
+    if (this.findServicePrincipal(applicationId)) throw servicePrincipalExists(applicationId);
+    const id = String(numericId());
+    const s: ServicePrincipalRecord = {
+      id,
+      seq: ++this.seq,
+      applicationId,
+      active: input.active ?? true,
+      entitlements: cv(input.entitlements),
+      roles: cv(input.roles),
+    };
+    if (input.displayName !== undefined) s.displayName = input.displayName;
+    if (input.externalId !== undefined) s.externalId = input.externalId;
+    this.sps.set(id, s);
+    this.setGroupsOf(id, input.groups);
+    this.joinUsersGroup(id);
+    this.changed();
+    return this.renderServicePrincipal(s);
+  }
+
+  /** PUT: replaces every attribute the body can carry (membership included); the id stays. */
+  replace(kind: ScimKind, id: string, input: UserInput & GroupInput & ServicePrincipalInput): Resource {
+    const old = this.get(kind, id);
+    const base = { id, seq: old.seq, entitlements: cv(input.entitlements), roles: cv(input.roles) };
+    let next: AnyRecord;
+    if (kind === 'User') {
+      const userName = input.userName?.trim();
+      if (!userName) throw scimInvalidValue('userName is required.');
+      const clash = this.findUser(userName);
+      if (clash && clash.id !== id) throw userExists(userName);
+      const u: UserRecord = { ...base, userName, active: input.active ?? true };
+      this.assignUserFields(u, input);
+      next = u;
+    } else if (kind === 'Group') {
+      const displayName = input.displayName?.trim();
+      if (!displayName) throw scimInvalidValue('displayName is required.');
+      const clash = this.findGroup(displayName);
+      if (clash && clash.id !== id) throw groupExists(displayName);
+      next = { ...base, displayName, members: this.checkMembers(id, input.members) };
+      if (input.externalId !== undefined) next.externalId = input.externalId;
+    } else {
+      const prev = old as ServicePrincipalRecord;
+      const applicationId = input.applicationId?.trim() || prev.applicationId;
+      const clash = this.findServicePrincipal(applicationId);
+      if (clash && clash.id !== id) throw servicePrincipalExists(applicationId);
+      const s: ServicePrincipalRecord = { ...base, applicationId, active: input.active ?? true };
+      if (input.displayName !== undefined) s.displayName = input.displayName;
+      if (input.externalId !== undefined) s.externalId = input.externalId;
+      next = s;
+    }
+    this.collectionOf(kind).set(id, next);
+    if (input.groups !== undefined) this.setGroupsOf(id, input.groups, true);
+    this.changed();
+    return this.render(kind, next);
+  }
+
+  delete(kind: ScimKind, id: string): void {
+    this.get(kind, id);
+    this.collectionOf(kind).delete(id);
+    for (const g of this.groups.values()) {
+      if (!g.members.includes(id)) continue;
+      g.members = g.members.filter((m) => m !== id);
+      this.groups.set(g.id, g);
+    }
+    this.changed();
+  }
+
+  /** Validates member ids (they must exist; a group cannot contain itself) and removes duplicates. */
+  private checkMembers(groupId: string, members: readonly ComplexValue[] | undefined): string[] {
+    const out: string[] = [];
+    for (const m of members ?? []) {
+      const id = m.value === undefined ? undefined : String(m.value);
+      if (!id) throw scimInvalidValue('A member needs a value (the principal id).');
+      if (id === groupId) throw scimInvalidValue('A group cannot be a member of itself.');
+      if (!this.principal(id)) throw scimMemberNotFound(id);
+      if (!out.includes(id)) out.push(id);
+    }
+    return out;
+  }
+
+  /** Adds the principal to the given groups; with `exact`, also removes it from every other group. */
+  private setGroupsOf(id: string, groups: readonly ComplexValue[] | undefined, exact = false): void {
+    if (groups === undefined && !exact) return;
+    const wanted = new Set<string>();
+    for (const g of groups ?? []) {
+      const gid = g.value === undefined ? '' : String(g.value);
+      if (!this.groups.has(gid)) throw scimNotFound('Group', gid);
+      if (gid === id) throw scimInvalidValue('A group cannot be a member of itself.');
+      wanted.add(gid);
+    }
+    for (const g of this.groups.values()) {
+      const has = g.members.includes(id);
+      if (wanted.has(g.id) && !has) g.members.push(id);
+      else if (exact && !wanted.has(g.id) && has) g.members = g.members.filter((m) => m !== id);
+      else continue;
+      this.groups.set(g.id, g);
+    }
+  }
+
+  /** PATCH with SCIM Operations: add / remove / replace, with or without a path, value filters in paths. */
+  patch(kind: ScimKind, id: string, ops: readonly PatchOperation[]): Resource {
+    const record = clone(this.get(kind, id)) as AnyRecord & Record<string, unknown>;
+    let groupIds = new Set(this.groupsOf(id).map((g) => String(g.value)));
+    const multi: Partial<Record<MultiAttr, ComplexValue[]>> = {};
+    const listOf = (attr: MultiAttr): ComplexValue[] => {
+      if (multi[attr]) return multi[attr];
+      let list: ComplexValue[];
+      if (attr === 'members') list = ((record as GroupRecord).members ?? []).map((value) => ({ value }));
+      else if (attr === 'groups') list = [...groupIds].map((value) => ({ value }));
+      else list = clone(((record as Record<string, unknown>)[attr] as ComplexValue[] | undefined) ?? []);
+      return (multi[attr] = list);
+    };
+
+    const applyOne = (op: 'add' | 'remove' | 'replace', rawPath: string, value: unknown) => {
+      const path = rawPath.replace(
+        /^urn:ietf:params:scim:schemas:[^ [\]]*?:(User|Group|ServicePrincipal):/i,
+        '',
+      );
+      const m = /^([A-Za-z$][\w$]*)(?:\.([\w$]+))?(?:\[(.+)\])?(?:\.([\w$]+))?$/.exec(path.trim());
+      if (!m) throw scimInvalidPath(rawPath);
+      const attr = m[1]!.toLowerCase();
+      const sub = m[2];
+      const filterText = m[3];
+      const multiAttr = MULTI.find((a) => a === attr);
+      if (multiAttr) {
+        if (multiAttr === 'members' && kind !== 'Group') throw scimInvalidPath(rawPath);
+        if (multiAttr === 'emails' && kind !== 'User') throw scimInvalidPath(rawPath);
+        const current = listOf(multiAttr);
+        const incoming = toComplexList(value);
+        const f = filterText ? parseFilter(filterText) : undefined;
+        const hit = (c: ComplexValue) => (f ? matches(c as Resource, f) : true);
+        let next: ComplexValue[];
+        if (op === 'add') {
+          next = [...current];
+          for (const c of incoming) if (!next.some((x) => x.value === c.value)) next.push(c);
+        } else if (op === 'replace') {
+          next = f ? current.filter((c) => !hit(c)) : [];
+          for (const c of incoming) if (!next.some((x) => x.value === c.value)) next.push(c);
+        } else if (f) {
+          next = current.filter((c) => !hit(c));
+        } else if (incoming.length > 0) {
+          const drop = new Set(incoming.map((c) => c.value));
+          next = current.filter((c) => !drop.has(c.value));
+        } else next = [];
+        multi[multiAttr] = next;
+        return;
+      }
+      if (filterText) throw scimInvalidPath(rawPath);
+      const scalar = unwrapScalar(value);
+      const set = (key: string, check?: (v: unknown) => boolean) => {
+        if (op === 'remove') {
+          if (key === 'userName' || key === 'applicationId' || (key === 'displayName' && kind === 'Group'))
+            throw scimInvalidValue(`${key} cannot be removed.`);
+          delete record[key];
+          return;
+        }
+        if (check && !check(scalar)) throw scimInvalidValue(`Invalid value for ${key}.`);
+        record[key] = scalar;
+      };
+      const isString = (v: unknown) => typeof v === 'string';
+      switch (attr) {
+        case 'active':
+          if (kind === 'Group') throw scimInvalidPath(rawPath);
+          if (op === 'remove') throw scimInvalidValue('active cannot be removed.');
+          record.active = scalar === true || String(scalar).toLowerCase() === 'true';
+          return;
+        case 'displayname':
+          return set('displayName', isString);
+        case 'externalid':
+          return set('externalId', isString);
+        case 'username':
+          if (kind !== 'User') throw scimInvalidPath(rawPath);
+          return set('userName', isString);
+        case 'applicationid':
+          if (kind !== 'ServicePrincipal') throw scimInvalidPath(rawPath);
+          return set('applicationId', isString);
+        case 'name': {
+          if (kind !== 'User') throw scimInvalidPath(rawPath);
+          const u = record as UserRecord;
+          if (!sub) {
+            if (op === 'remove') delete u.name;
+            else if (scalar && typeof scalar === 'object')
+              u.name = { ...u.name, ...(scalar as object) };
+            else throw scimInvalidValue('name must be an object.');
+            return;
+          }
+          const key = sub === 'givenName' || sub.toLowerCase() === 'givenname' ? 'givenName' : 'familyName';
+          if (!/^(givenname|familyname)$/i.test(sub)) throw scimInvalidPath(rawPath);
+          const name = { ...u.name };
+          if (op === 'remove') delete name[key];
+          else if (typeof scalar === 'string') name[key] = scalar;
+          else throw scimInvalidValue(`Invalid value for name.${sub}.`);
+          u.name = name;
+          return;
+        }
+        default:
+          throw scimInvalidPath(rawPath);
+      }
+    };
+
+    for (const operation of ops) {
+      const op = operation.op as 'add' | 'remove' | 'replace';
+      if (operation.path && operation.path.trim() !== '') {
+        applyOne(op, operation.path, operation.value);
+      } else {
+        if (op === 'remove') throw scimInvalidValue('A remove operation needs a path.');
+        const value = operation.value;
+        if (!value || typeof value !== 'object' || Array.isArray(value))
+          throw scimInvalidValue('An operation without a path needs an object value.');
+        for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
+          if (k === 'schemas' || k === 'id' || k === 'meta') continue;
+          applyOne(op, k, v);
+        }
+      }
+    }
+
+    // Validate and commit.
+    if (kind === 'User') {
+      const u = record as UserRecord;
+      if (typeof u.userName !== 'string' || u.userName.trim() === '')
+        throw scimInvalidValue('userName is required.');
+      const clash = this.findUser(u.userName);
+      if (clash && clash.id !== id) throw userExists(u.userName);
+      if (multi.emails) u.emails = cv(multi.emails);
+    }
+    if (kind === 'Group') {
+      const g = record as GroupRecord;
+      const clash = this.findGroup(g.displayName);
+      if (clash && clash.id !== id) throw groupExists(g.displayName);
+      if (multi.members) g.members = this.checkMembers(id, multi.members);
+    }
+    if (kind === 'ServicePrincipal') {
+      const s = record as ServicePrincipalRecord;
+      const clash = this.findServicePrincipal(s.applicationId);
+      if (clash && clash.id !== id) throw servicePrincipalExists(s.applicationId);
+    }
+    if (multi.entitlements) record.entitlements = cv(multi.entitlements);
+    if (multi.roles) record.roles = cv(multi.roles);
+    if (multi.groups) {
+      groupIds = new Set(multi.groups.map((g) => String(g.value)));
+      for (const gid of groupIds) if (!this.groups.has(gid)) throw scimNotFound('Group', gid);
+    }
+    this.collectionOf(kind).set(id, record);
+    if (multi.groups)
+      this.setGroupsOf(
+        id,
+        [...groupIds].map((value) => ({ value })),
+        true,
+      );
+    this.changed();
+    return this.render(kind, record);
+  }
+
+  // ---------- permissions ----------
+
+  private rootOf(type: PermissionType): string {
+    if (['notebooks', 'directories', 'files'].includes(type.request)) return '/directories/0';
+    return `/${type.request}/`;
+  }
+
+  private defaultAcl(type: PermissionType): AclRecord {
+    const entries: AclEntry[] = [];
+    if (type.owner) entries.push({ kind: 'user', name: this.identity.userName, level: type.owner });
+    return { entries };
+  }
+
+  getPermissions(type: PermissionType, id: string) {
+    const acl = this.acls.get(`${type.request}:${id}`) ?? this.defaultAcl(type);
+    const byPrincipal = new Map<string, Resource>();
+    const entry = (kind: PrincipalKind, name: string): Resource => {
+      const key = `${kind}:${name}`;
+      let e = byPrincipal.get(key);
+      if (!e) {
+        e = { [`${kind}_name`]: name, all_permissions: [] };
+        const display = this.principalDisplay(kind, name);
+        if (display !== undefined) e.display_name = display;
+        byPrincipal.set(key, e);
+      }
+      return e;
+    };
+    for (const a of acl.entries)
+      (entry(a.kind, a.name).all_permissions as Resource[]).push({
+        permission_level: a.level,
+        inherited: false,
+      });
+    const admins = entry('group', 'admins').all_permissions as Resource[];
+    if (type.adminsDirect) {
+      if (admins.length === 0) admins.push({ permission_level: type.admins, inherited: false });
+    } else {
+      admins.push({
+        permission_level: type.admins,
+        inherited: true,
+        inherited_from_object: [this.rootOf(type)],
+      });
+    }
+    return {
+      object_id: objectIdOf(type, id),
+      object_type: type.objectType,
+      access_control_list: [...byPrincipal.values()],
+    };
+  }
+
+  private principalDisplay(kind: PrincipalKind, name: string): string | undefined {
+    if (kind === 'user') {
+      const u = this.findUser(name);
+      return u ? (u.displayName ?? u.userName) : undefined;
+    }
+    if (kind === 'service_principal') {
+      const s = this.findServicePrincipal(name);
+      return s ? (s.displayName ?? s.applicationId) : undefined;
+    }
+    return undefined;
+  }
+
+  private toEntries(type: PermissionType, list: readonly AccessControlEntry[]): AclEntry[] {
+    return list.map((a) => {
+      const set = (['user', 'group', 'service_principal'] as const).filter(
+        (k) => a[`${k}_name`] !== undefined && a[`${k}_name`] !== '',
+      );
+      if (set.length !== 1)
+        throw invalidParameter(
+          'Exactly one of user_name, group_name and service_principal_name must be set in an access control entry.',
+        );
+      const kind = set[0]!;
+      let name = a[`${kind}_name`]!;
+      if (kind === 'user') {
+        const u = this.findUser(name);
+        if (!u) throw principalNotFound('UserName', name);
+        name = u.userName;
+      } else if (kind === 'group' && !this.findGroup(name)) throw principalNotFound('GroupName', name);
+      else if (kind === 'service_principal' && !this.findServicePrincipal(name))
+        throw principalNotFound('ServicePrincipal', name);
+      const level = a.permission_level;
+      if (!level) throw invalidParameter('permission_level is required in an access control entry.');
+      if (!(level in type.levels)) throw unsupportedPermissionLevel(level, type.objectType);
+      if (level === 'IS_OWNER' && kind === 'group')
+        throw invalidParameter('A group cannot be the owner of an object.');
+      return { kind, name, level };
+    });
+  }
+
+  /** PUT: the direct grants become exactly these; an owner that is not named is kept (objects always have one). */
+  setPermissions(type: PermissionType, id: string, list: readonly AccessControlEntry[]) {
+    const entries = this.toEntries(type, list);
+    if (entries.filter((e) => e.level === 'IS_OWNER').length > 1)
+      throw invalidParameter('An object can only have one owner.');
+    if (type.owner === 'IS_OWNER' && !entries.some((e) => e.level === 'IS_OWNER')) {
+      const current = (this.acls.get(`${type.request}:${id}`) ?? this.defaultAcl(type)).entries.find(
+        (e) => e.level === 'IS_OWNER',
+      );
+      if (current) entries.unshift(current);
+    }
+    this.acls.set(`${type.request}:${id}`, { entries: dedupe(entries) });
+    return this.getPermissions(type, id);
+  }
+
+  /** PATCH: each named principal gets the given level; everyone else keeps theirs. */
+  updatePermissions(type: PermissionType, id: string, list: readonly AccessControlEntry[]) {
+    const incoming = this.toEntries(type, list);
+    if (incoming.filter((e) => e.level === 'IS_OWNER').length > 1)
+      throw invalidParameter('An object can only have one owner.');
+    let entries = clone((this.acls.get(`${type.request}:${id}`) ?? this.defaultAcl(type)).entries);
+    for (const e of incoming) {
+      if (e.level === 'IS_OWNER') entries = entries.filter((x) => x.level !== 'IS_OWNER');
+      entries = entries.filter((x) => !(x.kind === e.kind && x.name === e.name && x.level !== 'IS_OWNER'));
+      entries.push(e);
+    }
+    this.acls.set(`${type.request}:${id}`, { entries: dedupe(entries) });
+    return this.getPermissions(type, id);
+  }
+
+  permissionLevels(type: PermissionType) {
+    return {
+      permission_levels: Object.entries(type.levels).map(([permission_level, description]) => ({
+        permission_level,
+        description,
+      })),
+    };
+  }
+
+  // ---------- tokens ----------
+
+  private newToken(
+    owner: { id: string },
+    lifetimeSeconds: number | undefined,
+    comment: string | undefined,
+    scopes: string[] | undefined,
+  ): { value: string; record: TokenRecord } {
+    const value = `dapi${randomBytes(16).toString('hex')}`;
+    const now = this.clock.now();
+    const record: TokenRecord = {
+      token_id: hash(`id:${value}`),
+      sha256: hash(value),
+      creation_time: now,
+      expiry_time: lifetimeSeconds && lifetimeSeconds > 0 ? now + lifetimeSeconds * 1000 : -1,
+      created_by_id: this.meId(),
+      created_by_username: this.identity.userName,
+      owner_id: owner.id,
+    };
+    if (comment !== undefined) record.comment = comment;
+    if (scopes !== undefined) record.scopes = scopes;
+    this.tokens.set(record.token_id, record);
+    return { value, record };
+  }
+
+  private meId(): string {
+    return this.findUser(this.identity.userName)?.id ?? this.identity.userId;
+  }
+
+  private publicInfo(t: TokenRecord): Resource {
+    const out: Resource = {
+      token_id: t.token_id,
+      creation_time: t.creation_time,
+      expiry_time: t.expiry_time,
+    };
+    if (t.comment !== undefined) out.comment = t.comment;
+    if (t.scopes !== undefined) out.scopes = t.scopes;
+    return out;
+  }
+
+  private managementInfo(t: TokenRecord): Resource {
+    return {
+      ...this.publicInfo(t),
+      created_by_id: Number(t.created_by_id),
+      created_by_username: t.created_by_username,
+      owner_id: Number(t.owner_id),
+      workspace_id: Number(this.identity.workspaceId),
+    };
+  }
+
+  createToken(lifetimeSeconds: number | undefined, comment?: string, scopes?: string[]) {
+    const { value, record } = this.newToken({ id: this.meId() }, lifetimeSeconds, comment, scopes);
+    return { token_value: value, token_info: this.publicInfo(record) };
+  }
+
+  listOwnTokens() {
+    const me = this.meId();
+    return {
+      token_infos: [...this.tokens.values()]
+        .filter((t) => t.owner_id === me)
+        .sort((a, b) => a.creation_time - b.creation_time)
+        .map((t) => this.publicInfo(t)),
+    };
+  }
+
+  deleteOwnToken(tokenId: string): void {
+    const t = this.tokens.get(tokenId);
+    if (!t || t.owner_id !== this.meId()) throw tokenNotFound(tokenId);
+    this.tokens.delete(tokenId);
+  }
+
+  createOboToken(
+    applicationId: string,
+    lifetimeSeconds: number | undefined,
+    comment?: string,
+    scopes?: string[],
+  ) {
+    const sp = this.findServicePrincipal(applicationId);
+    if (!sp) throw invalidParameter(`Service principal with application ID ${applicationId} does not exist.`);
+    const { value, record } = this.newToken(sp, lifetimeSeconds, comment, scopes);
+    return { token_value: value, token_info: this.managementInfo(record) };
+  }
+
+  listAllTokens(createdById?: string, createdByUsername?: string) {
+    return {
+      token_infos: [...this.tokens.values()]
+        .filter((t) => createdById === undefined || t.created_by_id === createdById)
+        .filter(
+          (t) =>
+            createdByUsername === undefined ||
+            t.created_by_username.toLowerCase() === createdByUsername.toLowerCase(),
+        )
+        .sort((a, b) => a.creation_time - b.creation_time)
+        .map((t) => this.managementInfo(t)),
+    };
+  }
+
+  getToken(tokenId: string) {
+    const t = this.tokens.get(tokenId);
+    if (!t) throw tokenNotFound(tokenId);
+    return { token_info: this.managementInfo(t) };
+  }
+
+  deleteToken(tokenId: string): void {
+    if (!this.tokens.delete(tokenId)) throw tokenNotFound(tokenId);
+  }
+
+  /** True when `value` is a live token this workspace issued (for embedders that want to check). */
+  isIssuedToken(value: string): boolean {
+    const h = hash(value);
+    const now = this.clock.now();
+    for (const t of this.tokens.values())
+      if (t.sha256 === h) return t.expiry_time === -1 || t.expiry_time > now;
+    return false;
+  }
+}
+
+function dedupe(entries: AclEntry[]): AclEntry[] {
+  const seen = new Set<string>();
+  return entries.filter((e) => {
+    const k = `${e.kind}:${e.name}:${e.level}`;
+    if (seen.has(k)) return false;
+    seen.add(k);
+    return true;
+  });
+}
+
+/** A patch value for a multi-valued attribute: one complex value, a list of them, or bare strings. */
+function toComplexList(value: unknown): ComplexValue[] {
+  if (value === undefined || value === null) return [];
+  const list = Array.isArray(value) ? value : [value];
+  return list.map((item) => {
+    if (item && typeof item === 'object') {
+      const c = item as ComplexValue;
+      if (c.value === undefined) throw scimInvalidValue('Each value needs a "value" field.');
+      return cv([c])[0]!;
+    }
+    return { value: String(item) };
+  });
+}
+
+/** `[{"value": false}]` and `{"value": "x"}` are accepted for scalar attributes, as Databricks does. */
+function unwrapScalar(value: unknown): unknown {
+  let v = value;
+  if (Array.isArray(v) && v.length === 1) v = v[0];
+  if (v && typeof v === 'object' && !Array.isArray(v) && Object.keys(v).length === 1 && 'value' in v)
+    return (v as { value: unknown }).value;
+  return v;
+}
