@@ -1,0 +1,257 @@
+/**
+ * DBFS: files under `<dataDir>/dbfs/root`. Metadata is the file system itself (size, mtime, is_dir); the only
+ * state is the set of open upload handles (create / add-block / close), kept in a collection and freed after
+ * an idle timeout on the injected clock, as Databricks does.
+ */
+import { mkdirSync, type Stats } from 'node:fs';
+import { appendFile, link, mkdir, open, readdir, rename, rm, unlink, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import type { Readable } from 'node:stream';
+import {
+  CollectionStore,
+  invalidParameter,
+  numericId,
+  resolveUnderReal,
+  uuid,
+  type Clock,
+  type Collection,
+  type StateDb,
+} from '@minilake/core';
+import {
+  dbfsExists,
+  dbfsIsDirectory,
+  dbfsNotEmpty,
+  dbfsNotFound,
+  dbfsParentIsFile,
+  handleNotFound,
+  maxBlockExceeded,
+  maxReadExceeded,
+} from './errors.js';
+import { errno, statOrUndefined, writeAtomically } from './fsutil.js';
+import { parentOf } from './paths.js';
+
+export const MAX_READ = 1024 * 1024;
+export const DEFAULT_READ = 512 * 1024;
+export const MAX_BLOCK = 1024 * 1024;
+/** An upload handle nobody touches for this long is closed and its partial data dropped. */
+export const HANDLE_IDLE_MS = 10 * 60 * 1000;
+
+export interface FileInfo {
+  path: string;
+  is_dir: boolean;
+  file_size: number;
+  modification_time: number;
+}
+
+interface HandleRecord {
+  handle: number;
+  path: string;
+  overwrite: boolean;
+  tmp: string;
+  touched_at: number;
+}
+
+export class DbfsStore extends CollectionStore {
+  private readonly handles: Collection<HandleRecord>;
+  private readonly timers = new Map<number, () => void>();
+  readonly root: string;
+  private readonly tmp: string;
+
+  constructor(
+    db: StateDb,
+    private readonly clock: Clock,
+    dataDir: string,
+    private readonly idleMs = HANDLE_IDLE_MS,
+  ) {
+    super('dbfs', 1, db);
+    this.handles = this.collection('handles');
+    this.root = path.join(dataDir, 'dbfs', 'root');
+    this.tmp = path.join(dataDir, 'dbfs', 'tmp');
+    mkdirSync(this.root, { recursive: true });
+    mkdirSync(this.tmp, { recursive: true });
+    for (const h of this.handles.values()) this.arm(h);
+  }
+
+  protected override async onReset(): Promise<void> {
+    for (const cancel of this.timers.values()) cancel();
+    this.timers.clear();
+    await rm(this.root, { recursive: true, force: true });
+    await rm(this.tmp, { recursive: true, force: true });
+    await mkdir(this.root, { recursive: true });
+    await mkdir(this.tmp, { recursive: true });
+  }
+
+  close(): void {
+    for (const cancel of this.timers.values()) cancel();
+    this.timers.clear();
+  }
+
+  private disk(p: string): Promise<string> {
+    return resolveUnderReal(this.root, p);
+  }
+
+  private info(p: string, st: Stats): FileInfo {
+    return {
+      path: p,
+      is_dir: st.isDirectory(),
+      file_size: st.isDirectory() ? 0 : st.size,
+      modification_time: Math.floor(st.mtimeMs),
+    };
+  }
+
+  private async statOf(p: string): Promise<Stats> {
+    const st = await statOrUndefined(await this.disk(p));
+    if (!st) throw dbfsNotFound(p);
+    return st;
+  }
+
+  async getStatus(p: string): Promise<FileInfo> {
+    return this.info(p, await this.statOf(p));
+  }
+
+  async list(p: string): Promise<FileInfo[]> {
+    const st = await this.statOf(p);
+    if (!st.isDirectory()) return [this.info(p, st)];
+    const dir = await this.disk(p);
+    const names = (await readdir(dir)).sort();
+    const out: FileInfo[] = [];
+    for (const name of names) {
+      const child = p === '/' ? `/${name}` : `${p}/${name}`;
+      const cst = await statOrUndefined(path.join(dir, name));
+      if (cst) out.push(this.info(child, cst));
+    }
+    return out;
+  }
+
+  async mkdirs(p: string): Promise<void> {
+    const dir = await this.disk(p);
+    try {
+      await mkdir(dir, { recursive: true });
+    } catch (e) {
+      if (errno(e) === 'EEXIST' || errno(e) === 'ENOTDIR') throw dbfsParentIsFile(p);
+      throw e;
+    }
+  }
+
+  async delete(p: string, recursive: boolean): Promise<void> {
+    const disk = await this.disk(p);
+    const st = await statOrUndefined(disk);
+    if (!st) return; // deleting a missing path succeeds, as on Databricks
+    if (st.isDirectory()) {
+      if (p === '/' && !recursive) throw dbfsNotEmpty(p);
+      if (!recursive && (await readdir(disk)).length > 0) throw dbfsNotEmpty(p);
+      if (p === '/') {
+        for (const name of await readdir(disk))
+          await rm(path.join(disk, name), { recursive: true, force: true });
+        return;
+      }
+    }
+    await rm(disk, { recursive: true, force: true });
+  }
+
+  async move(src: string, dst: string): Promise<void> {
+    const from = await this.disk(src);
+    await this.statOf(src);
+    const to = await this.disk(dst);
+    if (await statOrUndefined(to)) throw dbfsExists(dst);
+    await this.mkdirs(parentOf(dst));
+    await rename(from, to);
+  }
+
+  /** The target must be free (or overwrite given) and must not be a directory. */
+  private async checkWritable(p: string, overwrite: boolean): Promise<string> {
+    const disk = await this.disk(p);
+    const st = await statOrUndefined(disk);
+    if (st && (st.isDirectory() || !overwrite)) throw dbfsExists(p);
+    return disk;
+  }
+
+  async put(p: string, content: Buffer | Readable, overwrite: boolean): Promise<void> {
+    const disk = await this.checkWritable(p, overwrite);
+    await this.mkdirs(parentOf(p));
+    await writeAtomically(content, path.join(this.tmp, uuid()), disk, overwrite, () => dbfsExists(p));
+  }
+
+  async read(p: string, offset = 0, length = DEFAULT_READ): Promise<{ bytes_read: number; data: string }> {
+    if (length > MAX_READ) throw maxReadExceeded();
+    if (offset < 0 || length < 0) throw invalidParameter('offset and length must not be negative.');
+    const st = await this.statOf(p);
+    if (st.isDirectory()) throw dbfsIsDirectory(p);
+    const want = Math.max(0, Math.min(length, st.size - offset));
+    if (want === 0) return { bytes_read: 0, data: '' };
+    const fh = await open(await this.disk(p), 'r');
+    try {
+      const buf = Buffer.alloc(want);
+      const { bytesRead } = await fh.read(buf, 0, want, offset);
+      return { bytes_read: bytesRead, data: buf.subarray(0, bytesRead).toString('base64') };
+    } finally {
+      await fh.close();
+    }
+  }
+
+  async create(p: string, overwrite: boolean): Promise<number> {
+    await this.checkWritable(p, overwrite);
+    const handle = numericId();
+    const rec: HandleRecord = {
+      handle,
+      path: p,
+      overwrite,
+      tmp: path.join(this.tmp, `h-${handle}`),
+      touched_at: this.clock.now(),
+    };
+    await writeFile(rec.tmp, Buffer.alloc(0));
+    this.handles.set(String(handle), rec);
+    this.arm(rec);
+    return handle;
+  }
+
+  private arm(rec: HandleRecord): void {
+    this.timers.get(rec.handle)?.();
+    const due = Math.max(0, rec.touched_at + this.idleMs - this.clock.now());
+    this.timers.set(
+      rec.handle,
+      this.clock.setTimeout(() => {
+        this.timers.delete(rec.handle);
+        if (this.handles.delete(String(rec.handle))) void rm(rec.tmp, { force: true });
+      }, due),
+    );
+  }
+
+  private handle(h: number): HandleRecord {
+    const rec = this.handles.get(String(h));
+    if (!rec) throw handleNotFound(h);
+    return rec;
+  }
+
+  async addBlock(h: number, data: Buffer): Promise<void> {
+    if (data.length > MAX_BLOCK) throw maxBlockExceeded();
+    const rec = this.handle(h);
+    rec.touched_at = this.clock.now();
+    this.handles.set(String(h), rec);
+    this.arm(rec);
+    await appendFile(rec.tmp, data);
+  }
+
+  async closeHandle(h: number): Promise<void> {
+    const rec = this.handle(h);
+    this.handles.delete(String(h));
+    this.timers.get(h)?.();
+    this.timers.delete(h);
+    try {
+      const disk = await this.checkWritable(rec.path, rec.overwrite);
+      await this.mkdirs(parentOf(rec.path));
+      if (rec.overwrite) await rename(rec.tmp, disk);
+      else {
+        try {
+          await link(rec.tmp, disk);
+        } catch (e) {
+          if (errno(e) === 'EEXIST') throw dbfsExists(rec.path);
+          throw e;
+        }
+        await unlink(rec.tmp);
+      }
+    } finally {
+      await rm(rec.tmp, { force: true });
+    }
+  }
+}

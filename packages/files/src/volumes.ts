@@ -1,0 +1,150 @@
+/**
+ * The Files API over Unity Catalog volumes. `/Volumes/<catalog>/<schema>/<volume>/<rest>` maps to the
+ * volume's own directory, which the unity-catalog service owns (so SQL and jobs see the same bytes).
+ * Uploads stream to a hidden temp file next to the target and are renamed into place.
+ */
+import { createReadStream, type Stats } from 'node:fs';
+import { mkdir, readdir, rm, rmdir } from 'node:fs/promises';
+import path from 'node:path';
+import type { Readable } from 'node:stream';
+import { keysetPage, resolveUnderReal, uuid } from '@minilake/core';
+import {
+  directoryNotEmpty,
+  directoryNotFound,
+  fileExists,
+  fileNotFound,
+  notAVolumePath,
+  pathIsDirectory,
+  pathIsFile,
+  volumesUnavailable,
+} from './errors.js';
+import { errno, statOrUndefined, writeAtomically } from './fsutil.js';
+
+/** The one thing the Files API needs from the unity-catalog service. */
+export interface VolumeResolver {
+  /** The volume's directory; rejects with a 404 DatabricksError when the volume does not exist. */
+  volumeDirectory(catalog: string, schema: string, volume: string): Promise<string>;
+}
+
+export const UPLOAD_PREFIX = '.minilake-upload-';
+
+export interface DirectoryEntry {
+  path: string;
+  is_directory: boolean;
+  file_size?: number;
+  last_modified: number;
+  name: string;
+}
+
+export interface FileMeta {
+  size: number;
+  mtimeMs: number;
+}
+
+export class VolumeFiles {
+  constructor(private readonly resolver: () => VolumeResolver | undefined) {}
+
+  /** The disk path of a client path; the volume must exist. */
+  async resolve(p: string): Promise<string> {
+    const segments = p.split('/').filter(Boolean);
+    if (segments[0] !== 'Volumes' || segments.length < 4) throw notAVolumePath(p);
+    const [, catalog, schema, volume, ...rest] = segments as [string, string, string, string, ...string[]];
+    const r = this.resolver();
+    if (!r) throw volumesUnavailable();
+    const dir = await r.volumeDirectory(catalog, schema, volume);
+    return resolveUnderReal(dir, rest.join('/'));
+  }
+
+  async upload(p: string, body: Readable, overwrite: boolean): Promise<number> {
+    const disk = await this.resolve(p);
+    const st = await statOrUndefined(disk);
+    if (st?.isDirectory()) throw pathIsDirectory(p);
+    if (st && !overwrite) throw fileExists(p);
+    const dir = path.dirname(disk);
+    try {
+      await mkdir(dir, { recursive: true });
+    } catch (e) {
+      if (errno(e) === 'EEXIST' || errno(e) === 'ENOTDIR') throw pathIsFile(path.posix.dirname(p));
+      throw e;
+    }
+    return writeAtomically(body, path.join(dir, `${UPLOAD_PREFIX}${uuid()}`), disk, overwrite, () =>
+      fileExists(p),
+    );
+  }
+
+  async fileStat(p: string): Promise<{ disk: string; st: Stats }> {
+    const disk = await this.resolve(p);
+    const st = await statOrUndefined(disk);
+    if (!st || st.isDirectory()) throw fileNotFound(p);
+    return { disk, st };
+  }
+
+  /** A stream of the file's bytes in [start, end] (inclusive), read from disk as the client consumes it. */
+  openRead(disk: string, start: number, end: number): Readable {
+    return createReadStream(disk, { start, end, highWaterMark: 256 * 1024 });
+  }
+
+  async deleteFile(p: string): Promise<void> {
+    const { disk } = await this.fileStat(p);
+    await rm(disk, { force: true });
+  }
+
+  async createDirectory(p: string): Promise<void> {
+    const disk = await this.resolve(p);
+    try {
+      await mkdir(disk, { recursive: true });
+    } catch (e) {
+      if (errno(e) === 'EEXIST' || errno(e) === 'ENOTDIR') throw pathIsFile(p);
+      throw e;
+    }
+  }
+
+  private async dirStat(p: string): Promise<string> {
+    const disk = await this.resolve(p);
+    const st = await statOrUndefined(disk);
+    if (!st?.isDirectory()) throw directoryNotFound(p);
+    return disk;
+  }
+
+  async headDirectory(p: string): Promise<void> {
+    await this.dirStat(p);
+  }
+
+  async deleteDirectory(p: string): Promise<void> {
+    const disk = await this.dirStat(p);
+    const entries = (await readdir(disk)).filter((n) => !n.startsWith(UPLOAD_PREFIX));
+    if (entries.length > 0) throw directoryNotEmpty(p);
+    if (p.split('/').filter(Boolean).length <= 4) throw directoryNotEmpty(p); // the volume root stays
+    try {
+      await rmdir(disk);
+    } catch (e) {
+      if (errno(e) === 'ENOTEMPTY') throw directoryNotEmpty(p);
+      throw e;
+    }
+  }
+
+  async list(
+    p: string,
+    pageSize: number | undefined,
+    pageToken: string | undefined,
+  ): Promise<{ contents: DirectoryEntry[]; next_page_token?: string }> {
+    const disk = await this.dirStat(p);
+    const base = p.replace(/\/+$/, '');
+    const names = (await readdir(disk)).filter((n) => !n.startsWith(UPLOAD_PREFIX)).sort();
+    const page = keysetPage(names, (n) => n, Math.min(Math.max(pageSize ?? 1000, 1), 1000), pageToken);
+    const contents: DirectoryEntry[] = [];
+    for (const name of page.items) {
+      const st = await statOrUndefined(path.join(disk, name));
+      if (!st) continue;
+      const entry: DirectoryEntry = {
+        path: st.isDirectory() ? `${base}/${name}/` : `${base}/${name}`,
+        is_directory: st.isDirectory(),
+        last_modified: Math.floor(st.mtimeMs),
+        name,
+      };
+      if (!st.isDirectory()) entry.file_size = st.size;
+      contents.push(entry);
+    }
+    return page.nextPageToken ? { contents, next_page_token: page.nextPageToken } : { contents };
+  }
+}
