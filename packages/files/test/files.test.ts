@@ -39,7 +39,9 @@ beforeEach(async () => {
 
 const post = (p: string, body: unknown) => app.request(p, jsonInit('POST', body));
 const get = (p: string, q: Record<string, string | number> = {}) =>
-  app.request(`${p}?${new URLSearchParams(Object.entries(q).map(([k, v]) => [k, String(v)])).toString()}`);
+  app.request(
+    `${p}?${new URLSearchParams(Object.entries(q).map(([k, v]): [string, string] => [k, String(v)])).toString()}`,
+  );
 
 describe('DBFS', () => {
   it('puts, reads, stats, lists, moves and deletes real files', async () => {
