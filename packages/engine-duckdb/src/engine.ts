@@ -160,6 +160,14 @@ export class DuckDbEngine implements SharedResource {
     });
   }
 
+  /** Runs exactly one statement (prepared, so a second statement smuggled into user SQL is refused). */
+  async runSingle(sql: string): Promise<void> {
+    await this.withConnection(async (conn) => {
+      const prepared = await conn.prepare(sql);
+      await prepared.run();
+    });
+  }
+
   // ---- catalogs ----------------------------------------------------------------------------------------
 
   alias(catalog: string): string {

@@ -1,9 +1,76 @@
-import { Hono } from 'hono';
 import { defineService } from '@minilake/core';
+import { duckDbEngine, type DuckDbEngine } from '@minilake/engine-duckdb';
+import { unityCatalogApp } from './app.js';
+import { UnityCatalogStore, type PermissionChange, type TableMetadataInput } from './store.js';
 
-// Placeholder until the package is built: every route of this group falls through to the 501 catch-all.
-export const unityCatalogService = defineService({
+export { UnityCatalogStore, type TableMetadataInput, type PermissionChange } from './store.js';
+export { unityCatalogApp } from './app.js';
+export { checkName, splitFullName } from './names.js';
+
+/** What other services (sql, files) use through ctx.peer('unity-catalog'). */
+export interface UnityCatalogApi {
+  engine: DuckDbEngine;
+  createCatalog(input: {
+    name: string;
+    comment?: string;
+    properties?: Record<string, string>;
+  }): Promise<unknown>;
+  deleteCatalog(name: string, force: boolean): Promise<void>;
+  createSchema(input: {
+    catalog_name: string;
+    name: string;
+    comment?: string;
+    properties?: Record<string, string>;
+  }): Promise<unknown>;
+  deleteSchema(fullName: string, force: boolean): Promise<void>;
+  /** All three throw 404 DatabricksErrors (CATALOG_/SCHEMA_/TABLE_DOES_NOT_EXIST). */
+  getCatalog(name: string): unknown;
+  getSchema(fullName: string): Promise<unknown>;
+  getTable(fullName: string): Promise<unknown>;
+  /** Records what SQL DDL declared about a table (comment, TBLPROPERTIES, LOCATION, USING, PARTITIONED BY). */
+  setTableMetadata(fullName: string, meta: TableMetadataInput): void;
+  /** GRANT / REVOKE from SQL; stored, not enforced. */
+  updatePermissions(securableType: string, fullName: string, changes: PermissionChange[]): void;
+  /** Absolute directory of a volume; 404 when it does not exist. */
+  volumeDirectory(catalog: string, schema: string, volume: string): Promise<string>;
+  store: UnityCatalogStore;
+}
+
+export const unityCatalogService = defineService<UnityCatalogApi>({
   name: 'unity-catalog',
   description: 'Unity Catalog on DuckDB: catalogs, schemas, tables, volumes, functions, grants',
-  create: () => ({ app: new Hono(), state: [] }),
+  configDefaults: { MINILAKE_DUCKDB_MEMORY_LIMIT: '', MINILAKE_DUCKDB_THREADS: '' },
+  async create(ctx) {
+    const engine = await duckDbEngine(ctx);
+    const store = new UnityCatalogStore(
+      ctx.state,
+      engine,
+      ctx.clock,
+      ctx.identity.userName,
+      ctx.dataDir,
+      ctx.identity.workspaceId,
+    );
+    await store.open();
+    return {
+      app: unityCatalogApp(store),
+      state: [store],
+      api: {
+        engine,
+        store,
+        createCatalog: (input) => store.createCatalog(input),
+        deleteCatalog: (name, force) => store.deleteCatalog(name, force),
+        createSchema: (input) => store.createSchema(input),
+        deleteSchema: (fullName, force) => store.deleteSchema(fullName, force),
+        getCatalog: (name) => store.getCatalog(name),
+        getSchema: (fullName) => store.getSchema(fullName),
+        getTable: (fullName) => store.getTable(fullName),
+        setTableMetadata: (fullName, meta) => store.setTableMetadata(fullName, meta),
+        updatePermissions: (type, fullName, changes) => store.applyPermissions(type, fullName, changes),
+        volumeDirectory: (c, s, v) => store.volumeDirectory(c, s, v),
+      },
+      async ready() {
+        await engine.all('SELECT 1');
+      },
+    };
+  },
 });

@@ -1,0 +1,195 @@
+/**
+ * Unity Catalog API (/api/2.1/unity-catalog). Fidelity notes:
+ * - Every catalog is a real DuckDB database file: schemas, tables, views and SQL functions exist in the
+ *   engine, and what SQL creates or drops appears in (or disappears from) these answers at once.
+ * - Lists page like Databricks: max_results absent returns everything, 0 means the server page size,
+ *   negative is a 400, and the last page carries no next_page_token.
+ * - Grants are stored and reported (with inheritance), never enforced: every caller acts as the admin.
+ * - Temporary credentials answer an empty credential set with an expiry: MiniLake storage is local files.
+ */
+import { Hono } from 'hono';
+import { invalidParameter, readJson, readQuery, readQueryOrBody, ucPage } from '@minilake/core';
+import * as s from './schemas.js';
+import type { UnityCatalogStore } from './store.js';
+
+const BASE = '/api/2.1/unity-catalog';
+
+function paged<T>(
+  key: string,
+  items: T[],
+  keyOf: (x: T) => string,
+  q: { max_results?: number; page_token?: string },
+) {
+  const page = ucPage(items, keyOf, q);
+  return page.nextPageToken
+    ? { [key]: page.items, next_page_token: page.nextPageToken }
+    : { [key]: page.items };
+}
+
+const decode = (x: string) => {
+  try {
+    return decodeURIComponent(x);
+  } catch {
+    throw invalidParameter(`Invalid name: ${x}`);
+  }
+};
+
+export function unityCatalogApp(store: UnityCatalogStore): Hono {
+  const app = new Hono();
+  const name = (c: { req: { param(k: string): string | undefined } }, k = 'name') =>
+    decode(c.req.param(k) ?? '');
+
+  // ---- metastores ----
+  app.get(`${BASE}/metastore_summary`, (c) => c.json(store.metastoreInfo()));
+  app.get(`${BASE}/current-metastore-assignment`, (c) => c.json(store.currentAssignment()));
+  app.get(`${BASE}/metastores`, (c) => c.json({ metastores: [store.metastoreInfo()] }));
+  app.get(`${BASE}/metastores/:id`, (c) => c.json(store.getMetastore(name(c, 'id'))));
+
+  // ---- catalogs ----
+  app.post(`${BASE}/catalogs`, async (c) =>
+    c.json(await store.createCatalog(await readJson(c, s.CreateCatalogRequest))),
+  );
+  app.get(`${BASE}/catalogs`, (c) => {
+    const q = readQuery(c, s.ListRequest);
+    return c.json(paged('catalogs', store.listCatalogs(), (x) => x.name, q));
+  });
+  app.get(`${BASE}/catalogs/:name`, (c) => c.json(store.getCatalog(name(c))));
+  app.patch(`${BASE}/catalogs/:name`, async (c) =>
+    c.json(await store.updateCatalog(name(c), await readJson(c, s.UpdateCatalogRequest))),
+  );
+  app.delete(`${BASE}/catalogs/:name`, async (c) => {
+    await store.deleteCatalog(name(c), readQuery(c, s.ForceRequest).force ?? false);
+    return c.json({});
+  });
+
+  // ---- schemas ----
+  app.post(`${BASE}/schemas`, async (c) =>
+    c.json(await store.createSchema(await readJson(c, s.CreateSchemaRequest))),
+  );
+  app.get(`${BASE}/schemas`, async (c) => {
+    const q = await readQueryOrBody(c, s.ListSchemasRequest);
+    return c.json(paged('schemas', await store.listSchemas(q.catalog_name), (x) => x.name, q));
+  });
+  app.get(`${BASE}/schemas/:full_name`, async (c) => c.json(await store.getSchema(name(c, 'full_name'))));
+  app.patch(`${BASE}/schemas/:full_name`, async (c) =>
+    c.json(await store.updateSchema(name(c, 'full_name'), await readJson(c, s.UpdateSchemaRequest))),
+  );
+  app.delete(`${BASE}/schemas/:full_name`, async (c) => {
+    await store.deleteSchema(name(c, 'full_name'), readQuery(c, s.ForceRequest).force ?? false);
+    return c.json({});
+  });
+
+  // ---- tables ----
+  app.post(`${BASE}/tables`, async (c) =>
+    c.json(await store.createTable(await readJson(c, s.CreateTableRequest))),
+  );
+  app.get(`${BASE}/tables`, async (c) => {
+    const q = await readQueryOrBody(c, s.ListTablesRequest);
+    const items = await store.listTables(q.catalog_name, q.schema_name, {
+      columns: q.omit_columns ?? false,
+      properties: q.omit_properties ?? false,
+    });
+    return c.json(paged('tables', items, (x) => x.name as string, q));
+  });
+  app.get(`${BASE}/table-summaries`, async (c) => {
+    const q = readQuery(c, s.TableSummariesRequest);
+    const items = await store.tableSummaries(q.catalog_name, q.schema_name_pattern, q.table_name_pattern);
+    return c.json(paged('tables', items, (x) => x.full_name, q));
+  });
+  app.get(`${BASE}/tables/:full_name/exists`, async (c) =>
+    c.json({ table_exists: await store.tableExists(name(c, 'full_name')) }),
+  );
+  app.get(`${BASE}/tables/:full_name`, async (c) =>
+    c.json(
+      await store.getTable(name(c, 'full_name'), {
+        columns: readQuery(c, s.GetTableRequest).omit_columns ?? false,
+      }),
+    ),
+  );
+  app.patch(`${BASE}/tables/:full_name`, async (c) => {
+    await store.updateTable(name(c, 'full_name'), await readJson(c, s.UpdateTableRequest));
+    return c.json({});
+  });
+  app.delete(`${BASE}/tables/:full_name`, async (c) => {
+    await store.deleteTable(name(c, 'full_name'));
+    return c.json({});
+  });
+
+  // ---- volumes ----
+  app.post(`${BASE}/volumes`, async (c) =>
+    c.json(await store.createVolume(await readJson(c, s.CreateVolumeRequest))),
+  );
+  app.get(`${BASE}/volumes`, async (c) => {
+    const q = readQuery(c, s.ListVolumesRequest);
+    return c.json(paged('volumes', await store.listVolumes(q.catalog_name, q.schema_name), (x) => x.name, q));
+  });
+  app.get(`${BASE}/volumes/:name`, (c) => c.json(store.getVolume(name(c))));
+  app.patch(`${BASE}/volumes/:name`, async (c) =>
+    c.json(await store.updateVolume(name(c), await readJson(c, s.UpdateVolumeRequest))),
+  );
+  app.delete(`${BASE}/volumes/:name`, async (c) => {
+    await store.deleteVolume(name(c));
+    return c.json({});
+  });
+
+  // ---- functions ----
+  app.post(`${BASE}/functions`, async (c) =>
+    c.json(await store.createFunction((await readJson(c, s.CreateFunctionRequest)).function_info)),
+  );
+  app.get(`${BASE}/functions`, async (c) => {
+    const q = readQuery(c, s.ListFunctionsRequest);
+    return c.json(
+      paged('functions', await store.listFunctions(q.catalog_name, q.schema_name), (x) => x.name, q),
+    );
+  });
+  app.get(`${BASE}/functions/:name`, (c) => c.json(store.getFunction(name(c))));
+  app.patch(`${BASE}/functions/:name`, async (c) =>
+    c.json(store.updateFunction(name(c), await readJson(c, s.UpdateFunctionRequest))),
+  );
+  app.delete(`${BASE}/functions/:name`, async (c) => {
+    await store.deleteFunction(name(c));
+    return c.json({});
+  });
+
+  // ---- grants ----
+  app.get(`${BASE}/permissions/:type/:full_name`, async (c) =>
+    c.json(
+      await store.getPermissions(
+        name(c, 'type'),
+        name(c, 'full_name'),
+        readQuery(c, s.GetPermissionsRequest).principal,
+      ),
+    ),
+  );
+  app.patch(`${BASE}/permissions/:type/:full_name`, async (c) =>
+    c.json(
+      await store.updatePermissionsChecked(
+        name(c, 'type'),
+        name(c, 'full_name'),
+        (await readJson(c, s.UpdatePermissionsRequest)).changes,
+      ),
+    ),
+  );
+  app.get(`${BASE}/effective-permissions/:type/:full_name`, async (c) =>
+    c.json(
+      await store.getEffectivePermissions(
+        name(c, 'type'),
+        name(c, 'full_name'),
+        readQuery(c, s.GetPermissionsRequest).principal,
+      ),
+    ),
+  );
+
+  // ---- temporary credentials (the Spark connector asks even for file: locations) ----
+  const expiry = () => ({ expiration_time: Date.now() + 3600_000 });
+  app.post(`${BASE}/temporary-table-credentials`, async (c) => {
+    await readJson(c, s.TemporaryTableCredentialsRequest);
+    return c.json(expiry());
+  });
+  app.post(`${BASE}/temporary-path-credentials`, async (c) => {
+    const body = await readJson(c, s.TemporaryPathCredentialsRequest);
+    return c.json({ ...expiry(), ...(body.url ? { url: body.url } : {}) });
+  });
+
+  return app;
+}
