@@ -586,8 +586,7 @@ export class IamStore extends CollectionStore {
           const u = record as UserRecord;
           if (!sub) {
             if (op === 'remove') delete u.name;
-            else if (scalar && typeof scalar === 'object')
-              u.name = { ...u.name, ...(scalar as object) };
+            else if (scalar && typeof scalar === 'object') u.name = { ...u.name, ...(scalar as object) };
             else throw scimInvalidValue('name must be an object.');
             return;
           }
