@@ -1,9 +1,59 @@
-import { Hono } from 'hono';
-import { defineService } from '@minilake/core';
+import { defineService, type ServiceContext } from '@minilake/core';
+import { computeApp } from './app.js';
+import { ComputeStore, type ClusterSource } from './store.js';
 
-// Placeholder until the package is built: every route of this group falls through to the 501 catch-all.
-export const computeService = defineService({
+export { ComputeStore } from './store.js';
+export type { ClusterState, ClusterSource, ClusterEvent, ComputeOptions } from './store.js';
+export { computeApp } from './app.js';
+export { NODE_TYPES, SPARK_VERSIONS, POLICY_FAMILIES } from './catalog.js';
+
+/** What other services (jobs, pipelines) may use: job clusters live in the same store and state machine. */
+export interface ComputeApi {
+  /** Creates a cluster (cluster_source JOB for job clusters) and returns its id; it starts on its own. */
+  createCluster(spec: Record<string, unknown>, source?: ClusterSource, creator?: string): string;
+  /** The ClusterDetails wire shape, or undefined when there is no such cluster. */
+  getCluster(clusterId: string): Record<string, unknown> | undefined;
+  startCluster(clusterId: string): void;
+  terminateCluster(
+    clusterId: string,
+    reason?: { code: string; type: string; parameters: Record<string, string> },
+  ): void;
+  permanentDeleteCluster(clusterId: string): void;
+}
+
+/** A delay setting in seconds (the host already checked it is a non-negative number). */
+function delayMs(ctx: ServiceContext, key: string, fallback: number): number {
+  const n = Number(ctx.config[key]);
+  return Number.isFinite(n) && n >= 0 ? Math.round(n * 1000) : fallback * 1000;
+}
+
+export const computeService = defineService<ComputeApi>({
   name: 'compute',
-  description: 'Clusters, cluster policies, instance pools, libraries',
-  create: () => ({ app: new Hono(), state: [] }),
+  description:
+    'Clusters on a clock-driven state machine, cluster policies and families, instance pools, libraries',
+  configDefaults: {
+    MINILAKE_CLUSTER_START_DELAY: '2',
+    MINILAKE_CLUSTER_TERMINATE_DELAY: '1',
+  },
+  create(ctx) {
+    const store = new ComputeStore(ctx.state, {
+      clock: ctx.clock,
+      userName: ctx.identity.userName,
+      userId: ctx.identity.userId,
+      startDelayMs: delayMs(ctx, 'MINILAKE_CLUSTER_START_DELAY', 2),
+      terminateDelayMs: delayMs(ctx, 'MINILAKE_CLUSTER_TERMINATE_DELAY', 1),
+    });
+    return {
+      app: computeApp(store),
+      state: [store],
+      api: {
+        createCluster: (spec, source, creator) => store.createCluster(spec, source ?? 'API', creator),
+        getCluster: (id) => store.findCluster(id),
+        startCluster: (id) => store.startCluster(id),
+        terminateCluster: (id, reason) => store.terminateCluster(id, reason),
+        permanentDeleteCluster: (id) => store.permanentDeleteCluster(id),
+      },
+      close: () => store.close(),
+    };
+  },
 });

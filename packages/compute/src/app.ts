@@ -1,0 +1,160 @@
+/**
+ * Compute APIs: clusters (/api/2.1/clusters and the /api/2.0 aliases), cluster policies, policy families,
+ * instance pools and libraries. Fidelity notes:
+ * - A missing cluster is 400 INVALID_PARAMETER_VALUE "Cluster <id> does not exist" on every clusters endpoint,
+ *   clusters/get included: a real-API quirk that the SDKs (error_overrides) and the Terraform provider turn
+ *   into not-found. Operations in the wrong state are 400 INVALID_STATE "... is in unexpected state Running.".
+ * - No machines exist: states move on the injected clock (MINILAKE_CLUSTER_START_DELAY /
+ *   MINILAKE_CLUSTER_TERMINATE_DELAY seconds) and driver/executor nodes are synthetic.
+ * - Attributes MiniLake does not interpret (aws_attributes, docker_image, init_scripts, runtime_engine, ...)
+ *   are stored as sent and echoed, so Terraform and bundles read back what they wrote.
+ * - Nested list parameters arrive flattened (filter_by.cluster_states=RUNNING&filter_by.cluster_states=...),
+ *   as all three SDKs send them.
+ */
+import { Hono, type Context } from 'hono';
+import { readJson, readQuery, validate } from '@minilake/core';
+import { NODE_TYPES, SPARK_VERSIONS, ZONES, DEFAULT_ZONE } from './catalog.js';
+import * as s from './schemas.js';
+import type { ComputeStore } from './store.js';
+
+const CLUSTER_PREFIXES = ['/api/2.1/clusters', '/api/2.0/clusters'];
+
+function listClustersQuery(c: Context) {
+  const one = (k: string) => c.req.query(k);
+  const many = (k: string) => (c.req.queries(k) ?? []).flatMap((x) => x.split(',')).filter(Boolean);
+  const raw: Record<string, unknown> = {
+    cluster_states: many('filter_by.cluster_states'),
+    cluster_sources: many('filter_by.cluster_sources'),
+    is_pinned: one('filter_by.is_pinned'),
+    policy_id: one('filter_by.policy_id'),
+    page_size: one('page_size'),
+    page_token: one('page_token') || undefined,
+    sort_field: one('sort_by.field'),
+    sort_direction: one('sort_by.direction'),
+  };
+  for (const k of Object.keys(raw)) if (raw[k] === undefined) delete raw[k];
+  return validate(s.ListClusters, raw);
+}
+
+export function computeApp(store: ComputeStore): Hono {
+  const app = new Hono();
+
+  for (const base of CLUSTER_PREFIXES) {
+    app.post(`${base}/create`, async (c) => {
+      const body = await readJson(c, s.CreateCluster);
+      return c.json({ cluster_id: store.createCluster(body) });
+    });
+    app.post(`${base}/edit`, async (c) => {
+      store.editCluster(await readJson(c, s.EditCluster));
+      return c.json({});
+    });
+    app.post(`${base}/update`, async (c) => {
+      const body = await readJson(c, s.UpdateCluster);
+      store.updateCluster(body.cluster_id, body.update_mask, body.cluster);
+      return c.json({});
+    });
+    app.post(`${base}/start`, async (c) => {
+      store.startCluster((await readJson(c, s.ClusterIdRequest)).cluster_id);
+      return c.json({});
+    });
+    app.post(`${base}/restart`, async (c) => {
+      const body = await readJson(c, s.RestartCluster);
+      store.restartCluster(body.cluster_id, body.restart_user);
+      return c.json({});
+    });
+    app.post(`${base}/resize`, async (c) => {
+      const body = await readJson(c, s.ResizeCluster);
+      store.resizeCluster(body.cluster_id, body);
+      return c.json({});
+    });
+    app.post(`${base}/delete`, async (c) => {
+      store.terminateCluster((await readJson(c, s.ClusterIdRequest)).cluster_id);
+      return c.json({});
+    });
+    app.post(`${base}/permanent-delete`, async (c) => {
+      store.permanentDeleteCluster((await readJson(c, s.ClusterIdRequest)).cluster_id);
+      return c.json({});
+    });
+    app.post(`${base}/pin`, async (c) => {
+      store.pinCluster((await readJson(c, s.ClusterIdRequest)).cluster_id);
+      return c.json({});
+    });
+    app.post(`${base}/unpin`, async (c) => {
+      store.unpinCluster((await readJson(c, s.ClusterIdRequest)).cluster_id);
+      return c.json({});
+    });
+    app.post(`${base}/change-owner`, async (c) => {
+      const body = await readJson(c, s.ChangeClusterOwner);
+      store.changeOwner(body.cluster_id, body.owner_username);
+      return c.json({});
+    });
+    app.get(`${base}/get`, (c) => c.json(store.getCluster(readQuery(c, s.GetCluster).cluster_id)));
+    app.get(`${base}/list`, (c) => c.json(store.listClusters(listClustersQuery(c))));
+    app.post(`${base}/events`, async (c) => c.json(store.listEvents(await readJson(c, s.GetEvents))));
+    app.get(`${base}/list-node-types`, (c) => c.json({ node_types: NODE_TYPES }));
+    app.get(`${base}/list-zones`, (c) => c.json({ zones: ZONES, default_zone: DEFAULT_ZONE }));
+    app.get(`${base}/spark-versions`, (c) => c.json({ versions: SPARK_VERSIONS }));
+  }
+
+  const POLICIES = '/api/2.0/policies/clusters';
+  app.post(`${POLICIES}/create`, async (c) => {
+    return c.json({ policy_id: store.createPolicy(await readJson(c, s.CreatePolicy)) });
+  });
+  app.post(`${POLICIES}/edit`, async (c) => {
+    store.editPolicy(await readJson(c, s.EditPolicy));
+    return c.json({});
+  });
+  app.post(`${POLICIES}/delete`, async (c) => {
+    store.deletePolicy((await readJson(c, s.PolicyIdRequest)).policy_id);
+    return c.json({});
+  });
+  app.get(`${POLICIES}/get`, (c) => c.json(store.getPolicy(readQuery(c, s.PolicyIdRequest).policy_id)));
+  app.get(`${POLICIES}/list`, (c) => {
+    const q = readQuery(c, s.ListPolicies);
+    return c.json({ policies: store.listPolicies(q.sort_column, q.sort_order) });
+  });
+
+  app.get('/api/2.0/policy-families', (c) => {
+    const q = readQuery(c, s.ListPolicyFamilies);
+    return c.json(store.listPolicyFamilies(q.max_results, q.page_token || undefined));
+  });
+  app.get('/api/2.0/policy-families/:policy_family_id', (c) => {
+    readQuery(c, s.GetPolicyFamily);
+    return c.json(store.policyFamily(c.req.param('policy_family_id')));
+  });
+
+  const POOLS = '/api/2.0/instance-pools';
+  app.post(`${POOLS}/create`, async (c) => {
+    return c.json({ instance_pool_id: store.createPool(await readJson(c, s.CreateInstancePool)) });
+  });
+  app.post(`${POOLS}/edit`, async (c) => {
+    store.editPool(await readJson(c, s.EditInstancePool));
+    return c.json({});
+  });
+  app.post(`${POOLS}/delete`, async (c) => {
+    store.deletePool((await readJson(c, s.InstancePoolIdRequest)).instance_pool_id);
+    return c.json({});
+  });
+  app.get(`${POOLS}/get`, (c) =>
+    c.json(store.getPool(readQuery(c, s.InstancePoolIdRequest).instance_pool_id)),
+  );
+  app.get(`${POOLS}/list`, (c) => c.json({ instance_pools: store.listPools() }));
+
+  const LIBRARIES = '/api/2.0/libraries';
+  app.post(`${LIBRARIES}/install`, async (c) => {
+    const body = await readJson(c, s.InstallLibraries);
+    store.installLibraries(body.cluster_id, body.libraries);
+    return c.json({});
+  });
+  app.post(`${LIBRARIES}/uninstall`, async (c) => {
+    const body = await readJson(c, s.InstallLibraries);
+    store.uninstallLibraries(body.cluster_id, body.libraries);
+    return c.json({});
+  });
+  app.get(`${LIBRARIES}/cluster-status`, (c) =>
+    c.json(store.libraryStatuses(readQuery(c, s.LibrariesClusterStatus).cluster_id)),
+  );
+  app.get(`${LIBRARIES}/all-cluster-statuses`, (c) => c.json({ statuses: store.allLibraryStatuses() }));
+
+  return app;
+}

@@ -1,0 +1,1035 @@
+/**
+ * Clusters, their event log, cluster policies, instance pools and libraries, on one clock.
+ *
+ * The cluster state machine: every transient state (PENDING, RESTARTING, RESIZING, TERMINATING) is stored
+ * with the state it moves to and when (`transition`), and a cancellable timer on the injected clock performs
+ * the move. Timers are not persisted: when the store is built from persisted state (or restored) the timers
+ * are re-armed from `transition`, so a cluster that was starting when the server stopped finishes starting
+ * (at once if its time has passed) and one deleted while PENDING still ends TERMINATED.
+ */
+import { randomBytes, randomInt } from 'node:crypto';
+import {
+  alreadyExists,
+  clusterId as newClusterId,
+  CollectionStore,
+  invalidParameter,
+  numericId,
+  type Clock,
+  type Collection,
+  type StateDb,
+} from '@minilake/core';
+import { isAzureNodeType, nodeTypeById, POLICY_FAMILIES, type PolicyFamily } from './catalog.js';
+import {
+  clusterNotFound,
+  invalidLibrary,
+  invalidPolicyId,
+  missingField,
+  pinnedCluster,
+  policyFamilyNotFound,
+  policyNotFound,
+  poolDeleted,
+  poolNotFound,
+  tooManyPinned,
+  unexpectedState,
+} from './errors.js';
+import { applyPolicy, mergeDefinitions, parseDefinition, type Spec } from './policy.js';
+
+export type ClusterState =
+  'PENDING' | 'RUNNING' | 'RESTARTING' | 'RESIZING' | 'TERMINATING' | 'TERMINATED' | 'ERROR' | 'UNKNOWN';
+
+export type ClusterSource = 'API' | 'UI' | 'JOB' | 'MODELS' | 'PIPELINE' | 'PIPELINE_MAINTENANCE' | 'SQL';
+
+interface SparkNode {
+  private_ip: string;
+  public_dns: string;
+  node_id: string;
+  instance_id: string;
+  start_timestamp: number;
+  host_private_ip: string;
+  node_aws_attributes?: { is_spot: boolean };
+}
+
+interface TerminationReason {
+  code: string;
+  type: string;
+  parameters: Record<string, string>;
+}
+
+interface ClusterRecord {
+  cluster_id: string;
+  /** The effective attributes: what was sent, with policy values and server defaults applied. */
+  attrs: Spec;
+  /** What the client sent, returned under `spec` as Databricks does. */
+  submitted: Spec;
+  state: ClusterState;
+  state_message: string;
+  creator_user_name: string;
+  cluster_source: ClusterSource;
+  start_time: number;
+  terminated_time?: number;
+  last_restarted_time?: number;
+  last_state_loss_time: number;
+  termination_reason?: TerminationReason;
+  spark_context_id?: number;
+  driver?: SparkNode;
+  executors?: SparkNode[];
+  /** Workers actually up (the target is in attrs). */
+  current_workers: number;
+  pinned: boolean;
+  transition?: { to: 'RUNNING' | 'TERMINATED'; at: number };
+  /** Creation order, for stable listings. */
+  seq: number;
+}
+
+export interface ClusterEvent {
+  cluster_id: string;
+  timestamp: number;
+  type: string;
+  details: Record<string, unknown>;
+}
+
+interface PolicyRecord {
+  policy_id: string;
+  name: string;
+  definition: string;
+  description?: string;
+  max_clusters_per_user?: number;
+  policy_family_id?: string;
+  policy_family_definition_overrides?: string;
+  libraries?: Record<string, unknown>[];
+  creator_user_name: string;
+  created_at_timestamp: number;
+  is_default: boolean;
+}
+
+interface PoolRecord {
+  attrs: Spec;
+  instance_pool_id: string;
+  state: 'ACTIVE' | 'DELETED';
+  creator_user_id: string;
+}
+
+interface LibraryEntry {
+  library: Spec;
+  uninstall: boolean;
+}
+
+export interface ComputeOptions {
+  clock: Clock;
+  /** The identity every request acts as. */
+  userName: string;
+  userId: string;
+  startDelayMs: number;
+  terminateDelayMs: number;
+}
+
+const MAX_PINNED = 100;
+const MAX_EVENTS_PER_CLUSTER = 5000;
+/** Attributes that are request options, never echoed at the top level of ClusterDetails. */
+const NOT_ECHOED = ['cluster_id', 'apply_policy_default_values', 'clone_from'];
+const STATE_ORDER: ClusterState[] = [
+  'RUNNING',
+  'PENDING',
+  'RESIZING',
+  'RESTARTING',
+  'TERMINATING',
+  'ERROR',
+  'UNKNOWN',
+  'TERMINATED',
+];
+const LIBRARY_KINDS = ['jar', 'egg', 'whl', 'pypi', 'maven', 'cran', 'requirements'];
+
+const STATE_MESSAGES: Record<ClusterState, string> = {
+  PENDING: 'Finding instances for new nodes, acquiring more instances if necessary',
+  RUNNING: '',
+  RESTARTING: 'Restarting the Spark driver and workers',
+  RESIZING: 'Resizing the cluster to the requested number of workers',
+  TERMINATING: 'Terminating the cluster',
+  TERMINATED: '',
+  ERROR: '',
+  UNKNOWN: '',
+};
+
+const isActive = (s: ClusterState) => s !== 'TERMINATED' && s !== 'TERMINATING';
+const hex = (n: number) =>
+  randomBytes(Math.ceil(n / 2))
+    .toString('hex')
+    .slice(0, n);
+const privateIp = () => `10.${randomInt(0, 256)}.${randomInt(0, 256)}.${randomInt(1, 255)}`;
+const encodeOffset = (n: number) => Buffer.from(`offset:${n}`, 'utf8').toString('base64url');
+function decodeOffset(token: string, field = 'page_token'): number {
+  const m = /^offset:(\d{1,9})$/.exec(Buffer.from(token, 'base64url').toString('utf8'));
+  if (!m) throw invalidParameter(`Invalid ${field}: ${token}`);
+  return Number(m[1]);
+}
+
+export class ComputeStore extends CollectionStore {
+  private readonly clusters: Collection<ClusterRecord>;
+  private readonly events: Collection<ClusterEvent[]>;
+  private readonly policies: Collection<PolicyRecord>;
+  private readonly pools: Collection<PoolRecord>;
+  private readonly libraries: Collection<LibraryEntry[]>;
+  private readonly timers = new Map<string, () => void>();
+  private seq = 0;
+
+  constructor(
+    db: StateDb,
+    private readonly opts: ComputeOptions,
+  ) {
+    super('compute', 1, db);
+    this.clusters = this.collection('clusters');
+    this.events = this.collection('events');
+    this.policies = this.collection('policies');
+    this.pools = this.collection('pools');
+    this.libraries = this.collection('libraries');
+    this.rearmAll();
+  }
+
+  private get now(): number {
+    return this.opts.clock.now();
+  }
+
+  // ---------------------------------------------------------------- timers
+
+  private rearmAll(): void {
+    for (const c of this.clusters.values()) {
+      this.seq = Math.max(this.seq, c.seq);
+      this.arm(c);
+    }
+  }
+
+  private cancel(id: string): void {
+    this.timers.get(id)?.();
+    this.timers.delete(id);
+  }
+
+  private arm(c: ClusterRecord): void {
+    this.cancel(c.cluster_id);
+    if (!c.transition) return;
+    const id = c.cluster_id;
+    const cancel = this.opts.clock.setTimeout(
+      () => {
+        this.timers.delete(id);
+        this.complete(id);
+      },
+      Math.max(0, c.transition.at - this.now),
+    );
+    this.timers.set(id, cancel);
+  }
+
+  /** Moves a cluster into a transient state that ends in `to` after `delayMs`. */
+  private transition(
+    c: ClusterRecord,
+    state: ClusterState,
+    to: 'RUNNING' | 'TERMINATED',
+    delayMs: number,
+  ): void {
+    c.state = state;
+    c.state_message = STATE_MESSAGES[state];
+    c.transition = { to, at: this.now + delayMs };
+    this.clusters.set(c.cluster_id, c);
+    this.arm(c);
+  }
+
+  /** A timer fired: finish the pending transition. */
+  private complete(id: string): void {
+    const c = this.clusters.get(id);
+    if (!c?.transition) return;
+    const to = c.transition.to;
+    const from = c.state;
+    c.transition = undefined;
+    if (to === 'TERMINATED') {
+      c.state = 'TERMINATED';
+      c.state_message = '';
+      c.terminated_time = this.now;
+      c.driver = undefined;
+      c.executors = undefined;
+      c.current_workers = 0;
+      this.clusters.set(id, c);
+      this.dropUninstalledLibraries(id);
+      return;
+    }
+    const target = this.targetWorkers(c.attrs);
+    const previous = c.current_workers;
+    c.state = 'RUNNING';
+    c.state_message = '';
+    if (from === 'RESIZING') {
+      c.executors = this.resizeExecutors(c.executors ?? [], target, c);
+      c.current_workers = target;
+      this.clusters.set(id, c);
+      if (target > previous)
+        this.addEvent(id, 'UPSIZE_COMPLETED', { current_num_workers: target, target_num_workers: target });
+      return;
+    }
+    // A fresh Spark context: after create, start, restart or a restarting edit.
+    c.driver = this.sparkNode(c);
+    c.executors = this.resizeExecutors([], target, c);
+    c.current_workers = target;
+    c.spark_context_id = numericId();
+    c.last_restarted_time = this.now;
+    this.clusters.set(id, c);
+    this.addEvent(id, 'RUNNING', { current_num_workers: target, target_num_workers: target });
+    this.addEvent(id, 'DRIVER_HEALTHY', {});
+  }
+
+  private sparkNode(c: ClusterRecord): SparkNode {
+    const ip = privateIp();
+    const node: SparkNode = {
+      private_ip: ip,
+      public_dns: '',
+      node_id: hex(32),
+      instance_id: isAzureNodeType(String(c.attrs.node_type_id ?? '')) ? hex(32) : `i-0${hex(16)}`,
+      start_timestamp: this.now,
+      host_private_ip: privateIp(),
+    };
+    if (!isAzureNodeType(String(c.attrs.node_type_id ?? ''))) node.node_aws_attributes = { is_spot: false };
+    return node;
+  }
+
+  private resizeExecutors(current: SparkNode[], target: number, c: ClusterRecord): SparkNode[] {
+    const out = current.slice(0, target);
+    while (out.length < target) out.push(this.sparkNode(c));
+    return out;
+  }
+
+  private targetWorkers(attrs: Spec): number {
+    const auto = attrs.autoscale as { min_workers?: number } | undefined;
+    if (auto) return auto.min_workers ?? 0;
+    return typeof attrs.num_workers === 'number' ? attrs.num_workers : 0;
+  }
+
+  // ---------------------------------------------------------------- events
+
+  private addEvent(clusterId: string, type: string, details: Record<string, unknown>): void {
+    const list = this.events.get(clusterId) ?? [];
+    list.push({ cluster_id: clusterId, timestamp: this.now, type, details });
+    if (list.length > MAX_EVENTS_PER_CLUSTER) list.splice(0, list.length - MAX_EVENTS_PER_CLUSTER);
+    this.events.set(clusterId, list);
+  }
+
+  listEvents(q: {
+    cluster_id: string;
+    start_time?: number | undefined;
+    end_time?: number | undefined;
+    order?: 'ASC' | 'DESC' | undefined;
+    event_types?: readonly string[] | undefined;
+    offset?: number | undefined;
+    limit?: number | undefined;
+    page_size?: number | undefined;
+    page_token?: string | undefined;
+  }) {
+    this.cluster(q.cluster_id);
+    const types = q.event_types && q.event_types.length > 0 ? new Set(q.event_types) : undefined;
+    const order = q.order ?? 'DESC';
+    const all = (this.events.get(q.cluster_id) ?? [])
+      .map((e, i) => ({ e, i }))
+      .filter(
+        ({ e }) =>
+          (q.start_time === undefined || e.timestamp >= q.start_time) &&
+          (q.end_time === undefined || e.timestamp <= q.end_time) &&
+          (!types || types.has(e.type)),
+      )
+      .sort((a, b) => (a.e.timestamp - b.e.timestamp || a.i - b.i) * (order === 'ASC' ? 1 : -1))
+      .map(({ e }) => e);
+    const total_count = all.length;
+    if (q.page_token !== undefined || q.page_size !== undefined) {
+      // The newer token paging: page_size 0..500 (0 or absent: the server decides), out of range is clamped.
+      const size = Math.min(500, Math.max(0, q.page_size ?? 0)) || 50;
+      const start = q.page_token ? decodeOffset(q.page_token) : 0;
+      const events = all.slice(start, start + size);
+      return {
+        events,
+        total_count,
+        ...(start + size < total_count ? { next_page_token: encodeOffset(start + size) } : {}),
+        ...(start > 0 ? { prev_page_token: encodeOffset(Math.max(0, start - size)) } : {}),
+      };
+    }
+    const offset = q.offset ?? 0;
+    const limit = q.limit ?? 50;
+    const events = all.slice(offset, offset + limit);
+    const next =
+      offset + limit < total_count
+        ? {
+            next_page: {
+              cluster_id: q.cluster_id,
+              ...(q.start_time !== undefined ? { start_time: q.start_time } : {}),
+              ...(q.end_time !== undefined ? { end_time: q.end_time } : {}),
+              order,
+              ...(q.event_types ? { event_types: q.event_types } : {}),
+              offset: offset + limit,
+              limit,
+            },
+          }
+        : {};
+    return { events, total_count, ...next };
+  }
+
+  // ---------------------------------------------------------------- clusters
+
+  private cluster(id: string): ClusterRecord {
+    const c = this.clusters.get(id);
+    if (!c) throw clusterNotFound(id);
+    return c;
+  }
+
+  hasCluster(id: string): boolean {
+    return this.clusters.has(id);
+  }
+
+  /** Validates a requested spec and returns the effective attributes (policy applied, server defaults set). */
+  private effectiveAttributes(sent: Spec, creator: string): Spec {
+    let attrs: Spec = structuredClone(sent);
+    for (const k of NOT_ECHOED) delete attrs[k];
+    if (typeof sent.policy_id === 'string' && sent.policy_id !== '') {
+      const policy = this.policies.get(sent.policy_id);
+      if (!policy) throw invalidPolicyId(sent.policy_id);
+      attrs = applyPolicy(attrs, policy.definition, sent.apply_policy_default_values === true);
+    }
+    if (typeof attrs.spark_version !== 'string' || attrs.spark_version === '')
+      throw missingField('spark_version');
+    const auto = attrs.autoscale as { min_workers?: number; max_workers?: number } | undefined;
+    if (auto) {
+      if (auto.max_workers === undefined) throw invalidParameter('autoscale.max_workers is required');
+      if ((auto.min_workers ?? 0) > auto.max_workers)
+        throw invalidParameter(
+          `autoscale.min_workers (${auto.min_workers}) must not exceed autoscale.max_workers (${auto.max_workers})`,
+        );
+    } else if (attrs.num_workers === undefined) {
+      attrs.num_workers = 0;
+    }
+    const auto_mins = attrs.autotermination_minutes;
+    if (typeof auto_mins === 'number' && auto_mins !== 0 && (auto_mins < 10 || auto_mins > 10000))
+      throw invalidParameter('autotermination_minutes must be 0 or between 10 and 10000');
+    if (typeof attrs.instance_pool_id === 'string' && attrs.instance_pool_id !== '') {
+      const pool = this.usablePool(attrs.instance_pool_id);
+      attrs.node_type_id ??= pool.attrs.node_type_id;
+      attrs.driver_instance_pool_id ??= attrs.instance_pool_id;
+    }
+    if (typeof attrs.driver_instance_pool_id === 'string' && attrs.driver_instance_pool_id !== '') {
+      const driverPool = this.usablePool(attrs.driver_instance_pool_id);
+      attrs.driver_node_type_id ??= driverPool.attrs.node_type_id;
+    }
+    if (attrs.node_type_id !== undefined) attrs.driver_node_type_id ??= attrs.node_type_id;
+    const usesPool = attrs.instance_pool_id !== undefined;
+    if (!usesPool && !attrs.aws_attributes && !attrs.azure_attributes && !attrs.gcp_attributes) {
+      if (isAzureNodeType(attrs.node_type_id as string | undefined)) {
+        attrs.azure_attributes = {
+          first_on_demand: 1,
+          availability: 'ON_DEMAND_AZURE',
+          spot_bid_max_price: -1,
+        };
+      } else {
+        attrs.aws_attributes = {
+          first_on_demand: 1,
+          availability: 'SPOT_WITH_FALLBACK',
+          zone_id: 'us-east-1c',
+          spot_bid_price_percent: 100,
+        };
+      }
+    }
+    attrs.enable_elastic_disk ??= false;
+    attrs.enable_local_disk_encryption ??= false;
+    if (attrs.data_security_mode === 'SINGLE_USER' && !attrs.single_user_name)
+      attrs.single_user_name = creator;
+    return attrs;
+  }
+
+  private usablePool(id: string): PoolRecord {
+    const pool = this.pools.get(id);
+    if (!pool) throw poolNotFound(id);
+    if (pool.state === 'DELETED') throw poolDeleted(id);
+    return pool;
+  }
+
+  createCluster(sent: Spec, source: ClusterSource = 'API', creator = this.opts.userName): string {
+    const attrs = this.effectiveAttributes(sent, creator);
+    const id = newClusterId();
+    const submitted = structuredClone(sent);
+    delete submitted.cluster_id;
+    const c: ClusterRecord = {
+      cluster_id: id,
+      attrs,
+      submitted,
+      state: 'PENDING',
+      state_message: STATE_MESSAGES.PENDING,
+      creator_user_name: creator,
+      cluster_source: source,
+      start_time: this.now,
+      last_state_loss_time: 0,
+      current_workers: 0,
+      pinned: false,
+      seq: ++this.seq,
+    };
+    this.clusters.set(id, c);
+    this.addEvent(id, 'CREATING', { user: creator, attributes: attrs });
+    this.transition(c, 'PENDING', 'RUNNING', this.opts.startDelayMs);
+    return id;
+  }
+
+  /** Edit replaces every attribute. A RUNNING cluster restarts to apply them; a TERMINATED one stays down. */
+  editCluster(sent: Spec & { cluster_id: string }): void {
+    const c = this.cluster(sent.cluster_id);
+    if (c.state !== 'RUNNING' && c.state !== 'TERMINATED') throw unexpectedState(c.cluster_id, c.state);
+    this.applyEdit(c, sent);
+  }
+
+  /** Update changes only the attributes named in update_mask (comma-separated); absent ones are cleared. */
+  updateCluster(clusterId: string, updateMask: string, cluster: Spec | undefined): void {
+    const c = this.cluster(clusterId);
+    if (c.state !== 'RUNNING' && c.state !== 'TERMINATED') throw unexpectedState(c.cluster_id, c.state);
+    const fields = updateMask
+      .split(',')
+      .map((f) => f.trim())
+      .filter(Boolean);
+    if (fields.length === 0) throw invalidParameter('update_mask must name at least one field');
+    const next: Spec = { ...structuredClone(c.submitted) };
+    for (const f of fields) {
+      if (f === '*') {
+        Object.assign(next, structuredClone(cluster ?? {}));
+        continue;
+      }
+      const top = f.split('.')[0]!;
+      if (cluster && top in cluster) next[top] = structuredClone(cluster[top]);
+      else delete next[top];
+    }
+    this.applyEdit(c, { ...next, cluster_id: clusterId });
+  }
+
+  private applyEdit(c: ClusterRecord, sent: Spec): void {
+    const attrs = this.effectiveAttributes(sent, c.creator_user_name);
+    const previous = c.attrs;
+    c.attrs = attrs;
+    c.submitted = structuredClone(sent);
+    delete c.submitted.cluster_id;
+    this.clusters.set(c.cluster_id, c);
+    this.addEvent(c.cluster_id, 'EDITED', {
+      user: this.opts.userName,
+      previous_attributes: previous,
+      attributes: attrs,
+    });
+    if (c.state === 'RUNNING') {
+      this.addEvent(c.cluster_id, 'RESTARTING', { user: this.opts.userName });
+      this.restartNow(c);
+    }
+  }
+
+  private restartNow(c: ClusterRecord): void {
+    c.last_state_loss_time = this.now;
+    this.dropUninstalledLibraries(c.cluster_id);
+    this.transition(c, 'RESTARTING', 'RUNNING', this.opts.startDelayMs);
+  }
+
+  startCluster(id: string): void {
+    const c = this.cluster(id);
+    if (c.state !== 'TERMINATED') throw unexpectedState(id, c.state);
+    c.start_time = this.now;
+    c.terminated_time = undefined;
+    c.termination_reason = undefined;
+    c.last_state_loss_time = this.now;
+    this.addEvent(id, 'STARTING', { user: this.opts.userName });
+    this.transition(c, 'PENDING', 'RUNNING', this.opts.startDelayMs);
+  }
+
+  restartCluster(id: string, user = this.opts.userName): void {
+    const c = this.cluster(id);
+    if (c.state !== 'RUNNING') throw unexpectedState(id, c.state);
+    this.addEvent(id, 'RESTARTING', { user });
+    this.restartNow(c);
+  }
+
+  resizeCluster(id: string, size: { num_workers?: number | undefined; autoscale?: Spec | undefined }): void {
+    const c = this.cluster(id);
+    if (size.num_workers === undefined && size.autoscale === undefined)
+      throw invalidParameter('Either num_workers or autoscale must be set');
+    if (c.state !== 'RUNNING') throw unexpectedState(id, c.state);
+    const auto = size.autoscale as { min_workers?: number; max_workers?: number } | undefined;
+    if (auto && (auto.max_workers === undefined || (auto.min_workers ?? 0) > auto.max_workers))
+      throw invalidParameter('autoscale.min_workers must not exceed autoscale.max_workers');
+    const previous = auto ? undefined : { num_workers: c.current_workers };
+    if (auto) {
+      c.attrs.autoscale = auto;
+      delete c.attrs.num_workers;
+    } else {
+      c.attrs.num_workers = size.num_workers;
+      delete c.attrs.autoscale;
+    }
+    const target = this.targetWorkers(c.attrs);
+    this.addEvent(id, 'RESIZING', {
+      current_num_workers: c.current_workers,
+      target_num_workers: target,
+      user: this.opts.userName,
+      ...(previous ? { previous_cluster_size: previous } : {}),
+      cluster_size: auto ? { autoscale: auto } : { num_workers: target },
+    });
+    this.transition(c, 'RESIZING', 'RUNNING', this.opts.startDelayMs);
+  }
+
+  /** clusters/delete: terminate. A no-op on a cluster already TERMINATING or TERMINATED. */
+  terminateCluster(id: string, reason?: TerminationReason): void {
+    const c = this.cluster(id);
+    if (!isActive(c.state)) return;
+    c.termination_reason = reason ?? {
+      code: 'USER_REQUEST',
+      type: 'SUCCESS',
+      parameters: { username: this.opts.userName },
+    };
+    this.addEvent(id, 'TERMINATING', { reason: c.termination_reason, user: this.opts.userName });
+    this.transition(c, 'TERMINATING', 'TERMINATED', this.opts.terminateDelayMs);
+  }
+
+  permanentDeleteCluster(id: string): void {
+    const c = this.cluster(id);
+    if (c.pinned) throw pinnedCluster(id);
+    this.cancel(id);
+    this.clusters.delete(id);
+    this.events.delete(id);
+    this.libraries.delete(id);
+  }
+
+  pinCluster(id: string): void {
+    const c = this.cluster(id);
+    if (c.pinned) return;
+    const pinned = [...this.clusters.values()].filter((x) => x.pinned).length;
+    if (pinned >= MAX_PINNED) throw tooManyPinned(MAX_PINNED);
+    c.pinned = true;
+    this.clusters.set(id, c);
+    this.addEvent(id, 'PINNED', { user: this.opts.userName });
+  }
+
+  unpinCluster(id: string): void {
+    const c = this.cluster(id);
+    if (!c.pinned) return;
+    c.pinned = false;
+    this.clusters.set(id, c);
+    this.addEvent(id, 'UNPINNED', { user: this.opts.userName });
+  }
+
+  /** Databricks only changes the owner of a terminated cluster. */
+  changeOwner(id: string, owner: string): void {
+    const c = this.cluster(id);
+    if (c.state !== 'TERMINATED') throw unexpectedState(id, c.state);
+    c.creator_user_name = owner;
+    if (c.attrs.data_security_mode === 'SINGLE_USER' && c.submitted.single_user_name === undefined)
+      c.attrs.single_user_name = owner;
+    this.clusters.set(id, c);
+  }
+
+  getCluster(id: string): Spec {
+    return this.details(this.cluster(id));
+  }
+
+  findCluster(id: string): Spec | undefined {
+    const c = this.clusters.get(id);
+    return c ? this.details(c) : undefined;
+  }
+
+  /** The ClusterDetails wire shape. */
+  private details(c: ClusterRecord): Spec {
+    const driverType = nodeTypeById(String(c.attrs.driver_node_type_id ?? c.attrs.node_type_id ?? ''));
+    const workerType = nodeTypeById(String(c.attrs.node_type_id ?? ''));
+    const running = c.state !== 'TERMINATED' && c.state !== 'PENDING';
+    const nodes = running ? 1 + c.current_workers : 0;
+    const memory = running
+      ? (driverType?.memory_mb ?? 16384) + c.current_workers * (workerType?.memory_mb ?? 16384)
+      : 0;
+    const cores = running
+      ? (driverType?.num_cores ?? 4) + c.current_workers * (workerType?.num_cores ?? 4)
+      : 0;
+    const out: Spec = {
+      ...structuredClone(c.attrs),
+      cluster_id: c.cluster_id,
+      creator_user_name: c.creator_user_name,
+      cluster_source: c.cluster_source,
+      state: c.state,
+      state_message: c.state_message,
+      start_time: c.start_time,
+      last_state_loss_time: c.last_state_loss_time,
+      default_tags: {
+        Vendor: 'Databricks',
+        Creator: c.creator_user_name,
+        ClusterName: String(c.attrs.cluster_name ?? ''),
+        ClusterId: c.cluster_id,
+      },
+      spec: structuredClone(c.submitted),
+      jdbc_port: 10000,
+      init_scripts_safe_mode: false,
+    };
+    if (nodes > 0) {
+      out.cluster_memory_mb = memory;
+      out.cluster_cores = cores;
+    }
+    if (c.spark_context_id !== undefined) out.spark_context_id = c.spark_context_id;
+    if (c.last_restarted_time !== undefined) out.last_restarted_time = c.last_restarted_time;
+    if (c.terminated_time !== undefined) out.terminated_time = c.terminated_time;
+    if (c.termination_reason) out.termination_reason = c.termination_reason;
+    if (c.driver && c.state !== 'TERMINATED') out.driver = c.driver;
+    if (c.executors && c.executors.length > 0 && c.state !== 'TERMINATED') out.executors = c.executors;
+    return out;
+  }
+
+  listClusters(q: {
+    cluster_states: readonly string[];
+    cluster_sources: readonly string[];
+    is_pinned?: boolean | undefined;
+    policy_id?: string | undefined;
+    page_size?: number | undefined;
+    page_token?: string | undefined;
+    sort_field?: 'CLUSTER_NAME' | 'DEFAULT' | undefined;
+    sort_direction?: 'ASC' | 'DESC' | undefined;
+  }) {
+    if (q.page_size !== undefined && q.page_size < 0) throw invalidParameter('page_size must be at least 0');
+    const states = new Set(q.cluster_states);
+    const sources = new Set(q.cluster_sources);
+    const name = (c: ClusterRecord) => String(c.attrs.cluster_name ?? '');
+    const dir = q.sort_direction === 'DESC' ? -1 : 1;
+    const byName = (a: ClusterRecord, b: ClusterRecord) => name(a).localeCompare(name(b)) || a.seq - b.seq;
+    const sorted = [...this.clusters.values()]
+      .filter(
+        (c) =>
+          (states.size === 0 || states.has(c.state)) &&
+          (sources.size === 0 || sources.has(c.cluster_source)) &&
+          (q.is_pinned === undefined || c.pinned === q.is_pinned) &&
+          (q.policy_id === undefined || c.attrs.policy_id === q.policy_id),
+      )
+      .sort((a, b) => {
+        if (q.sort_field === 'CLUSTER_NAME') return byName(a, b) * dir;
+        // DEFAULT: state (active first), then pinned first, then name.
+        return (
+          (STATE_ORDER.indexOf(a.state) - STATE_ORDER.indexOf(b.state) ||
+            Number(b.pinned) - Number(a.pinned) ||
+            byName(a, b)) * dir
+        );
+      });
+    const start = q.page_token ? decodeOffset(q.page_token) : 0;
+    const size = q.page_size ? Math.min(q.page_size, 100) : undefined;
+    const page = size === undefined ? sorted.slice(start) : sorted.slice(start, start + size);
+    const out: { clusters: Spec[]; next_page_token?: string; prev_page_token?: string } = {
+      clusters: page.map((c) => this.details(c)),
+    };
+    if (size !== undefined && start + size < sorted.length) out.next_page_token = encodeOffset(start + size);
+    if (size !== undefined && start > 0) out.prev_page_token = encodeOffset(Math.max(0, start - size));
+    return out;
+  }
+
+  // ---------------------------------------------------------------- policies
+
+  private policy(id: string): PolicyRecord {
+    const p = this.policies.get(id);
+    if (!p) throw policyNotFound(id);
+    return p;
+  }
+
+  private policyDefinition(body: {
+    definition?: string | undefined;
+    policy_family_id?: string | undefined;
+    policy_family_definition_overrides?: string | undefined;
+  }): string {
+    if (body.policy_family_id) {
+      if (body.definition) throw invalidParameter('policy_family_id and definition cannot be used together');
+      const fam = this.policyFamily(body.policy_family_id);
+      return mergeDefinitions(fam.definition, body.policy_family_definition_overrides);
+    }
+    if (body.policy_family_definition_overrides)
+      throw invalidParameter('policy_family_definition_overrides requires policy_family_id');
+    const definition = body.definition ?? '{}';
+    parseDefinition(definition);
+    return definition;
+  }
+
+  createPolicy(body: {
+    name?: string | undefined;
+    definition?: string | undefined;
+    description?: string | undefined;
+    max_clusters_per_user?: number | undefined;
+    policy_family_id?: string | undefined;
+    policy_family_definition_overrides?: string | undefined;
+    libraries?: Record<string, unknown>[] | undefined;
+  }): string {
+    if (!body.name) throw missingField('name');
+    this.assertPolicyNameFree(body.name);
+    const definition = this.policyDefinition(body);
+    const id = hex(16).toUpperCase();
+    const p: PolicyRecord = {
+      policy_id: id,
+      name: body.name,
+      definition,
+      creator_user_name: this.opts.userName,
+      created_at_timestamp: this.now,
+      is_default: false,
+    };
+    this.assignPolicyFields(p, body);
+    this.policies.set(id, p);
+    return id;
+  }
+
+  private assertPolicyNameFree(name: string, except?: string): void {
+    for (const p of this.policies.values())
+      if (p.name === name && p.policy_id !== except)
+        throw alreadyExists(`Cluster Policy with name \`${name}\` already exists`);
+  }
+
+  private assignPolicyFields(
+    p: PolicyRecord,
+    body: {
+      description?: string | undefined;
+      max_clusters_per_user?: number | undefined;
+      policy_family_id?: string | undefined;
+      policy_family_definition_overrides?: string | undefined;
+      libraries?: Record<string, unknown>[] | undefined;
+    },
+  ): void {
+    p.description = body.description;
+    p.max_clusters_per_user = body.max_clusters_per_user;
+    p.policy_family_id = body.policy_family_id || undefined;
+    p.policy_family_definition_overrides = body.policy_family_id
+      ? body.policy_family_definition_overrides
+      : undefined;
+    p.libraries = body.libraries;
+  }
+
+  /** Edit is a full replacement of the writable fields. */
+  editPolicy(body: Parameters<ComputeStore['createPolicy']>[0] & { policy_id: string }): void {
+    const p = this.policy(body.policy_id);
+    if (!body.name) throw missingField('name');
+    this.assertPolicyNameFree(body.name, p.policy_id);
+    p.definition = this.policyDefinition(body);
+    p.name = body.name;
+    this.assignPolicyFields(p, body);
+    this.policies.set(p.policy_id, p);
+  }
+
+  deletePolicy(id: string): void {
+    this.policy(id);
+    this.policies.delete(id);
+  }
+
+  getPolicy(id: string) {
+    return this.policyWire(this.policy(id));
+  }
+
+  private policyWire(p: PolicyRecord) {
+    return Object.fromEntries(Object.entries(p).filter(([, v]) => v !== undefined));
+  }
+
+  listPolicies(sortColumn?: 'POLICY_CREATION_TIME' | 'POLICY_NAME', sortOrder?: 'ASC' | 'DESC') {
+    const dir = sortOrder === 'ASC' ? 1 : sortOrder === 'DESC' ? -1 : sortColumn === 'POLICY_NAME' ? 1 : -1;
+    return [...this.policies.values()]
+      .sort((a, b) =>
+        sortColumn === 'POLICY_NAME'
+          ? a.name.localeCompare(b.name) * dir
+          : (a.created_at_timestamp - b.created_at_timestamp || a.name.localeCompare(b.name)) * dir,
+      )
+      .map((p) => this.policyWire(p));
+  }
+
+  policyFamily(id: string): PolicyFamily {
+    const f = POLICY_FAMILIES.find((x) => x.policy_family_id === id);
+    if (!f) throw policyFamilyNotFound(id);
+    return f;
+  }
+
+  listPolicyFamilies(maxResults: number | undefined, pageToken: string | undefined) {
+    if (maxResults !== undefined && maxResults < 0) throw invalidParameter('max_results must be at least 0');
+    const start = pageToken ? decodeOffset(pageToken) : 0;
+    const size = maxResults || POLICY_FAMILIES.length;
+    const page = POLICY_FAMILIES.slice(start, start + size);
+    return {
+      policy_families: page,
+      ...(start + size < POLICY_FAMILIES.length ? { next_page_token: encodeOffset(start + size) } : {}),
+    };
+  }
+
+  // ---------------------------------------------------------------- instance pools
+
+  private pool(id: string): PoolRecord {
+    const p = this.pools.get(id);
+    if (!p) throw poolNotFound(id);
+    return p;
+  }
+
+  createPool(sent: Spec): string {
+    const attrs = structuredClone(sent);
+    delete attrs.instance_pool_id;
+    const id = `${newClusterId().replace(/-[a-z]+$/, '')}-${hex(6)}-pool-${hex(8)}`;
+    attrs.idle_instance_autotermination_minutes ??= 60;
+    attrs.min_idle_instances ??= 0;
+    attrs.enable_elastic_disk ??= false;
+    if (!attrs.aws_attributes && !attrs.azure_attributes && !attrs.gcp_attributes) {
+      if (isAzureNodeType(attrs.node_type_id as string))
+        attrs.azure_attributes = { availability: 'ON_DEMAND_AZURE' };
+      else
+        attrs.aws_attributes = { availability: 'SPOT', zone_id: 'us-east-1c', spot_bid_price_percent: 100 };
+    }
+    this.checkPoolSize(attrs);
+    this.pools.set(id, { attrs, instance_pool_id: id, state: 'ACTIVE', creator_user_id: this.opts.userId });
+    return id;
+  }
+
+  private checkPoolSize(attrs: Spec): void {
+    const min = attrs.min_idle_instances as number | undefined;
+    const max = attrs.max_capacity as number | undefined;
+    if (min !== undefined && max !== undefined && min > max)
+      throw invalidParameter(`min_idle_instances (${min}) must not exceed max_capacity (${max})`);
+  }
+
+  /** Edit replaces the editable fields; the rest (cloud attributes, disk spec, preloaded images) is kept. */
+  editPool(sent: Spec & { instance_pool_id: string }): void {
+    const p = this.pool(sent.instance_pool_id);
+    if (p.state === 'DELETED') throw poolDeleted(p.instance_pool_id);
+    if (sent.node_type_id !== p.attrs.node_type_id)
+      throw invalidParameter('node_type_id cannot be changed on an existing instance pool');
+    const editable = [
+      'instance_pool_name',
+      'min_idle_instances',
+      'max_capacity',
+      'idle_instance_autotermination_minutes',
+      'custom_tags',
+      'remote_disk_throughput',
+      'total_initial_remote_disk_size',
+      'node_type_flexibility',
+    ];
+    const next = structuredClone(p.attrs);
+    for (const k of editable) {
+      if (k in sent) next[k] = structuredClone(sent[k]);
+      else if (k !== 'instance_pool_name') delete next[k];
+    }
+    next.min_idle_instances ??= 0;
+    next.idle_instance_autotermination_minutes ??= 60;
+    this.checkPoolSize(next);
+    p.attrs = next;
+    this.pools.set(p.instance_pool_id, p);
+  }
+
+  deletePool(id: string): void {
+    const p = this.pool(id);
+    p.state = 'DELETED';
+    this.pools.set(id, p);
+  }
+
+  getPool(id: string) {
+    return this.poolWire(this.pool(id));
+  }
+
+  listPools() {
+    return [...this.pools.values()]
+      .filter((p) => p.state !== 'DELETED')
+      .sort((a, b) => String(a.attrs.instance_pool_name).localeCompare(String(b.attrs.instance_pool_name)))
+      .map((p) => this.poolWire(p));
+  }
+
+  private poolWire(p: PoolRecord) {
+    let used = 0;
+    if (p.state === 'ACTIVE') {
+      for (const c of this.clusters.values()) {
+        if (c.state === 'TERMINATED') continue;
+        if (c.attrs.instance_pool_id === p.instance_pool_id) used += c.current_workers;
+        if (c.attrs.driver_instance_pool_id === p.instance_pool_id && c.driver) used += 1;
+      }
+    }
+    const idle = p.state === 'ACTIVE' ? ((p.attrs.min_idle_instances as number | undefined) ?? 0) : 0;
+    return {
+      ...structuredClone(p.attrs),
+      instance_pool_id: p.instance_pool_id,
+      default_tags: {
+        Vendor: 'Databricks',
+        DatabricksInstancePoolCreatorId: p.creator_user_id,
+        DatabricksInstancePoolId: p.instance_pool_id,
+      },
+      state: p.state,
+      stats: { used_count: used, idle_count: idle, pending_used_count: 0, pending_idle_count: 0 },
+      status: {},
+    };
+  }
+
+  // ---------------------------------------------------------------- libraries
+
+  installLibraries(clusterId: string, libraries: Spec[]): void {
+    this.cluster(clusterId);
+    for (const lib of libraries) {
+      const kinds = LIBRARY_KINDS.filter((k) => lib[k] !== undefined);
+      if (kinds.length !== 1)
+        throw invalidLibrary(`exactly one of ${LIBRARY_KINDS.join(', ')} must be set (got ${kinds.length})`);
+    }
+    const list = this.libraries.get(clusterId) ?? [];
+    for (const lib of libraries) {
+      const existing = list.find((e) => sameLibrary(e.library, lib));
+      if (existing) existing.uninstall = false;
+      else list.push({ library: structuredClone(lib), uninstall: false });
+    }
+    this.libraries.set(clusterId, list);
+  }
+
+  /** On a running cluster a library is removed at the next restart; on a stopped one at once. */
+  uninstallLibraries(clusterId: string, libraries: Spec[]): void {
+    const c = this.cluster(clusterId);
+    const list = this.libraries.get(clusterId) ?? [];
+    const next: LibraryEntry[] = [];
+    for (const e of list) {
+      const hit = libraries.some((lib) => sameLibrary(e.library, lib));
+      if (!hit) next.push(e);
+      else if (isActive(c.state) && c.state !== 'PENDING') next.push({ ...e, uninstall: true });
+    }
+    this.libraries.set(clusterId, next);
+  }
+
+  private dropUninstalledLibraries(clusterId: string): void {
+    const list = this.libraries.get(clusterId);
+    if (!list?.some((e) => e.uninstall)) return;
+    this.libraries.set(
+      clusterId,
+      list.filter((e) => !e.uninstall),
+    );
+  }
+
+  libraryStatuses(clusterId: string) {
+    const c = this.cluster(clusterId);
+    const installed = c.state === 'RUNNING' || c.state === 'RESIZING';
+    const statuses = (this.libraries.get(clusterId) ?? []).map((e) => ({
+      library: e.library,
+      status: e.uninstall ? 'UNINSTALL_ON_RESTART' : installed ? 'INSTALLED' : 'PENDING',
+      is_library_for_all_clusters: false,
+    }));
+    return { cluster_id: clusterId, ...(statuses.length > 0 ? { library_statuses: statuses } : {}) };
+  }
+
+  allLibraryStatuses() {
+    return [...this.libraries.keys()]
+      .filter((id) => this.clusters.has(id) && (this.libraries.get(id)?.length ?? 0) > 0)
+      .map((id) => this.libraryStatuses(id));
+  }
+
+  // ---------------------------------------------------------------- lifecycle
+
+  protected override onReset(): void {
+    for (const cancel of this.timers.values()) cancel();
+    this.timers.clear();
+    this.seq = 0;
+  }
+
+  override restore(snapshot: unknown): void {
+    for (const cancel of this.timers.values()) cancel();
+    this.timers.clear();
+    super.restore(snapshot);
+    this.rearmAll();
+  }
+
+  close(): void {
+    for (const cancel of this.timers.values()) cancel();
+    this.timers.clear();
+  }
+}
+
+function sameLibrary(a: Spec, b: Spec): boolean {
+  return JSON.stringify(sortKeys(a)) === JSON.stringify(sortKeys(b));
+}
+
+function sortKeys(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(sortKeys);
+  if (v && typeof v === 'object')
+    return Object.fromEntries(
+      Object.keys(v)
+        .sort()
+        .map((k) => [k, sortKeys((v as Record<string, unknown>)[k])]),
+    );
+  return v;
+}
