@@ -1,0 +1,90 @@
+"""DBFS and the Files API through the real databricks-sdk: bytes on disk, read back identical."""
+import io
+import os
+
+import pytest
+from databricks.sdk.errors import NotFound, ResourceAlreadyExists, AlreadyExists, BadRequest
+
+from conftest import unique
+
+
+# ---- DBFS ----
+
+def test_dbfs_upload_helper_and_open(w):
+    d = f"/{unique('dbfs')}"
+    data = os.urandom(3 * 1024 * 1024 + 17)  # several 1 MB blocks through create / add-block / close
+    w.dbfs.upload(f"{d}/big.bin", io.BytesIO(data))
+    assert w.dbfs.get_status(f"{d}/big.bin").file_size == len(data)
+    with w.dbfs.download(f"{d}/big.bin") as f:
+        assert f.read() == data
+    with w.dbfs.open(f"{d}/small.txt", write=True) as f:
+        f.write(b"hello dbfs")
+    with w.dbfs.open(f"dbfs:{d}/small.txt", read=True) as f:
+        assert f.read() == b"hello dbfs"
+    with pytest.raises(ResourceAlreadyExists):
+        w.dbfs.upload(f"{d}/big.bin", io.BytesIO(b"x"))
+    w.dbfs.upload(f"{d}/big.bin", io.BytesIO(b"x"), overwrite=True)
+    assert w.dbfs.read(f"{d}/big.bin").bytes_read == 1
+
+
+def test_dbfs_tree_operations(w):
+    d = f"/{unique('tree')}"
+    w.dbfs.mkdirs(f"{d}/a/b")
+    w.dbfs.put(f"{d}/a/f.txt", contents="aGk=", overwrite=True)
+    names = sorted(f.path for f in w.dbfs.list(f"{d}/a"))
+    assert names == [f"{d}/a/b", f"{d}/a/f.txt"]
+    w.dbfs.move(f"{d}/a/f.txt", f"{d}/moved.txt")
+    assert w.dbfs.exists(f"{d}/moved.txt") and not w.dbfs.exists(f"{d}/a/f.txt")
+    with pytest.raises(BadRequest) as e:
+        w.dbfs.read(f"{d}/moved.txt", length=2 * 1024 * 1024)
+    assert e.value.error_code == "MAX_READ_SIZE_EXCEEDED"
+    w.dbfs.delete(d, recursive=True)
+    with pytest.raises(NotFound):
+        w.dbfs.get_status(d)
+
+
+# ---- Files API on volumes ----
+
+@pytest.fixture
+def volume(w):
+    catalog = unique("fcat")
+    w.catalogs.create(name=catalog)
+    w.volumes.create(catalog_name=catalog, schema_name="default", name="vol",
+                     volume_type=__import__("databricks.sdk.service.catalog", fromlist=["VolumeType"]).VolumeType.MANAGED)
+    return f"/Volumes/{catalog}/default/vol"
+
+
+def test_files_upload_download_metadata(w, volume):
+    data = os.urandom(2 * 1024 * 1024 + 3)
+    w.files.upload(f"{volume}/dir/data.bin", io.BytesIO(data), overwrite=True)
+    got = w.files.download(f"{volume}/dir/data.bin")
+    assert got.contents.read() == data
+    meta = w.files.get_metadata(f"{volume}/dir/data.bin")
+    assert meta.content_length == len(data)
+    assert meta.content_type == "application/octet-stream"
+    assert meta.last_modified
+    with pytest.raises((AlreadyExists, ResourceAlreadyExists)):
+        w.files.upload(f"{volume}/dir/data.bin", io.BytesIO(b"x"), overwrite=False)
+    w.files.delete(f"{volume}/dir/data.bin")
+    with pytest.raises(NotFound):
+        w.files.get_metadata(f"{volume}/dir/data.bin")
+
+
+def test_files_directories(w, volume):
+    w.files.create_directory(f"{volume}/d1/d2")
+    w.files.get_directory_metadata(f"{volume}/d1/d2")
+    for n in ("a", "b", "c"):
+        w.files.upload(f"{volume}/d1/{n}.txt", io.BytesIO(n.encode()), overwrite=True)
+    entries = list(w.files.list_directory_contents(f"{volume}/d1", page_size=2))
+    assert [e.name for e in entries] == ["a.txt", "b.txt", "c.txt", "d2"]
+    assert entries[0].file_size == 1 and not entries[0].is_directory and entries[3].is_directory
+    assert entries[0].path == f"{volume}/d1/a.txt"
+    w.files.delete_directory(f"{volume}/d1/d2")
+    with pytest.raises(NotFound):
+        w.files.get_directory_metadata(f"{volume}/d1/d2")
+
+
+def test_files_missing_volume_is_404(w, volume):
+    missing = volume.rsplit("/", 1)[0] + "/novol"
+    with pytest.raises(NotFound):
+        w.files.upload(f"{missing}/x.txt", io.BytesIO(b"x"), overwrite=True)

@@ -1,0 +1,78 @@
+"""Workspace API through the real databricks-sdk: notebooks and files round-trip byte for byte."""
+import base64
+import io
+import json
+
+import pytest
+from databricks.sdk.errors import NotFound, ResourceAlreadyExists, BadRequest
+from databricks.sdk.service.workspace import ExportFormat, ImportFormat, Language, ObjectType
+
+from conftest import unique
+
+
+@pytest.fixture
+def home(w):
+    return f"/Users/{w.current_user.me().user_name}"
+
+
+def test_home_exists_and_upload_download_round_trip(w, home):
+    assert w.workspace.get_status(home).object_type == ObjectType.DIRECTORY
+    d = f"{home}/{unique('py')}"
+    w.workspace.mkdirs(d)
+    src = b"# Databricks notebook source\nprint('hello')\n\n# COMMAND ----------\n\nx = 1\n"
+    w.workspace.upload(f"{d}/nb", src, language=Language.PYTHON)
+    with w.workspace.download(f"{d}/nb") as f:
+        assert f.read() == src
+    st = w.workspace.get_status(f"/Workspace{d}/nb")
+    assert st.object_type == ObjectType.NOTEBOOK and st.language == Language.PYTHON
+    assert st.path == f"{d}/nb" and st.object_id > 0
+
+    w.workspace.upload(f"{d}/data.csv", io.BytesIO(b"a,b\n1,2\n"), format=ImportFormat.AUTO)
+    assert w.workspace.get_status(f"{d}/data.csv").object_type == ObjectType.FILE
+    with w.workspace.download(f"{d}/data.csv") as f:
+        assert f.read() == b"a,b\n1,2\n"
+
+    names = sorted(o.path for o in w.workspace.list(d))
+    assert names == [f"{d}/data.csv", f"{d}/nb"]
+    with pytest.raises(ResourceAlreadyExists):
+        w.workspace.upload(f"{d}/nb", src, language=Language.PYTHON)
+    w.workspace.upload(f"{d}/nb", src.replace(b"hello", b"again"), language=Language.PYTHON, overwrite=True)
+
+
+def test_import_export_formats(w, home):
+    d = f"{home}/{unique('fmt')}"
+    w.workspace.mkdirs(d)
+    sql = "-- Databricks notebook source\nSELECT 1\n"
+    w.workspace.import_(path=f"{d}/q", content=base64.b64encode(sql.encode()).decode(),
+                        format=ImportFormat.SOURCE, language=Language.SQL)
+    out = w.workspace.export(f"{d}/q", format=ExportFormat.SOURCE)
+    assert base64.b64decode(out.content).decode() == sql
+    assert w.workspace.get_status(f"{d}/q").language == Language.SQL
+
+    ipynb = json.dumps({"cells": [{"cell_type": "code", "source": ["1 + 1"], "metadata": {}, "outputs": [],
+                                   "execution_count": None}],
+                        "metadata": {"language_info": {"name": "python"}}, "nbformat": 4, "nbformat_minor": 5})
+    w.workspace.import_(path=f"{d}/j.ipynb", content=base64.b64encode(ipynb.encode()).decode(),
+                        format=ImportFormat.JUPYTER)
+    back = w.workspace.export(f"{d}/j", format=ExportFormat.JUPYTER)
+    assert base64.b64decode(back.content).decode() == ipynb
+
+    py = "# Databricks notebook source\na = 1\n\n# COMMAND ----------\n\nb = 2\n"
+    w.workspace.import_(path=f"{d}/p", content=base64.b64encode(py.encode()).decode(),
+                        format=ImportFormat.SOURCE, language=Language.PYTHON)
+    nb = json.loads(base64.b64decode(w.workspace.export(f"{d}/p", format=ExportFormat.JUPYTER).content))
+    assert ["".join(c["source"]) for c in nb["cells"]] == ["a = 1", "b = 2"]
+
+
+def test_delete_and_errors(w, home):
+    d = f"{home}/{unique('del')}"
+    w.workspace.mkdirs(f"{d}/sub")
+    w.workspace.upload(f"{d}/sub/f.txt", b"x", format=ImportFormat.AUTO)
+    with pytest.raises(BadRequest) as e:
+        w.workspace.delete(d)
+    assert e.value.error_code == "DIRECTORY_NOT_EMPTY"
+    w.workspace.delete(d, recursive=True)
+    with pytest.raises(NotFound):
+        w.workspace.get_status(d)
+    with pytest.raises(NotFound):
+        w.workspace.list(f"{home}/nope-{unique()}").__next__()
