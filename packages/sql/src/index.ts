@@ -1,9 +1,82 @@
-import { Hono } from 'hono';
+import path from 'node:path';
 import { defineService } from '@minilake/core';
+import { duckDbEngine } from '@minilake/engine-duckdb';
+import { sqlApp } from './app.js';
+import { QueryHistoryStore } from './history.js';
+import { defaultStatementOptions, StatementManager, type StatementOptions } from './statements.js';
+import { WarehouseStore } from './warehouses.js';
 
-// Placeholder until the package is built: every route of this group falls through to the 501 catch-all.
-export const sqlService = defineService({
+export { sqlApp } from './app.js';
+export { WarehouseStore, type WarehouseRecord } from './warehouses.js';
+export { QueryHistoryStore, type QueryRecord } from './history.js';
+export {
+  StatementManager,
+  defaultStatementOptions,
+  type Statement,
+  type StatementOptions,
+} from './statements.js';
+
+/** What other services may use: run a statement to completion (jobs' SQL tasks, the UI). */
+export interface SqlApi {
+  warehouseExists(id: string): boolean;
+}
+
+function seconds(text: string | undefined, fallback: number): number {
+  const n = text === undefined || text === '' ? NaN : Number(text);
+  return Number.isFinite(n) && n >= 0 ? n : fallback;
+}
+
+export const sqlService = defineService<SqlApi>({
   name: 'sql',
   description: 'Statement Execution API, SQL warehouses, query history',
-  create: () => ({ app: new Hono(), state: [] }),
+  uses: ['unity-catalog'],
+  configDefaults: {
+    MINILAKE_WAREHOUSE_START_DELAY: '1',
+    MINILAKE_SQL_RESULT_TTL: '3600',
+  },
+  async create(ctx) {
+    const engine = await duckDbEngine(ctx);
+    const transitionMs = seconds(ctx.config.MINILAKE_WAREHOUSE_START_DELAY, 1) * 1000;
+    const warehouses = new WarehouseStore(ctx.state, ctx.clock, ctx.identity.userName, transitionMs);
+    const history = new QueryHistoryStore(ctx.state);
+    const ttl = seconds(ctx.config.MINILAKE_SQL_RESULT_TTL, 3600) * 1000;
+    const opts: StatementOptions = { ...defaultStatementOptions, resultTtlMs: ttl };
+    const statements = new StatementManager(
+      engine,
+      ctx.peer('unity-catalog'),
+      warehouses,
+      history,
+      ctx.clock,
+      ctx.identity,
+      path.join(ctx.dataDir, 'sql', 'results'),
+      ctx.logger,
+      opts,
+    );
+    // Statements are live handles over engine connections and result files: reset cancels and frees them.
+    const statementState = {
+      name: 'sql-statements',
+      version: 1,
+      reset: () => statements.clear(),
+      snapshot: () => ({}),
+      restore: () => undefined,
+    };
+    return {
+      app: sqlApp(statements, warehouses, history),
+      state: [statementState, warehouses, history],
+      api: {
+        warehouseExists: (id) => {
+          try {
+            warehouses.usable(id);
+            return true;
+          } catch {
+            return false;
+          }
+        },
+      },
+      close: async () => {
+        warehouses.close();
+        await statements.clear();
+      },
+    };
+  },
 });

@@ -1,0 +1,310 @@
+/**
+ * Statement Execution API (/api/2.0/sql/statements), SQL warehouses (/api/2.0/sql/warehouses),
+ * data sources and query history. Fidelity notes:
+ * - A statement always runs asynchronously; POST waits up to wait_timeout ('0s', or '5s'..'50s', default
+ *   '10s'), then answers with the current state. A FAILED statement is HTTP 200 with status.error and
+ *   status.sql_state, as on Databricks.
+ * - JSON_ARRAY values are strings or null; ARROW_STREAM and CSV only with EXTERNAL_LINKS. External links
+ *   are absolute URLs on this server under /_minilake/sql/results/, carry their own secret and expire
+ *   after 15 minutes; they must be fetched without the Authorization header (it is ignored there).
+ * - A zero-row result has total_chunk_count 0 and `"result": {}`.
+ * - Warehouses all run on the one DuckDB engine; their state machine only gates statements: a statement
+ *   sent to a STOPPED warehouse starts it and stays PENDING until it is RUNNING.
+ */
+import { Readable } from 'node:stream';
+import { Hono, type Context } from 'hono';
+import { readJson, readQuery, validate, v } from '@minilake/core';
+import {
+  badWaitTimeout,
+  chunkNotFound,
+  formatNeedsExternalLinks,
+  resultLinkExpired,
+  statementNotFound,
+  statementNotSucceeded,
+} from './errors.js';
+import type { QueryFilter, QueryHistoryStore } from './history.js';
+import { chunkContent, contentType, type ChunkInfo } from './results.js';
+import * as s from './schemas.js';
+import type { Statement, StatementManager } from './statements.js';
+import { WarehouseStore, type Origin } from './warehouses.js';
+
+const STATEMENTS = '/api/2.0/sql/statements';
+const WAREHOUSES = '/api/2.0/sql/warehouses';
+const RESULTS = '/_minilake/sql/results';
+
+function originOf(c: Context): { base: string; origin: Origin } {
+  const u = new URL(c.req.url);
+  const protocol = u.protocol.replace(':', '');
+  const port = u.port ? Number(u.port) : protocol === 'https' ? 443 : 80;
+  return { base: `${u.protocol}//${u.host}`, origin: { hostname: u.hostname, port, protocol } };
+}
+
+function parseWaitTimeout(value: string | undefined): number {
+  if (value === undefined) return 10;
+  const m = /^(\d{1,3})s$/.exec(value);
+  if (!m) throw badWaitTimeout(value);
+  const n = Number(m[1]);
+  if (n !== 0 && (n < 5 || n > 50)) throw badWaitTimeout(value);
+  return n;
+}
+
+export function sqlApp(
+  statements: StatementManager,
+  warehouses: WarehouseStore,
+  history: QueryHistoryStore,
+): Hono {
+  const app = new Hono();
+
+  // ---- statements ----------------------------------------------------------------------------------------
+
+  const chunkLink = (id: string, n: number) => `${STATEMENTS}/${id}/result/chunks/${n}`;
+
+  function chunkWire(stmt: Statement, chunk: ChunkInfo, base: string): Record<string, unknown> {
+    const total = stmt.result!.chunks.length;
+    const next: Record<string, unknown> = {};
+    if (chunk.chunk_index + 1 < total) {
+      next.next_chunk_index = chunk.chunk_index + 1;
+      next.next_chunk_internal_link = chunkLink(stmt.id, chunk.chunk_index + 1);
+    }
+    if (stmt.disposition === 'EXTERNAL_LINKS') {
+      return {
+        external_links: [
+          {
+            chunk_index: chunk.chunk_index,
+            row_offset: chunk.row_offset,
+            row_count: chunk.row_count,
+            byte_count: chunk.byte_count,
+            external_link: `${base}${RESULTS}/${stmt.id}/${chunk.chunk_index}?token=${stmt.token}&expires=${statements.linkExpiration()}`,
+            expiration: new Date(statements.linkExpiration()).toISOString(),
+            ...next,
+          },
+        ],
+      };
+    }
+    return {
+      chunk_index: chunk.chunk_index,
+      row_offset: chunk.row_offset,
+      row_count: chunk.row_count,
+      ...next,
+    };
+  }
+
+  /** The response body as text: inline data (already JSON) is spliced in, never re-parsed. */
+  async function statementBody(stmt: Statement, base: string): Promise<string> {
+    const status: Record<string, unknown> = { state: stmt.state };
+    if (stmt.state === 'FAILED') {
+      status.error = stmt.error;
+      if (stmt.sqlState) status.sql_state = stmt.sqlState;
+    }
+    const out: Record<string, unknown> = { statement_id: stmt.id, status };
+    const rs = stmt.result;
+    if (stmt.state !== 'SUCCEEDED' || !rs) return JSON.stringify(out);
+    const manifest: Record<string, unknown> = {
+      format: rs.format,
+      schema: { column_count: rs.columns.length, columns: rs.columns },
+      total_chunk_count: rs.chunks.length,
+      chunks: rs.chunks.map((c) =>
+        rs.disposition === 'EXTERNAL_LINKS'
+          ? {
+              chunk_index: c.chunk_index,
+              row_offset: c.row_offset,
+              row_count: c.row_count,
+              byte_count: c.byte_count,
+            }
+          : { chunk_index: c.chunk_index, row_offset: c.row_offset, row_count: c.row_count },
+      ),
+      total_row_count: rs.totalRows,
+      truncated: rs.truncated,
+    };
+    if (rs.disposition === 'EXTERNAL_LINKS') manifest.total_byte_count = rs.totalBytes;
+    out.manifest = manifest;
+    const first = rs.chunks[0];
+    if (!first) {
+      out.result = {};
+      return JSON.stringify(out);
+    }
+    out.result = chunkWire(stmt, first, base);
+    const text = JSON.stringify(out);
+    if (rs.disposition === 'EXTERNAL_LINKS') return text;
+    const data = await chunkContent(first);
+    return `${text.slice(0, -2)},"data_array":${typeof data === 'string' ? data : Buffer.from(data).toString()}}}`;
+  }
+
+  const respond = async (c: Context, stmt: Statement) =>
+    c.body(await statementBody(stmt, originOf(c).base), 200, { 'content-type': 'application/json' });
+
+  function find(id: string): Statement {
+    const stmt = statements.get(id);
+    if (!stmt) throw statementNotFound(id);
+    return stmt;
+  }
+
+  app.post(STATEMENTS, async (c) => {
+    const body = await readJson(c, s.ExecuteStatementRequest);
+    const wait = parseWaitTimeout(body.wait_timeout);
+    const format = body.format ?? 'JSON_ARRAY';
+    if (format !== 'JSON_ARRAY' && (body.disposition ?? 'INLINE') === 'INLINE')
+      throw formatNeedsExternalLinks(format);
+    warehouses.usable(body.warehouse_id);
+    const stmt = statements.start(body);
+    if (wait > 0) {
+      const ended = await statements.wait(stmt, wait * 1000);
+      if (!ended && body.on_wait_timeout === 'CANCEL') statements.cancel(stmt);
+    }
+    return respond(c, stmt);
+  });
+
+  app.get(`${STATEMENTS}/:id`, (c) => respond(c, find(c.req.param('id'))));
+
+  app.post(`${STATEMENTS}/:id/cancel`, (c) => {
+    statements.cancel(find(c.req.param('id')));
+    return c.json({});
+  });
+
+  app.get(`${STATEMENTS}/:id/result/chunks/:n`, async (c) => {
+    const stmt = find(c.req.param('id'));
+    const n = validate(
+      v.pipe(v.string(), v.regex(/^\d{1,9}$/, 'chunk_index must be a non-negative integer')),
+      c.req.param('n'),
+    );
+    if (stmt.state !== 'SUCCEEDED' || !stmt.result) throw statementNotSucceeded(stmt.id, stmt.state);
+    const chunk = stmt.result.chunks[Number(n)];
+    if (!chunk) throw chunkNotFound(stmt.id, Number(n));
+    const wire = chunkWire(stmt, chunk, originOf(c).base);
+    if (stmt.disposition === 'EXTERNAL_LINKS') return c.json(wire);
+    const data = await chunkContent(chunk);
+    const text = JSON.stringify(wire);
+    return c.body(
+      `${text.slice(0, -1)},"data_array":${typeof data === 'string' ? data : Buffer.from(data).toString()}}`,
+      200,
+      { 'content-type': 'application/json' },
+    );
+  });
+
+  // External links: no Databricks auth, a per-statement secret and an expiry instead.
+  app.get(`${RESULTS}/:id/:n`, async (c) => {
+    const stmt = statements.get(c.req.param('id'));
+    const token = c.req.query('token');
+    if (!stmt || token !== stmt.token) throw statementNotFound(c.req.param('id'));
+    const expires = Number(c.req.query('expires'));
+    if (!(expires >= statements.now())) throw resultLinkExpired();
+    if (stmt.state !== 'SUCCEEDED' || !stmt.result) throw statementNotSucceeded(stmt.id, stmt.state);
+    const chunk = stmt.result.chunks[Number(c.req.param('n'))];
+    if (!chunk) throw chunkNotFound(stmt.id, Number(c.req.param('n')));
+    const headers = {
+      'content-type': contentType(stmt.result.format),
+      'content-length': String(chunk.byte_count),
+    };
+    if (chunk.file) {
+      const { createReadStream } = await import('node:fs');
+      const stream = Readable.toWeb(createReadStream(chunk.file)) as unknown as ReadableStream;
+      return new Response(stream, { status: 200, headers });
+    }
+    const data = chunk.mem ?? '';
+    return new Response(typeof data === 'string' ? data : (data as Uint8Array<ArrayBuffer>), {
+      status: 200,
+      headers,
+    });
+  });
+
+  // ---- warehouses ---------------------------------------------------------------------------------------
+
+  app.post(WAREHOUSES, async (c) => {
+    const w = warehouses.create(await readJson(c, s.CreateWarehouseRequest));
+    return c.json({ id: w.id });
+  });
+  app.get(WAREHOUSES, (c) => {
+    const q = readQuery(c, s.ListWarehousesRequest);
+    const { origin } = originOf(c);
+    const page = warehouses.list(q.page_size, q.page_token);
+    const body: Record<string, unknown> = {
+      warehouses: page.items.map((w) => WarehouseStore.toWire(w, origin)),
+    };
+    if (page.nextPageToken) body.next_page_token = page.nextPageToken;
+    return c.json(body);
+  });
+  app.get(`${WAREHOUSES}/:id`, (c) =>
+    c.json(WarehouseStore.toWire(warehouses.get(c.req.param('id')), originOf(c).origin)),
+  );
+  app.post(`${WAREHOUSES}/:id/edit`, async (c) => {
+    warehouses.edit(c.req.param('id'), await readJson(c, s.EditWarehouseRequest));
+    return c.json({});
+  });
+  app.post(`${WAREHOUSES}/:id/start`, (c) => {
+    warehouses.start(c.req.param('id'));
+    return c.json({});
+  });
+  app.post(`${WAREHOUSES}/:id/stop`, (c) => {
+    warehouses.stop(c.req.param('id'));
+    return c.json({});
+  });
+  app.delete(`${WAREHOUSES}/:id`, (c) => {
+    warehouses.delete(c.req.param('id'));
+    return c.json({});
+  });
+
+  // The legacy data sources list is a bare JSON array (the Terraform provider reads it that way).
+  app.get('/api/2.0/preview/sql/data_sources', (c) =>
+    c.json(
+      warehouses.dataSources().map((w) => ({
+        id: w.data_source_id,
+        name: w.name,
+        warehouse_id: w.id,
+        type: 'databricks_internal',
+        syntax: 'sql',
+        paused: 0,
+        pause_reason: '',
+        supports_auto_limit: true,
+        view_only: false,
+      })),
+    ),
+  );
+
+  // ---- query history ------------------------------------------------------------------------------------
+
+  app.get('/api/2.0/sql/history/queries', async (c) => {
+    const q = readQuery(c, s.ListQueryHistoryRequest);
+    const filter = await historyFilter(c);
+    return c.json(history.list(filter, q.max_results, q.page_token, q.include_metrics ?? false));
+  });
+
+  return app;
+}
+
+/** filter_by arrives flattened in the query string (`filter_by.statuses=...`) or, from older clients, in a JSON body. */
+async function historyFilter(c: Context): Promise<QueryFilter> {
+  const url = new URL(c.req.url);
+  const all = (k: string) => [
+    ...url.searchParams.getAll(`filter_by.${k}`),
+    ...url.searchParams.getAll(`filter_by[${k}]`),
+  ];
+  const f: QueryFilter = {};
+  let body: { filter_by?: Record<string, unknown> } = {};
+  const text = await c.req.text().catch(() => '');
+  if (text.trim()) {
+    try {
+      body = JSON.parse(text) as typeof body;
+    } catch {
+      body = {};
+    }
+  }
+  const b = body.filter_by ?? {};
+  const list = (k: string): string[] => {
+    const fromBody = Array.isArray(b[k]) ? (b[k] as unknown[]).map(String) : [];
+    return [...all(k).flatMap((x) => x.split(',')), ...fromBody].filter(Boolean);
+  };
+  const statuses = list('statuses');
+  if (statuses.length) f.statuses = statuses;
+  const wh = list('warehouse_ids');
+  if (wh.length) f.warehouse_ids = wh;
+  const ids = list('statement_ids');
+  if (ids.length) f.statement_ids = ids;
+  const users = list('user_ids').map(Number).filter(Number.isFinite);
+  if (users.length) f.user_ids = users;
+  const range = (b.query_start_time_range ?? {}) as Record<string, unknown>;
+  const start = url.searchParams.get('filter_by.query_start_time_range.start_time_ms') ?? range.start_time_ms;
+  const end = url.searchParams.get('filter_by.query_start_time_range.end_time_ms') ?? range.end_time_ms;
+  if (start !== undefined && start !== null && start !== '') f.start_time_ms = Number(start);
+  if (end !== undefined && end !== null && end !== '') f.end_time_ms = Number(end);
+  return f;
+}

@@ -1,0 +1,237 @@
+/**
+ * Turns a streaming DuckDB result into Databricks result chunks in the requested format. Chunks are cut by
+ * size as the engine produces data; small chunks stay in memory, larger ones are spilled to files under
+ * `<dataDir>/sql/results/<statement>/`, so a large result never sits whole in memory.
+ */
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import type { RecordBatch, Schema } from 'apache-arrow';
+import { arrowColumn, arrowSchema, ipcStream, recordBatch, type ArrowColumn } from './arrow.js';
+import { columnInfo, stringRenderer, type ColumnInfo, type TypeLike, type VectorLike } from './render.js';
+
+export type Format = 'JSON_ARRAY' | 'ARROW_STREAM' | 'CSV';
+export type Disposition = 'INLINE' | 'EXTERNAL_LINKS';
+
+export interface ChunkInfo {
+  chunk_index: number;
+  row_offset: number;
+  row_count: number;
+  byte_count: number;
+  /** In-memory content (JSON text of data_array, CSV text, Arrow bytes). */
+  mem?: Uint8Array | string;
+  /** Spilled content. */
+  file?: string;
+}
+
+export interface ResultSet {
+  format: Format;
+  disposition: Disposition;
+  columns: ColumnInfo[];
+  chunks: ChunkInfo[];
+  totalRows: number;
+  totalBytes: number;
+  truncated: boolean;
+  dir?: string;
+}
+
+export interface ResultLimits {
+  rowLimit?: number;
+  byteLimit?: number;
+  /** Target size of one chunk in bytes. */
+  chunkBytes: number;
+  /** Keep a chunk in memory when it is at most this big. */
+  memBytes: number;
+  /** INLINE results larger than this fail (25 MiB on Databricks). */
+  inlineLimit: number;
+}
+
+export class InlineLimitExceeded extends Error {}
+
+export interface ColumnSource {
+  name: string;
+  type: TypeLike;
+}
+
+const csvField = (s: string | null): string => {
+  if (s === null) return 'null';
+  return /[",\r\n]/.test(s) ? `"${s.replaceAll('"', '""')}"` : s;
+};
+
+export class ResultBuilder {
+  readonly columns: ColumnInfo[];
+  private readonly renderers: ((vec: VectorLike, i: number) => string | null)[];
+  private readonly arrowCols: ArrowColumn[] = [];
+  private readonly schema: Schema | undefined;
+  private readonly chunks: ChunkInfo[] = [];
+  private rows = 0;
+  private bytes = 0;
+  private truncated = false;
+  // current chunk
+  private parts: string[] = [];
+  private batches: RecordBatch[] = [];
+  private curRows = 0;
+  private curBytes = 0;
+  private dirMade = false;
+
+  constructor(
+    private readonly format: Format,
+    private readonly disposition: Disposition,
+    sources: ColumnSource[],
+    private readonly limits: ResultLimits,
+    private readonly dir: string,
+  ) {
+    this.columns = sources.map((s, i) => columnInfo(s.name, i, s.type));
+    this.renderers = sources.map((s) => stringRenderer(s.type));
+    if (format === 'ARROW_STREAM') {
+      this.arrowCols = sources.map((s) => arrowColumn(s.name, s.type));
+      this.schema = arrowSchema(this.arrowCols);
+    }
+  }
+
+  get done(): boolean {
+    return this.truncated;
+  }
+
+  get rowsSoFar(): number {
+    return this.rows;
+  }
+
+  /** Adds up to `n` rows of a chunk; returns false once a limit stops the result. */
+  async add(vectors: VectorLike[], n: number): Promise<boolean> {
+    if (this.truncated) return false;
+    const { rowLimit, byteLimit } = this.limits;
+    let take = n;
+    if (rowLimit !== undefined && this.rows + take > rowLimit) {
+      take = rowLimit - this.rows;
+      this.truncated = true;
+    }
+    if (take > 0) {
+      const added =
+        this.format === 'ARROW_STREAM' ? this.addArrow(vectors, take) : this.addText(vectors, take);
+      this.rows += take;
+      this.curRows += take;
+      this.bytes += added;
+      this.curBytes += added;
+      if (this.disposition === 'INLINE' && this.bytes > this.limits.inlineLimit)
+        throw new InlineLimitExceeded();
+      if (byteLimit !== undefined && this.bytes >= byteLimit) this.truncated = true;
+      if (this.curBytes >= this.limits.chunkBytes) await this.cut();
+    }
+    return !this.truncated;
+  }
+
+  /** Called when the engine has more rows after row_limit rows were taken. */
+  markTruncated(): void {
+    this.truncated = true;
+  }
+
+  private addText(vectors: VectorLike[], n: number): number {
+    const cols = this.renderers.length;
+    let added = 0;
+    const csv = this.format === 'CSV';
+    if (csv && this.chunks.length === 0 && this.curRows === 0 && this.parts.length === 0) {
+      const header = this.columns.map((c) => csvField(c.name)).join(',') + '\r\n';
+      this.parts.push(header);
+      added += header.length;
+    }
+    const row = Array.from<string | null>({ length: cols });
+    for (let i = 0; i < n; i++) {
+      for (let c = 0; c < cols; c++) row[c] = this.renderers[c]!(vectors[c]!, i);
+      const text = csv ? row.map(csvField).join(',') + '\r\n' : JSON.stringify(row);
+      this.parts.push(text);
+      added += text.length + (csv ? 0 : 1);
+    }
+    return added;
+  }
+
+  private addArrow(vectors: VectorLike[], n: number): number {
+    const batch = recordBatch(this.schema!, this.arrowCols, vectors, n);
+    this.batches.push(batch);
+    let size = 0;
+    for (const child of batch.data.children) size += dataBytes(child);
+    return size;
+  }
+
+  private async cut(): Promise<void> {
+    if (this.curRows === 0) return;
+    let content: Uint8Array | string;
+    if (this.format === 'ARROW_STREAM') content = ipcStream(this.schema!, this.batches);
+    else if (this.format === 'CSV') content = this.parts.join('');
+    else content = `[${this.parts.join(',')}]`;
+    const byteCount = typeof content === 'string' ? Buffer.byteLength(content) : content.byteLength;
+    const chunk: ChunkInfo = {
+      chunk_index: this.chunks.length,
+      row_offset: this.rows - this.curRows,
+      row_count: this.curRows,
+      byte_count: byteCount,
+    };
+    if (this.disposition === 'INLINE' || byteCount <= this.limits.memBytes) chunk.mem = content;
+    else {
+      if (!this.dirMade) {
+        await mkdir(this.dir, { recursive: true });
+        this.dirMade = true;
+      }
+      chunk.file = path.join(this.dir, `${chunk.chunk_index}.${ext(this.format)}`);
+      await writeFile(chunk.file, content);
+    }
+    this.chunks.push(chunk);
+    this.parts = [];
+    this.batches = [];
+    this.curRows = 0;
+    this.curBytes = 0;
+  }
+
+  async finish(): Promise<ResultSet> {
+    await this.cut();
+    const rs: ResultSet = {
+      format: this.format,
+      disposition: this.disposition,
+      columns: this.columns,
+      chunks: this.chunks,
+      totalRows: this.rows,
+      totalBytes: this.chunks.reduce((a, c) => a + c.byte_count, 0),
+      truncated: this.truncated,
+    };
+    if (this.dirMade) rs.dir = this.dir;
+    return rs;
+  }
+
+  /** Frees spilled files of an unfinished result. */
+  async discard(): Promise<void> {
+    this.parts = [];
+    this.batches = [];
+    if (this.dirMade) await rm(this.dir, { recursive: true, force: true });
+  }
+}
+
+function dataBytes(d: {
+  values?: { byteLength: number };
+  valueOffsets?: { byteLength: number } | null;
+  nullBitmap?: { byteLength: number } | null;
+  children?: unknown[];
+}): number {
+  let n = (d.values?.byteLength ?? 0) + (d.valueOffsets?.byteLength ?? 0) + (d.nullBitmap?.byteLength ?? 0);
+  for (const c of (d.children ?? []) as Parameters<typeof dataBytes>[0][]) n += dataBytes(c);
+  return n;
+}
+
+export const ext = (f: Format) => (f === 'ARROW_STREAM' ? 'arrow' : f === 'CSV' ? 'csv' : 'json');
+
+export const contentType = (f: Format) =>
+  f === 'ARROW_STREAM'
+    ? 'application/vnd.apache.arrow.stream'
+    : f === 'CSV'
+      ? 'text/csv; charset=utf-8'
+      : 'application/json';
+
+/** The chunk's bytes or text (reads a spilled chunk back). */
+export async function chunkContent(c: ChunkInfo): Promise<Uint8Array | string> {
+  if (c.mem !== undefined) return c.mem;
+  if (c.file) return readFile(c.file);
+  return '';
+}
+
+export async function freeResult(rs: ResultSet): Promise<void> {
+  for (const c of rs.chunks) delete c.mem;
+  if (rs.dir) await rm(rs.dir, { recursive: true, force: true });
+}

@@ -1,0 +1,278 @@
+/**
+ * SQL warehouses: stored records with a clock-driven state machine (STARTING -> RUNNING, STOPPING ->
+ * STOPPED, DELETED). All warehouses share the one DuckDB engine; the state only gates statements.
+ */
+import {
+  CollectionStore,
+  hexId,
+  invalidParameter,
+  keysetPage,
+  type Clock,
+  type Collection,
+  type StateDb,
+} from '@minilake/core';
+import { warehouseDeleted, warehouseNotFound } from './errors.js';
+import type { WarehouseFields } from './schemas.js';
+
+export type WarehouseState = 'STARTING' | 'RUNNING' | 'STOPPING' | 'STOPPED' | 'DELETING' | 'DELETED';
+
+export interface WarehouseRecord {
+  id: string;
+  name: string;
+  cluster_size: string;
+  auto_stop_mins: number;
+  channel: { name?: string; dbsql_version?: string };
+  creator_name: string;
+  enable_photon: boolean;
+  enable_serverless_compute: boolean;
+  instance_profile_arn?: string;
+  max_num_clusters: number;
+  min_num_clusters: number;
+  spot_instance_policy: string;
+  tags?: { custom_tags?: { key: string; value?: string }[] };
+  warehouse_type: string;
+  state: WarehouseState;
+  num_clusters: number;
+  num_active_sessions: number;
+  /** Creation time (ms): list order. */
+  created_at: number;
+  /** When the current STARTING/STOPPING transition completes (ms of the clock). */
+  transition_at?: number;
+  data_source_id: string;
+}
+
+export interface Origin {
+  hostname: string;
+  port: number;
+  protocol: string;
+}
+
+export class WarehouseStore extends CollectionStore {
+  private readonly warehouses: Collection<WarehouseRecord>;
+  private readonly timers = new Map<string, () => void>();
+  private readonly waiters = new Map<string, (() => void)[]>();
+
+  constructor(
+    db: StateDb,
+    private readonly clock: Clock,
+    private readonly creator: string,
+    /** STARTING -> RUNNING and STOPPING -> STOPPED delay, in ms. */
+    private readonly transitionMs: number,
+  ) {
+    super('sql-warehouses', 1, db);
+    this.warehouses = this.collection('warehouses');
+    // A restart resumes transitions that were under way.
+    for (const w of this.warehouses.values()) if (w.transition_at !== undefined) this.arm(w);
+  }
+
+  private validate(f: WarehouseFields, current?: WarehouseRecord): void {
+    if (f.auto_stop_mins !== undefined && f.auto_stop_mins !== 0 && f.auto_stop_mins < 10)
+      throw invalidParameter('auto_stop_mins must be 0 (no autostop) or at least 10 minutes.');
+    const min = f.min_num_clusters ?? current?.min_num_clusters ?? 1;
+    const max = f.max_num_clusters ?? current?.max_num_clusters ?? Math.max(1, min);
+    if (min < 1) throw invalidParameter('min_num_clusters must be greater than 0.');
+    if (max > 40) throw invalidParameter('max_num_clusters must be less than or equal to 40.');
+    if (max < min)
+      throw invalidParameter('max_num_clusters must be greater than or equal to min_num_clusters.');
+    if (f.enable_serverless_compute && f.warehouse_type === 'CLASSIC')
+      throw invalidParameter('Serverless compute requires warehouse_type PRO.');
+  }
+
+  create(f: WarehouseFields): WarehouseRecord {
+    this.validate(f);
+    const id = hexId(16);
+    const min = f.min_num_clusters ?? 1;
+    const rec: WarehouseRecord = {
+      id,
+      name: f.name || id,
+      cluster_size: f.cluster_size ?? 'Small',
+      auto_stop_mins: f.auto_stop_mins ?? 120,
+      channel: f.channel ?? { name: 'CHANNEL_NAME_CURRENT' },
+      creator_name: f.creator_name || this.creator,
+      enable_photon: f.enable_photon ?? true,
+      enable_serverless_compute: f.enable_serverless_compute ?? false,
+      max_num_clusters: f.max_num_clusters ?? Math.max(1, min),
+      min_num_clusters: min,
+      spot_instance_policy: f.spot_instance_policy ?? 'COST_OPTIMIZED',
+      warehouse_type: f.warehouse_type ?? (f.enable_serverless_compute ? 'PRO' : 'CLASSIC'),
+      state: 'STARTING',
+      num_clusters: 0,
+      num_active_sessions: 0,
+      created_at: this.clock.now(),
+      data_source_id: crypto.randomUUID(),
+    };
+    if (f.instance_profile_arn) rec.instance_profile_arn = f.instance_profile_arn;
+    if (f.tags) rec.tags = f.tags;
+    this.begin(rec, 'STARTING');
+    return rec;
+  }
+
+  /** The record, including a DELETED one (GET still answers for it, as the real service does). */
+  get(id: string): WarehouseRecord {
+    const w = this.warehouses.get(id);
+    if (!w) throw warehouseNotFound(id);
+    return w;
+  }
+
+  /** A warehouse a statement may use: a missing or deleted one fails as missing. */
+  usable(id: string): WarehouseRecord {
+    const w = this.warehouses.get(id);
+    if (!w || w.state === 'DELETED' || w.state === 'DELETING') throw warehouseNotFound(id);
+    return w;
+  }
+
+  private live(id: string): WarehouseRecord {
+    const w = this.get(id);
+    if (w.state === 'DELETED' || w.state === 'DELETING') throw warehouseDeleted(id);
+    return w;
+  }
+
+  list(pageSize?: number, pageToken?: string): { items: WarehouseRecord[]; nextPageToken?: string } {
+    const all = [...this.warehouses.values()]
+      .filter((w) => w.state !== 'DELETED')
+      .sort((a, b) => a.created_at - b.created_at || a.id.localeCompare(b.id));
+    const key = (w: WarehouseRecord) => `${String(w.created_at).padStart(15, '0')}:${w.id}`;
+    return keysetPage(all, key, pageSize && pageSize > 0 ? pageSize : undefined, pageToken || undefined);
+  }
+
+  edit(id: string, f: WarehouseFields): void {
+    const w = this.live(id);
+    this.validate(f, w);
+    for (const [k, val] of Object.entries(f)) {
+      if (val === undefined) continue;
+      if (k === 'name' && val === '') continue;
+      (w as unknown as Record<string, unknown>)[k] = val;
+    }
+    this.warehouses.set(id, w);
+  }
+
+  start(id: string): void {
+    const w = this.live(id);
+    if (w.state === 'RUNNING' || w.state === 'STARTING') return;
+    this.begin(w, 'STARTING');
+  }
+
+  stop(id: string): void {
+    const w = this.live(id);
+    if (w.state === 'STOPPED' || w.state === 'STOPPING') return;
+    this.begin(w, 'STOPPING');
+  }
+
+  delete(id: string): void {
+    const w = this.get(id);
+    if (w.state === 'DELETED') throw warehouseNotFound(id);
+    this.timers.get(id)?.();
+    this.timers.delete(id);
+    w.state = 'DELETED';
+    w.num_clusters = 0;
+    delete w.transition_at;
+    this.warehouses.set(id, w);
+    this.notify(id);
+  }
+
+  /** Resolves when the warehouse is RUNNING, starting a stopped one on demand (as a statement does). */
+  async ensureRunning(id: string): Promise<void> {
+    for (let i = 0; i < 100; i++) {
+      const w = this.live(id);
+      if (w.state === 'RUNNING') return;
+      if (w.state === 'STOPPED') this.begin(w, 'STARTING');
+      await new Promise<void>((resolve) => {
+        const list = this.waiters.get(id) ?? [];
+        list.push(resolve);
+        this.waiters.set(id, list);
+      });
+    }
+  }
+
+  dataSources(): WarehouseRecord[] {
+    return this.list().items;
+  }
+
+  private begin(w: WarehouseRecord, state: 'STARTING' | 'STOPPING'): void {
+    this.timers.get(w.id)?.();
+    w.state = state;
+    w.transition_at = this.clock.now() + this.transitionMs;
+    this.warehouses.set(w.id, w);
+    this.arm(w);
+    this.notify(w.id);
+  }
+
+  private arm(w: WarehouseRecord): void {
+    const delay = Math.max(0, (w.transition_at ?? 0) - this.clock.now());
+    const cancel = this.clock.setTimeout(() => this.complete(w.id), delay);
+    this.timers.set(w.id, cancel);
+  }
+
+  private complete(id: string): void {
+    this.timers.delete(id);
+    const w = this.warehouses.get(id);
+    if (!w) return;
+    if (w.state === 'STARTING') {
+      w.state = 'RUNNING';
+      w.num_clusters = w.min_num_clusters;
+    } else if (w.state === 'STOPPING') {
+      w.state = 'STOPPED';
+      w.num_clusters = 0;
+    }
+    delete w.transition_at;
+    this.warehouses.set(id, w);
+    this.notify(id);
+  }
+
+  private notify(id: string): void {
+    const list = this.waiters.get(id);
+    if (!list) return;
+    this.waiters.delete(id);
+    for (const resolve of list) resolve();
+  }
+
+  protected override onReset(): void {
+    for (const cancel of this.timers.values()) cancel();
+    this.timers.clear();
+    const waiting = [...this.waiters.keys()];
+    for (const id of waiting) this.notify(id);
+  }
+
+  close(): void {
+    for (const cancel of this.timers.values()) cancel();
+    this.timers.clear();
+  }
+
+  /** The wire shape (GetWarehouseResponse / EndpointInfo). */
+  static toWire(w: WarehouseRecord, origin: Origin): Record<string, unknown> {
+    const httpPath = `/sql/1.0/warehouses/${w.id}`;
+    const out: Record<string, unknown> = {
+      id: w.id,
+      name: w.name,
+      cluster_size: w.cluster_size,
+      auto_stop_mins: w.auto_stop_mins,
+      channel: w.channel,
+      creator_name: w.creator_name,
+      enable_photon: w.enable_photon,
+      enable_serverless_compute: w.enable_serverless_compute,
+      max_num_clusters: w.max_num_clusters,
+      min_num_clusters: w.min_num_clusters,
+      spot_instance_policy: w.spot_instance_policy,
+      warehouse_type: w.warehouse_type,
+      state: w.state,
+      num_clusters: w.num_clusters,
+      num_active_sessions: w.num_active_sessions,
+      jdbc_url:
+        `jdbc:databricks://${origin.hostname}:${origin.port}/default;transportMode=http;` +
+        `ssl=${origin.protocol === 'https' ? 1 : 0};AuthMech=3;httpPath=${httpPath};`,
+      odbc_params: {
+        hostname: origin.hostname,
+        path: httpPath,
+        port: origin.port,
+        protocol: origin.protocol,
+      },
+      health:
+        w.state === 'RUNNING'
+          ? { status: 'HEALTHY', summary: '' }
+          : { status: 'HEALTHY', summary: `The warehouse is ${w.state.toLowerCase()}.` },
+    };
+    if (w.instance_profile_arn) out.instance_profile_arn = w.instance_profile_arn;
+    out.tags = w.tags ?? {};
+    return out;
+  }
+}

@@ -1,0 +1,271 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { tableFromIPC } from 'apache-arrow';
+import { expectDatabricksError, jsonInit, serviceApp } from '@minilake/testing';
+import type { Hono } from 'hono';
+import type { ServiceInstance } from '@minilake/core';
+import { sqlService } from '../src/index.js';
+
+let app: Hono;
+let instance: ServiceInstance;
+let wh: string;
+
+const post = (path: string, body: unknown) => app.request(path, jsonInit('POST', body));
+const get = (path: string) => app.request(path, jsonInit('GET'));
+
+interface StatementBody {
+  statement_id: string;
+  status: { state: string; error?: { error_code: string; message: string }; sql_state?: string };
+  manifest?: {
+    format: string;
+    schema: {
+      column_count: number;
+      columns: {
+        name: string;
+        position: number;
+        type_name: string;
+        type_text: string;
+        type_precision?: number;
+        type_scale?: number;
+      }[];
+    };
+    total_row_count: number;
+    total_chunk_count: number;
+    total_byte_count?: number;
+    chunks?: { chunk_index: number; row_offset: number; row_count: number; byte_count?: number }[];
+    truncated: boolean;
+  };
+  result?: {
+    data_array?: (string | null)[][];
+    chunk_index?: number;
+    next_chunk_index?: number;
+    next_chunk_internal_link?: string;
+    external_links?: {
+      external_link: string;
+      expiration: string;
+      chunk_index: number;
+      row_count: number;
+      byte_count: number;
+      next_chunk_index?: number;
+    }[];
+  };
+}
+
+async function run(statement: string, extra: Record<string, unknown> = {}): Promise<StatementBody> {
+  const res = await post('/api/2.0/sql/statements', {
+    warehouse_id: wh,
+    statement,
+    wait_timeout: '30s',
+    ...extra,
+  });
+  expect(res.status, await res.clone().text()).toBe(200);
+  return (await res.json()) as StatementBody;
+}
+
+beforeAll(async () => {
+  const made = await serviceApp(sqlService, { config: { MINILAKE_WAREHOUSE_START_DELAY: '0' } });
+  app = made.app;
+  instance = made.instance;
+  const res = await post('/api/2.0/sql/warehouses', { name: 'unit', cluster_size: 'Small' });
+  wh = ((await res.json()) as { id: string }).id;
+});
+afterAll(async () => {
+  await instance.close?.();
+});
+
+describe('statement execution', () => {
+  it('returns string values and Databricks types', async () => {
+    const r = await run(
+      "SELECT 1 AS one, 'a' AS s, CAST(2.50 AS DECIMAL(10,2)) AS d, DATE '2024-01-04' AS dt, true AS b, NULL::INT AS n, 1.0::DOUBLE AS x",
+    );
+    expect(r.status.state).toBe('SUCCEEDED');
+    expect(r.result?.data_array).toEqual([['1', 'a', '2.50', '2024-01-04', 'true', null, '1.0']]);
+    const cols = r.manifest!.schema.columns;
+    expect(cols.map((c) => c.type_name)).toEqual([
+      'INT',
+      'STRING',
+      'DECIMAL',
+      'DATE',
+      'BOOLEAN',
+      'INT',
+      'DOUBLE',
+    ]);
+    expect(cols[2]).toMatchObject({
+      name: 'd',
+      position: 2,
+      type_text: 'DECIMAL(10,2)',
+      type_precision: 10,
+      type_scale: 2,
+    });
+    expect(r.manifest).toMatchObject({
+      format: 'JSON_ARRAY',
+      total_row_count: 1,
+      total_chunk_count: 1,
+      truncated: false,
+    });
+  });
+
+  it('renders nested values as JSON text', async () => {
+    const r = await run("SELECT [1,2] AS a, {'k': 'v', 'n': 1} AS s, MAP {'x': 1} AS m");
+    expect(r.result?.data_array).toEqual([['[1,2]', '{"k":"v","n":1}', '{"x":1}']]);
+  });
+
+  it('answers a zero-row result with result {} and no chunks', async () => {
+    const r = await run('SELECT * FROM range(10) WHERE range > 100');
+    expect(r.status.state).toBe('SUCCEEDED');
+    expect(r.manifest).toMatchObject({ total_row_count: 0, total_chunk_count: 0 });
+    expect(r.result).toEqual({});
+  });
+
+  it('reports a SQL failure as HTTP 200 FAILED with an error and a sql_state', async () => {
+    const r = await run('SELECT * FROM no_such_table_xyz');
+    expect(r.status.state).toBe('FAILED');
+    expect(r.status.error?.error_code).toBeTruthy();
+    expect(r.status.error?.message).toMatch(/no_such_table_xyz/);
+    expect(r.status.sql_state).toMatch(/^[0-9A-Z]{5}$/);
+  });
+
+  it('applies row_limit and sets truncated', async () => {
+    const r = await run('SELECT range AS id FROM range(5000)', { row_limit: 3 });
+    expect(r.result?.data_array).toEqual([['0'], ['1'], ['2']]);
+    expect(r.manifest).toMatchObject({ total_row_count: 3, truncated: true });
+    const exact = await run('SELECT range AS id FROM range(3)', { row_limit: 3 });
+    expect(exact.manifest?.truncated).toBe(false);
+  });
+
+  it('validates wait_timeout, format/disposition and the warehouse', async () => {
+    for (const wt of ['4s', '51s', '10', 'abc']) {
+      await expectDatabricksError(
+        await post('/api/2.0/sql/statements', { warehouse_id: wh, statement: 'SELECT 1', wait_timeout: wt }),
+        400,
+        'INVALID_PARAMETER_VALUE',
+      );
+    }
+    await expectDatabricksError(
+      await post('/api/2.0/sql/statements', { warehouse_id: wh, statement: 'SELECT 1', format: 'CSV' }),
+      400,
+      'INVALID_PARAMETER_VALUE',
+    );
+    await expectDatabricksError(
+      await post('/api/2.0/sql/statements', { warehouse_id: 'nope', statement: 'SELECT 1' }),
+      404,
+      'RESOURCE_DOES_NOT_EXIST',
+    );
+    await expectDatabricksError(
+      await get('/api/2.0/sql/statements/00000000-0000-0000-0000-000000000000'),
+      404,
+      'RESOURCE_DOES_NOT_EXIST',
+    );
+  });
+
+  it('runs asynchronously with wait_timeout 0s and cancels a long query', async () => {
+    const res = await post('/api/2.0/sql/statements', {
+      warehouse_id: wh,
+      statement: 'SELECT count(*) FROM range(3000000000) a, range(10) b',
+      wait_timeout: '0s',
+    });
+    const body = (await res.json()) as StatementBody;
+    expect(['PENDING', 'RUNNING']).toContain(body.status.state);
+    const cancel = await post(`/api/2.0/sql/statements/${body.statement_id}/cancel`, {});
+    expect(cancel.status).toBe(200);
+    const after = (await (await get(`/api/2.0/sql/statements/${body.statement_id}`)).json()) as StatementBody;
+    expect(after.status.state).toBe('CANCELED');
+    // The engine is free again: a new statement runs.
+    const r = await run('SELECT 42 AS x');
+    expect(r.result?.data_array).toEqual([['42']]);
+  });
+
+  it('polls an async statement to SUCCEEDED', async () => {
+    const res = await post('/api/2.0/sql/statements', {
+      warehouse_id: wh,
+      statement: 'SELECT count(*) AS c FROM range(2000000)',
+      wait_timeout: '0s',
+    });
+    const { statement_id } = (await res.json()) as StatementBody;
+    let body: StatementBody | undefined;
+    for (let i = 0; i < 200; i++) {
+      body = (await (await get(`/api/2.0/sql/statements/${statement_id}`)).json()) as StatementBody;
+      if (body.status.state !== 'PENDING' && body.status.state !== 'RUNNING') break;
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    expect(body?.status.state).toBe('SUCCEEDED');
+    expect(body?.result?.data_array).toEqual([['2000000']]);
+  });
+
+  it('serves ARROW_STREAM, CSV and JSON_ARRAY through external links without auth', async () => {
+    const arrow = await run(
+      "SELECT range AS id, range * 1.5::DOUBLE AS d, 'n' || range AS s, CAST(range AS DECIMAL(10,2)) AS m FROM range(1000)",
+      {
+        disposition: 'EXTERNAL_LINKS',
+        format: 'ARROW_STREAM',
+      },
+    );
+    expect(arrow.manifest).toMatchObject({
+      format: 'ARROW_STREAM',
+      total_row_count: 1000,
+      total_chunk_count: 1,
+    });
+    const link = arrow.result!.external_links![0]!;
+    expect(new Date(link.expiration).getTime()).toBeGreaterThan(Date.now());
+    const url = new URL(link.external_link);
+    const bytes = new Uint8Array(await (await app.request(url.pathname + url.search)).arrayBuffer());
+    expect(bytes.byteLength).toBe(link.byte_count);
+    const table = tableFromIPC(bytes);
+    expect(table.numRows).toBe(1000);
+    expect(table.getChild('id')!.get(999)).toBe(999n);
+    expect(table.getChild('s')!.get(5)).toBe('n5');
+    expect(table.getChild('d')!.get(2)).toBe(3);
+    expect(String(table.getChild('m')!.type)).toMatch(/Decimal/);
+
+    const csv = await run(
+      "SELECT range AS id, CASE WHEN range = 1 THEN NULL ELSE 'a,b' END AS s FROM range(3)",
+      {
+        disposition: 'EXTERNAL_LINKS',
+        format: 'CSV',
+      },
+    );
+    const cu = new URL(csv.result!.external_links![0]!.external_link);
+    expect(await (await app.request(cu.pathname + cu.search)).text()).toBe(
+      'id,s\r\n0,"a,b"\r\n1,null\r\n2,"a,b"\r\n',
+    );
+
+    const json = await run('SELECT range AS id FROM range(3)', {
+      disposition: 'EXTERNAL_LINKS',
+      format: 'JSON_ARRAY',
+    });
+    const ju = new URL(json.result!.external_links![0]!.external_link);
+    expect(await (await app.request(ju.pathname + ju.search)).json()).toEqual([['0'], ['1'], ['2']]);
+
+    const bad = await app.request(`${ju.pathname}?token=wrong&expires=${Date.now() + 60000}`);
+    expect(bad.status).toBe(404);
+  });
+});
+
+describe('warehouses and history', () => {
+  it('lists data sources as a bare array', async () => {
+    const res = await get('/api/2.0/preview/sql/data_sources');
+    const body = (await res.json()) as { warehouse_id: string }[];
+    expect(Array.isArray(body)).toBe(true);
+    expect(body.some((d) => d.warehouse_id === wh)).toBe(true);
+  });
+
+  it('records statements in query history', async () => {
+    await run('SELECT 7 AS seven');
+    const res = await get(
+      `/api/2.0/sql/history/queries?filter_by.warehouse_ids=${wh}&filter_by.statuses=FINISHED&max_results=2`,
+    );
+    const body = (await res.json()) as {
+      res: { query_text: string; status: string }[];
+      has_next_page: boolean;
+      next_page_token?: string;
+    };
+    expect(body.res).toHaveLength(2);
+    expect(body.res[0]!.query_text).toBe('SELECT 7 AS seven');
+    expect(body.has_next_page).toBe(true);
+    const next = await get(
+      `/api/2.0/sql/history/queries?filter_by.warehouse_ids=${wh}&filter_by.statuses=FINISHED&max_results=2&page_token=${body.next_page_token}`,
+    );
+    const page2 = (await next.json()) as { res: { query_text: string }[] };
+    expect(page2.res.length).toBeGreaterThan(0);
+    expect(page2.res[0]!.query_text).not.toBe('SELECT 7 AS seven');
+  });
+});
