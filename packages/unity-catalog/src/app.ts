@@ -8,7 +8,7 @@
  * - Temporary credentials answer an empty credential set with an expiry: MiniLake storage is local files.
  */
 import { Hono } from 'hono';
-import { invalidParameter, readJson, readQuery, readQueryOrBody, ucPage } from '@minilake/core';
+import { invalidParameter, keysetPage, readJson, readQuery, readQueryOrBody, ucPage } from '@minilake/core';
 import * as s from './schemas.js';
 import type { UnityCatalogStore } from './store.js';
 
@@ -180,16 +180,49 @@ export function unityCatalogApp(store: UnityCatalogStore): Hono {
     ),
   );
 
+  // The newer paged variants the Python SDK's grants.list / list_effective call.
+  app.get(`${BASE}/privilege-assignments/:type/:full_name`, async (c) => {
+    const q = readQuery(c, s.PagedPermissionsRequest);
+    const all = await store.getPermissions(name(c, 'type'), name(c, 'full_name'), q.principal);
+    const page = keysetPage(
+      all.privilege_assignments,
+      (x) => x.principal,
+      q.page_size || undefined,
+      q.page_token || undefined,
+    );
+    return c.json({
+      privilege_assignments: page.items,
+      ...(page.nextPageToken ? { next_page_token: page.nextPageToken } : {}),
+    });
+  });
+  app.get(`${BASE}/effective-privilege-assignments/:type/:full_name`, async (c) => {
+    const q = readQuery(c, s.PagedPermissionsRequest);
+    const all = await store.getEffectivePermissions(name(c, 'type'), name(c, 'full_name'), q.principal);
+    const page = keysetPage(
+      all.privilege_assignments,
+      (x) => x.principal,
+      q.page_size || undefined,
+      q.page_token || undefined,
+    );
+    return c.json({
+      effective_privilege_assignments: page.items,
+      ...(page.nextPageToken ? { next_page_token: page.nextPageToken } : {}),
+    });
+  });
+
   // ---- temporary credentials (the Spark connector asks even for file: locations) ----
   const expiry = () => ({ expiration_time: Date.now() + 3600_000 });
-  app.post(`${BASE}/temporary-table-credentials`, async (c) => {
-    await readJson(c, s.TemporaryTableCredentialsRequest);
-    return c.json(expiry());
-  });
-  app.post(`${BASE}/temporary-path-credentials`, async (c) => {
-    const body = await readJson(c, s.TemporaryPathCredentialsRequest);
-    return c.json({ ...expiry(), ...(body.url ? { url: body.url } : {}) });
-  });
+  // The SDKs call these under /api/2.0, the Spark connector under /api/2.1.
+  for (const base of [BASE, '/api/2.0/unity-catalog']) {
+    app.post(`${base}/temporary-table-credentials`, async (c) => {
+      await readJson(c, s.TemporaryTableCredentialsRequest);
+      return c.json(expiry());
+    });
+    app.post(`${base}/temporary-path-credentials`, async (c) => {
+      const body = await readJson(c, s.TemporaryPathCredentialsRequest);
+      return c.json({ ...expiry(), ...(body.url ? { url: body.url } : {}) });
+    });
+  }
 
   return app;
 }

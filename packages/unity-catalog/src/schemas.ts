@@ -171,7 +171,11 @@ export const UpdatePermissionsRequest = v.object({
     [],
   ),
 });
-export const GetPermissionsRequest = v.object({ principal: v.optional(str()) });
+export const GetPermissionsRequest = v.object({
+  principal: v.optional(str()),
+  max_results: v.optional(qInt()),
+  page_token: v.optional(v.string()),
+});
 
 export const TemporaryTableCredentialsRequest = v.object({ table_id: opt(str()), operation: opt(str()) });
 export const TemporaryPathCredentialsRequest = v.object({ url: opt(str()), operation: opt(str()) });
@@ -180,4 +184,9 @@ export const GetTableRequest = v.object({
   include_browse: v.optional(qBool()),
   include_delta_metadata: v.optional(qBool()),
   include_manifest_capabilities: v.optional(qBool()),
+});
+export const PagedPermissionsRequest = v.object({
+  principal: v.optional(str()),
+  page_size: v.optional(qInt()),
+  page_token: v.optional(v.string()),
 });

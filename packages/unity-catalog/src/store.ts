@@ -1090,7 +1090,10 @@ export class UnityCatalogStore extends CollectionStore {
         throw engineRejected('Cannot create the table', e);
       }
     });
-    this.tables.set(full, base);
+    this.tables.set(
+      full,
+      input.storage_location ? { ...base, storage_location: input.storage_location } : base,
+    );
     return this.getTable(full);
   }
 
