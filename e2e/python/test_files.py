@@ -88,3 +88,14 @@ def test_files_missing_volume_is_404(w, volume):
     missing = volume.rsplit("/", 1)[0] + "/novol"
     with pytest.raises(NotFound):
         w.files.upload(f"{missing}/x.txt", io.BytesIO(b"x"), overwrite=True)
+
+
+def test_files_large_upload_falls_back_and_parallel_download_uses_ranges(w, volume, tmp_path):
+    # Above 50 MiB the SDK first tries the presigned-URL multipart path (501 here), then one streamed PUT;
+    # download_to(use_parallel=True) reads Range slices guarded by If-Unmodified-Since.
+    data = os.urandom(60 * 1024 * 1024)
+    w.files.upload(f"{volume}/big.bin", io.BytesIO(data), overwrite=True)
+    assert w.files.get_metadata(f"{volume}/big.bin").content_length == len(data)
+    out = tmp_path / "big.out"
+    w.files.download_to(f"{volume}/big.bin", str(out), use_parallel=True)
+    assert out.read_bytes() == data

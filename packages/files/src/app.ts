@@ -4,7 +4,8 @@
  *   inline put `contents` up to 1 MiB (400 MAX_BLOCK_SIZE_EXCEEDED); base64 errors are 400s. put also takes
  *   multipart form data (a `contents` file part), which is buffered. Open handles expire after 10 idle minutes.
  * - Files API bodies stream both ways: uploads go from the socket to a temp file, downloads from disk to the
- *   socket, with Range reads (206) and Content-Length / Last-Modified / Content-Type octet-stream.
+ *   socket, with Range reads (206), If-Unmodified-Since (412) and Content-Length / Last-Modified /
+ *   Content-Type octet-stream. `overwrite` defaults to true there (false on DBFS), as documented.
  * - Only /Volumes/<catalog>/<schema>/<volume>/... paths exist for the Files API (400 otherwise); a volume that
  *   does not exist is a 404 from Unity Catalog. The presigned-URL endpoints (create-download-url, multipart
  *   upload sessions) are not built: they answer 501 and the SDKs fall back to the plain endpoints.
@@ -16,7 +17,7 @@ import { Hono, type Context, type MiddlewareHandler } from 'hono';
 import { invalidParameter, readJson, readQuery, validate } from '@minilake/core';
 import type { DbfsStore } from './dbfs.js';
 import { MAX_BLOCK } from './dbfs.js';
-import { badBase64, maxBlockExceeded, rangeNotSatisfiable } from './errors.js';
+import { badBase64, fileChanged, maxBlockExceeded, rangeNotSatisfiable } from './errors.js';
 import { dbfsPath, pathFromUrl } from './paths.js';
 import * as s from './schemas.js';
 import type { VolumeFiles } from './volumes.js';
@@ -142,7 +143,8 @@ export function filesApp(dbfs: DbfsStore, volumes: VolumeFiles): Hono {
 
   app.put(`${FS}/files/*`, async (c) => {
     const q = readQuery(c, s.UploadRequest);
-    await volumes.upload(filePath(c), requestBody(c), q.overwrite ?? false);
+    // Unlike DBFS, the Files API overwrites unless told not to.
+    await volumes.upload(filePath(c), requestBody(c), q.overwrite ?? true);
     return c.body(null, 204);
   });
   const fileHeaders = (size: number, mtimeMs: number): Record<string, string> => ({
@@ -157,6 +159,12 @@ export function filesApp(dbfs: DbfsStore, volumes: VolumeFiles): Hono {
   });
   app.get(`${FS}/files/*`, async (c) => {
     const { disk, st } = await volumes.fileStat(filePath(c));
+    const unmodifiedSince = c.req.header('if-unmodified-since');
+    if (unmodifiedSince) {
+      const since = Date.parse(unmodifiedSince);
+      if (!Number.isNaN(since) && Math.floor(st.mtimeMs / 1000) * 1000 > since)
+        throw fileChanged(filePath(c));
+    }
     const range = parseRange(c.req.header('range'), st.size);
     if (st.size === 0) return c.body(null, 200, fileHeaders(0, st.mtimeMs));
     const { start, end } = range ?? { start: 0, end: st.size - 1 };

@@ -45,3 +45,9 @@ export const rangeNotSatisfiable = (size: number) =>
     'INVALID_PARAMETER_VALUE',
     `The requested range is not satisfiable (file size ${size}).`,
   );
+export const fileChanged = (p: string) =>
+  new DatabricksError(
+    412,
+    'FAILED_PRECONDITION',
+    `The file was modified after the If-Unmodified-Since time: ${p}`,
+  );

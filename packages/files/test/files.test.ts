@@ -195,7 +195,8 @@ describe('Files API on volumes', () => {
     const head = await app.request(`${V}/dir/a.txt`, { method: 'HEAD' });
     expect(head.status).toBe(200);
     expect(head.headers.get('content-length')).toBe('11');
-    await expectDatabricksError(await put(`${V}/dir/a.txt`, 'again'), 409, 'ALREADY_EXISTS');
+    await expectDatabricksError(await put(`${V}/dir/a.txt`, 'again', false), 409, 'ALREADY_EXISTS');
+    expect((await put(`${V}/dir/a.txt`, 'default overwrites')).status).toBe(204);
     expect((await put(`${V}/dir/a.txt`, 'replaced', true)).status).toBe(204);
     expect(await (await app.request(`${V}/dir/a.txt`)).text()).toBe('replaced');
     expect((await app.request(`${V}/dir/a.txt`, { method: 'DELETE' })).status).toBe(204);
@@ -212,6 +213,16 @@ describe('Files API on volumes', () => {
     expect(await (await app.request(`${V}/r.bin`, { headers: { range: 'bytes=7-' } })).text()).toBe('789');
     expect(await (await app.request(`${V}/r.bin`, { headers: { range: 'bytes=-3' } })).text()).toBe('789');
     expect((await app.request(`${V}/r.bin`, { headers: { range: 'bytes=20-30' } })).status).toBe(416);
+    const past = new Date(Date.now() - 3_600_000).toUTCString();
+    await expectDatabricksError(
+      await app.request(`${V}/r.bin`, { headers: { 'if-unmodified-since': past } }),
+      412,
+      'FAILED_PRECONDITION',
+    );
+    const future = new Date(Date.now() + 3_600_000).toUTCString();
+    expect((await app.request(`${V}/r.bin`, { headers: { 'if-unmodified-since': future } })).status).toBe(
+      200,
+    );
   });
 
   it('manages directories and lists them page by page', async () => {
