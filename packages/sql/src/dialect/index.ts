@@ -1,34 +1,32 @@
-// Databricks SQL on DuckDB: the one entry point the Statement Execution API calls.
-// Contract first; translation, interception and Spark semantics land behind it.
+/**
+ * Databricks SQL on DuckDB: the one entry point the Statement Execution API calls.
+ * - Multi-statement text runs in order; the last statement's result is returned (streaming).
+ * - Catalog/schema from the request become the connection's namespace (USE + search_path) per statement.
+ * - USE/SHOW/DESCRIBE/UC DDL/Delta commands are intercepted (intercept.ts); everything else is translated
+ *   (translate.ts) with Spark semantics from macros (macros.ts). Text that is not Databricks SQL but runs on
+ *   DuckDB as written still runs (fallback).
+ */
+import { intercept } from './intercept.js';
+import { macroStatements, MACRO_SCHEMA } from './macros.js';
+import { quoteIdent, type Session } from './session.js';
+import { SqlError, sqlError, syntaxError } from './sql-error.js';
+import { splitStatements, type SplitStatement } from './tokens.js';
+import { translate, TranslationFailed } from './translate.js';
+import type {
+  DuckDBConnectionLike,
+  DuckDBResultLike,
+  DuckDbEngineLike,
+  UnityCatalogApiLike,
+} from './types.js';
 
-/** Minimal shape of @duckdb/node-api's DuckDBConnection that the dialect layer needs. */
-export interface DuckDBConnectionLike {
-  stream(
-    sql: string,
-    values?: Record<string, unknown>,
-    types?: Record<string, unknown>,
-  ): Promise<DuckDBResultLike>;
-  run(
-    sql: string,
-    values?: Record<string, unknown>,
-    types?: Record<string, unknown>,
-  ): Promise<DuckDBResultLike>;
-}
-/** Minimal shape of @duckdb/node-api's DuckDBResult (a streaming result). */
-export interface DuckDBResultLike {
-  readonly columnCount: number;
-}
-
-/** Minimal shape of @minilake/engine-duckdb's DuckDbEngine used here. */
-export interface DuckDbEngineLike {
-  /** Databricks catalog name -> DuckDB attached database alias (main -> main__ml). */
-  alias(catalog: string): string;
-}
-
-/** Minimal shape of @minilake/unity-catalog's api used by intercepted DDL. */
-export interface UnityCatalogApiLike {
-  [op: string]: unknown;
-}
+export { SqlError, sqlError } from './sql-error.js';
+export { sparkType } from './intercept.js';
+export type {
+  DuckDBConnectionLike,
+  DuckDBResultLike,
+  DuckDbEngineLike,
+  UnityCatalogApiLike,
+} from './types.js';
 
 export interface StatementParameter {
   name: string;
@@ -43,25 +41,210 @@ export interface ExecuteInput {
   parameters?: StatementParameter[];
 }
 
-export class SqlError extends Error {
-  constructor(
-    message: string,
-    readonly errorCode: string,
-    readonly sqlState: string,
-  ) {
-    super(message);
-    this.name = 'SqlError';
+const macrosReady = new WeakMap<object, Promise<void>>();
+const namespaceOf = new WeakMap<object, string>();
+
+async function ensureMacros(conn: DuckDBConnectionLike, engine: object): Promise<void> {
+  let p = macrosReady.get(engine);
+  if (!p) {
+    p = (async () => {
+      for (const sql of macroStatements()) await conn.run(sql);
+    })();
+    macrosReady.set(engine, p);
+    p.catch(() => macrosReady.delete(engine));
   }
+  await p;
 }
 
 export async function executeDatabricksSql<R extends DuckDBResultLike>(
-  conn: { stream(sql: string): Promise<R> } & Partial<DuckDBConnectionLike>,
+  conn: { stream(sql: string, values?: Record<string, unknown>): Promise<R> } & Omit<
+    DuckDBConnectionLike,
+    'stream'
+  >,
   input: ExecuteInput,
-  _env: { engine: DuckDbEngineLike; uc?: UnityCatalogApiLike },
+  env: { engine: DuckDbEngineLike; uc?: UnityCatalogApiLike | unknown },
 ): Promise<R> {
+  const c = conn as unknown as DuckDBConnectionLike;
+  await ensureMacros(c, env.engine);
+  const params = new Map<string, { value: string | null; type: string | undefined }>();
+  for (const p of input.parameters ?? []) params.set(p.name, { value: p.value ?? null, type: p.type });
+  const explicitNs = input.catalog !== undefined || input.schema !== undefined;
+  const s: Session = {
+    conn: c,
+    engine: env.engine,
+    uc: (env.uc ?? undefined) as UnityCatalogApiLike | undefined,
+    catalog: input.catalog || 'main',
+    schema: input.schema || 'default',
+    params,
+    applyNamespace: async () => {
+      const target = `${quoteIdent(env.engine.alias(s.catalog))}.${quoteIdent(s.schema)}`;
+      if (namespaceOf.get(conn) === target) return;
+      await c.run(`USE ${target}`);
+      await c.run(`SET search_path = '${`${target},${MACRO_SCHEMA}`.replaceAll("'", "''")}'`);
+      namespaceOf.set(conn, target);
+    },
+  };
   try {
-    return await conn.stream(input.statement);
+    await s.applyNamespace();
   } catch (e) {
-    throw new SqlError(e instanceof Error ? e.message : String(e), 'BAD_REQUEST', '42000');
+    // The default namespace (main.default) may not exist in a fresh engine; only an explicit one must.
+    if (explicitNs) throw namespaceError(s, e);
+    namespaceOf.delete(conn);
+    await c.run(`SET search_path = '${MACRO_SCHEMA.replaceAll("'", "''")}'`).catch(() => undefined);
   }
+  const stmts = splitStatements(input.statement);
+  if (stmts.length === 0) throw syntaxError('Syntax error: the statement text is empty.');
+  let last: DuckDBResultLike | undefined;
+  for (let i = 0; i < stmts.length; i++) {
+    const final = i === stmts.length - 1;
+    last = await runOne(stmts[i]!, s, final);
+  }
+  return last as R;
+}
+
+function namespaceError(s: Session, e: unknown): Error {
+  const msg = e instanceof Error ? e.message : String(e);
+  if (/Catalog .* does not exist|database .* does not exist/i.test(msg))
+    return sqlError('NO_SUCH_CATALOG_EXCEPTION', '42704', `Catalog '${s.catalog}' was not found.`);
+  return sqlError(
+    'SCHEMA_NOT_FOUND',
+    '42704',
+    `The schema \`${s.catalog}\`.\`${s.schema}\` cannot be found. Verify the spelling and correctness of the schema and catalog.`,
+  );
+}
+
+const DML = new Set(['INSERT', 'UPDATE', 'DELETE', 'MERGE']);
+
+async function runOne(stmt: SplitStatement, s: Session, final: boolean): Promise<DuckDBResultLike> {
+  const hooks = {
+    exec: (text: string, materialize: boolean) => runText(text, s, materialize),
+    count: async (text: string) => affected(await runTextRead(text, s)),
+  };
+  const r = await intercept(stmt, s, hooks);
+  if (r) return r;
+  const head = stmt.tokens[0]?.text.toUpperCase() ?? '';
+  if (DML.has(head)) {
+    const n = affected(await runTextRead(stmt.text, s));
+    const cols =
+      head === 'INSERT'
+        ? ['num_affected_rows', 'num_inserted_rows']
+        : head === 'MERGE'
+          ? ['num_affected_rows']
+          : ['num_affected_rows'];
+    return s.conn.stream(`SELECT ${cols.map((c) => `$n::BIGINT AS ${c}`).join(', ')}`, { n: String(n) });
+  }
+  return runText(stmt.text, s, !final);
+}
+
+function affected(r: { getRows(): unknown[][] }): bigint {
+  const v = r.getRows()[0]?.[0];
+  return typeof v === 'bigint' ? v : BigInt(Number(v ?? 0));
+}
+
+interface Prepared {
+  sql: string;
+  values: Record<string, unknown>;
+  fallback: string | undefined;
+}
+
+function prepare(text: string, s: Session): Prepared {
+  const paramTypes = new Map<string, string | undefined>();
+  for (const [k, v] of s.params) paramTypes.set(k, v.type);
+  try {
+    const t = translate(text, { alias: (c) => s.engine.alias(c), currentCatalog: s.catalog, paramTypes });
+    const values: Record<string, unknown> = {};
+    for (const p of t.params) {
+      const v = s.params.get(p);
+      if (!v)
+        throw sqlError(
+          'UNBOUND_SQL_PARAMETER',
+          '42P02',
+          `Found the unbound parameter: ${p}. Please, fix \`args\` and provide a mapping of the parameter to either a SQL literal or collection constructor functions such as \`map()\`, \`array()\`, \`struct()\`.`,
+        );
+      values[p] = v.value;
+    }
+    return { sql: t.sql, values, fallback: text };
+  } catch (e) {
+    if (e instanceof SqlError) throw e;
+    if (e instanceof TranslationFailed) return { sql: text, values: {}, fallback: undefined };
+    throw e;
+  }
+}
+
+async function withFallback<T>(
+  p: Prepared,
+  run: (sql: string, values: Record<string, unknown>) => Promise<T>,
+): Promise<T> {
+  try {
+    return await run(p.sql, p.values);
+  } catch (e) {
+    throw mapError(e);
+  }
+}
+
+async function runText(text: string, s: Session, materialize: boolean): Promise<DuckDBResultLike> {
+  const p = prepare(text, s);
+  const hasValues = Object.keys(p.values).length > 0;
+  return withFallback(p, (sql, values) =>
+    materialize
+      ? (s.conn.run(sql, hasValues ? values : undefined) as Promise<DuckDBResultLike>)
+      : s.conn.stream(sql, hasValues ? values : undefined),
+  );
+}
+
+async function runTextRead(text: string, s: Session): Promise<{ getRows(): unknown[][] }> {
+  const p = prepare(text, s);
+  const hasValues = Object.keys(p.values).length > 0;
+  return withFallback(p, (sql, values) => s.conn.runAndReadAll(sql, hasValues ? values : undefined));
+}
+
+/** DuckDB error text -> Databricks error class and SQLSTATE. */
+export function mapError(e: unknown): Error {
+  if (e instanceof SqlError) return e;
+  const msg = e instanceof Error ? e.message : String(e);
+  const first = msg.split('\n')[0] ?? msg;
+  let m: RegExpMatchArray | null;
+  if (/INTERRUPT/i.test(first)) return sqlError('OPERATION_CANCELED', '57014', 'The statement was canceled.');
+  if (first.includes('[DIVIDE_BY_ZERO]'))
+    return sqlError('DIVIDE_BY_ZERO', '22012', first.slice(first.indexOf('[DIVIDE_BY_ZERO]') + 17));
+  if (
+    (m = first.match(/Table with name (\S+) does not exist/)) ||
+    (m = first.match(/Table or view .*?"?([\w.]+)"? does not exist/))
+  )
+    return sqlError(
+      'TABLE_OR_VIEW_NOT_FOUND',
+      '42P01',
+      `The table or view \`${m[1]}\` cannot be found. Verify the spelling and correctness of the schema and catalog. (${first})`,
+    );
+  if ((m = first.match(/Catalog "?([^"\s]+)"? does not exist/)))
+    return sqlError('NO_SUCH_CATALOG_EXCEPTION', '42704', `Catalog '${m[1]}' was not found. (${first})`);
+  if ((m = first.match(/Schema with name "?([^"\s]+)"? does not exist/)))
+    return sqlError('SCHEMA_NOT_FOUND', '42704', `The schema \`${m[1]}\` cannot be found. (${first})`);
+  if (
+    (m = first.match(/Referenced column "?([^"\s]+)"? not found/)) ||
+    (m = first.match(/column "?([^"\s]+)"? .*does not exist/i))
+  )
+    return sqlError(
+      'UNRESOLVED_COLUMN.WITHOUT_SUGGESTION',
+      '42703',
+      `A column, variable, or function parameter with name \`${m[1]}\` cannot be resolved. (${first})`,
+    );
+  if ((m = first.match(/(?:Scalar|Aggregate|Table) Function with name "?([^"\s!]+)"? does not exist/)))
+    return sqlError(
+      'UNRESOLVED_ROUTINE',
+      '42883',
+      `Cannot resolve routine \`${m[1]}\` on search path [\`system\`.\`builtin\`, \`system\`.\`session\`]. (${first})`,
+    );
+  if (first.startsWith('Parser Error'))
+    return sqlError('PARSE_SYNTAX_ERROR', '42601', `Syntax error: ${first}`);
+  if (first.startsWith('Conversion Error') || first.startsWith('Invalid Input Error: Could not convert'))
+    return sqlError('CAST_INVALID_INPUT', '22018', first);
+  if (first.includes('already exists')) return sqlError('TABLE_OR_VIEW_ALREADY_EXISTS', '42P07', first);
+  if (first.startsWith('Binder Error')) return sqlError('DATATYPE_MISMATCH', '42K09', first);
+  if (first.startsWith('Constraint Error')) return sqlError('CONSTRAINT_VIOLATION', '23000', first);
+  if (first.startsWith('Out of Range Error')) return sqlError('ARITHMETIC_OVERFLOW', '22003', first);
+  if (first.startsWith('Invalid Input Error')) return sqlError('INVALID_INPUT', '22023', first);
+  if (first.startsWith('Not implemented Error')) return sqlError('UNSUPPORTED_FEATURE', '0A000', first);
+  if (first.startsWith('Catalog Error')) return sqlError('TABLE_OR_VIEW_NOT_FOUND', '42P01', first);
+  return sqlError('INTERNAL_ERROR', 'XX000', first);
 }

@@ -1,0 +1,68 @@
+/**
+ * Spark semantics DuckDB lacks, as DuckDB macros. They live in their own in-memory attached database so that
+ * they are shared by every connection of the engine and never collide with a user catalog or a DuckDB builtin
+ * (builtins win name resolution, hence the spark_ prefix). The translator calls them unqualified; the
+ * connection's search_path ends with this schema.
+ */
+export const MACRO_DB = '__ml_spark';
+export const MACRO_SCHEMA = `${MACRO_DB}.main`;
+
+const DIVIDE_BY_ZERO =
+  '[DIVIDE_BY_ZERO] Division by zero. Use `try_divide` to tolerate divisor being 0 and return NULL instead.';
+
+// name(params) AS body. Bodies only use DuckDB builtins.
+export const SPARK_MACROS: [string, string][] = [
+  // concat/|| : any NULL argument makes the result NULL (DuckDB's concat skips NULLs).
+  ['spark_concat(a, b)', 'CASE WHEN a IS NULL OR b IS NULL THEN NULL ELSE concat(a, b) END'],
+  // arr[i] is 0-based on arrays; map[k] is a key lookup. typeof() is constant-folded, so only one branch runs.
+  [
+    'spark_subscript(x, i)',
+    "CASE WHEN typeof(x) LIKE 'MAP(%' THEN x[i] WHEN i >= 0 THEN x[i + 1] ELSE NULL END",
+  ],
+  // element_at is 1-based with negative indexes from the end, which is DuckDB's list subscript.
+  ['spark_element_at(x, i)', 'x[i]'],
+  ['spark_substr(s, p)', 'substring(s, CASE WHEN p = 0 THEN 1 ELSE p END)'],
+  ['spark_substr(s, p, l)', 'substring(s, CASE WHEN p = 0 THEN 1 ELSE p END, l)'],
+  ['spark_date_add(d, n)', 'CAST(CAST(d AS DATE) + CAST(n AS INTEGER) AS DATE)'],
+  ['spark_date_sub(d, n)', 'CAST(CAST(d AS DATE) - CAST(n AS INTEGER) AS DATE)'],
+  ['spark_add_months(d, n)', 'CAST(CAST(d AS DATE) + to_months(CAST(n AS INTEGER)) AS DATE)'],
+  ['spark_get_json_object(j, p)', 'json_extract_string(CAST(j AS VARCHAR), p)'],
+  ['spark_pmod(a, b)', '((a % b) + b) % b'],
+  [
+    'spark_initcap(s)',
+    "array_to_string(list_transform(string_split(s, ' '), w -> upper(w[1]) || lower(w[2:])), ' ')",
+  ],
+  [
+    'spark_trunc(d, f)',
+    "CAST(date_trunc(CASE upper(f) WHEN 'YYYY' THEN 'year' WHEN 'YY' THEN 'year' WHEN 'MON' THEN 'month' WHEN 'MM' THEN 'month' ELSE lower(f) END, CAST(d AS DATE)) AS DATE)",
+  ],
+  // First occurrence order, one NULL kept.
+  ['spark_array_distinct(a)', 'list_filter(a, (x, i) -> list_position(a, x) = i)'],
+  ['spark_div(a, b)', `CASE WHEN b = 0 THEN error('${DIVIDE_BY_ZERO.replaceAll("'", "''")}') ELSE a / b END`],
+  ['spark_try_divide(a, b)', 'CASE WHEN b = 0 THEN NULL ELSE a / b END'],
+  // CAST to an integral type truncates toward zero in Spark; DuckDB rounds. Every branch must bind for every
+  // input type, hence the VARCHAR round trip; the caller casts the result to the integral type.
+  [
+    'spark_int_src(x)',
+    "CASE WHEN typeof(x) IN ('DOUBLE', 'FLOAT') THEN CAST(trunc(TRY_CAST(x AS DOUBLE)) AS VARCHAR) " +
+      "WHEN typeof(x) LIKE 'DECIMAL%' OR typeof(x) = 'VARCHAR' THEN CAST(trunc(CAST(CAST(x AS VARCHAR) AS DECIMAL(38, 10))) AS VARCHAR) " +
+      'ELSE CAST(TRY_CAST(x AS BIGINT) AS VARCHAR) END',
+  ],
+  ['spark_size(a)', 'CASE WHEN a IS NULL THEN -1 ELSE len(a) END'],
+  ['spark_nvl2(a, b, c)', 'CASE WHEN a IS NOT NULL THEN b ELSE c END'],
+];
+
+export function macroStatements(): string[] {
+  // Overloads of one name (different arity) must be created in one statement.
+  const byName = new Map<string, string[]>();
+  for (const [sig, body] of SPARK_MACROS) {
+    const name = sig.slice(0, sig.indexOf('('));
+    const list = byName.get(name) ?? [];
+    list.push(`${sig.slice(name.length)} AS ${body}`);
+    byName.set(name, list);
+  }
+  return [
+    `ATTACH IF NOT EXISTS ':memory:' AS ${MACRO_DB}`,
+    ...[...byName].map(([name, defs]) => `CREATE OR REPLACE MACRO ${MACRO_SCHEMA}.${name}${defs.join(', ')}`),
+  ];
+}

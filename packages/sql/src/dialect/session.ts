@@ -1,0 +1,51 @@
+/** Per-request state shared by the executor and the intercepted commands. */
+import type {
+  DuckDBConnectionLike,
+  DuckDBResultLike,
+  DuckDbEngineLike,
+  UnityCatalogApiLike,
+} from './types.js';
+
+export interface Session {
+  conn: DuckDBConnectionLike;
+  engine: DuckDbEngineLike;
+  uc: UnityCatalogApiLike | undefined;
+  catalog: string;
+  schema: string;
+  params: Map<string, { value: string | null; type: string | undefined }>;
+  /** Applies catalog/schema to the connection (USE + search_path) when they changed. */
+  applyNamespace(): Promise<void>;
+}
+
+export const quoteIdent = (s: string): string => `"${s.replaceAll('"', '""')}"`;
+
+export type Cell = string | number | boolean | bigint | null;
+
+/**
+ * A synthetic result as a real DuckDB result: VALUES with every cell bound as a parameter, cast per column.
+ */
+export async function valuesResult(
+  s: Session,
+  columns: { name: string; type: string }[],
+  rows: Cell[][],
+): Promise<DuckDBResultLike> {
+  const values: Record<string, unknown> = {};
+  const cols = columns.map((c) => quoteIdent(c.name));
+  if (rows.length === 0) {
+    const sel = columns.map((c, i) => `CAST(NULL AS ${c.type}) AS ${cols[i]}`).join(', ');
+    return s.conn.stream(`SELECT ${sel} WHERE false`);
+  }
+  let n = 0;
+  const tuples = rows.map(
+    (r) =>
+      `(${columns
+        .map((c, i) => {
+          const v = r[i] ?? null;
+          const p = `p${n++}`;
+          values[p] = v === null ? null : String(v);
+          return `CAST($${p}::VARCHAR AS ${c.type})`;
+        })
+        .join(', ')})`,
+  );
+  return s.conn.stream(`SELECT * FROM (VALUES ${tuples.join(', ')}) AS t(${cols.join(', ')})`, values);
+}

@@ -1,0 +1,305 @@
+/**
+ * Databricks SQL -> DuckDB SQL for one statement: parse (Databricks) -> rewrite the AST (catalog aliases,
+ * :name parameters, Spark semantics through spark_* macros) -> generate -> polyglot's Databricks->DuckDB
+ * transpile -> two token-level fixes on the output (CAST stays CAST, MERGE UPDATE SET *).
+ * Translations are cached by text + namespace + parameter types, so repeated statements skip all of it.
+ */
+import { Dialect, generate, parse, parseDataType, tokenize, transpile } from '@polyglot-sql/sdk';
+import { tokenType } from './tokens.js';
+
+type Node = Record<string, unknown>;
+type Json = unknown;
+
+export interface TranslateOptions {
+  alias: (catalog: string) => string;
+  currentCatalog: string;
+  /** Declared parameter types by name (undefined = STRING, bound as VARCHAR). */
+  paramTypes: Map<string, string | undefined>;
+}
+
+export interface Translated {
+  sql: string;
+  /** Parameter names referenced, in order of first use. */
+  params: string[];
+}
+
+export class TranslationFailed extends Error {}
+
+const INTEGRAL = new Set(['int', 'integer', 'bigint', 'smallint', 'tinyint', 'long', 'short', 'byte']);
+
+const ident = (name: string, quoted = true): Node => ({ name, quoted, trailing_comments: [] });
+const fn = (name: string, args: Json[]): Node => ({
+  function: {
+    name,
+    args,
+    distinct: false,
+    trailing_comments: [],
+    use_bracket_syntax: false,
+    no_parens: false,
+    quoted: false,
+  },
+});
+
+function kindOf(n: Json): [string, Node] | undefined {
+  if (!n || typeof n !== 'object' || Array.isArray(n)) return undefined;
+  const keys = Object.keys(n);
+  if (keys.length !== 1) return undefined;
+  const k = keys[0]!;
+  const d = (n as Node)[k];
+  return [k, (d && typeof d === 'object' ? d : {}) as Node];
+}
+
+function isIdent(v: Json): v is { name: string; quoted: boolean } {
+  return !!v && typeof v === 'object' && typeof (v as Node).name === 'string' && 'quoted' in (v as Node);
+}
+
+/** A table reference anywhere (FROM, INSERT, CREATE, DROP ...): {name, schema, catalog} identifiers. */
+function isTableRef(v: Node): boolean {
+  return 'catalog' in v && 'schema' in v && isIdent(v.name);
+}
+
+class Rewriter {
+  params: string[] = [];
+  changed = false;
+  constructor(private readonly o: TranslateOptions) {}
+
+  walk(n: Json): Json {
+    if (Array.isArray(n)) return n.map((x) => this.walk(x));
+    if (!n || typeof n !== 'object') return n;
+    const obj = n as Node;
+    if (isTableRef(obj)) this.tableRef(obj);
+    for (const k of Object.keys(obj)) {
+      if (k === 'span') continue;
+      obj[k] = this.walk(obj[k]);
+    }
+    return this.node(obj);
+  }
+
+  private tableRef(t: Node): void {
+    const cat = t.catalog as { name: string } | null;
+    const sch = t.schema as { name: string } | null;
+    if (cat) t.catalog = ident(this.o.alias(cat.name));
+    else if (sch) t.catalog = ident(this.o.alias(this.o.currentCatalog));
+  }
+
+  private node(n: Node): Json {
+    const kd = kindOf(n);
+    if (!kd) return n;
+    const [k, d] = kd;
+    const hit = (r: Json): Json => {
+      this.changed = true;
+      return r;
+    };
+    switch (k) {
+      case 'parameter': {
+        if (d.style !== 'Colon' || typeof d.name !== 'string') return n;
+        const name = d.name;
+        if (!this.params.includes(name)) this.params.push(name);
+        const p: Node = { parameter: { ...d, style: 'Dollar' } };
+        const type = this.o.paramTypes.get(name);
+        if (!type || type.toUpperCase() === 'STRING') return p;
+        const dt = parseDataType(type, Dialect.Databricks);
+        if (!dt.success || !dt.dataType)
+          throw new TranslationFailed(`Invalid parameter type ${type} for :${name}.`);
+        return this.castNode(p, dt.dataType as Node);
+      }
+      case 'subscript': {
+        const idx = kindOf(d.index);
+        if (idx && idx[0] === 'literal' && idx[1].literal_type === 'string') return n;
+        return hit(fn('spark_subscript', [d.this, d.index]));
+      }
+      case 'element_at':
+        return hit(fn('spark_element_at', [d.this, d.expression]));
+      case 'substring':
+        return hit(fn('spark_substr', d.length ? [d.this, d.start, d.length] : [d.this, d.start]));
+      case 'initcap':
+        return hit(fn('spark_initcap', [d.this]));
+      case 'array_distinct':
+        return hit(fn('spark_array_distinct', [d.this]));
+      case 'div':
+        return hit(fn('spark_div', [d.left, d.right]));
+      case 'concat':
+        return hit(fn('spark_concat', [d.left, d.right]));
+      case 'add_months':
+        return hit(fn('spark_add_months', [d.this, d.expression]));
+      case 'cast':
+        return this.castNode(d.this, d.to as Node, true);
+      case 'try_cast':
+        return hit(fn('try', [this.castNode(d.this, d.to as Node, true)]));
+      case 'aggregate_function': {
+        const name = String(d.name).toLowerCase();
+        if (name === 'percentile') return hit({ aggregate_function: { ...d, name: 'quantile_cont' } });
+        if (name === 'approx_percentile' || name === 'percentile_approx')
+          return hit(fn('quantile_disc', (d.args as Json[]).slice(0, 2)));
+        return n;
+      }
+      case 'function': {
+        const name = String(d.name).toLowerCase();
+        const args = (d.args as Json[]) ?? [];
+        switch (name) {
+          case 'concat':
+            if (args.length < 2) return n;
+            return hit(args.slice(1).reduce((acc: Json, a) => fn('spark_concat', [acc, a]), args[0]));
+          case 'date_add':
+          case 'dateadd':
+            return args.length === 2 ? hit(fn('spark_date_add', args)) : n;
+          case 'date_sub':
+            return args.length === 2 ? hit(fn('spark_date_sub', args)) : n;
+          case 'get_json_object':
+            return hit(fn('spark_get_json_object', args));
+          case 'pmod':
+            return hit(fn('spark_pmod', args));
+          case 'trunc':
+            return args.length === 2 ? hit(fn('spark_trunc', args)) : n;
+          case 'try_divide':
+            return hit(fn('spark_try_divide', args));
+          case 'percentile_approx':
+          case 'approx_percentile':
+            return hit(fn('quantile_disc', args.slice(0, 2)));
+          default:
+            return n;
+        }
+      }
+      default:
+        return n;
+    }
+  }
+
+  private castNode(expr: Json, to: Node, fromUser = false): Node {
+    const t = String(to.data_type ?? '').toLowerCase();
+    if (fromUser && INTEGRAL.has(t)) {
+      this.changed = true;
+      expr = fn('spark_int_src', [expr]);
+    }
+    return { cast: { this: expr, to, trailing_comments: [], double_colon_syntax: false } };
+  }
+}
+
+/** Spark's auto-generated column name for simple expressions; undefined when we do not know it. */
+function sparkName(n: Json): string | undefined {
+  const kd = kindOf(n);
+  if (!kd) return undefined;
+  const [k, d] = kd;
+  if (k === 'literal') return String(d.value);
+  if (k === 'null') return 'NULL';
+  if (k === 'boolean') return d.value ? 'true' : 'false';
+  if (k === 'column') return (d.name as { name: string }).name;
+  if (k === 'count' && d.star) return 'count(1)';
+  const args = (xs: Json[]): string | undefined => {
+    const parts = xs.map(sparkName);
+    return parts.every((p) => p !== undefined) ? parts.join(', ') : undefined;
+  };
+  if (k === 'function' || k === 'aggregate_function') {
+    const a = args((d.args as Json[]) ?? []);
+    return a === undefined ? undefined : `${String(d.name).toLowerCase()}(${a})`;
+  }
+  const unary: Record<string, string> = {
+    nvl: 'nvl',
+    initcap: 'initcap',
+    array_distinct: 'array_distinct',
+    element_at: 'element_at',
+    to_json: 'to_json',
+    upper: 'upper',
+    lower: 'lower',
+    length: 'length',
+    abs: 'abs',
+    count: 'count',
+    sum: 'sum',
+    avg: 'avg',
+    min: 'min',
+    max: 'max',
+    coalesce: 'coalesce',
+    add_months: 'add_months',
+  };
+  if (k in unary) {
+    const xs: Json[] = [];
+    if (d.this !== undefined && d.this !== null) xs.push(d.this);
+    if (d.expression !== undefined && d.expression !== null) xs.push(d.expression);
+    if (Array.isArray(d.expressions)) xs.push(...(d.expressions as Json[]));
+    if (d.distinct) return undefined;
+    const a = args(xs);
+    return a === undefined ? undefined : `${unary[k]}(${a})`;
+  }
+  return undefined;
+}
+
+/** Gives unaliased projections of the outermost SELECT their Spark names. */
+function nameProjections(stmt: Node): void {
+  const kd = kindOf(stmt);
+  if (!kd || kd[0] !== 'select') return;
+  const exprs = kd[1].expressions as Json[] | undefined;
+  if (!Array.isArray(exprs)) return;
+  kd[1].expressions = exprs.map((e) => {
+    const ek = kindOf(e);
+    if (!ek || ['alias', 'column', 'star'].includes(ek[0])) return e;
+    if (ek[0] === 'literal' && ek[1].literal_type === 'number') return e;
+    const name = sparkName(e);
+    if (!name) return e;
+    return {
+      alias: {
+        this: e,
+        alias: ident(name),
+        column_aliases: [],
+        alias_explicit_as: true,
+        pre_alias_comments: [],
+        trailing_comments: [],
+      },
+    };
+  });
+}
+
+const cache = new Map<string, Translated>();
+const CACHE_MAX = 2000;
+
+export function translate(text: string, o: TranslateOptions): Translated {
+  const key = `${o.currentCatalog}\u0000${[...o.paramTypes].map(([k, v]) => `${k}:${v ?? ''}`).join(',')}\u0000${text}`;
+  const hit = cache.get(key);
+  if (hit) return hit;
+  const r = parse(text, Dialect.Databricks);
+  if (!r.success || !r.ast || r.ast.length !== 1) throw new TranslationFailed(r.error ?? 'cannot parse');
+  const rw = new Rewriter(o);
+  const stmt = rw.walk(r.ast[0]) as Node;
+  nameProjections(stmt);
+  const g = generate([stmt], Dialect.Databricks);
+  if (!g.success || !g.sql?.[0]) throw new TranslationFailed(g.error ?? 'cannot generate');
+  const t = transpile(g.sql[0], Dialect.Databricks, Dialect.DuckDB);
+  if (!t.success || !t.sql?.[0]) throw new TranslationFailed(t.error ?? 'cannot transpile');
+  const out: Translated = { sql: fixTokens(t.sql[0]), params: rw.params };
+  if (cache.size >= CACHE_MAX) cache.delete(cache.keys().next().value!);
+  cache.set(key, out);
+  return out;
+}
+
+/**
+ * polyglot turns every CAST into TRY_CAST (non-ANSI Spark); Databricks SQL is ANSI, so a bad cast must fail.
+ * User try_cast was already wrapped in TRY(...). It also prints MERGE's `UPDATE SET *` as `UPDATE *`.
+ */
+function fixTokens(sql: string): string {
+  const tk = tokenize(sql, Dialect.DuckDB);
+  if (!tk.success || !tk.tokens) return sql;
+  const b = Buffer.from(sql, 'utf8');
+  const edits: { start: number; end: number; text: string }[] = [];
+  const toks = tk.tokens;
+  for (let i = 0; i < toks.length; i++) {
+    const t = toks[i]!;
+    const next = toks[i + 1];
+    if (t.text.toUpperCase() === 'TRY_CAST' && next && tokenType(next) === 'L_PAREN')
+      edits.push({ start: t.span.start, end: t.span.end, text: 'CAST' });
+    if (
+      t.text.toUpperCase() === 'UPDATE' &&
+      next &&
+      tokenType(next) === 'STAR' &&
+      toks[i - 1]?.text.toUpperCase() === 'THEN'
+    )
+      edits.push({ start: t.span.end, end: t.span.end, text: ' SET' });
+  }
+  if (edits.length === 0) return sql;
+  const parts: Buffer[] = [];
+  let pos = 0;
+  for (const e of edits) {
+    parts.push(b.subarray(pos, e.start), Buffer.from(e.text, 'utf8'));
+    pos = e.end;
+  }
+  parts.push(b.subarray(pos));
+  return Buffer.concat(parts).toString('utf8');
+}

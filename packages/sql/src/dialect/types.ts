@@ -1,0 +1,42 @@
+/**
+ * Minimal structural types for the engine pieces the dialect layer uses. @duckdb/node-api is not a direct
+ * dependency of this package, so the real DuckDBConnection/DuckDBResult are accepted structurally.
+ */
+export interface DuckDBResultLike {
+  readonly columnCount: number;
+}
+
+export interface DuckDBReaderLike {
+  getRows(): unknown[][];
+  columnNames(): string[];
+}
+
+export interface DuckDBConnectionLike {
+  stream(sql: string, values?: Record<string, unknown>): Promise<DuckDBResultLike>;
+  run(sql: string, values?: Record<string, unknown>): Promise<unknown>;
+  runAndReadAll(sql: string, values?: Record<string, unknown>): Promise<DuckDBReaderLike>;
+}
+
+/** Minimal shape of @minilake/engine-duckdb's DuckDbEngine used here. */
+export interface DuckDbEngineLike {
+  /** Databricks catalog name -> DuckDB attached database alias (main -> main__ml). */
+  alias(catalog: string): string;
+}
+
+/** The Unity Catalog operations intercepted DDL goes through (all optional: absent = unsupported here). */
+export interface UnityCatalogApiLike {
+  createCatalog?(req: { name: string; comment?: string }): unknown;
+  deleteCatalog?(name: string, opts?: { force?: boolean }): unknown;
+  createSchema?(req: { catalog_name: string; name: string; comment?: string }): unknown;
+  deleteSchema?(fullName: string, opts?: { force?: boolean }): unknown;
+  setTableMetadata?(
+    fullName: string,
+    meta: { comment?: string; properties?: Record<string, string> },
+  ): unknown;
+  updatePermissions?(
+    securableType: string,
+    fullName: string,
+    changes: { principal: string; add?: string[]; remove?: string[] }[],
+  ): unknown;
+  getTable?(fullName: string): unknown;
+}

@@ -1,0 +1,57 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SqlError } from '../src/dialect/index.js';
+import { openDuck, runSql } from './dialect-helpers.js';
+
+let duck: Awaited<ReturnType<typeof openDuck>>;
+beforeAll(async () => {
+  duck = await openDuck();
+});
+afterAll(() => duck.close());
+
+describe('Databricks SQL on DuckDB', () => {
+  it('applies Spark semantics to the acceptance query', async () => {
+    const r = await runSql(
+      duck.conn,
+      "SELECT nvl(NULL, 7) AS a, date_add('2024-01-01', 3) AS b, element_at(array(10,20,30), 1) AS c, concat('x', NULL) AS d, `one` FROM (SELECT 1 AS one)",
+    );
+    expect(r.rows).toEqual([['7', '2024-01-04', '10', null, '1']]);
+  });
+
+  it('keeps literal types: INT, STRING, DECIMAL', async () => {
+    const r = await runSql(duck.conn, "SELECT 1 AS one, 'a' AS s, CAST(2.50 AS DECIMAL(10,2)) AS d");
+    expect(r.types).toEqual(['INTEGER', 'VARCHAR', 'DECIMAL(10,2)']);
+    expect(r.rows).toEqual([['1', 'a', '2.50']]);
+  });
+
+  it('binds :name parameters with their type, never spliced', async () => {
+    const r = await runSql(duck.conn, {
+      statement: 'SELECT :n + 1 AS x, :s AS s',
+      parameters: [
+        { name: 'n', value: '41', type: 'INT' },
+        { name: 's', value: "it's'; DROP TABLE x; --" },
+      ],
+    });
+    expect(r.rows).toEqual([['42', "it's'; DROP TABLE x; --"]]);
+  });
+
+  it('runs multiple statements and returns the last result; USE affects later statements', async () => {
+    const r = await runSql(
+      duck.conn,
+      'CREATE SCHEMA IF NOT EXISTS s1; USE SCHEMA s1; CREATE TABLE t (id INT) USING DELTA; INSERT INTO t VALUES (1), (2); SELECT count(*) FROM main.s1.t',
+    );
+    expect(r.columns).toEqual(['count(1)']);
+    expect(r.rows).toEqual([['2']]);
+  });
+
+  it('fails with TABLE_OR_VIEW_NOT_FOUND and 42P01', async () => {
+    const e = await runSql(duck.conn, 'SELECT * FROM nope_table').catch((x: unknown) => x);
+    expect(e).toBeInstanceOf(SqlError);
+    expect((e as SqlError).sqlState).toBe('42P01');
+    expect((e as SqlError).message).toContain('[TABLE_OR_VIEW_NOT_FOUND]');
+  });
+
+  it('still runs plain DuckDB SQL', async () => {
+    const r = await runSql(duck.conn, 'SELECT list_sum([1, 2, 3]) AS s');
+    expect(r.rows).toEqual([['6']]);
+  });
+});
