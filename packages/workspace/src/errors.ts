@@ -24,9 +24,3 @@ export const languageRequired = () =>
   invalidParameter('The language field is required when format is SOURCE.');
 export const badNotebook = (why: string) => invalidParameter(`Invalid notebook content: ${why}`);
 export const conversionNotImplemented = (what: string) => notImplemented(what);
-export const tooLarge = () =>
-  new DatabricksError(
-    400,
-    'MAX_NOTEBOOK_SIZE_EXCEEDED',
-    'File size imported is (> 10485760 bytes), exceeded max size (10485760 bytes)',
-  );
