@@ -1,3 +1,6 @@
+import { mkdtempSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiError, type WorkspaceClient } from '@databricks/sdk-experimental';
 import { startServer, workspaceClient, type RunningServer } from '@minilake/testing';
@@ -63,5 +66,46 @@ describe('the TypeScript SDK against the Workspace API', () => {
       `${server.url}/api/2.0/workspace/export?direct_download=true&path=${home}/lock`,
     );
     expect(await direct.text()).toBe('one');
+  });
+});
+
+describe('persistence', () => {
+  it('keeps an acknowledged notebook and file across kill -9 with MINILAKE_PERSIST=1', async () => {
+    const dataDir = mkdtempSync(path.join(os.tmpdir(), 'minilake-ws-persist-'));
+    const env = { MINILAKE_PERSIST: '1' };
+    const first = await startServer({ dataDir, env });
+    try {
+      const c = workspaceClient(first.url);
+      const me = `/Users/${(await c.currentUser.me()).userName}`;
+      await c.workspace.import({
+        path: `${me}/kept`,
+        content: b64('print(1)\n'),
+        format: 'SOURCE',
+        language: 'PYTHON',
+      });
+      await fetch(`${first.url}/api/2.0/workspace-files/import-file${me}/kept.txt?overwrite=false`, {
+        method: 'POST',
+        body: 'bytes',
+      });
+    } finally {
+      await first.kill9();
+    }
+    const second = await startServer({ dataDir, env });
+    try {
+      const c = workspaceClient(second.url);
+      const me = `/Users/${(await c.currentUser.me()).userName}`;
+      expect(await c.workspace.getStatus({ path: `${me}/kept` })).toMatchObject({
+        object_type: 'NOTEBOOK',
+        language: 'PYTHON',
+      });
+      const out = await c.workspace.export({ path: `${me}/kept`, format: 'SOURCE' });
+      expect(Buffer.from(out.content!, 'base64').toString()).toBe('# Databricks notebook source\nprint(1)\n');
+      const file = await fetch(
+        `${second.url}/api/2.0/workspace/export?direct_download=true&path=${me}/kept.txt`,
+      );
+      expect(await file.text()).toBe('bytes');
+    } finally {
+      await second.stop();
+    }
   });
 });
