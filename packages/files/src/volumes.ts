@@ -8,6 +8,7 @@ import { mkdir, readdir, rm, rmdir } from 'node:fs/promises';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { keysetPage, resolveUnderReal, uuid } from '@minilake/core';
+import type { UnityCatalogApi } from '@minilake/unity-catalog';
 import {
   directoryNotEmpty,
   directoryNotFound,
@@ -20,11 +21,11 @@ import {
 } from './errors.js';
 import { errno, statOrUndefined, writeAtomically } from './fsutil.js';
 
-/** The one thing the Files API needs from the unity-catalog service. */
-export interface VolumeResolver {
-  /** The volume's directory; rejects with a 404 DatabricksError when the volume does not exist. */
-  volumeDirectory(catalog: string, schema: string, volume: string): Promise<string>;
-}
+/**
+ * The one thing the Files API needs from the unity-catalog service: a volume's directory, or a 404
+ * DatabricksError when the volume does not exist. Any object with that method works (tests use a fake).
+ */
+export type VolumeResolver = Pick<UnityCatalogApi, 'volumeDirectory'>;
 
 export const UPLOAD_PREFIX = '.minilake-upload-';
 
