@@ -9,8 +9,8 @@
  *   bundle deploy lock), 400 "already exists." for a notebook in the way, as the Databricks CLI expects.
  * - ACLs are not enforced: every caller is the workspace admin.
  */
-import { Hono, type Context } from 'hono';
-import { readJson, readQuery, readQueryOrBody, validate } from '@minilake/core';
+import { Hono, type Context, type MiddlewareHandler } from 'hono';
+import { invalidParameter, readJson, readQuery, readQueryOrBody, validate } from '@minilake/core';
 import { badBase64 } from './errors.js';
 import { canonicalPath, pathFromUrl } from './paths.js';
 import * as s from './schemas.js';
@@ -42,8 +42,21 @@ async function readImport(c: Context) {
   return { ...body, bytes: bytes ?? decodeBase64(body.content ?? '') };
 }
 
+/**
+ * The URL parser folds `/../` (and `%2e%2e`) before routing, so a dot segment in an import-file path could
+ * land on another route or the 501 catch-all. The raw request line still has it: refuse it with a 400.
+ */
+const rawDotSegmentGuard: MiddlewareHandler = async (c, next) => {
+  const raw = (c.env as { incoming?: { url?: string } } | undefined)?.incoming?.url;
+  if (raw?.startsWith(`${FILES}/`) && /(^|\/)(\.|%2e){1,2}(\/|$)/i.test(raw.split('?')[0]!)) {
+    throw invalidParameter('Path must not contain dot segments');
+  }
+  await next();
+};
+
 export function workspaceApp(store: WorkspaceStore): Hono {
   const app = new Hono();
+  app.use('/api/*', rawDotSegmentGuard);
 
   app.post(`${BASE}/import`, async (c) => {
     const body = await readImport(c);

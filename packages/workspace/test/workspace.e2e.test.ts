@@ -109,3 +109,29 @@ describe('persistence', () => {
     }
   });
 });
+
+describe('raw dot segments', () => {
+  it('refuses an import-file path with .. that the URL parser would fold away', async () => {
+    const http = await import('node:http');
+    const u = new URL(server.url);
+    for (const p of [`${home}/../../../../x.txt`, `${home}/%2e%2e/%2e%2e/%2e%2e/x.txt`]) {
+      const status = await new Promise<number>((resolve, reject) => {
+        const req = http.request(
+          {
+            host: u.hostname,
+            port: u.port,
+            method: 'POST',
+            path: `/api/2.0/workspace-files/import-file${p}`,
+          },
+          (res) => {
+            res.resume();
+            resolve(res.statusCode ?? 0);
+          },
+        );
+        req.on('error', reject);
+        req.end('x');
+      });
+      expect(status).toBe(400);
+    }
+  });
+});
