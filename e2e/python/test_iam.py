@@ -16,6 +16,15 @@ def test_me_is_a_listed_user(w, url):
     assert {g.display for g in me.groups} >= {"admins"}
 
 
+def test_me_follows_user_updates(w):
+    me = w.current_user.me()
+    w.users.patch(me.id, operations=[iam.Patch(op=iam.PatchOp.REPLACE, path="displayName", value="Renamed Me")])
+    assert w.current_user.me().display_name == "Renamed Me"
+    assert w.users.get(me.id).display_name == "Renamed Me"
+    perms = w.permissions.get("clusters", "c-me")
+    assert any(a.user_name == me.user_name and a.display_name == "Renamed Me" for a in perms.access_control_list)
+
+
 def test_users_crud_and_errors(w):
     name = f"{unique('user')}@example.com"
     u = w.users.create(user_name=name, display_name="Test User")

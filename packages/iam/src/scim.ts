@@ -33,10 +33,11 @@ function tokenize(text: string): Token[] {
     } else if (ch === '(' || ch === ')' || ch === '[' || ch === ']') {
       out.push({ t: ({ '(': 'lp', ')': 'rp', '[': 'lb', ']': 'rb' } as const)[ch], v: ch });
       i++;
-    } else if (ch === '"') {
+    } else if (ch === '"' || ch === "'") {
+      // Databricks also accepts single-quoted strings (the Terraform provider sends displayName eq 'x').
       let s = '';
       i++;
-      while (i < text.length && text[i] !== '"') {
+      while (i < text.length && text[i] !== ch) {
         if (text[i] === '\\' && i + 1 < text.length) i++;
         s += text[i];
         i++;
@@ -46,7 +47,7 @@ function tokenize(text: string): Token[] {
       out.push({ t: 'str', v: s });
     } else {
       let s = '';
-      while (i < text.length && !/[\s()[\]"]/.test(text[i]!)) s += text[i++];
+      while (i < text.length && !/[\s()[\]"']/.test(text[i]!)) s += text[i++];
       out.push({ t: 'word', v: s });
     }
   }

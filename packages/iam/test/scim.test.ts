@@ -126,6 +126,7 @@ describe('Users', () => {
       await names('(displayName eq "Seven" or displayName eq "Zed") and userName ne "zed@other.org"'),
     ).toEqual(['u7@example.com']);
     expect(await names('emails.value eq "zed@other.org"')).toEqual(['zed@other.org']);
+    expect(await names("displayName eq 'Zed'")).toEqual(['zed@other.org']);
     const bad = await app.request(`${SCIM}/Users?filter=${encodeURIComponent('userName eq')}`);
     const body = await expectDatabricksError(bad, 400, 'INVALID_PARAMETER_VALUE');
     expect(body).toMatchObject({ scimType: 'invalidFilter' });
