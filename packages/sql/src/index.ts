@@ -21,7 +21,7 @@ export interface SqlApi {
   warehouseExists(id: string): boolean;
 }
 
-function seconds(text: string | undefined, fallback: number): number {
+function numberSetting(text: string | undefined, fallback: number): number {
   const n = text === undefined || text === '' ? NaN : Number(text);
   return Number.isFinite(n) && n >= 0 ? n : fallback;
 }
@@ -33,14 +33,20 @@ export const sqlService = defineService<SqlApi>({
   configDefaults: {
     MINILAKE_WAREHOUSE_START_DELAY: '1',
     MINILAKE_SQL_RESULT_TTL: '3600',
+    MINILAKE_SQL_CHUNK_BYTES: String(16 * 1024 * 1024),
   },
   async create(ctx) {
     const engine = await duckDbEngine(ctx);
-    const transitionMs = seconds(ctx.config.MINILAKE_WAREHOUSE_START_DELAY, 1) * 1000;
+    const transitionMs = numberSetting(ctx.config.MINILAKE_WAREHOUSE_START_DELAY, 1) * 1000;
     const warehouses = new WarehouseStore(ctx.state, ctx.clock, ctx.identity.userName, transitionMs);
     const history = new QueryHistoryStore(ctx.state);
-    const ttl = seconds(ctx.config.MINILAKE_SQL_RESULT_TTL, 3600) * 1000;
-    const opts: StatementOptions = { ...defaultStatementOptions, resultTtlMs: ttl };
+    const ttl = numberSetting(ctx.config.MINILAKE_SQL_RESULT_TTL, 3600) * 1000;
+    const chunkBytes = Math.max(1, numberSetting(ctx.config.MINILAKE_SQL_CHUNK_BYTES, 16 * 1024 * 1024));
+    const opts: StatementOptions = {
+      ...defaultStatementOptions,
+      resultTtlMs: ttl,
+      limits: { ...defaultStatementOptions.limits, chunkBytes, memBytes: Math.min(1024 * 1024, chunkBytes) },
+    };
     const statements = new StatementManager(
       engine,
       ctx.peer('unity-catalog'),

@@ -56,6 +56,8 @@ export interface StatementOptions {
   /** External link lifetime (Databricks: at most 15 minutes). */
   linkTtlMs: number;
   limits: Omit<ResultLimits, 'rowLimit' | 'byteLimit'>;
+  /** Target size of an INLINE chunk (EXTERNAL_LINKS chunks use limits.chunkBytes). */
+  inlineChunkBytes: number;
 }
 
 export const defaultStatementOptions: StatementOptions = {
@@ -63,6 +65,7 @@ export const defaultStatementOptions: StatementOptions = {
   retainMs: 60 * 60 * 1000,
   linkTtlMs: 15 * 60 * 1000,
   limits: { chunkBytes: 16 * 1024 * 1024, memBytes: 1024 * 1024, inlineLimit: 25 * 1024 * 1024 },
+  inlineChunkBytes: 4 * 1024 * 1024,
 };
 
 const EXTERNAL_DEFAULT_BYTE_LIMIT = 100 * 1024 ** 3;
@@ -218,6 +221,8 @@ export class StatementManager {
       conn.interrupt();
     };
     const limits: ResultLimits = { ...this.opts.limits };
+    if (stmt.disposition === 'INLINE')
+      limits.chunkBytes = Math.min(limits.chunkBytes, this.opts.inlineChunkBytes);
     if (input.row_limit !== undefined) limits.rowLimit = input.row_limit;
     if (input.byte_limit !== undefined) limits.byteLimit = input.byte_limit;
     else if (stmt.disposition === 'EXTERNAL_LINKS') limits.byteLimit = EXTERNAL_DEFAULT_BYTE_LIMIT;

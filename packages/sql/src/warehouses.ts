@@ -34,8 +34,10 @@ export interface WarehouseRecord {
   state: WarehouseState;
   num_clusters: number;
   num_active_sessions: number;
-  /** Creation time (ms): list order. */
+  /** Creation time (ms). */
   created_at: number;
+  /** Creation order: list order. */
+  seq: number;
   /** When the current STARTING/STOPPING transition completes (ms of the clock). */
   transition_at?: number;
   data_source_id: string;
@@ -51,6 +53,7 @@ export class WarehouseStore extends CollectionStore {
   private readonly warehouses: Collection<WarehouseRecord>;
   private readonly timers = new Map<string, () => void>();
   private readonly waiters = new Map<string, (() => void)[]>();
+  private nextSeq = 1;
 
   constructor(
     db: StateDb,
@@ -62,7 +65,10 @@ export class WarehouseStore extends CollectionStore {
     super('sql-warehouses', 1, db);
     this.warehouses = this.collection('warehouses');
     // A restart resumes transitions that were under way.
-    for (const w of this.warehouses.values()) if (w.transition_at !== undefined) this.arm(w);
+    for (const w of this.warehouses.values()) {
+      this.nextSeq = Math.max(this.nextSeq, (w.seq ?? 0) + 1);
+      if (w.transition_at !== undefined) this.arm(w);
+    }
   }
 
   private validate(f: WarehouseFields, current?: WarehouseRecord): void {
@@ -99,6 +105,7 @@ export class WarehouseStore extends CollectionStore {
       num_clusters: 0,
       num_active_sessions: 0,
       created_at: this.clock.now(),
+      seq: this.nextSeq++,
       data_source_id: crypto.randomUUID(),
     };
     if (f.instance_profile_arn) rec.instance_profile_arn = f.instance_profile_arn;
@@ -130,8 +137,8 @@ export class WarehouseStore extends CollectionStore {
   list(pageSize?: number, pageToken?: string): { items: WarehouseRecord[]; nextPageToken?: string } {
     const all = [...this.warehouses.values()]
       .filter((w) => w.state !== 'DELETED')
-      .sort((a, b) => a.created_at - b.created_at || a.id.localeCompare(b.id));
-    const key = (w: WarehouseRecord) => `${String(w.created_at).padStart(15, '0')}:${w.id}`;
+      .sort((a, b) => a.seq - b.seq);
+    const key = (w: WarehouseRecord) => String(w.seq).padStart(12, '0');
     return keysetPage(all, key, pageSize && pageSize > 0 ? pageSize : undefined, pageToken || undefined);
   }
 
