@@ -19,6 +19,8 @@ export interface ComputeApi {
     reason?: { code: string; type: string; parameters: Record<string, string> },
   ): void;
   permanentDeleteCluster(clusterId: string): void;
+  /** Work ran on the cluster (a job task): restarts its autotermination_minutes inactivity countdown. */
+  recordActivity(clusterId: string): void;
 }
 
 /** A delay setting in seconds (the host already checked it is a non-negative number). */
@@ -52,6 +54,7 @@ export const computeService = defineService<ComputeApi>({
         startCluster: (id) => store.startCluster(id),
         terminateCluster: (id, reason) => store.terminateCluster(id, reason),
         permanentDeleteCluster: (id) => store.permanentDeleteCluster(id),
+        recordActivity: (id) => store.recordActivity(id),
       },
       close: () => store.close(),
     };

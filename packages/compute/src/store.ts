@@ -76,7 +76,8 @@ interface ClusterRecord {
   /** Workers actually up (the target is in attrs). */
   current_workers: number;
   pinned: boolean;
-  transition?: { to: 'RUNNING' | 'TERMINATED'; at: number };
+  /** `idle`: the auto-termination of a RUNNING cluster after autotermination_minutes without activity. */
+  transition?: { to: 'RUNNING' | 'TERMINATED'; at: number; idle?: boolean };
   /** Creation order, for stable listings. */
   seq: number;
 }
@@ -237,10 +238,23 @@ export class ComputeStore extends CollectionStore {
     if (!c?.transition) return;
     const to = c.transition.to;
     const from = c.state;
+    if (c.transition.idle) {
+      c.transition = undefined;
+      const minutes = String(c.attrs.autotermination_minutes);
+      this.terminateCluster(
+        id,
+        { code: 'INACTIVITY', type: 'SUCCESS', parameters: { inactivity_duration_min: minutes } },
+        null,
+      );
+      return;
+    }
     c.transition = undefined;
     if (to === 'TERMINATED') {
       c.state = 'TERMINATED';
-      c.state_message = '';
+      c.state_message =
+        c.termination_reason?.code === 'INACTIVITY'
+          ? `Inactive cluster terminated (inactive for ${c.termination_reason.parameters.inactivity_duration_min} minutes).`
+          : '';
       c.terminated_time = this.now;
       c.driver = undefined;
       c.executors = undefined;
@@ -259,6 +273,7 @@ export class ComputeStore extends CollectionStore {
       this.clusters.set(id, c);
       if (target > previous)
         this.addEvent(id, 'UPSIZE_COMPLETED', { current_num_workers: target, target_num_workers: target });
+      this.armIdle(c);
       return;
     }
     // A fresh Spark context: after create, start, restart or a restarting edit.
@@ -270,6 +285,25 @@ export class ComputeStore extends CollectionStore {
     this.clusters.set(id, c);
     this.addEvent(id, 'RUNNING', { current_num_workers: target, target_num_workers: target });
     this.addEvent(id, 'DRIVER_HEALTHY', {});
+    this.armIdle(c);
+  }
+
+  /**
+   * A RUNNING cluster with autotermination_minutes terminates (reason INACTIVITY) once it has been idle that
+   * long. Nothing runs on MiniLake clusters, so only recordActivity (used by jobs) counts as activity.
+   */
+  private armIdle(c: ClusterRecord): void {
+    const minutes = c.attrs.autotermination_minutes;
+    if (c.state !== 'RUNNING' || typeof minutes !== 'number' || minutes <= 0) return;
+    c.transition = { to: 'TERMINATED', at: this.now + minutes * 60_000, idle: true };
+    this.clusters.set(c.cluster_id, c);
+    this.arm(c);
+  }
+
+  /** Work ran on the cluster: its inactivity timer starts again. */
+  recordActivity(id: string): void {
+    const c = this.clusters.get(id);
+    if (c?.state === 'RUNNING' && c.transition?.idle) this.armIdle(c);
   }
 
   private sparkNode(c: ClusterRecord): SparkNode {
@@ -565,15 +599,15 @@ export class ComputeStore extends CollectionStore {
   }
 
   /** clusters/delete: terminate. A no-op on a cluster already TERMINATING or TERMINATED. */
-  terminateCluster(id: string, reason?: TerminationReason): void {
+  terminateCluster(id: string, reason?: TerminationReason, user: string | null = this.opts.userName): void {
     const c = this.cluster(id);
     if (!isActive(c.state)) return;
     c.termination_reason = reason ?? {
       code: 'USER_REQUEST',
       type: 'SUCCESS',
-      parameters: { username: this.opts.userName },
+      parameters: { username: user ?? this.opts.userName },
     };
-    this.addEvent(id, 'TERMINATING', { reason: c.termination_reason, user: this.opts.userName });
+    this.addEvent(id, 'TERMINATING', { reason: c.termination_reason, ...(user ? { user } : {}) });
     this.transition(c, 'TERMINATING', 'TERMINATED', this.opts.terminateDelayMs);
   }
 

@@ -281,6 +281,34 @@ describe('cluster state machine', () => {
     expect((await ok('/api/2.1/clusters/list')).clusters).toEqual([]);
   });
 
+  it('auto-terminates an idle RUNNING cluster after autotermination_minutes', async () => {
+    const { app: app2, instance } = await serviceApp(computeService, { clock, config });
+    app = app2;
+    const id = await create({ autotermination_minutes: 10 });
+    clock.advance(2000);
+    clock.advance(9 * 60_000);
+    instance.api!.recordActivity(id); // a job ran: the countdown starts again
+    clock.advance(10 * 60_000 - 1);
+    expect((await get(id)).state).toBe('RUNNING');
+    clock.advance(1);
+    expect((await get(id)).state).toBe('TERMINATING');
+    clock.advance(1000);
+    const c = await get(id);
+    expect(c.state).toBe('TERMINATED');
+    expect(c.termination_reason).toEqual({
+      code: 'INACTIVITY',
+      type: 'SUCCESS',
+      parameters: { inactivity_duration_min: '10' },
+    });
+    expect(c.state_message).toBe('Inactive cluster terminated (inactive for 10 minutes).');
+    // A restart re-arms the countdown from the new RUNNING.
+    await ok('/api/2.1/clusters/start', { cluster_id: id });
+    clock.advance(2000 + 10 * 60_000 - 1);
+    expect((await get(id)).state).toBe('RUNNING');
+    clock.advance(1);
+    expect((await get(id)).state).toBe('TERMINATING');
+  });
+
   it('permanently deleting a PENDING cluster cancels its timer', async () => {
     const id = await create();
     await ok('/api/2.1/clusters/permanent-delete', { cluster_id: id });
