@@ -34,9 +34,12 @@ export function identityApp(identity: Identity): Hono {
     const origin = new URL(c.req.url).origin;
     return c.json({ workspace_id: identity.workspaceId, oidc_endpoint: `${origin}/oidc` });
   });
+  // The identity never changes while the process runs: render /Me once.
+  const me = JSON.stringify(scimUser(identity));
   app.get('/api/2.0/preview/scim/v2/Me', (c) => {
     c.header('X-Databricks-Org-Id', identity.workspaceId);
-    return c.json(scimUser(identity));
+    c.header('Content-Type', 'application/json');
+    return c.body(me);
   });
   return app;
 }
