@@ -46,6 +46,12 @@ describe('the TypeScript SDK against the Workspace API', () => {
     expect(err).toBeInstanceOf(ApiError);
     expect((err as ApiError).errorCode).toBe('RESOURCE_ALREADY_EXISTS');
 
+    await w.workspace.mkdirs({ path: `${home}/ts/empty` });
+    const none = [];
+    for await (const o of w.workspace.list({ path: `${home}/ts/empty` })) none.push(o);
+    expect(none).toEqual([]);
+    await w.workspace.delete({ path: `${home}/ts/empty` });
+
     const nonEmpty = await w.workspace.delete({ path: `${home}/ts` }).catch((e: unknown) => e);
     expect((nonEmpty as ApiError).errorCode).toBe('DIRECTORY_NOT_EMPTY');
     await w.workspace.delete({ path: `${home}/ts`, recursive: true });
