@@ -79,3 +79,29 @@ describe('identity through the TypeScript SDK', () => {
     await w.tokens.delete({ token_id: t.token_info!.token_id! });
   });
 });
+
+describe('persistence', () => {
+  it('keeps users, group membership and tokens across kill -9', async () => {
+    const first = await startServer({ env: { MINILAKE_PERSIST: '1' } });
+    let second: RunningServer | undefined;
+    try {
+      const w = workspaceClient(first.url);
+      const u = await w.usersV2.create({ userName: `${uniqueName('p')}@example.com` });
+      const g = await w.groupsV2.create({ displayName: uniqueName('pg'), members: [{ value: u.id! }] });
+      const t = await w.tokens.create({ comment: 'persisted' });
+      await first.kill9();
+      second = await startServer({ env: { MINILAKE_PERSIST: '1' }, dataDir: first.dataDir });
+      const w2 = workspaceClient(second.url);
+      const again = await w2.usersV2.get({ id: u.id! });
+      expect(again.groups?.map((x) => x.value)).toContain(g.id);
+      expect((await take(w2.tokens.list(), 100)).map((x) => x.token_id)).toContain(t.token_info!.token_id);
+      const me = await w2.currentUser.me();
+      const admins = await take(w2.groupsV2.list({ filter: 'displayName eq "admins"' }), 1);
+      expect(admins).toHaveLength(1);
+      expect(admins[0]!.members?.map((m) => m.value)).toContain(me.id);
+    } finally {
+      await first.stop();
+      await second?.stop();
+    }
+  });
+});

@@ -80,3 +80,31 @@ describe('workspace admin through the TypeScript SDK', () => {
     expect((err as ApiError).errorCode).toBe('RESOURCE_DOES_NOT_EXIST');
   });
 });
+
+describe('persistence', () => {
+  it('keeps IP access lists and init scripts across kill -9', async () => {
+    const first = await startServer({ env: { MINILAKE_PERSIST: '1' } });
+    let second: RunningServer | undefined;
+    try {
+      const w = workspaceClient(first.url);
+      const list = await w.ipAccessLists.create({
+        label: 'kept',
+        list_type: 'BLOCK',
+        ip_addresses: ['5.6.7.8'],
+      });
+      const gis = await w.globalInitScripts.create({
+        name: 'kept',
+        script: Buffer.from('x').toString('base64'),
+      });
+      await first.kill9();
+      second = await startServer({ env: { MINILAKE_PERSIST: '1' }, dataDir: first.dataDir });
+      const w2 = workspaceClient(second.url);
+      const got = await w2.ipAccessLists.get({ ip_access_list_id: list.ip_access_list!.list_id! });
+      expect(got.ip_access_list?.ip_addresses).toEqual(['5.6.7.8']);
+      expect((await w2.globalInitScripts.get({ script_id: gis.script_id! })).name).toBe('kept');
+    } finally {
+      await first.stop();
+      await second?.stop();
+    }
+  });
+});
