@@ -269,3 +269,12 @@ def test_libraries(w):
     w.clusters.restart_and_wait(cluster_id=c.cluster_id, timeout=WAIT)
     statuses = list(w.libraries.cluster_status(cluster_id=c.cluster_id))
     assert [s.library.pypi.package for s in statuses] == ["requests==2.32.3"]
+
+
+def test_ensure_running_and_change_owner(w):
+    c = new_cluster(w)
+    w.clusters.delete_and_wait(cluster_id=c.cluster_id, timeout=WAIT)
+    w.clusters.change_owner(cluster_id=c.cluster_id, owner_username="someone@example.com")
+    assert w.clusters.get(cluster_id=c.cluster_id).creator_user_name == "someone@example.com"
+    w.clusters.ensure_cluster_is_running(c.cluster_id)
+    assert w.clusters.get(cluster_id=c.cluster_id).state == State.RUNNING
