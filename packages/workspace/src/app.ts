@@ -112,5 +112,16 @@ export function workspaceApp(store: WorkspaceStore): Hono {
     return c.json({});
   });
 
+  // Raw read of a workspace file (used by clients that treat workspace-files as an HTTP file store).
+  app.get(`${FILES}/*`, async (c) => {
+    const p = canonicalPath(pathFromUrl(c.req.url, FILES));
+    if (store.getStatus(p).object_type === 'DIRECTORY') throw invalidParameter(`Path (${p}) is a directory.`);
+    const out = await store.export(p, 'SOURCE');
+    return c.body(new Uint8Array(out.content), 200, {
+      'content-type': 'application/octet-stream',
+      'content-length': String(out.content.length),
+    });
+  });
+
   return app;
 }
