@@ -107,6 +107,12 @@ export function iamApp(store: IamStore, identity: Identity): Hono {
     return c.json({});
   });
 
+  app.patch('/api/2.0/token/:id', async (c) => {
+    const body = await readJson(c, s.UpdateTokenRequest);
+    store.updateToken(c.req.param('id'), true, body.token, body.update_mask);
+    return c.json({});
+  });
+
   const TM = '/api/2.0/token-management';
   app.post(`${TM}/on-behalf-of/tokens`, async (c) => {
     const body = await readJson(c, s.CreateOboTokenRequest);
@@ -119,6 +125,10 @@ export function iamApp(store: IamStore, identity: Identity): Hono {
     return c.json(store.listAllTokens(q.created_by_id, q.created_by_username));
   });
   app.get(`${TM}/tokens/:id`, (c) => c.json(store.getToken(c.req.param('id'))));
+  app.patch(`${TM}/tokens/:id`, async (c) => {
+    const body = await readJson(c, s.UpdateTokenRequest);
+    return c.json(store.updateToken(c.req.param('id'), false, body.token, body.update_mask));
+  });
   app.delete(`${TM}/tokens/:id`, (c) => {
     store.deleteToken(c.req.param('id'));
     return c.json({});

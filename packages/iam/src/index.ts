@@ -1,9 +1,9 @@
 import { defineService } from '@minilake/core';
 import { iamApp } from './app.js';
 import { resolveObject } from './permission-types.js';
-import { IamStore } from './store.js';
+import { IamStore, type ObjectHooks } from './store.js';
 
-export { IamStore } from './store.js';
+export { IamStore, type ObjectHooks } from './store.js';
 export { iamApp } from './app.js';
 export { ScimError } from './errors.js';
 export { parseFilter, matches, project } from './scim.js';
@@ -16,6 +16,13 @@ export interface IamApi {
   permissions(requestObjectType: string, id: string): unknown;
   /** True when the value is a live token issued through /api/2.0/token/create or on-behalf-of. */
   isIssuedToken(value: string): boolean;
+  /**
+   * Lets the service that owns an object type (`clusters`, `jobs`, ...) make the permissions API answer 404
+   * for ids it does not know and name the real creator as the default owner. Call it from create().
+   */
+  registerObjectType(requestObjectType: string, hooks: ObjectHooks): void;
+  /** Forgets the stored ACL of a deleted object. */
+  dropPermissions(requestObjectType: string, id: string): void;
 }
 
 export const iamService = defineService<IamApi>({
@@ -33,6 +40,15 @@ export const iamService = defineService<IamApi>({
           return o ? store.getPermissions(o.type, o.id) : undefined;
         },
         isIssuedToken: (value) => store.isIssuedToken(value),
+        registerObjectType: (type, hooks) => {
+          const o = resolveObject(`${type}/x`);
+          if (!o) throw new Error(`Unknown permissions object type ${type}`);
+          store.registerObjectType(o.type.request, hooks);
+        },
+        dropPermissions: (type, id) => {
+          const o = resolveObject(`${type}/${id}`);
+          if (o) store.dropPermissions(o.type.request, o.id);
+        },
       },
     };
   },

@@ -103,3 +103,7 @@ export const ListTokensRequest = v.object({
   created_by_id: v.optional(v.string()),
   created_by_username: v.optional(v.string()),
 });
+export const UpdateTokenRequest = v.looseObject({
+  token: v.optional(v.record(v.string(), v.unknown()), {}),
+  update_mask: v.optional(v.string(), ''),
+});

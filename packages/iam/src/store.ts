@@ -7,6 +7,7 @@ import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import {
   CollectionStore,
   invalidParameter,
+  notFound,
   numericId,
   scimPage,
   type Clock,
@@ -87,8 +88,8 @@ interface AclRecord {
 }
 
 interface TokenRecord {
+  /** SHA-256 (hex) of the token value. */
   token_id: string;
-  sha256: string;
   comment?: string;
   creation_time: number;
   expiry_time: number;
@@ -96,6 +97,13 @@ interface TokenRecord {
   created_by_id: string;
   created_by_username: string;
   owner_id: string;
+}
+
+/** What a service that owns objects tells the permissions API about them (see IamApi.registerObjectType). */
+export interface ObjectHooks {
+  exists(id: string): boolean;
+  /** The creator, who owns the object by default; the current user when absent. */
+  owner?(id: string): string | undefined;
 }
 
 export interface ListQuery {
@@ -133,6 +141,7 @@ export class IamStore extends CollectionStore {
   private readonly tokens: Collection<TokenRecord>;
   private seq = 0;
   private meJson: string | undefined;
+  private readonly objectHooks = new Map<string, ObjectHooks>();
 
   constructor(
     db: StateDb,
@@ -664,14 +673,33 @@ export class IamStore extends CollectionStore {
     return `/${type.request}/`;
   }
 
-  private defaultAcl(type: PermissionType): AclRecord {
+  registerObjectType(request: string, hooks: ObjectHooks): void {
+    this.objectHooks.set(request, hooks);
+  }
+
+  dropPermissions(request: string, id: string): void {
+    this.acls.delete(`${request}:${id}`);
+  }
+
+  private assertExists(type: PermissionType, id: string): void {
+    const hooks = this.objectHooks.get(type.request);
+    if (hooks && !type.singleton && !hooks.exists(id))
+      throw notFound(`${type.objectType} ${id} does not exist.`);
+  }
+
+  private defaultAcl(type: PermissionType, id: string): AclRecord {
     const entries: AclEntry[] = [];
-    if (type.owner) entries.push({ kind: 'user', name: this.identity.userName, level: type.owner });
+    if (type.owner) {
+      const owner = this.objectHooks.get(type.request)?.owner?.(id) ?? this.identity.userName;
+      const sp = this.findServicePrincipal(owner);
+      entries.push({ kind: sp ? 'service_principal' : 'user', name: owner, level: type.owner });
+    }
     return { entries };
   }
 
   getPermissions(type: PermissionType, id: string) {
-    const acl = this.acls.get(`${type.request}:${id}`) ?? this.defaultAcl(type);
+    this.assertExists(type, id);
+    const acl = this.acls.get(`${type.request}:${id}`) ?? this.defaultAcl(type, id);
     const byPrincipal = new Map<string, Resource>();
     const entry = (kind: PrincipalKind, name: string): Resource => {
       const key = `${kind}:${name}`;
@@ -747,11 +775,12 @@ export class IamStore extends CollectionStore {
 
   /** PUT: the direct grants become exactly these; an owner that is not named is kept (objects always have one). */
   setPermissions(type: PermissionType, id: string, list: readonly AccessControlEntry[]) {
+    this.assertExists(type, id);
     const entries = this.toEntries(type, list);
     if (entries.filter((e) => e.level === 'IS_OWNER').length > 1)
       throw invalidParameter('An object can only have one owner.');
     if (type.owner === 'IS_OWNER' && !entries.some((e) => e.level === 'IS_OWNER')) {
-      const current = (this.acls.get(`${type.request}:${id}`) ?? this.defaultAcl(type)).entries.find(
+      const current = (this.acls.get(`${type.request}:${id}`) ?? this.defaultAcl(type, id)).entries.find(
         (e) => e.level === 'IS_OWNER',
       );
       if (current) entries.unshift(current);
@@ -762,10 +791,11 @@ export class IamStore extends CollectionStore {
 
   /** PATCH: each named principal gets the given level; everyone else keeps theirs. */
   updatePermissions(type: PermissionType, id: string, list: readonly AccessControlEntry[]) {
+    this.assertExists(type, id);
     const incoming = this.toEntries(type, list);
     if (incoming.filter((e) => e.level === 'IS_OWNER').length > 1)
       throw invalidParameter('An object can only have one owner.');
-    let entries = clone((this.acls.get(`${type.request}:${id}`) ?? this.defaultAcl(type)).entries);
+    let entries = clone((this.acls.get(`${type.request}:${id}`) ?? this.defaultAcl(type, id)).entries);
     for (const e of incoming) {
       if (e.level === 'IS_OWNER') entries = entries.filter((x) => x.level !== 'IS_OWNER');
       entries = entries.filter((x) => !(x.kind === e.kind && x.name === e.name && x.level !== 'IS_OWNER'));
@@ -795,8 +825,8 @@ export class IamStore extends CollectionStore {
     const value = `dapi${randomBytes(16).toString('hex')}`;
     const now = this.clock.now();
     const record: TokenRecord = {
-      token_id: hash(`id:${value}`),
-      sha256: hash(value),
+      // Databricks' token_id is the SHA-256 of the token value; it is also all that is kept of the value.
+      token_id: hash(value),
       creation_time: now,
       expiry_time: lifetimeSeconds && lifetimeSeconds > 0 ? now + lifetimeSeconds * 1000 : -1,
       created_by_id: this.meId(),
@@ -887,17 +917,47 @@ export class IamStore extends CollectionStore {
     return { token_info: this.managementInfo(t) };
   }
 
+  /** PATCH: `comment` and/or `scopes` per the update mask (`*` means both). */
+  updateToken(tokenId: string, ownOnly: boolean, token: Record<string, unknown>, updateMask: string) {
+    const t = this.tokens.get(tokenId);
+    if (!t || (ownOnly && t.owner_id !== this.meId())) throw tokenNotFound(tokenId);
+    const fields = updateMask
+      .split(',')
+      .map((f) => f.trim())
+      .filter(Boolean);
+    if (fields.length === 0) throw invalidParameter('update_mask must name the fields to update.');
+    const next = { ...t };
+    for (const f of fields) {
+      if (f === '*' || f === 'comment') {
+        if (token.comment !== undefined && typeof token.comment !== 'string')
+          throw invalidParameter('token.comment must be a string.');
+        if (token.comment === undefined) delete next.comment;
+        else next.comment = token.comment as string;
+      }
+      if (f === '*' || f === 'scopes') {
+        if (
+          token.scopes !== undefined &&
+          !(Array.isArray(token.scopes) && token.scopes.every((x) => typeof x === 'string'))
+        )
+          throw invalidParameter('token.scopes must be a list of strings.');
+        if (token.scopes === undefined) delete next.scopes;
+        else next.scopes = token.scopes as string[];
+      }
+      if (f !== '*' && f !== 'comment' && f !== 'scopes')
+        throw invalidParameter(`Field ${f} of a token cannot be updated.`);
+    }
+    this.tokens.set(tokenId, next);
+    return this.managementInfo(next);
+  }
+
   deleteToken(tokenId: string): void {
     if (!this.tokens.delete(tokenId)) throw tokenNotFound(tokenId);
   }
 
   /** True when `value` is a live token this workspace issued (for embedders that want to check). */
   isIssuedToken(value: string): boolean {
-    const h = hash(value);
-    const now = this.clock.now();
-    for (const t of this.tokens.values())
-      if (t.sha256 === h) return t.expiry_time === -1 || t.expiry_time > now;
-    return false;
+    const t = this.tokens.get(hash(value));
+    return !!t && (t.expiry_time === -1 || t.expiry_time > this.clock.now());
   }
 }
 

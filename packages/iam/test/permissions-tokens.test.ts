@@ -116,6 +116,35 @@ describe('permissions', () => {
   });
 });
 
+describe('object hooks', () => {
+  it('answers 404 for unknown objects and names the creator as owner once a service registers', async () => {
+    const s = await serviceApp(iamService);
+    const known = new Map([['5', 'robot-app']]);
+    await s.app.request(
+      '/api/2.0/preview/scim/v2/ServicePrincipals',
+      jsonInit('POST', { applicationId: 'robot-app' }),
+    );
+    s.instance.api!.registerObjectType('jobs', {
+      exists: (id) => known.has(id),
+      owner: (id) => known.get(id),
+    });
+    const missing = await s.app.request('/api/2.0/permissions/jobs/6');
+    await expectDatabricksError(missing, 404, 'RESOURCE_DOES_NOT_EXIST');
+    const acl = (await (await s.app.request('/api/2.0/permissions/jobs/5')).json()) as any;
+    expect(acl.access_control_list[0]).toMatchObject({
+      service_principal_name: 'robot-app',
+      all_permissions: [{ permission_level: 'IS_OWNER', inherited: false }],
+    });
+    await s.app.request(
+      '/api/2.0/permissions/jobs/5',
+      jsonInit('PATCH', { access_control_list: [{ group_name: 'users', permission_level: 'CAN_VIEW' }] }),
+    );
+    s.instance.api!.dropPermissions('jobs', '5');
+    const after = (await (await s.app.request('/api/2.0/permissions/jobs/5')).json()) as any;
+    expect(JSON.stringify(after)).not.toContain('CAN_VIEW');
+  });
+});
+
 describe('tokens', () => {
   it('returns the value once and stores only a hash', async () => {
     const created = await req('POST', '/api/2.0/token/create', { comment: 'ci', lifetime_seconds: 3600 });
@@ -140,6 +169,17 @@ describe('tokens', () => {
     expect(
       (await req('GET', `/api/2.0/token-management/tokens/${info.token_id}`)).body!.token_info.token_id,
     ).toBe(info.token_id);
+
+    expect(info.token_id).toMatch(/^[0-9a-f]{64}$/);
+    expect(
+      (
+        await req('PATCH', `/api/2.0/token/${info.token_id}`, {
+          token: { comment: 'ci-2' },
+          update_mask: 'comment',
+        })
+      ).status,
+    ).toBe(200);
+    expect((await req('GET', '/api/2.0/token/list')).body!.token_infos[0].comment).toBe('ci-2');
 
     expect((await req('POST', '/api/2.0/token/delete', { token_id: info.token_id })).status).toBe(200);
     expect((await req('GET', '/api/2.0/token/list')).body!.token_infos).toEqual([]);
