@@ -232,7 +232,13 @@ export function resolveObject(
     if (!type) continue;
     const id = parts.slice(take).join('/');
     if (type.singleton ? id !== '' : id === '') return undefined;
-    return { type, id: decodeURIComponent(id), levelsRequest };
+    let decoded: string;
+    try {
+      decoded = decodeURIComponent(id);
+    } catch {
+      return undefined;
+    }
+    return { type, id: decoded, levelsRequest };
   }
   return undefined;
 }

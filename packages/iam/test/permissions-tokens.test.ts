@@ -102,6 +102,10 @@ describe('permissions', () => {
     await expectDatabricksError(nobody, 400, 'INVALID_PARAMETER_VALUE');
     const badType = await app.request('/api/2.0/permissions/widgets/1');
     await expectDatabricksError(badType, 400, 'INVALID_PARAMETER_VALUE');
+    const badId = await app.request('/api/2.0/permissions/registered-models/%zz');
+    await expectDatabricksError(badId, 400, 'INVALID_PARAMETER_VALUE');
+    const encoded = await req('GET', '/api/2.0/permissions/registered-models/a%20b');
+    expect(encoded.body!.object_id).toBe('/registered-models/a b');
   });
 
   it('lists permission levels per type', async () => {
