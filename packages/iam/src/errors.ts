@@ -4,9 +4,9 @@ const SCIM_ERROR = 'urn:ietf:params:scim:api:messages:2.0:Error';
 
 /**
  * A SCIM error. The body carries both shapes: the SCIM fields Databricks answers with (`schemas`, `detail`,
- * `status` as a string, `scimType`), which the Python and Go SDKs parse into SCIM_<status> and classify by
- * status (NotFound, ResourceConflict, BadRequest), and `error_code` + `message`, without which the TypeScript
- * SDK 0.17.0 cannot parse the body at all.
+ * `status` as a string, `scimType`), which the Python SDK turns into SCIM_<status> and classifies by status
+ * (NotFound, ResourceConflict, BadRequest), and `error_code` + `message`, which the Go SDK prefers when a
+ * message is present and without which the TypeScript SDK 0.17.0 cannot parse the body at all.
  */
 export class ScimError extends DatabricksError {
   constructor(
