@@ -2,7 +2,7 @@
  * DBFS (/api/2.0/dbfs) and the Files API (/api/2.0/fs). Fidelity notes:
  * - DBFS keeps the real limits: read `length` up to 1 MiB (400 MAX_READ_SIZE_EXCEEDED above), add-block and
  *   inline put `contents` up to 1 MiB (400 MAX_BLOCK_SIZE_EXCEEDED); base64 errors are 400s. put also takes
- *   multipart form data (a `contents` file part), which is buffered. Open handles expire after 10 idle minutes.
+ *   multipart form data, streamed to a temp file (no size limit). Open handles expire after 10 idle minutes.
  * - Files API bodies stream both ways: uploads go from the socket to a temp file, downloads from disk to the
  *   socket, with Range reads (206), If-Unmodified-Since (412) and Content-Length / Last-Modified /
  *   Content-Type octet-stream. `overwrite` defaults to true there (false on DBFS), as documented.
@@ -12,12 +12,14 @@
  * - Paths never leave their root: dot segments (also percent-encoded, also those the URL parser would fold
  *   away), encoded slashes, NUL bytes and symlinks out of the data dir are all 400s.
  */
+import { rm } from 'node:fs/promises';
 import { Readable } from 'node:stream';
 import { Hono, type Context, type MiddlewareHandler } from 'hono';
 import { invalidParameter, readJson, readQuery, validate } from '@minilake/core';
 import type { DbfsStore } from './dbfs.js';
 import { MAX_BLOCK } from './dbfs.js';
 import { badBase64, fileChanged, maxBlockExceeded, rangeNotSatisfiable } from './errors.js';
+import { boundaryOf, readMultipart } from './multipart.js';
 import { dbfsPath, pathFromUrl } from './paths.js';
 import * as s from './schemas.js';
 import type { VolumeFiles } from './volumes.js';
@@ -92,18 +94,22 @@ export function filesApp(dbfs: DbfsStore, volumes: VolumeFiles): Hono {
     return c.json({});
   });
   app.post(`${DBFS}/put`, async (c) => {
-    if ((c.req.header('content-type') ?? '').startsWith('multipart/form-data')) {
-      const form = await c.req.parseBody();
-      const fields: Record<string, unknown> = {};
-      let bytes: Buffer | undefined;
-      for (const [k, val] of Object.entries(form)) {
-        if (k === 'contents' && typeof val !== 'string')
-          bytes = Buffer.from(await (val as File).arrayBuffer());
-        else fields[k] = val;
+    const type = c.req.header('content-type') ?? '';
+    if (type.startsWith('multipart/form-data')) {
+      // Streamed: the file part goes straight to a temp file, then is moved into place.
+      const tmp = dbfs.tempPath();
+      try {
+        const form = await readMultipart(requestBody(c), boundaryOf(type), tmp);
+        const body = validate(s.PutRequest, form.fields);
+        const target = dbfsPath(body.path);
+        if (!form.file) {
+          await dbfs.put(target, decodeBase64(body.contents ?? '', 'contents'), body.overwrite ?? false);
+        } else {
+          await dbfs.commitTemp(target, tmp, body.overwrite ?? false);
+        }
+      } finally {
+        await rm(tmp, { force: true });
       }
-      const body = validate(s.PutRequest, fields);
-      const content = bytes ?? decodeBase64(body.contents ?? '', 'contents');
-      await dbfs.put(dbfsPath(body.path), content, body.overwrite ?? false);
       return c.json({});
     }
     const body = await readJson(c, s.PutRequest);

@@ -4,7 +4,7 @@
  * an idle timeout on the injected clock, as Databricks does.
  */
 import { mkdirSync, type Stats } from 'node:fs';
-import { appendFile, link, mkdir, open, readdir, rename, rm, unlink, writeFile } from 'node:fs/promises';
+import { appendFile, link, mkdir, open, readdir, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import {
@@ -237,21 +237,30 @@ export class DbfsStore extends CollectionStore {
     this.handles.delete(String(h));
     this.timers.get(h)?.();
     this.timers.delete(h);
+    await this.commitTemp(rec.path, rec.tmp, rec.overwrite);
+  }
+
+  /** A fresh temp file name for a streamed upload (multipart put). */
+  tempPath(): string {
+    return path.join(this.tmp, uuid());
+  }
+
+  /** Moves an uploaded temp file to `p` (create-if-absent without overwrite); the temp file is always gone after. */
+  async commitTemp(p: string, tmp: string, overwrite: boolean): Promise<void> {
     try {
-      const disk = await this.checkWritable(rec.path, rec.overwrite);
-      await this.mkdirs(parentOf(rec.path));
-      if (rec.overwrite) await rename(rec.tmp, disk);
+      const disk = await this.checkWritable(p, overwrite);
+      await this.mkdirs(parentOf(p));
+      if (overwrite) await rename(tmp, disk);
       else {
         try {
-          await link(rec.tmp, disk);
+          await link(tmp, disk);
         } catch (e) {
-          if (errno(e) === 'EEXIST') throw dbfsExists(rec.path);
+          if (errno(e) === 'EEXIST') throw dbfsExists(p);
           throw e;
         }
-        await unlink(rec.tmp);
       }
     } finally {
-      await rm(rec.tmp, { force: true });
+      await rm(tmp, { force: true });
     }
   }
 }

@@ -108,6 +108,27 @@ describe('the TypeScript SDK against DBFS and the Files API', () => {
     expect((err as ApiError).errorCode).toBe('RESOURCE_DOES_NOT_EXIST');
   });
 
+  it('streams a multipart dbfs/put to disk', async () => {
+    const bytes = Buffer.alloc(5 * 1024 * 1024 + 11, 'q');
+    const form = new FormData();
+    form.set('path', 'dbfs:/mp/big.bin');
+    form.set('overwrite', 'true');
+    form.set('contents', new Blob([bytes]), 'big.bin');
+    const res = await fetch(`${server.url}/api/2.0/dbfs/put`, { method: 'POST', body: form });
+    expect(res.status).toBe(200);
+    expect((await readFile(`${server.dataDir}/dbfs/root/mp/big.bin`)).equals(bytes)).toBe(true);
+    const again = await fetch(`${server.url}/api/2.0/dbfs/put`, {
+      method: 'POST',
+      body: (() => {
+        const f = new FormData();
+        f.set('path', '/mp/big.bin');
+        f.set('contents', new Blob([Buffer.from('x')]), 'x');
+        return f;
+      })(),
+    });
+    expect(again.status).toBe(409);
+  });
+
   it('refuses raw dot segments that the URL parser would fold away', async () => {
     const status = await new Promise<number>((resolve, reject) => {
       const u = new URL(server.url);

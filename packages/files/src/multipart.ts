@@ -1,0 +1,130 @@
+/**
+ * A streaming multipart/form-data reader for DBFS put: small text fields are collected in memory (capped),
+ * file parts are written straight to a temp file with backpressure, so a large upload never sits in memory.
+ */
+import { open } from 'node:fs/promises';
+import { invalidParameter } from '@minilake/core';
+
+const MAX_FIELD_BYTES = 4 * 1024 * 1024;
+
+export interface MultipartResult {
+  fields: Record<string, string>;
+  /** The first file part (a part with a filename), written to `tmp`. */
+  file?: { name: string; size: number };
+}
+
+export function boundaryOf(contentType: string): string {
+  const m = /boundary=(?:"([^"]+)"|([^;]+))/i.exec(contentType);
+  const b = m?.[1] ?? m?.[2]?.trim();
+  if (!b) throw invalidParameter('multipart/form-data request without a boundary');
+  return b;
+}
+
+function partInfo(head: string): { name: string; filename?: string } {
+  const disposition = head.split('\r\n').find((l) => /^content-disposition:/i.test(l)) ?? '';
+  const name = /\bname="([^"]*)"/i.exec(disposition)?.[1];
+  if (name === undefined) throw invalidParameter('multipart part without a name');
+  const filename = /\bfilename="([^"]*)"/i.exec(disposition)?.[1];
+  return filename === undefined ? { name } : { name, filename };
+}
+
+export async function readMultipart(
+  body: AsyncIterable<Uint8Array>,
+  boundary: string,
+  tmp: string,
+): Promise<MultipartResult> {
+  const delimiter = Buffer.from(`\r\n--${boundary}`);
+  const fields: Record<string, string> = {};
+  let file: MultipartResult['file'];
+  let state: 'preamble' | 'after-delimiter' | 'headers' | 'body' | 'done' = 'preamble';
+  // A leading CRLF lets the first boundary (which has none) match the same delimiter as the others.
+  let buf: Buffer = Buffer.from('\r\n');
+  let part: { name: string; filename?: string } | undefined;
+  let field: Buffer[] = [];
+  let fieldBytes = 0;
+  let fh: Awaited<ReturnType<typeof open>> | undefined;
+  let writingFile = false;
+
+  const emit = async (data: Buffer) => {
+    if (data.length === 0 || !part) return;
+    if (writingFile) {
+      await fh!.write(data);
+      file!.size += data.length;
+    } else if (!part.filename || file) {
+      fieldBytes += data.length;
+      if (fieldBytes > MAX_FIELD_BYTES) throw invalidParameter(`Form field ${part.name} is too large`);
+      field.push(data);
+    }
+  };
+  const endPart = async () => {
+    if (!part) return;
+    if (writingFile) writingFile = false;
+    else if (!part.filename) fields[part.name] = Buffer.concat(field).toString('utf8');
+    part = undefined;
+    field = [];
+    fieldBytes = 0;
+  };
+
+  const step = async (): Promise<boolean> => {
+    switch (state) {
+      case 'preamble':
+      case 'body': {
+        const i = buf.indexOf(delimiter);
+        if (i < 0) {
+          const keep = Math.min(buf.length, delimiter.length - 1);
+          if (state === 'body') await emit(buf.subarray(0, buf.length - keep));
+          buf = buf.subarray(buf.length - keep);
+          return false;
+        }
+        if (state === 'body') await emit(buf.subarray(0, i));
+        await endPart();
+        buf = buf.subarray(i + delimiter.length);
+        state = 'after-delimiter';
+        return true;
+      }
+      case 'after-delimiter': {
+        if (buf.length < 2) return false;
+        if (buf[0] === 0x2d && buf[1] === 0x2d) {
+          state = 'done';
+          return false;
+        }
+        const eol = buf.indexOf('\r\n');
+        if (eol < 0) return false;
+        buf = buf.subarray(eol + 2); // transport padding, then CRLF
+        state = 'headers';
+        return true;
+      }
+      case 'headers': {
+        const end = buf.indexOf('\r\n\r\n');
+        if (end < 0) {
+          if (buf.length > 64 * 1024) throw invalidParameter('multipart part headers are too large');
+          return false;
+        }
+        part = partInfo(buf.subarray(0, end).toString('utf8'));
+        buf = buf.subarray(end + 4);
+        if (part.filename !== undefined && !file) {
+          file = { name: part.name, size: 0 };
+          fh = await open(tmp, 'wx');
+          writingFile = true;
+        }
+        state = 'body';
+        return true;
+      }
+      default:
+        return false;
+    }
+  };
+
+  try {
+    for await (const chunk of body) {
+      if ((state as string) === 'done') continue;
+      buf = buf.length ? Buffer.concat([buf, Buffer.from(chunk)]) : Buffer.from(chunk);
+      while (await step());
+    }
+    if ((state as string) !== 'done')
+      throw invalidParameter('The multipart/form-data body ended before its closing boundary');
+  } finally {
+    await fh?.close();
+  }
+  return file ? { fields, file } : { fields };
+}
