@@ -18,6 +18,8 @@ interface Conn {
   closeSync?(): void;
 }
 
+let converters: { js: unknown; json: unknown } | undefined;
+
 export const engine = {
   alias: (c: string): string => (['main', 'system', 'temp', 'memory'].includes(c) ? `${c}__ml` : c),
 };
@@ -27,6 +29,8 @@ export async function openDuck(): Promise<{ conn: Conn; close(): void }> {
   const mod = (await import(req.resolve('@duckdb/node-api'))) as {
     DuckDBInstance: { create(path: string): Promise<{ connect(): Promise<Conn>; closeSync?(): void }> };
   };
+  const m = mod as unknown as { JSDuckDBValueConverter: unknown; JsonDuckDBValueConverter: unknown };
+  converters = { js: m.JSDuckDBValueConverter, json: m.JsonDuckDBValueConverter };
   const inst = await mod.DuckDBInstance.create(':memory:');
   const conn = await inst.connect();
   await conn.run("ATTACH ':memory:' AS main__ml");
@@ -40,8 +44,24 @@ export interface Rendered {
   rows: (string | null)[][];
 }
 
-function render(v: unknown, type: string): string | null {
+function nested(v: unknown): unknown {
+  if (typeof v === 'bigint') return Number(v);
+  if (Array.isArray(v)) return v.map(nested);
+  if (v && typeof v === 'object' && !(v instanceof Date)) {
+    const o = v as Record<string, unknown>;
+    // MAP values come back as {entries: [{key, value}]}.
+    if (Array.isArray(o.entries))
+      return Object.fromEntries(
+        (o.entries as { key: unknown; value: unknown }[]).map((e) => [String(e.key), nested(e.value)]),
+      );
+    return Object.fromEntries(Object.entries(o).map(([k, x]) => [k, nested(x)]));
+  }
+  return v;
+}
+
+function render(v: unknown, type: string, js: unknown): string | null {
   if (v === null || v === undefined) return null;
+  if (typeof v === 'object') return JSON.stringify(nested(js));
   if (typeof v === 'number' && (type === 'DOUBLE' || type === 'FLOAT')) {
     if (Number.isInteger(v)) return `${v}.0`;
     return String(v);
@@ -57,9 +77,14 @@ export async function runSql(conn: Conn, input: ExecuteInput | string): Promise<
   const res = (await executeDatabricksSql(conn as never, inp, { engine })) as unknown as {
     columnNames(): string[];
     columnTypes(): { toString(): string }[];
-    getRowsJson(): Promise<unknown[][]>;
+    fetchAllChunks(): Promise<{ convertRows<T>(c: unknown): (T | null)[][] }[]>;
   };
   const types = res.columnTypes().map((t) => t.toString());
-  const rows = (await res.getRowsJson()).map((r) => r.map((v, i) => render(v, types[i]!)));
+  const rows: (string | null)[][] = [];
+  for (const chunk of await res.fetchAllChunks()) {
+    const json = chunk.convertRows<unknown>(converters!.json);
+    const js = chunk.convertRows<unknown>(converters!.js);
+    json.forEach((r, k) => rows.push(r.map((v, i) => render(v, types[i]!, js[k]![i]))));
+  }
   return { columns: res.columnNames(), types, rows };
 }

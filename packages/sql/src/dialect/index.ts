@@ -42,7 +42,6 @@ export interface ExecuteInput {
 }
 
 const macrosReady = new WeakMap<object, Promise<void>>();
-const namespaceOf = new WeakMap<object, string>();
 
 async function ensureMacros(conn: DuckDBConnectionLike, engine: object): Promise<void> {
   let p = macrosReady.get(engine);
@@ -69,6 +68,7 @@ export async function executeDatabricksSql<R extends DuckDBResultLike>(
   const params = new Map<string, { value: string | null; type: string | undefined }>();
   for (const p of input.parameters ?? []) params.set(p.name, { value: p.value ?? null, type: p.type });
   const explicitNs = input.catalog !== undefined || input.schema !== undefined;
+  let applied: string | undefined;
   const s: Session = {
     conn: c,
     engine: env.engine,
@@ -77,11 +77,12 @@ export async function executeDatabricksSql<R extends DuckDBResultLike>(
     schema: input.schema || 'default',
     params,
     applyNamespace: async () => {
+      // Pooled connections are shared (and moved to `memory` by the engine on DETACH): set it every request,
+      // in one round trip.
       const target = `${quoteIdent(env.engine.alias(s.catalog))}.${quoteIdent(s.schema)}`;
-      if (namespaceOf.get(conn) === target) return;
-      await c.run(`USE ${target}`);
-      await c.run(`SET search_path = '${`${target},${MACRO_SCHEMA}`.replaceAll("'", "''")}'`);
-      namespaceOf.set(conn, target);
+      if (applied === target) return;
+      await c.run(`USE ${target}; SET search_path = '${`${target},${MACRO_SCHEMA}`.replaceAll("'", "''")}'`);
+      applied = target;
     },
   };
   try {
@@ -89,7 +90,6 @@ export async function executeDatabricksSql<R extends DuckDBResultLike>(
   } catch (e) {
     // The default namespace (main.default) may not exist in a fresh engine; only an explicit one must.
     if (explicitNs) throw namespaceError(s, e);
-    namespaceOf.delete(conn);
     await c.run(`SET search_path = '${MACRO_SCHEMA.replaceAll("'", "''")}'`).catch(() => undefined);
   }
   const stmts = splitStatements(input.statement);
@@ -113,6 +113,14 @@ function namespaceError(s: Session, e: unknown): Error {
   );
 }
 
+const MACRO_ERROR_STATES: Record<string, string> = {
+  DIVIDE_BY_ZERO: '22012',
+  INVALID_ARRAY_INDEX: '22003',
+  INVALID_ARRAY_INDEX_IN_ELEMENT_AT: '22003',
+  INVALID_INDEX_OF_ZERO: '22003',
+  'INVALID_PARAMETER_VALUE.START': '22023',
+};
+
 const DML = new Set(['INSERT', 'UPDATE', 'DELETE', 'MERGE']);
 
 async function runOne(stmt: SplitStatement, s: Session, final: boolean): Promise<DuckDBResultLike> {
@@ -120,17 +128,27 @@ async function runOne(stmt: SplitStatement, s: Session, final: boolean): Promise
     exec: (text: string, materialize: boolean) => runText(text, s, materialize),
     count: async (text: string) => affected(await runTextRead(text, s)),
   };
-  const r = await intercept(stmt, s, hooks);
+  let r: DuckDBResultLike | undefined;
+  try {
+    r = await intercept(stmt, s, hooks);
+  } catch (e) {
+    throw mapError(e);
+  }
   if (r) return r;
   const head = stmt.tokens[0]?.text.toUpperCase() ?? '';
+  if (head === 'MERGE') {
+    // Databricks reports the four MERGE counters; DuckDB tells the action of every changed row.
+    const rows = (await runTextRead(stmt.text, s, ' RETURNING merge_action')).getRows();
+    const n = { UPDATE: 0, DELETE: 0, INSERT: 0 } as Record<string, number>;
+    for (const [a] of rows) n[String(a)] = (n[String(a)] ?? 0) + 1;
+    return s.conn.stream(
+      'SELECT $a::BIGINT AS num_affected_rows, $u::BIGINT AS num_updated_rows, $d::BIGINT AS num_deleted_rows, $i::BIGINT AS num_inserted_rows',
+      { a: String(rows.length), u: String(n.UPDATE), d: String(n.DELETE), i: String(n.INSERT) },
+    );
+  }
   if (DML.has(head)) {
     const n = affected(await runTextRead(stmt.text, s));
-    const cols =
-      head === 'INSERT'
-        ? ['num_affected_rows', 'num_inserted_rows']
-        : head === 'MERGE'
-          ? ['num_affected_rows']
-          : ['num_affected_rows'];
+    const cols = head === 'INSERT' ? ['num_affected_rows', 'num_inserted_rows'] : ['num_affected_rows'];
     return s.conn.stream(`SELECT ${cols.map((c) => `$n::BIGINT AS ${c}`).join(', ')}`, { n: String(n) });
   }
   return runText(stmt.text, s, !final);
@@ -151,7 +169,12 @@ function prepare(text: string, s: Session): Prepared {
   const paramTypes = new Map<string, string | undefined>();
   for (const [k, v] of s.params) paramTypes.set(k, v.type);
   try {
-    const t = translate(text, { alias: (c) => s.engine.alias(c), currentCatalog: s.catalog, paramTypes });
+    const t = translate(text, {
+      alias: (c) => s.engine.alias(c),
+      currentCatalog: s.catalog,
+      sessionCatalog: s.catalog,
+      paramTypes,
+    });
     const values: Record<string, unknown> = {};
     for (const p of t.params) {
       const v = s.params.get(p);
@@ -192,8 +215,9 @@ async function runText(text: string, s: Session, materialize: boolean): Promise<
   );
 }
 
-async function runTextRead(text: string, s: Session): Promise<{ getRows(): unknown[][] }> {
+async function runTextRead(text: string, s: Session, suffix = ''): Promise<{ getRows(): unknown[][] }> {
   const p = prepare(text, s);
+  p.sql += suffix;
   const hasValues = Object.keys(p.values).length > 0;
   return withFallback(p, (sql, values) => s.conn.runAndReadAll(sql, hasValues ? values : undefined));
 }
@@ -202,11 +226,14 @@ async function runTextRead(text: string, s: Session): Promise<{ getRows(): unkno
 export function mapError(e: unknown): Error {
   if (e instanceof SqlError) return e;
   const msg = e instanceof Error ? e.message : String(e);
-  const first = msg.split('\n')[0] ?? msg;
+  let first = msg.split('\n')[0] ?? msg;
+  if (first.startsWith('Failed to extract statements: '))
+    first = first.slice('Failed to extract statements: '.length);
   let m: RegExpMatchArray | null;
   if (/INTERRUPT/i.test(first)) return sqlError('OPERATION_CANCELED', '57014', 'The statement was canceled.');
-  if (first.includes('[DIVIDE_BY_ZERO]'))
-    return sqlError('DIVIDE_BY_ZERO', '22012', first.slice(first.indexOf('[DIVIDE_BY_ZERO]') + 17));
+  // Errors raised by the spark_* macros carry their Spark error class.
+  if ((m = first.match(/\[([A-Z_]+(?:\.[A-Z_]+)?)\] (.*)$/)) && m[1]! in MACRO_ERROR_STATES)
+    return sqlError(m[1]!, MACRO_ERROR_STATES[m[1]!]!, m[2]!);
   if (
     (m = first.match(/Table with name (\S+) does not exist/)) ||
     (m = first.match(/Table or view .*?"?([\w.]+)"? does not exist/))
@@ -245,6 +272,7 @@ export function mapError(e: unknown): Error {
   if (first.startsWith('Out of Range Error')) return sqlError('ARITHMETIC_OVERFLOW', '22003', first);
   if (first.startsWith('Invalid Input Error')) return sqlError('INVALID_INPUT', '22023', first);
   if (first.startsWith('Not implemented Error')) return sqlError('UNSUPPORTED_FEATURE', '0A000', first);
+  if (first.includes('Type with name')) return sqlError('UNSUPPORTED_DATATYPE', '0A000', first);
   if (first.startsWith('Catalog Error')) return sqlError('TABLE_OR_VIEW_NOT_FOUND', '42P01', first);
   return sqlError('INTERNAL_ERROR', 'XX000', first);
 }

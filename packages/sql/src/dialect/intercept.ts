@@ -6,7 +6,7 @@
 import { Cursor, type SplitStatement } from './tokens.js';
 import { sqlError, unsupported } from './sql-error.js';
 import { quoteIdent, valuesResult, type Cell, type Session } from './session.js';
-import type { DuckDBResultLike } from './types.js';
+import type { DuckDBResultLike, TableMetadata } from './types.js';
 import { MACRO_DB } from './macros.js';
 
 export interface InterceptHooks {
@@ -117,7 +117,8 @@ async function listCatalogs(s: Session): Promise<string[]> {
 }
 
 function catalogName(s: Session, alias: string): string {
-  if (s.engine.alias(alias) === alias) return alias;
+  const known = s.engine.catalogForAlias?.(alias);
+  if (known) return known;
   const i = alias.lastIndexOf('__');
   if (i > 0 && s.engine.alias(alias.slice(0, i)) === alias) return alias.slice(0, i);
   return alias;
@@ -533,20 +534,26 @@ async function create(c: Cursor, s: Session, h: InterceptHooks): Promise<Outcome
     c.group();
     keep.push([g0, c.i]);
   }
-  let comment: string | undefined;
-  let props: Record<string, string> | undefined;
-  let location = false;
+  const meta: TableMetadata = {};
   while (!c.done()) {
-    if (c.accept('USING')) c.ident();
+    if (c.accept('USING')) meta.data_source_format = c.ident().toUpperCase();
     else if (c.accept('PARTITIONED', 'BY') || c.accept('CLUSTER', 'BY')) {
-      if (c.peek()?.type === 'L_PAREN') c.group();
-      else c.ident();
-    } else if (c.accept('COMMENT')) comment = c.string();
-    else if (c.accept('TBLPROPERTIES')) props = readProperties(c);
+      const partitioned = c.tokens[c.i - 2]!.text.toUpperCase() === 'PARTITIONED';
+      if (c.peek()?.type === 'L_PAREN') {
+        const g = c.group();
+        const cols: string[] = [];
+        for (let k = g.from; k < g.to; k++) {
+          const t = c.tokens[k]!;
+          if (t.type !== 'COMMA' && (k === g.from || c.tokens[k - 1]!.type === 'COMMA')) cols.push(t.text);
+        }
+        if (partitioned) meta.partition_columns = cols;
+      } else c.ident();
+    } else if (c.accept('COMMENT')) meta.comment = c.string();
+    else if (c.accept('TBLPROPERTIES')) meta.properties = readProperties(c);
     else if (c.accept('OPTIONS')) readProperties(c);
     else if (c.accept('LOCATION')) {
-      c.string();
-      location = true;
+      meta.storage_location = c.string();
+      meta.table_type = 'EXTERNAL';
     } else if (c.is('AS')) {
       keep.push([c.i, c.tokens.length]);
       break;
@@ -555,12 +562,11 @@ async function create(c: Cursor, s: Session, h: InterceptHooks): Promise<Outcome
       keep[keep.length - 1] = [c.i, c.tokens.length];
       // Spark allows CTAS without AS only after options; add it back.
       const text = keep.map(([a, b]) => c.slice(a, b)).join(' ');
-      return runCreate(s, h, text.trimEnd(), nameParts, comment, props, temp);
+      return runCreate(s, h, text.trimEnd(), nameParts, meta, temp);
     } else return undefined;
   }
-  void location;
   const text = keep.map(([a, b]) => c.slice(a, b)).join(' ');
-  return runCreate(s, h, text, nameParts, comment, props, temp);
+  return runCreate(s, h, text, nameParts, meta, temp);
 }
 
 async function runCreate(
@@ -568,30 +574,29 @@ async function runCreate(
   h: InterceptHooks,
   text: string,
   nameParts: string[],
-  comment: string | undefined,
-  props: Record<string, string> | undefined,
+  meta: TableMetadata,
   temp: boolean,
 ): Promise<Outcome> {
   await h.exec(text, true);
   const t = resolveTable(s, nameParts);
-  if (!temp && (comment !== undefined || props)) await setMeta(s, t, { comment, properties: props });
+  if (!temp && (Object.keys(meta).length > 0 || s.uc?.setTableMetadata)) {
+    await setMeta(s, t, { data_source_format: 'DELTA', table_type: 'MANAGED', ...meta });
+  }
   return emptyResult(s);
 }
 
 async function setMeta(
   s: Session,
   t: { catalog: string; schema: string; table: string },
-  meta: { comment?: string | undefined; properties?: Record<string, string> | undefined },
+  meta: TableMetadata,
 ): Promise<void> {
-  const clean: { comment?: string; properties?: Record<string, string> } = {};
-  if (meta.comment !== undefined) clean.comment = meta.comment;
-  if (meta.properties) clean.properties = meta.properties;
+  const clean = meta;
   if (s.uc?.setTableMetadata) {
     await s.uc.setTableMetadata(`${t.catalog}.${t.schema}.${t.table}`, clean);
   } else if (clean.comment !== undefined) {
+    // DuckDB's COMMENT ON takes no parameters: a quoted string literal ('' escaping is complete for DuckDB).
     await s.conn.run(
-      `COMMENT ON TABLE ${quoteIdent(s.engine.alias(t.catalog))}.${quoteIdent(t.schema)}.${quoteIdent(t.table)} IS $c`,
-      { c: clean.comment },
+      `COMMENT ON TABLE ${quoteIdent(s.engine.alias(t.catalog))}.${quoteIdent(t.schema)}.${quoteIdent(t.table)} IS '${clean.comment.replaceAll("'", "''")}'`,
     );
   }
 }
@@ -629,11 +634,11 @@ async function drop(c: Cursor, s: Session): Promise<Outcome> {
   try {
     if (isCatalog) {
       if (!s.uc?.deleteCatalog) throw unsupported('DROP CATALOG without Unity Catalog');
-      await s.uc.deleteCatalog(p[0]!, { force: cascade });
+      await s.uc.deleteCatalog(p[0]!, cascade);
     } else {
       const cat = p.length === 2 ? p[0]! : s.catalog;
       const sch = p[p.length - 1]!;
-      if (s.uc?.deleteSchema) await s.uc.deleteSchema(`${cat}.${sch}`, { force: cascade });
+      if (s.uc?.deleteSchema) await s.uc.deleteSchema(`${cat}.${sch}`, cascade);
       else
         await s.conn.run(
           `DROP SCHEMA ${ifExists ? 'IF EXISTS ' : ''}${quoteIdent(s.engine.alias(cat))}.${quoteIdent(sch)}${cascade ? ' CASCADE' : ''}`,
@@ -671,7 +676,17 @@ async function alter(c: Cursor, s: Session, h: InterceptHooks): Promise<Outcome>
       }
     }
     defs.push([from, g.to]);
-    for (const [a, b] of defs) await h.exec(`ALTER TABLE ${nameText} ADD COLUMN ${c.slice(a, b)}`, true);
+    for (const [a, b] of defs) {
+      // Column comments are not DuckDB syntax in ALTER: drop `COMMENT '...'` from the definition.
+      let end = b;
+      for (let k = a; k < b - 1; k++) {
+        if (c.tokens[k]!.text.toUpperCase() === 'COMMENT' && c.tokens[k + 1]!.type === 'STRING') {
+          end = k;
+          break;
+        }
+      }
+      await h.exec(`ALTER TABLE ${nameText} ADD COLUMN ${c.slice(a, end)}`, true);
+    }
     return emptyResult(s);
   }
   if (c.accept('SET', 'TBLPROPERTIES')) {

@@ -12,15 +12,48 @@ const DIVIDE_BY_ZERO =
 
 // name(params) AS body. Bodies only use DuckDB builtins.
 export const SPARK_MACROS: [string, string][] = [
+  // Length of a list or a map (len() rejects maps, cardinality() rejects lists); JSON length binds for both.
+  ['spark_len(x)', 'json_array_length(to_json(CASE WHEN true THEN x END))'],
   // concat/|| : any NULL argument makes the result NULL (DuckDB's concat skips NULLs).
   ['spark_concat(a, b)', 'CASE WHEN a IS NULL OR b IS NULL THEN NULL ELSE concat(a, b) END'],
   // arr[i] is 0-based on arrays; map[k] is a key lookup. typeof() is constant-folded, so only one branch runs.
+  // Out of bounds is an error under ANSI (Databricks SQL's default), as in Spark.
   [
     'spark_subscript(x, i)',
-    "CASE WHEN typeof(x) LIKE 'MAP(%' THEN x[i] WHEN i >= 0 THEN x[i + 1] ELSE NULL END",
+    "CASE WHEN typeof(x) LIKE 'MAP(%' THEN x[i] WHEN x IS NULL OR i IS NULL THEN NULL WHEN i >= 0 AND i < spark_len(x) THEN x[i + 1] " +
+      "ELSE error('[INVALID_ARRAY_INDEX] The index ' || i || ' is out of bounds. The array has ' || spark_len(x) || ' elements. Use the SQL function `get()` to tolerate accessing element at invalid index and return NULL instead.') END",
   ],
   // element_at is 1-based with negative indexes from the end, which is DuckDB's list subscript.
-  ['spark_element_at(x, i)', 'x[i]'],
+  [
+    'spark_element_at(x, i)',
+    "CASE WHEN typeof(x) LIKE 'MAP(%' THEN x[i] WHEN x IS NULL OR i IS NULL THEN NULL WHEN i <> 0 AND abs(i) <= spark_len(x) THEN x[i] " +
+      "WHEN i = 0 THEN error('[INVALID_INDEX_OF_ZERO] The index 0 is invalid. An index shall be either < 0 or > 0 (the first element has index 1).') " +
+      "ELSE error('[INVALID_ARRAY_INDEX_IN_ELEMENT_AT] The index ' || i || ' is out of bounds. The array has ' || spark_len(x) || ' elements. Use `try_element_at` to tolerate accessing element at invalid index and return NULL instead.') END",
+  ],
+  [
+    'spark_try_element_at(x, i)',
+    "CASE WHEN typeof(x) LIKE 'MAP(%' THEN x[i] WHEN i <> 0 THEN x[i] ELSE NULL END",
+  ],
+  ['spark_get(x, i)', 'CASE WHEN i >= 0 THEN x[i + 1] ELSE NULL END'],
+  ['spark_sign(x)', 'CAST(sign(x) AS DOUBLE)'],
+  ['spark_hex(x)', 'upper(hex(x))'],
+  // Spark: 1 = Sunday ... 7 = Saturday.
+  ['spark_dayofweek(d)', 'dayofweek(CAST(d AS DATE)) + 1'],
+  [
+    'spark_months_between(a, b)',
+    "round(CAST(date_diff('month', CAST(b AS DATE), CAST(a AS DATE)) AS DOUBLE) + CASE WHEN day(CAST(a AS DATE)) = day(CAST(b AS DATE)) " +
+      'OR (CAST(a AS DATE) = last_day(CAST(a AS DATE)) AND CAST(b AS DATE) = last_day(CAST(b AS DATE))) THEN 0.0 ' +
+      'ELSE (day(CAST(a AS DATE)) - day(CAST(b AS DATE))) / 31.0 END, 8)',
+  ],
+  ['spark_flatten(a)', 'flatten(a)'],
+  [
+    'spark_slice(a, s, l)',
+    'CASE WHEN s > 0 THEN a[s : s + l - 1] WHEN s < 0 THEN a[len(a) + s + 1 : len(a) + s + l] ' +
+      "ELSE error('[INVALID_PARAMETER_VALUE.START] The value of parameter(s) `start` in `slice` is invalid: Expects a positive or a negative value for `start`, but got 0.') END",
+  ],
+  ['spark_sequence(a, b)', 'generate_series(a, b)'],
+  ['spark_sequence(a, b, st)', 'generate_series(a, b, st)'],
+  ['spark_arrays_overlap(a, b)', 'list_has_any(a, b)'],
   ['spark_substr(s, p)', 'substring(s, CASE WHEN p = 0 THEN 1 ELSE p END)'],
   ['spark_substr(s, p, l)', 'substring(s, CASE WHEN p = 0 THEN 1 ELSE p END, l)'],
   ['spark_date_add(d, n)', 'CAST(CAST(d AS DATE) + CAST(n AS INTEGER) AS DATE)'],
@@ -48,6 +81,21 @@ export const SPARK_MACROS: [string, string][] = [
       "WHEN typeof(x) LIKE 'DECIMAL%' OR typeof(x) = 'VARCHAR' THEN CAST(trunc(CAST(CAST(x AS VARCHAR) AS DECIMAL(38, 10))) AS VARCHAR) " +
       'ELSE CAST(TRY_CAST(x AS BIGINT) AS VARCHAR) END',
   ],
+  [
+    'spark_int_src_try(x)',
+    "CASE WHEN typeof(x) IN ('DOUBLE', 'FLOAT') THEN CAST(trunc(TRY_CAST(x AS DOUBLE)) AS VARCHAR) " +
+      "WHEN typeof(x) LIKE 'DECIMAL%' OR typeof(x) = 'VARCHAR' THEN CAST(trunc(TRY_CAST(CAST(x AS VARCHAR) AS DECIMAL(38, 10))) AS VARCHAR) " +
+      'ELSE CAST(TRY_CAST(x AS BIGINT) AS VARCHAR) END',
+  ],
+  ['spark_isnull(x)', 'x IS NULL'],
+  ['spark_uuid()', 'CAST(uuid() AS VARCHAR)'],
+  ['spark_isnotnull(x)', 'x IS NOT NULL'],
+  [
+    'spark_sha2(x, b)',
+    "CASE WHEN b IN (0, 256) THEN sha256(x) ELSE error('[UNSUPPORTED_FEATURE] sha2 with ' || b || ' bits is not supported by MiniLake.') END",
+  ],
+  // Spark replaces every match.
+  ['spark_regexp_replace(s, p, r)', "regexp_replace(s, p, r, 'g')"],
   ['spark_size(a)', 'CASE WHEN a IS NULL THEN -1 ELSE len(a) END'],
   ['spark_nvl2(a, b, c)', 'CASE WHEN a IS NOT NULL THEN b ELSE c END'],
 ];

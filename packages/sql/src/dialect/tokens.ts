@@ -31,18 +31,18 @@ export function tokensOf(sql: string): Token[] {
   return r.tokens.map((t) => ({ type: tokenType(t), text: t.text, start: t.span.start, end: t.span.end }));
 }
 
-/** Splits text on top-level semicolons; spans are byte offsets of the UTF-8 text. */
+/** Splits text on top-level semicolons; token spans are code point offsets. */
 export function splitStatements(sql: string): SplitStatement[] {
   const tokens = tokensOf(sql);
-  const bytes = Buffer.from(sql, 'utf8');
+  const cps = Array.from(sql);
   const out: SplitStatement[] = [];
   let cur: Token[] = [];
   const flush = (): void => {
     if (cur.length === 0) return;
     const first = cur[0]!;
     const last = cur[cur.length - 1]!;
-    // A quoted token's span covers its quotes; cut on the byte spans of the original text.
-    const text = bytes.subarray(first.start, last.end).toString('utf8');
+    // A quoted token's span covers its quotes; cut on the spans of the original text.
+    const text = cps.slice(first.start, last.end).join('');
     const base = first.start;
     out.push({ text, tokens: cur.map((t) => ({ ...t, start: t.start - base, end: t.end - base })) });
     cur = [];
@@ -141,12 +141,13 @@ export class Cursor {
     }
     this.syntax("missing ')'");
   }
-  /** Source text of tokens [from, to) (byte spans). */
+  /** Source text of tokens [from, to) (code point spans). */
   slice(from: number, to: number): string {
     if (to <= from) return '';
-    const b = Buffer.from(this.text, 'utf8');
-    return b.subarray(this.tokens[from]!.start, this.tokens[to - 1]!.end).toString('utf8');
+    this.cps ??= Array.from(this.text);
+    return this.cps.slice(this.tokens[from]!.start, this.tokens[to - 1]!.end).join('');
   }
+  private cps: string[] | undefined;
   rest(): string {
     return this.slice(this.i, this.tokens.length);
   }

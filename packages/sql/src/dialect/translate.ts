@@ -6,6 +6,7 @@
  */
 import { Dialect, generate, parse, parseDataType, tokenize, transpile } from '@polyglot-sql/sdk';
 import { tokenType } from './tokens.js';
+import { unsupported } from './sql-error.js';
 
 type Node = Record<string, unknown>;
 type Json = unknown;
@@ -13,6 +14,8 @@ type Json = unknown;
 export interface TranslateOptions {
   alias: (catalog: string) => string;
   currentCatalog: string;
+  /** The Databricks catalog name current_catalog() reports. */
+  sessionCatalog: string;
   /** Declared parameter types by name (undefined = STRING, bound as VARCHAR). */
   paramTypes: Map<string, string | undefined>;
 }
@@ -25,7 +28,64 @@ export interface Translated {
 
 export class TranslationFailed extends Error {}
 
-const INTEGRAL = new Set(['int', 'integer', 'bigint', 'smallint', 'tinyint', 'long', 'short', 'byte']);
+const unsupportedIn = (what: string): Error => unsupported(what);
+
+/** DuckDB rejects `UPDATE SET t.col = ...` in MERGE; Spark allows the target qualifier. */
+function unqualifyMergeSets(merge: Node): void {
+  const whens = ((merge.whens as Node | undefined)?.whens as Node | undefined)?.expressions;
+  if (!Array.isArray(whens)) return;
+  for (const w of whens) {
+    const then = ((w as Node).when as Node | undefined)?.then as Node | undefined;
+    const parts = (then?.tuple as Node | undefined)?.expressions as Json[] | undefined;
+    if (!parts || parts.length !== 2) continue;
+    const sets = ((parts[1] as Node).tuple as Node | undefined)?.expressions as Json[] | undefined;
+    for (const a of sets ?? []) {
+      const eq = (a as Node).eq as Node | undefined;
+      const col = (eq?.left as Node | undefined)?.column as Node | undefined;
+      if (col) col.table = null;
+    }
+  }
+}
+
+function isLambda(n: Json, arity: number): boolean {
+  const k = kindOf(n);
+  return (
+    !!k && k[0] === 'lambda' && Array.isArray(k[1].parameters) && (k[1].parameters as Json[]).length === arity
+  );
+}
+
+const DATE_FUNCS = new Set([
+  'date_add',
+  'date_sub',
+  'to_date',
+  'current_date',
+  'last_day',
+  'make_date',
+  'add_months',
+  'spark_date_add',
+  'spark_date_sub',
+  'spark_add_months',
+  'spark_trunc',
+]);
+
+/** Syntactically a DATE: a DATE literal, a CAST to DATE, or a function that returns DATE. */
+function isDateExpr([k, d]: [string, Node]): boolean {
+  if (k === 'literal') return d.literal_type === 'date';
+  if (k === 'cast') return String((d.to as Node | undefined)?.data_type ?? '').toLowerCase() === 'date';
+  if (k === 'function') return DATE_FUNCS.has(String(d.name).toLowerCase());
+  return k === 'last_day' || k === 'add_months' || k === 'current_date';
+}
+
+const INTEGRAL = new Set([
+  'int',
+  'integer',
+  'bigint',
+  'big_int',
+  'smallint',
+  'small_int',
+  'tinyint',
+  'tiny_int',
+]);
 
 const ident = (name: string, quoted = true): Node => ({ name, quoted, trailing_comments: [] });
 const fn = (name: string, args: Json[]): Node => ({
@@ -108,8 +168,33 @@ class Rewriter {
         if (idx && idx[0] === 'literal' && idx[1].literal_type === 'string') return n;
         return hit(fn('spark_subscript', [d.this, d.index]));
       }
-      case 'element_at':
+      case 'element_at': {
+        const idx = kindOf(d.expression);
+        // A string key can only be a map lookup: DuckDB's map subscript returns the value itself.
+        if (idx && idx[0] === 'literal' && idx[1].literal_type === 'string')
+          return hit({ subscript: { this: d.this, index: d.expression } });
         return hit(fn('spark_element_at', [d.this, d.expression]));
+      }
+      case 'merge':
+        unqualifyMergeSets(d);
+        return n;
+      case 'months_between':
+        return hit(fn('spark_months_between', [d.this, d.expression]));
+      case 'day_of_week':
+        return hit(fn('spark_dayofweek', [d.this]));
+      case 'typeof':
+        throw unsupportedIn('typeof() (Spark type names)');
+      case 'add': {
+        // DATE + INTERVAL is a DATE in Spark, a TIMESTAMP in DuckDB: fixed when the left side is visibly a date.
+        const l = kindOf(d.left);
+        const r = kindOf(d.right);
+        if (r?.[0] === 'interval' && l && isDateExpr(l)) {
+          return hit({
+            cast: { this: n, to: { data_type: 'date' }, trailing_comments: [], double_colon_syntax: false },
+          });
+        }
+        return n;
+      }
       case 'substring':
         return hit(fn('spark_substr', d.length ? [d.this, d.start, d.length] : [d.this, d.start]));
       case 'initcap':
@@ -124,8 +209,11 @@ class Rewriter {
         return hit(fn('spark_add_months', [d.this, d.expression]));
       case 'cast':
         return this.castNode(d.this, d.to as Node, true);
-      case 'try_cast':
-        return hit(fn('try', [this.castNode(d.this, d.to as Node, true)]));
+      case 'try_cast': {
+        // Kept as TRY_CAST inside TRY(...): fixTokens turns every other TRY_CAST back into CAST.
+        const c = this.castNode(d.this, d.to as Node, true, true) as { cast: Node };
+        return hit(fn('try', [{ try_cast: c.cast }]));
+      }
       case 'aggregate_function': {
         const name = String(d.name).toLowerCase();
         if (name === 'percentile') return hit({ aggregate_function: { ...d, name: 'quantile_cont' } });
@@ -153,6 +241,91 @@ class Rewriter {
             return args.length === 2 ? hit(fn('spark_trunc', args)) : n;
           case 'try_divide':
             return hit(fn('spark_try_divide', args));
+          case 'try_element_at':
+            return hit(fn('spark_try_element_at', args));
+          case 'get':
+            return args.length === 2 ? hit(fn('spark_get', args)) : n;
+          case 'sign':
+          case 'signum':
+            return hit(fn('spark_sign', args));
+          case 'hex':
+            return hit(fn('spark_hex', args));
+          // polyglot rewrites array()/map() only in some argument positions; DuckDB's own constructors work
+          // everywhere.
+          case 'array':
+            return hit(fn('list_value', args));
+          case 'map':
+            if (args.length === 0 || args.length % 2 !== 0) return n;
+            return hit(
+              fn('map_from_arrays', [
+                fn(
+                  'list_value',
+                  args.filter((_, i) => i % 2 === 0),
+                ),
+                fn(
+                  'list_value',
+                  args.filter((_, i) => i % 2 === 1),
+                ),
+              ]),
+            );
+          case 'array_join':
+            return args.length === 2 ? hit(fn('array_to_string', args)) : n;
+          case 'uuid':
+            return args.length === 0 ? hit(fn('spark_uuid', [])) : n;
+          case 'isnull':
+            return args.length === 1 ? hit(fn('spark_isnull', args)) : n;
+          case 'isnotnull':
+            return args.length === 1 ? hit(fn('spark_isnotnull', args)) : n;
+          case 'sha2':
+            return args.length === 2 ? hit(fn('spark_sha2', args)) : n;
+          case 'regexp_replace':
+            return args.length === 3 ? hit(fn('spark_regexp_replace', args)) : n;
+          case 'flatten':
+            return hit(fn('spark_flatten', args));
+          case 'slice':
+            return args.length === 3 ? hit(fn('spark_slice', args)) : n;
+          case 'sequence':
+            return args.length === 2 || args.length === 3 ? hit(fn('spark_sequence', args)) : n;
+          case 'arrays_overlap':
+            return hit(fn('spark_arrays_overlap', args));
+          case 'transform':
+            return args.length === 2 && isLambda(args[1], 1) ? hit(fn('list_transform', args)) : n;
+          case 'aggregate':
+          case 'reduce':
+            return args.length === 3 && isLambda(args[2], 2)
+              ? hit(fn('list_reduce', [args[0], args[2], args[1]]))
+              : n;
+          case 'exists':
+            return args.length === 2 && isLambda(args[1], 1)
+              ? hit({
+                  gt: {
+                    left: fn('len', [fn('list_filter', args)]),
+                    right: { literal: { literal_type: 'number', value: '0' } },
+                    left_comments: [],
+                    operator_comments: [],
+                    trailing_comments: [],
+                  },
+                })
+              : n;
+          case 'unix_timestamp':
+          case 'to_unix_timestamp':
+            return args.length >= 1
+              ? hit({
+                  cast: {
+                    this: n,
+                    to: { data_type: 'big_int', length: null },
+                    trailing_comments: [],
+                    double_colon_syntax: false,
+                  },
+                })
+              : n;
+          case 'current_catalog':
+          case 'current_database':
+            return args.length === 0
+              ? hit({ literal: { literal_type: 'string', value: this.o.sessionCatalog } })
+              : n;
+          case 'typeof':
+            throw unsupportedIn('typeof() (Spark type names)');
           case 'percentile_approx':
           case 'approx_percentile':
             return hit(fn('quantile_disc', args.slice(0, 2)));
@@ -165,11 +338,12 @@ class Rewriter {
     }
   }
 
-  private castNode(expr: Json, to: Node, fromUser = false): Node {
-    const t = String(to.data_type ?? '').toLowerCase();
-    if (fromUser && INTEGRAL.has(t)) {
+  private castNode(expr: Json, to: Node, fromUser = false, tryCast = false): Node {
+    const dt = String(to.data_type ?? '').toLowerCase();
+    const t = dt === 'custom' ? String(to.name ?? '').toLowerCase() : dt;
+    if (fromUser && (INTEGRAL.has(t) || t === 'long' || t === 'short' || t === 'byte')) {
       this.changed = true;
-      expr = fn('spark_int_src', [expr]);
+      expr = fn(tryCast ? 'spark_int_src_try' : 'spark_int_src', [expr]);
     }
     return { cast: { this: expr, to, trailing_comments: [], double_colon_syntax: false } };
   }
@@ -233,6 +407,9 @@ function nameProjections(stmt: Node): void {
     const ek = kindOf(e);
     if (!ek || ['alias', 'column', 'star'].includes(ek[0])) return e;
     if (ek[0] === 'literal' && ek[1].literal_type === 'number') return e;
+    // Generators (explode, posexplode, inline, stack) name their own output columns.
+    if (ek[0] === 'explode' || (ek[0] === 'function' && GENERATORS.has(String(ek[1].name).toLowerCase())))
+      return e;
     const name = sparkName(e);
     if (!name) return e;
     return {
@@ -247,6 +424,16 @@ function nameProjections(stmt: Node): void {
     };
   });
 }
+
+const GENERATORS = new Set([
+  'explode',
+  'explode_outer',
+  'posexplode',
+  'posexplode_outer',
+  'inline',
+  'inline_outer',
+  'stack',
+]);
 
 const cache = new Map<string, Translated>();
 const CACHE_MAX = 2000;
@@ -277,13 +464,14 @@ export function translate(text: string, o: TranslateOptions): Translated {
 function fixTokens(sql: string): string {
   const tk = tokenize(sql, Dialect.DuckDB);
   if (!tk.success || !tk.tokens) return sql;
-  const b = Buffer.from(sql, 'utf8');
+  const cps = Array.from(sql);
   const edits: { start: number; end: number; text: string }[] = [];
   const toks = tk.tokens;
   for (let i = 0; i < toks.length; i++) {
     const t = toks[i]!;
     const next = toks[i + 1];
-    if (t.text.toUpperCase() === 'TRY_CAST' && next && tokenType(next) === 'L_PAREN')
+    const insideTry = toks[i - 1]?.text === '(' && toks[i - 2]?.text.toUpperCase() === 'TRY';
+    if (t.text.toUpperCase() === 'TRY_CAST' && next && tokenType(next) === 'L_PAREN' && !insideTry)
       edits.push({ start: t.span.start, end: t.span.end, text: 'CAST' });
     if (
       t.text.toUpperCase() === 'UPDATE' &&
@@ -294,12 +482,13 @@ function fixTokens(sql: string): string {
       edits.push({ start: t.span.end, end: t.span.end, text: ' SET' });
   }
   if (edits.length === 0) return sql;
-  const parts: Buffer[] = [];
+  // Token spans are code point offsets.
+  const parts: string[] = [];
   let pos = 0;
   for (const e of edits) {
-    parts.push(b.subarray(pos, e.start), Buffer.from(e.text, 'utf8'));
+    parts.push(cps.slice(pos, e.start).join(''), e.text);
     pos = e.end;
   }
-  parts.push(b.subarray(pos));
-  return Buffer.concat(parts).toString('utf8');
+  parts.push(cps.slice(pos).join(''));
+  return parts.join('');
 }

@@ -21,22 +21,30 @@ export interface DuckDBConnectionLike {
 export interface DuckDbEngineLike {
   /** Databricks catalog name -> DuckDB attached database alias (main -> main__ml). */
   alias(catalog: string): string;
+  /** Inverse of alias for attached catalogs. */
+  catalogForAlias?(alias: string): string | undefined;
 }
 
 /** The Unity Catalog operations intercepted DDL goes through (all optional: absent = unsupported here). */
 export interface UnityCatalogApiLike {
   createCatalog?(req: { name: string; comment?: string }): unknown;
-  deleteCatalog?(name: string, opts?: { force?: boolean }): unknown;
+  deleteCatalog?(name: string, force: boolean): unknown;
   createSchema?(req: { catalog_name: string; name: string; comment?: string }): unknown;
-  deleteSchema?(fullName: string, opts?: { force?: boolean }): unknown;
-  setTableMetadata?(
-    fullName: string,
-    meta: { comment?: string; properties?: Record<string, string> },
-  ): unknown;
+  deleteSchema?(fullName: string, force: boolean): unknown;
+  setTableMetadata?(fullName: string, meta: TableMetadata): unknown;
   updatePermissions?(
     securableType: string,
     fullName: string,
     changes: { principal: string; add?: string[]; remove?: string[] }[],
   ): unknown;
   getTable?(fullName: string): unknown;
+}
+
+export interface TableMetadata {
+  comment?: string;
+  properties?: Record<string, string>;
+  data_source_format?: string;
+  table_type?: 'MANAGED' | 'EXTERNAL' | 'VIEW';
+  storage_location?: string;
+  partition_columns?: string[];
 }
