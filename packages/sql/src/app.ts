@@ -11,6 +11,8 @@
  * - Warehouses all run on the one DuckDB engine; their state machine only gates statements: a statement
  *   sent to a STOPPED warehouse starts it and stays PENDING until it is RUNNING.
  */
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createReadStream } from 'node:fs';
 import { Readable } from 'node:stream';
 import { Hono, type Context } from 'hono';
 import { readJson, readQuery, validate, v } from '@minilake/core';
@@ -59,6 +61,17 @@ export function sqlApp(
 
   const chunkLink = (id: string, n: number) => `${STATEMENTS}/${id}/result/chunks/${n}`;
 
+  // External links are signed (statement, chunk, expiry) with a per-server key: they work without the
+  // Databricks auth header, cannot be extended or pointed at another chunk, and stop at their expiration.
+  const linkKey = randomBytes(32);
+  const sign = (stmt: Statement, n: number, expires: number) =>
+    createHmac('sha256', linkKey).update(`${stmt.id}/${stmt.token}/${n}/${expires}`).digest('base64url');
+  function verify(stmt: Statement, n: number, expires: number, sig: string): boolean {
+    const want = Buffer.from(sign(stmt, n, expires));
+    const got = Buffer.from(sig);
+    return want.length === got.length && timingSafeEqual(want, got);
+  }
+
   function chunkWire(stmt: Statement, chunk: ChunkInfo, base: string): Record<string, unknown> {
     const total = stmt.result!.chunks.length;
     const next: Record<string, unknown> = {};
@@ -67,6 +80,8 @@ export function sqlApp(
       next.next_chunk_internal_link = chunkLink(stmt.id, chunk.chunk_index + 1);
     }
     if (stmt.disposition === 'EXTERNAL_LINKS') {
+      const expires = statements.linkExpiration();
+      const sig = sign(stmt, chunk.chunk_index, expires);
       return {
         external_links: [
           {
@@ -74,8 +89,8 @@ export function sqlApp(
             row_offset: chunk.row_offset,
             row_count: chunk.row_count,
             byte_count: chunk.byte_count,
-            external_link: `${base}${RESULTS}/${stmt.id}/${chunk.chunk_index}?token=${stmt.token}&expires=${statements.linkExpiration()}`,
-            expiration: new Date(statements.linkExpiration()).toISOString(),
+            external_link: `${base}${RESULTS}/${stmt.id}/${chunk.chunk_index}?expires=${expires}&sig=${sig}`,
+            expiration: new Date(expires).toISOString(),
             ...next,
           },
         ],
@@ -183,20 +198,21 @@ export function sqlApp(
 
   // External links: no Databricks auth, a per-statement secret and an expiry instead.
   app.get(`${RESULTS}/:id/:n`, async (c) => {
-    const stmt = statements.get(c.req.param('id'));
-    const token = c.req.query('token');
-    if (!stmt || token !== stmt.token) throw statementNotFound(c.req.param('id'));
+    const id = c.req.param('id');
+    const n = Number(c.req.param('n'));
     const expires = Number(c.req.query('expires'));
+    const stmt = statements.get(id);
+    if (!stmt || !Number.isInteger(n) || !verify(stmt, n, expires, c.req.query('sig') ?? ''))
+      throw statementNotFound(id);
     if (!(expires >= statements.now())) throw resultLinkExpired();
     if (stmt.state !== 'SUCCEEDED' || !stmt.result) throw statementNotSucceeded(stmt.id, stmt.state);
-    const chunk = stmt.result.chunks[Number(c.req.param('n'))];
-    if (!chunk) throw chunkNotFound(stmt.id, Number(c.req.param('n')));
+    const chunk = stmt.result.chunks[n];
+    if (!chunk) throw chunkNotFound(stmt.id, n);
     const headers = {
       'content-type': contentType(stmt.result.format),
       'content-length': String(chunk.byte_count),
     };
     if (chunk.file) {
-      const { createReadStream } = await import('node:fs');
       const stream = Readable.toWeb(createReadStream(chunk.file)) as unknown as ReadableStream;
       return new Response(stream, { status: 200, headers });
     }

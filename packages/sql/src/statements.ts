@@ -245,18 +245,28 @@ export class StatementManager {
           sources.push({ name: result.columnName(i), type: result.columnType(i) });
         builder = new ResultBuilder(stmt.format, stmt.disposition, sources, limits, dir);
         const vectors: VectorLike[] = Array.from<VectorLike>({ length: sources.length });
-        for (;;) {
-          if (stmt.canceled) break;
-          const chunk = await result.fetchChunk();
-          if (!chunk || chunk.rowCount === 0) break;
-          for (let c = 0; c < sources.length; c++) vectors[c] = chunk.getColumnVector(c);
-          if (!(await builder.add(vectors, chunk.rowCount))) break;
-          // row_limit reached exactly at a chunk boundary: truncated only if the engine has more rows.
-          if (limits.rowLimit !== undefined && builder.rowsSoFar >= limits.rowLimit) {
-            const next = await result.fetchChunk();
-            if (next && next.rowCount > 0) builder.markTruncated();
-            break;
+        // One chunk ahead: DuckDB produces the next chunk on its threads while this one is converted.
+        let ahead: Promise<ChunkLike | null> | undefined = result.fetchChunk();
+        try {
+          for (;;) {
+            if (stmt.canceled) break;
+            const chunk = await ahead;
+            ahead = undefined;
+            if (!chunk || chunk.rowCount === 0) break;
+            ahead = result.fetchChunk();
+            for (let c = 0; c < sources.length; c++) vectors[c] = chunk.getColumnVector(c);
+            if (!(await builder.add(vectors, chunk.rowCount))) break;
+            // row_limit reached exactly at a chunk boundary: truncated only if the engine has more rows.
+            if (limits.rowLimit !== undefined && builder.rowsSoFar >= limits.rowLimit) {
+              const next = await ahead;
+              ahead = undefined;
+              if (next && next.rowCount > 0) builder.markTruncated();
+              break;
+            }
           }
+        } finally {
+          // Never leave a fetch running on a connection that goes back to the pool.
+          if (ahead) await ahead.catch(() => null);
         }
       }
       stmt.interrupt = undefined;
