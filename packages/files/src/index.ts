@@ -1,3 +1,4 @@
+import path from 'node:path';
 import { defineService } from '@minilake/core';
 import { filesApp } from './app.js';
 import { DbfsStore } from './dbfs.js';
@@ -21,7 +22,10 @@ export const filesService = defineService<FilesApi>({
   uses: ['unity-catalog'],
   create(ctx) {
     const dbfs = new DbfsStore(ctx.state, ctx.clock, ctx.dataDir);
-    const volumes = new VolumeFiles(() => ctx.peer<VolumeResolver>('unity-catalog'));
+    const volumes = new VolumeFiles(
+      () => ctx.peer<VolumeResolver>('unity-catalog'),
+      path.join(ctx.dataDir, 'files', 'tmp'),
+    );
     return {
       app: filesApp(dbfs, volumes),
       state: [dbfs],

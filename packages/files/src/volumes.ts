@@ -1,7 +1,7 @@
 /**
  * The Files API over Unity Catalog volumes. `/Volumes/<catalog>/<schema>/<volume>/<rest>` maps to the
  * volume's own directory, which the unity-catalog service owns (so SQL and jobs see the same bytes).
- * Uploads stream to a hidden temp file next to the target and are renamed into place.
+ * Uploads stream to a temp file under `<dataDir>/files/tmp` and are renamed into place.
  */
 import { createReadStream, type Stats } from 'node:fs';
 import { mkdir, readdir, rm, rmdir } from 'node:fs/promises';
@@ -19,15 +19,13 @@ import {
   pathIsFile,
   volumesUnavailable,
 } from './errors.js';
-import { errno, statOrUndefined, writeAtomically } from './fsutil.js';
+import { errno, statOrUndefined, UPLOAD_PREFIX, writeAtomically } from './fsutil.js';
 
 /**
  * The one thing the Files API needs from the unity-catalog service: a volume's directory, or a 404
  * DatabricksError when the volume does not exist. Any object with that method works (tests use a fake).
  */
 export type VolumeResolver = Pick<UnityCatalogApi, 'volumeDirectory'>;
-
-export const UPLOAD_PREFIX = '.minilake-upload-';
 
 export interface DirectoryEntry {
   path: string;
@@ -43,7 +41,11 @@ export interface FileMeta {
 }
 
 export class VolumeFiles {
-  constructor(private readonly resolver: () => VolumeResolver | undefined) {}
+  constructor(
+    private readonly resolver: () => VolumeResolver | undefined,
+    /** Uploads stream here first, outside every volume, so SQL globs never see a half-written file. */
+    private readonly tmpDir: string,
+  ) {}
 
   /** The disk path of a client path; the volume must exist. */
   async resolve(p: string): Promise<string> {
@@ -68,9 +70,8 @@ export class VolumeFiles {
       if (errno(e) === 'EEXIST' || errno(e) === 'ENOTDIR') throw pathIsFile(path.posix.dirname(p));
       throw e;
     }
-    return writeAtomically(body, path.join(dir, `${UPLOAD_PREFIX}${uuid()}`), disk, overwrite, () =>
-      fileExists(p),
-    );
+    await mkdir(this.tmpDir, { recursive: true });
+    return writeAtomically(body, path.join(this.tmpDir, uuid()), disk, overwrite, () => fileExists(p));
   }
 
   async fileStat(p: string): Promise<{ disk: string; st: Stats }> {
