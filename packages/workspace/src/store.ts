@@ -100,18 +100,29 @@ export class WorkspaceStore extends CollectionStore {
     this.ensureDefaults();
   }
 
+  private get defaultDirs(): string[] {
+    return ['/', '/Users', `/Users/${this.userName}`, '/Shared'];
+  }
+
   /** `/`, `/Users`, `/Users/<me>` and `/Shared` exist from the start, as in a new workspace. */
   private ensureDefaults(): void {
-    for (const p of ['/', '/Users', `/Users/${this.userName}`, '/Shared']) {
+    for (const p of this.defaultDirs) {
       if (!this.objects.has(p)) this.objects.set(p, this.newRecord(p, 'DIRECTORY'));
       mkdirSync(path.join(this.root, ...p.split('/').filter(Boolean)), { recursive: true });
     }
   }
 
+  /** The same, without blocking the event loop (reset, and after a default folder was deleted). */
+  private async restoreDefaults(): Promise<void> {
+    for (const p of this.defaultDirs) {
+      await mkdir(path.join(this.root, ...p.split('/').filter(Boolean)), { recursive: true });
+      if (!this.objects.has(p)) this.objects.set(p, this.newRecord(p, 'DIRECTORY'));
+    }
+  }
+
   protected override async onReset(): Promise<void> {
     await rm(this.root, { recursive: true, force: true });
-    await mkdir(this.root, { recursive: true });
-    this.ensureDefaults();
+    await this.restoreDefaults();
   }
 
   private newRecord(p: string, type: ObjectType): ObjectRecord {
@@ -190,7 +201,7 @@ export class WorkspaceStore extends CollectionStore {
     const prefix = `${p}/`;
     for (const k of this.objects.keys()) if (k === p || k.startsWith(prefix)) this.objects.delete(k);
     await rm(disk, { recursive: true, force: true });
-    if (p === `/Users/${this.userName}` || p === '/Users' || p === '/Shared') this.ensureDefaults();
+    if (this.defaultDirs.includes(p)) await this.restoreDefaults();
   }
 
   /** Decides what an import creates: a notebook (with its language and stored format) or a file. */

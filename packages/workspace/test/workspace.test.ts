@@ -39,6 +39,10 @@ describe('workspace tree', () => {
     const { instance } = await serviceApp(workspaceService);
     await instance.state[0]!.reset();
     expect((await status('/Shared')).object_type).toBe('DIRECTORY');
+    await importNb(`${HOME}/x`, '1');
+    expect((await post('/api/2.0/workspace/delete', { path: HOME, recursive: true })).status).toBe(200);
+    expect(await status(HOME)).toMatchObject({ object_type: 'DIRECTORY' }); // the home comes back, empty
+    expect(await json(await get('/api/2.0/workspace/list', { path: HOME }))).toEqual({});
   });
 
   it('imports, exports and describes a SOURCE notebook byte for byte, with /Workspace as an alias', async () => {
