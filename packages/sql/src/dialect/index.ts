@@ -10,7 +10,7 @@ import { intercept } from './intercept.js';
 import { macroStatements, MACRO_SCHEMA } from './macros.js';
 import { quoteIdent, type Session } from './session.js';
 import { SqlError, sqlError, syntaxError } from './sql-error.js';
-import { splitStatements, type SplitStatement } from './tokens.js';
+import { splitStatementsCached, type SplitStatement } from './tokens.js';
 import { translate, TranslationFailed } from './translate.js';
 import type {
   DuckDBConnectionLike,
@@ -92,7 +92,7 @@ export async function executeDatabricksSql<R extends DuckDBResultLike>(
     if (explicitNs) throw namespaceError(s, e);
     await c.run(`SET search_path = '${MACRO_SCHEMA.replaceAll("'", "''")}'`).catch(() => undefined);
   }
-  const stmts = splitStatements(input.statement);
+  const stmts = splitStatementsCached(input.statement);
   if (stmts.length === 0) throw syntaxError('Syntax error: the statement text is empty.');
   let last: DuckDBResultLike | undefined;
   for (let i = 0; i < stmts.length; i++) {
@@ -267,6 +267,12 @@ export function mapError(e: unknown): Error {
   if (first.startsWith('Conversion Error') || first.startsWith('Invalid Input Error: Could not convert'))
     return sqlError('CAST_INVALID_INPUT', '22018', first);
   if (first.includes('already exists')) return sqlError('TABLE_OR_VIEW_ALREADY_EXISTS', '42P07', first);
+  if (first.includes('aggregate function calls cannot be nested'))
+    return sqlError(
+      'NESTED_AGGREGATE_FUNCTION',
+      '42607',
+      `It is not allowed to use an aggregate function in the argument of another aggregate function. (${first})`,
+    );
   if (first.startsWith('Binder Error')) return sqlError('DATATYPE_MISMATCH', '42K09', first);
   if (first.startsWith('Constraint Error')) return sqlError('CONSTRAINT_VIOLATION', '23000', first);
   if (first.startsWith('Out of Range Error')) return sqlError('ARITHMETIC_OVERFLOW', '22003', first);

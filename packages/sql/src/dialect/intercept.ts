@@ -656,7 +656,7 @@ async function alter(c: Cursor, s: Session, h: InterceptHooks): Promise<Outcome>
   c.expect('ALTER');
   if (!c.accept('TABLE')) return undefined;
   const nameParts = c.qualifiedName();
-  const nameText = c.slice(1, c.i);
+  const nameText = c.slice(2, c.i);
   if (
     c.accept('ADD', 'COLUMNS') ||
     (c.is('ADD') && c.is('COLUMN', 1) && c.peek(2)?.type === 'L_PAREN' && c.accept('ADD', 'COLUMN'))

@@ -88,6 +88,7 @@ export const SPARK_MACROS: [string, string][] = [
       'ELSE CAST(TRY_CAST(x AS BIGINT) AS VARCHAR) END',
   ],
   ['spark_isnull(x)', 'x IS NULL'],
+  ['spark_map(k, v)', 'map(k, v)'],
   ['spark_uuid()', 'CAST(uuid() AS VARCHAR)'],
   ['spark_isnotnull(x)', 'x IS NOT NULL'],
   [

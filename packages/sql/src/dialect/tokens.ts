@@ -31,6 +31,20 @@ export function tokensOf(sql: string): Token[] {
   return r.tokens.map((t) => ({ type: tokenType(t), text: t.text, start: t.span.start, end: t.span.end }));
 }
 
+const splitCache = new Map<string, SplitStatement[]>();
+
+/** splitStatements, memoised for repeated texts (the hot path: the same dashboard query again and again). */
+export function splitStatementsCached(sql: string): SplitStatement[] {
+  const hit = splitCache.get(sql);
+  if (hit) return hit;
+  const r = splitStatements(sql);
+  if (sql.length <= 100_000) {
+    if (splitCache.size >= 1000) splitCache.delete(splitCache.keys().next().value!);
+    splitCache.set(sql, r);
+  }
+  return r;
+}
+
 /** Splits text on top-level semicolons; token spans are code point offsets. */
 export function splitStatements(sql: string): SplitStatement[] {
   const tokens = tokensOf(sql);

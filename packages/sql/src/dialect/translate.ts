@@ -257,7 +257,7 @@ class Rewriter {
           case 'map':
             if (args.length === 0 || args.length % 2 !== 0) return n;
             return hit(
-              fn('map_from_arrays', [
+              fn('spark_map', [
                 fn(
                   'list_value',
                   args.filter((_, i) => i % 2 === 0),
@@ -480,6 +480,14 @@ function fixTokens(sql: string): string {
       toks[i - 1]?.text.toUpperCase() === 'THEN'
     )
       edits.push({ start: t.span.end, end: t.span.end, text: ' SET' });
+    // Spark's LEFT SEMI / LEFT ANTI JOIN are DuckDB's SEMI / ANTI JOIN.
+    const nx = next?.text.toUpperCase();
+    if (
+      t.text.toUpperCase() === 'LEFT' &&
+      (nx === 'SEMI' || nx === 'ANTI') &&
+      toks[i + 2]?.text.toUpperCase() === 'JOIN'
+    )
+      edits.push({ start: t.span.start, end: next!.span.start, text: '' });
   }
   if (edits.length === 0) return sql;
   // Token spans are code point offsets.
