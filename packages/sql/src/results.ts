@@ -165,7 +165,7 @@ export class ResultBuilder {
       row_count: this.curRows,
       byte_count: byteCount,
     };
-    if (this.disposition === 'INLINE' || byteCount <= this.limits.memBytes) chunk.mem = content;
+    if (byteCount <= this.limits.memBytes) chunk.mem = content;
     else {
       if (!this.dirMade) {
         await mkdir(this.dir, { recursive: true });
