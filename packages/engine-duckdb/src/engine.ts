@@ -58,6 +58,15 @@ export function catalogFileName(catalog: string): string {
   return `${safe}.duckdb`;
 }
 
+/**
+ * Statements that may change the catalog (DDL, and transaction ends that publish it). Deliberately loose:
+ * a false positive only costs a metadata cache rebuild, a false negative would show stale metadata.
+ */
+const CATALOG_CHANGE =
+  /\b(CREATE|DROP|ALTER|ATTACH|DETACH|IMPORT)\b|\bCOMMENT\s+ON\b|(^|;)\s*(COMMIT|ROLLBACK|ABORT|END|USE)\b/i;
+
+export const mayChangeCatalog = (sql: string): boolean => CATALOG_CHANGE.test(sql);
+
 const sqlString = (s: string) => `'${s.replaceAll("'", "''")}'`;
 
 function toJsValue(v: unknown): unknown {
@@ -78,6 +87,7 @@ export class DuckDbEngine implements SharedResource {
   private readonly all_: Set<DuckDBConnection> = new Set();
   private readonly attached = new Map<string, string>(); // catalog name (lowercase) -> alias
   private closed = false;
+  private epoch = 0;
   private readonly poolSize: number;
   private readonly logger: Logger;
 
@@ -119,15 +129,45 @@ export class DuckDbEngine implements SharedResource {
     }
     if (!conn) conn = await new Promise<DuckDBConnection>((resolve) => this.waiters.push(resolve));
     let released = false;
+    let dirty = false;
     const c = conn;
+    // Every SQL text that passes through a leased connection is screened, so catalog metadata caches
+    // (the Unity Catalog API) notice DDL run by anyone, e.g. the SQL warehouses.
+    const watched = new Proxy(c, {
+      get: (target, prop, receiver) => {
+        const value: unknown = Reflect.get(target, prop, receiver);
+        if (typeof value !== 'function') return value;
+        return (...args: unknown[]) => {
+          if (typeof args[0] === 'string' && mayChangeCatalog(args[0])) {
+            dirty = true;
+            this.epoch++;
+          }
+          return (value as (...a: unknown[]) => unknown).apply(target, args);
+        };
+      },
+    });
     return {
-      conn: c,
+      conn: watched,
       release: () => {
         if (released) return;
         released = true;
+        if (dirty) this.epoch++;
         this.giveBack(c);
       },
     };
+  }
+
+  /**
+   * Changes whenever a statement that may alter the catalog starts or its connection is released.
+   * A metadata cache built while the epoch stayed the same is current.
+   */
+  get catalogEpoch(): number {
+    return this.epoch;
+  }
+
+  /** For code that changes the catalog outside the pool (there should be none). */
+  catalogChanged(): void {
+    this.epoch++;
   }
 
   private giveBack(conn: DuckDBConnection): void {
@@ -212,6 +252,7 @@ export class DuckDbEngine implements SharedResource {
       for (const conn of this.idle) await conn.run('USE memory').catch(() => undefined);
       await this.run(`DETACH DATABASE IF EXISTS ${quoteIdent(alias)}`);
       this.attached.delete(key);
+      this.epoch++;
     }
     if (opts.deleteFile) {
       const file = this.catalogFile(key);

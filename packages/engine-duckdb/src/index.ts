@@ -7,6 +7,7 @@ export {
   catalogAlias,
   catalogAliasToName,
   catalogFileName,
+  mayChangeCatalog,
   type DuckDbEngineOptions,
   type PooledConnection,
 } from './engine.js';

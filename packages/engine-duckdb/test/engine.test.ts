@@ -11,6 +11,7 @@ import {
   databricksToDuckDbType,
   duckDbTypeToDatabricks,
   normalizeDatabricksType,
+  mayChangeCatalog,
   quoteIdent,
 } from '../src/index.js';
 
@@ -72,6 +73,24 @@ describe('catalogs', () => {
     await engine.detachCatalog('keep');
     await engine.attachCatalog('keep');
     expect(await engine.all(`SELECT v FROM "keep".main.k`)).toEqual([{ v: 42 }]);
+  });
+  it('moves the catalog epoch on DDL through any leased connection, not on reads', async () => {
+    await engine.attachCatalog('epoch');
+    const e0 = engine.catalogEpoch;
+    await engine.all(`SELECT comment, 'x' AS word FROM duckdb_tables() WHERE database_name = 'epoch'`);
+    expect(engine.catalogEpoch).toBe(e0);
+    await engine.withConnection(async (conn) => {
+      await conn.run(`CREATE TABLE "epoch".main.x (a INT)`);
+    });
+    expect(engine.catalogEpoch).toBeGreaterThan(e0);
+    const e1 = engine.catalogEpoch;
+    const { conn, release } = await engine.acquire();
+    const prepared = await conn.prepare(`DROP TABLE "epoch".main.x`);
+    await prepared.run();
+    release();
+    expect(engine.catalogEpoch).toBeGreaterThan(e1);
+    expect(mayChangeCatalog('select 1; commit')).toBe(true);
+    expect(mayChangeCatalog('SELECT CASE WHEN a THEN 1 END FROM t')).toBe(false);
   });
   it('interrupts a running query', async () => {
     const { conn, release } = await engine.acquire();

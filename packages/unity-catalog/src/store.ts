@@ -129,6 +129,15 @@ interface EngineObject {
   sql: string | null;
 }
 
+interface SchemaSnapshot {
+  engineName: string;
+  objects: Map<string, { object: EngineObject; columns: EngineColumn[] }>;
+}
+
+interface CatalogSnapshot {
+  schemas: Map<string, SchemaSnapshot>;
+}
+
 interface EngineColumn {
   table_name: string;
   column_name: string;
@@ -278,6 +287,8 @@ export class UnityCatalogStore extends CollectionStore {
   private readonly grants: Collection<Record<string, string[]>>;
   private readonly meta: Collection<{ metastore_id: string; created_at: number }>;
   readonly volumesRoot: string;
+  private readonly columnCache = new WeakMap<EngineColumn[], { key: string; out: ColumnOut[] }>();
+  private readonly snapshots = new Map<string, { epoch: number; promise: Promise<CatalogSnapshot> }>();
 
   constructor(
     db: StateDb,
@@ -332,6 +343,10 @@ export class UnityCatalogStore extends CollectionStore {
     if (!m) m = this.meta.set('metastore', { metastore_id: uuid(), created_at: this.clock.now() });
     return m;
   }
+  private metastoreId(): string {
+    return (this.meta.get('metastore') ?? this.metastore()).metastore_id;
+  }
+
   metastoreInfo(): Record<string, unknown> {
     const m = this.metastore();
     return {
@@ -564,42 +579,100 @@ export class UnityCatalogStore extends CollectionStore {
     return quoteIdent(this.engine.alias(catalog));
   }
 
+  /**
+   * The engine's catalog as of the current epoch. DuckDB's introspection functions cost tens of
+   * milliseconds on a catalog with thousands of tables, so one snapshot per catalog serves every get and
+   * list until a statement that may change the catalog runs anywhere in the engine (see catalogEpoch).
+   */
+  private engineView(catalog: string): Promise<CatalogSnapshot> {
+    const epoch = this.engine.catalogEpoch;
+    const cached = this.snapshots.get(catalog);
+    if (cached && cached.epoch === epoch) return cached.promise;
+    const promise = this.buildSnapshot(catalog);
+    const entry = { epoch, promise };
+    this.snapshots.set(catalog, entry);
+    promise.catch(() => {
+      if (this.snapshots.get(catalog) === entry) this.snapshots.delete(catalog);
+    });
+    return promise;
+  }
+
+  private async buildSnapshot(catalog: string): Promise<CatalogSnapshot> {
+    const db = this.engine.alias(catalog);
+    const [schemaRows, viewRows, columnRows] = await Promise.all([
+      this.engine.all(`SELECT schema_name FROM duckdb_schemas() WHERE database_name = $db AND NOT internal`, {
+        db,
+      }),
+      this.engine.all(
+        `SELECT schema_name, view_name, comment, sql FROM duckdb_views() WHERE database_name = $db AND NOT internal`,
+        { db },
+      ),
+      this.engine.all(
+        `SELECT schema_name, table_name, column_name, data_type, column_index, is_nullable, comment
+           FROM duckdb_columns() WHERE database_name = $db ORDER BY schema_name, table_name, column_index`,
+        { db },
+      ),
+    ]);
+    const schemas = new Map<string, SchemaSnapshot>();
+    for (const r of schemaRows) {
+      const name = String(r.schema_name);
+      if (HIDDEN_SCHEMAS.has(name.toLowerCase())) continue;
+      schemas.set(name.toLowerCase(), { engineName: name, objects: new Map() });
+    }
+    const views = new Set<string>();
+    for (const r of viewRows) {
+      const sch = schemas.get(String(r.schema_name).toLowerCase());
+      if (!sch) continue;
+      const name = String(r.view_name);
+      views.add(`${r.schema_name}\u0000${name}`);
+      sch.objects.set(name.toLowerCase(), {
+        object: {
+          schema: sch.engineName,
+          name,
+          kind: 'VIEW',
+          comment: (r.comment as string | null) ?? null,
+          sql: (r.sql as string | null) ?? null,
+        },
+        columns: [],
+      });
+    }
+    for (const r of columnRows) {
+      const sch = schemas.get(String(r.schema_name).toLowerCase());
+      if (!sch) continue;
+      const tname = String(r.table_name);
+      const key = tname.toLowerCase();
+      let obj = sch.objects.get(key);
+      if (!obj) {
+        obj = {
+          object: { schema: sch.engineName, name: tname, kind: 'TABLE', comment: null, sql: null },
+          columns: [],
+        };
+        sch.objects.set(key, obj);
+      }
+      obj.columns.push(r as unknown as EngineColumn);
+    }
+    return { schemas };
+  }
+
   /** Visible engine schemas of a catalog (engine spelling). DuckDB's built-in `main` shows only when used. */
   private async engineSchemas(catalog: string): Promise<string[]> {
-    const rows = await this.engine.all(
-      `SELECT s.schema_name AS name,
-              (SELECT count(*) FROM duckdb_tables() t WHERE t.database_name = s.database_name AND t.schema_name = s.schema_name)
-            + (SELECT count(*) FROM duckdb_views() w WHERE w.database_name = s.database_name AND w.schema_name = s.schema_name AND NOT w.internal) AS n
-         FROM duckdb_schemas() s WHERE s.database_name = $db AND NOT s.internal`,
-      { db: this.engine.alias(catalog) },
-    );
-    return rows
-      .filter((r) => {
-        const n = String(r.name);
-        if (HIDDEN_SCHEMAS.has(n.toLowerCase())) return false;
-        if (n === 'main') return Number(r.n) > 0 || this.schemas.has(`${catalog}.main`);
-        return true;
-      })
-      .map((r) => String(r.name));
+    const snap = await this.engineView(catalog);
+    return [...snap.schemas.values()]
+      .filter((s) => s.engineName !== 'main' || s.objects.size > 0 || this.schemas.has(`${catalog}.main`))
+      .map((s) => s.engineName);
   }
 
   private async engineSchema(catalog: string, schema: string): Promise<string | undefined> {
-    const rows = await this.engine.all(
-      `SELECT schema_name AS name FROM duckdb_schemas() WHERE database_name = $db AND lower(schema_name) = $s AND NOT internal`,
-      { db: this.engine.alias(catalog), s: schema },
-    );
-    const name = rows[0]?.name as string | undefined;
-    if (name === undefined || HIDDEN_SCHEMAS.has(name.toLowerCase())) return undefined;
-    return name;
+    return (await this.engineView(catalog)).schemas.get(schema.toLowerCase())?.engineName;
   }
 
   private async countObjects(catalog: string, engineSchema: string): Promise<number> {
     const rows = await this.engine.all(
-      `SELECT (SELECT count(*) FROM duckdb_tables() WHERE database_name = $db AND schema_name = $s)
-            + (SELECT count(*) FROM duckdb_views() WHERE database_name = $db AND schema_name = $s AND NOT internal)
-            + (SELECT count(*) FROM duckdb_functions() WHERE database_name = $db AND schema_name = $s AND function_type IN ('macro', 'table_macro')) AS n`,
+      `SELECT count(*) AS n FROM duckdb_functions()
+        WHERE database_name = $db AND schema_name = $s AND function_type IN ('macro', 'table_macro')`,
       { db: this.engine.alias(catalog), s: engineSchema },
     );
+    rows[0] = { n: Number(rows[0]?.n ?? 0) + (await this.engineObjects(catalog, engineSchema)).length };
     const prefix = `${catalog}.${engineSchema.toLowerCase()}.`;
     let extra = 0;
     for (const k of this.volumes.keys()) if (k.startsWith(prefix)) extra++;
@@ -803,32 +876,35 @@ export class UnityCatalogStore extends CollectionStore {
     engineSchema?: string,
     name?: string,
   ): Promise<EngineObject[]> {
-    const where = `database_name = $db${engineSchema !== undefined ? ' AND schema_name = $s' : ''}${name !== undefined ? ' AND lower(%N) = $n' : ''}`;
-    const params: Record<string, unknown> = { db: this.engine.alias(catalog) };
-    if (engineSchema !== undefined) params.s = engineSchema;
-    if (name !== undefined) params.n = name;
-    const rows = await this.engine.all(
-      `SELECT schema_name AS "schema", table_name AS name, 'TABLE' AS kind, comment, NULL AS sql FROM duckdb_tables() WHERE ${where.replace('%N', 'table_name')}
-       UNION ALL
-       SELECT schema_name, view_name, 'VIEW', comment, sql FROM duckdb_views() WHERE NOT internal AND ${where.replace('%N', 'view_name')}`,
-      params,
-    );
-    return rows as unknown as EngineObject[];
+    const snap = await this.engineView(catalog);
+    const schemas =
+      engineSchema !== undefined
+        ? [snap.schemas.get(engineSchema.toLowerCase())]
+        : [...snap.schemas.values()];
+    const out: EngineObject[] = [];
+    for (const sch of schemas) {
+      if (!sch) continue;
+      if (name !== undefined) {
+        const o = sch.objects.get(name.toLowerCase());
+        if (o) out.push(o.object);
+      } else for (const o of sch.objects.values()) out.push(o.object);
+    }
+    return out;
   }
 
-  private async engineColumns(
-    catalog: string,
-    engineSchema: string,
-    table?: string,
-  ): Promise<EngineColumn[]> {
-    const params: Record<string, unknown> = { db: this.engine.alias(catalog), s: engineSchema };
-    if (table !== undefined) params.t = table;
-    return (await this.engine.all(
-      `SELECT table_name, column_name, data_type, column_index, is_nullable, comment FROM duckdb_columns()
-        WHERE database_name = $db AND schema_name = $s${table !== undefined ? ' AND table_name = $t' : ''}
-        ORDER BY table_name, column_index`,
-      params,
-    )) as unknown as EngineColumn[];
+  /** Wire columns for an engine column list, computed once per snapshot. */
+  private columnsOut(cols: EngineColumn[], partitions: string[] | undefined): ColumnOut[] {
+    const key = partitions?.join('\u0000') ?? '';
+    const hit = this.columnCache.get(cols);
+    if (hit && hit.key === key) return hit.out;
+    const out = cols.map((x) => engineColumnOut(x, partitions));
+    this.columnCache.set(cols, { key, out });
+    return out;
+  }
+
+  private async engineColumns(catalog: string, engineSchema: string, table: string): Promise<EngineColumn[]> {
+    const snap = await this.engineView(catalog);
+    return snap.schemas.get(engineSchema.toLowerCase())?.objects.get(table.toLowerCase())?.columns ?? [];
   }
 
   private tableRecordFor(catalog: string, schema: string, name: string, kind: 'TABLE' | 'VIEW'): TableRecord {
@@ -859,33 +935,33 @@ export class UnityCatalogStore extends CollectionStore {
     o: EngineObject | undefined,
     columns: ColumnOut[] | undefined,
     omit: { columns?: boolean; properties?: boolean } = {},
-  ) {
+  ): Record<string, unknown> {
     const type = r.table_type ?? (o?.kind === 'VIEW' ? 'VIEW' : 'MANAGED');
-    return clean({
+    const out: Record<string, unknown> = {
       name: r.name,
       catalog_name: r.catalog_name,
       schema_name: r.schema_name,
       full_name: `${r.catalog_name}.${r.schema_name}.${r.name}`,
       table_type: type,
-      data_source_format: r.data_source_format ?? (type === 'VIEW' ? undefined : 'DELTA'),
-      columns: omit.columns ? undefined : (columns ?? []),
-      storage_location: r.storage_location,
-      view_definition:
-        o?.kind === 'VIEW' && o.sql
-          ? o.sql.replace(/^CREATE VIEW .*? AS /is, '').replace(/;\s*$/, '')
-          : undefined,
-      comment: r.comment ?? o?.comment ?? undefined,
-      properties: omit.properties ? undefined : r.properties,
-      owner: r.owner,
-      table_id: r.table_id,
-      metastore_id: this.metastore().metastore_id,
-      securable_kind_manifest: undefined,
-      browse_only: false,
-      created_at: r.created_at,
-      created_by: r.created_by,
-      updated_at: r.updated_at,
-      updated_by: r.updated_by,
-    });
+    };
+    const format = r.data_source_format ?? (type === 'VIEW' ? undefined : 'DELTA');
+    if (format !== undefined) out.data_source_format = format;
+    if (!omit.columns) out.columns = columns ?? [];
+    if (r.storage_location !== undefined) out.storage_location = r.storage_location;
+    if (o?.kind === 'VIEW' && o.sql)
+      out.view_definition = o.sql.replace(/^CREATE VIEW .*? AS /is, '').replace(/;\s*$/, '');
+    const comment = r.comment ?? o?.comment ?? undefined;
+    if (comment !== undefined) out.comment = comment;
+    if (!omit.properties) out.properties = r.properties;
+    out.owner = r.owner;
+    out.table_id = r.table_id;
+    out.metastore_id = this.metastoreId();
+    out.browse_only = false;
+    out.created_at = r.created_at;
+    out.created_by = r.created_by;
+    out.updated_at = r.updated_at;
+    out.updated_by = r.updated_by;
+    return out;
   }
 
   private async resolveTable(fullName: string): Promise<{
@@ -924,12 +1000,7 @@ export class UnityCatalogStore extends CollectionStore {
     if (!t.record) throw tableNotFound(`${t.catalog}.${t.schema}.${t.name}`);
     if (!t.object) return this.tableOut(t.record, undefined, t.record.columns, omit);
     const cols = omit.columns ? [] : await this.engineColumns(t.catalog, t.engineSchema!, t.object.name);
-    return this.tableOut(
-      t.record,
-      t.object,
-      cols.map((c) => engineColumnOut(c, t.record!.partition_columns)),
-      omit,
-    );
+    return this.tableOut(t.record, t.object, this.columnsOut(cols, t.record.partition_columns), omit);
   }
 
   async tableExists(fullName: string): Promise<boolean> {
@@ -943,25 +1014,13 @@ export class UnityCatalogStore extends CollectionStore {
 
   async listTables(catalog: string, schema: string, omit: { columns?: boolean; properties?: boolean } = {}) {
     const { catalog: c, schema: s, engineName } = await this.resolveSchema(catalog, schema);
-    const [objects, cols] = await Promise.all([
-      this.engineObjects(c, engineName),
-      omit.columns ? Promise.resolve([] as EngineColumn[]) : this.engineColumns(c, engineName),
-    ]);
-    const byTable = new Map<string, EngineColumn[]>();
-    for (const col of cols) {
-      let list = byTable.get(col.table_name);
-      if (!list) byTable.set(col.table_name, (list = []));
-      list.push(col);
-    }
+    const snap = (await this.engineView(c)).schemas.get(engineName.toLowerCase());
     const out: { key: string; value: Record<string, unknown> }[] = [];
     const live = new Set<string>();
-    for (const o of objects) {
-      const n = o.name.toLowerCase();
+    for (const [n, { object: o, columns: cols }] of snap?.objects ?? []) {
       live.add(n);
       const r = this.tableRecordFor(c, s, n, o.kind);
-      const columns = omit.columns
-        ? undefined
-        : (byTable.get(o.name) ?? []).map((x) => engineColumnOut(x, r.partition_columns));
+      const columns = omit.columns ? undefined : this.columnsOut(cols, r.partition_columns);
       out.push({ key: n, value: this.tableOut(r, o, columns, omit) });
     }
     const prefix = `${c}.${s}.`;
