@@ -2,7 +2,7 @@
 import pytest
 import requests
 from databricks.sdk.errors import NotFound, ResourceConflict, BadRequest
-from databricks.sdk.service import iam
+from databricks.sdk.service import iam, settings
 
 from conftest import unique
 
@@ -165,3 +165,35 @@ def test_tokens_value_returned_once(w):
     assert list(w.tokens.list()) == []
     with pytest.raises(NotFound):
         w.tokens.delete(created.token_info.token_id)
+
+
+def test_token_management_and_token_permissions(w):
+    sp = w.service_principals.create(display_name=unique("obo"))
+    obo = w.token_management.create_obo_token(application_id=sp.application_id, comment="for the robot",
+                                              lifetime_seconds=3600)
+    assert obo.token_value and obo.token_info.owner_id == int(sp.id)
+    listed = [t.token_id for t in w.token_management.list(created_by_username=w.current_user.me().user_name)]
+    assert obo.token_info.token_id in listed
+    assert obo.token_info.token_id not in [t.token_id for t in w.tokens.list()]
+    w.token_management.delete(obo.token_info.token_id)
+    with pytest.raises(NotFound):
+        w.token_management.get(obo.token_info.token_id)
+
+    perms = w.token_management.get_permissions()
+    assert perms.object_id == "/authorization/tokens"
+    w.token_management.set_permissions(access_control_list=[
+        settings.TokenAccessControlRequest(group_name="users", permission_level=settings.TokenPermissionLevel.CAN_USE)])
+    generic = w.permissions.get("authorization", "tokens")
+    assert {a.group_name for a in generic.access_control_list if a.group_name} == {"users", "admins"}
+
+
+def test_put_user_keeps_groups_like_terraform(w):
+    u = w.users.create(user_name=f"{unique('tf')}@example.com")
+    g = w.groups.create(display_name=unique("tfg"), members=[iam.ComplexValue(value=u.id)])
+    current = w.users.get(u.id)
+    w.users.update(u.id, user_name=current.user_name, display_name="Via PUT", groups=current.groups,
+                   entitlements=[iam.ComplexValue(value="databricks-sql-access")])
+    after = w.users.get(u.id)
+    assert after.display_name == "Via PUT"
+    assert g.id in [x.value for x in after.groups]
+    assert [e.value for e in after.entitlements] == ["databricks-sql-access"]
