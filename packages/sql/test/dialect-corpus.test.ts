@@ -33,7 +33,9 @@ beforeAll(async () => {
   duck = await openDuck();
   await runSql(duck.conn, await readFile(new URL('setup.sql', corpusDir), 'utf8'));
 });
-afterAll(() => duck.close());
+afterAll(async () => {
+  await duck.close();
+});
 
 function sameRows(a: (string | null)[][], b: (string | null)[][], unordered: boolean): boolean {
   const key = (r: (string | null)[]): string => JSON.stringify(r);

@@ -1,9 +1,13 @@
 /**
- * A real DuckDB for dialect tests. @duckdb/node-api is a dependency of @minilake/engine-duckdb (not of this
- * package), so it is resolved from there. Catalogs are attached like the engine does: main -> main__ml.
+ * The real DuckDbEngine for dialect tests. Value converters come from @duckdb/node-api, a dependency of
+ * @minilake/engine-duckdb (not of this package), so it is resolved from there.
  */
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { DuckDbEngine } from '@minilake/engine-duckdb';
 import { executeDatabricksSql, type ExecuteInput } from '../src/dialect/index.js';
 
 interface Reader {
@@ -20,22 +24,31 @@ interface Conn {
 
 let converters: { js: unknown; json: unknown } | undefined;
 
-export const engine = {
-  alias: (c: string): string => (['main', 'system', 'temp', 'memory'].includes(c) ? `${c}__ml` : c),
-};
+/** The real engine: catalogs as attached database files under a temp dir, `main` aliased to `main__ml`. */
+export let engine: DuckDbEngine;
 
-export async function openDuck(): Promise<{ conn: Conn; close(): void }> {
+export async function openDuck(): Promise<{ conn: Conn; engine: DuckDbEngine; close(): Promise<void> }> {
   const req = createRequire(fileURLToPath(new URL('../../engine-duckdb/package.json', import.meta.url)));
-  const mod = (await import(req.resolve('@duckdb/node-api'))) as {
-    DuckDBInstance: { create(path: string): Promise<{ connect(): Promise<Conn>; closeSync?(): void }> };
+  const m = (await import(req.resolve('@duckdb/node-api'))) as {
+    JSDuckDBValueConverter: unknown;
+    JsonDuckDBValueConverter: unknown;
   };
-  const m = mod as unknown as { JSDuckDBValueConverter: unknown; JsonDuckDBValueConverter: unknown };
   converters = { js: m.JSDuckDBValueConverter, json: m.JsonDuckDBValueConverter };
-  const inst = await mod.DuckDBInstance.create(':memory:');
-  const conn = await inst.connect();
-  await conn.run("ATTACH ':memory:' AS main__ml");
-  await conn.run('CREATE SCHEMA main__ml."default"');
-  return { conn, close: () => inst.closeSync?.() };
+  const dir = await mkdtemp(path.join(tmpdir(), 'ml-dialect-'));
+  engine = await DuckDbEngine.open({ dir });
+  await engine.attachCatalog('main');
+  const lease = await engine.acquire();
+  const conn = lease.conn as unknown as Conn;
+  await conn.run(`CREATE SCHEMA IF NOT EXISTS ${engine.alias('main')}."default"`);
+  return {
+    conn,
+    engine,
+    close: async () => {
+      lease.release();
+      await engine.close();
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
 }
 
 export interface Rendered {

@@ -7,7 +7,9 @@ let duck: Awaited<ReturnType<typeof openDuck>>;
 beforeAll(async () => {
   duck = await openDuck();
 });
-afterAll(() => duck.close());
+afterAll(async () => {
+  await duck.close();
+});
 
 describe('Databricks SQL on DuckDB', () => {
   it('applies Spark semantics to the acceptance query', async () => {
