@@ -57,6 +57,38 @@ describe('catalogs', () => {
       );
     expect(existsSync(path.join(dataDir, 'duckdb', 'catalogs', 'main.duckdb'))).toBe(true);
   });
+  it('keeps hostile names out of SQL and the file system', async () => {
+    const cat = await ok('POST', `${B}/catalogs`, { name: 'Café_Ünï' });
+    expect(cat.name).toBe('café_ünï');
+    await ok('POST', `${B}/volumes`, {
+      name: 'ß',
+      catalog_name: 'café_ünï',
+      schema_name: 'default',
+      volume_type: 'MANAGED',
+    });
+    expect(existsSync(path.join(dataDir, 'volumes', 'café_ünï', 'default', 'ß'))).toBe(true);
+    for (const p of [
+      `${B}/schemas/main.${encodeURIComponent('x"; DROP SCHEMA y; --')}`,
+      `${B}/tables/main.default.${encodeURIComponent("t' OR 1=1")}`,
+      `${B}/tables/main..t`,
+      `${B}/volumes/main.default.${'v'.repeat(300)}`,
+      `${B}/functions/a.b`,
+    ])
+      await expectDatabricksError(await req('GET', p), 400, 'INVALID_PARAMETER_VALUE');
+    for (const name of ['..', 'a/../../b', 'x\u0000y', 'sp ace'])
+      await expectDatabricksError(
+        await req('POST', `${B}/volumes`, {
+          name,
+          catalog_name: 'main',
+          schema_name: 'default',
+          volume_type: 'MANAGED',
+        }),
+        400,
+        'INVALID_PARAMETER_VALUE',
+      );
+    await ok('DELETE', `${B}/catalogs/café_ünï?force=true`);
+    expect(existsSync(path.join(dataDir, 'volumes', 'café_ünï'))).toBe(false);
+  });
   it('updates comment, properties, owner and renames', async () => {
     await ok('POST', `${B}/catalogs`, { name: 'ren_a' });
     await ok('POST', `${B}/schemas`, { name: 's', catalog_name: 'ren_a' });
