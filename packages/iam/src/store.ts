@@ -507,7 +507,9 @@ export class IamStore extends CollectionStore {
     for (const g of this.groups.values()) {
       const has = g.members.includes(id);
       if (wanted.has(g.id) && !has) g.members.push(id);
-      else if (exact && !wanted.has(g.id) && has) g.members = g.members.filter((m) => m !== id);
+      // membership of the built-in `users` group is automatic: replacing a principal's groups keeps it
+      else if (exact && !wanted.has(g.id) && has && g.displayName !== 'users')
+        g.members = g.members.filter((m) => m !== id);
       else continue;
       this.groups.set(g.id, g);
     }
