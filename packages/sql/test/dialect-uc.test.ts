@@ -1,0 +1,114 @@
+/**
+ * Intercepted DDL goes through Unity Catalog so the REST API sees it: the real unity-catalog service in
+ * process (its own DuckDbEngine), SQL through executeDatabricksSql, checks through the UC REST routes.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { serviceApp } from '@minilake/testing';
+import { unityCatalogService, type UnityCatalogApi } from '@minilake/unity-catalog';
+import { executeDatabricksSql, SqlError, type ExecuteInput } from '../src/dialect/index.js';
+
+let uc: UnityCatalogApi;
+let app: Awaited<ReturnType<typeof serviceApp<UnityCatalogApi>>>['app'];
+let lease: Awaited<ReturnType<UnityCatalogApi['engine']['acquire']>>;
+let close: () => Promise<void>;
+
+beforeAll(async () => {
+  const s = await serviceApp(unityCatalogService);
+  app = s.app;
+  uc = s.instance.api!;
+  lease = await uc.engine.acquire();
+  close = async () => {
+    lease.release();
+    await s.ctx.close?.();
+  };
+});
+afterAll(async () => {
+  await close();
+});
+
+async function sql(input: ExecuteInput | string): Promise<unknown[][]> {
+  const inp = typeof input === 'string' ? { statement: input } : input;
+  const r = (await executeDatabricksSql(lease.conn as never, inp, { engine: uc.engine, uc })) as unknown as {
+    getRowsJson(): Promise<unknown[][]>;
+  };
+  return r.getRowsJson();
+}
+
+async function get(path: string): Promise<{ status: number; body: Record<string, unknown> }> {
+  const res = await app.request(path);
+  return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+}
+
+describe('Unity Catalog DDL from SQL', () => {
+  const cat = `dl_${Date.now().toString(36)}`;
+
+  it('CREATE CATALOG / SCHEMA are visible through the REST API', async () => {
+    await sql(`CREATE CATALOG ${cat} COMMENT 'from sql'`);
+    const c = await get(`/api/2.1/unity-catalog/catalogs/${cat}`);
+    expect(c.status).toBe(200);
+    expect(c.body.comment).toBe('from sql');
+    await sql(`CREATE SCHEMA IF NOT EXISTS ${cat}.sales COMMENT 'sales data'`);
+    const s = await get(`/api/2.1/unity-catalog/schemas/${cat}.sales`);
+    expect(s.status).toBe(200);
+    expect(s.body.comment).toBe('sales data');
+    // IF NOT EXISTS on an existing schema is quiet; without it, SCHEMA_ALREADY_EXISTS.
+    await sql(`CREATE SCHEMA IF NOT EXISTS ${cat}.sales`);
+    const e = await sql(`CREATE SCHEMA ${cat}.sales`).catch((x: unknown) => x);
+    expect(e).toBeInstanceOf(SqlError);
+    expect((e as SqlError).errorClass).toBe('SCHEMA_ALREADY_EXISTS');
+  });
+
+  it('CREATE TABLE ... USING DELTA keeps comment, properties and partitioning in UC', async () => {
+    await sql({
+      statement:
+        "CREATE TABLE orders (id BIGINT, region STRING, amount DECIMAL(10,2)) USING DELTA PARTITIONED BY (region) COMMENT 'orders' TBLPROPERTIES ('delta.enableChangeDataFeed' = 'true'); INSERT INTO orders VALUES (1, 'EU', 9.50)",
+      catalog: cat,
+      schema: 'sales',
+    });
+    const t = await get(`/api/2.1/unity-catalog/tables/${cat}.sales.orders`);
+    expect(t.status).toBe(200);
+    expect(t.body.comment).toBe('orders');
+    expect(t.body.data_source_format).toBe('DELTA');
+    expect((t.body.properties as Record<string, string>)['delta.enableChangeDataFeed']).toBe('true');
+    const rows = await sql({ statement: 'SELECT id, amount FROM orders', catalog: cat, schema: 'sales' });
+    expect(rows).toEqual([['1', '9.50']]);
+    await sql({ statement: "COMMENT ON TABLE orders IS 'all orders'", catalog: cat, schema: 'sales' });
+    expect((await get(`/api/2.1/unity-catalog/tables/${cat}.sales.orders`)).body.comment).toBe('all orders');
+  });
+
+  it('SHOW / DESCRIBE answer with Databricks names', async () => {
+    expect(await sql('SHOW CATALOGS')).toContainEqual([cat]);
+    expect(await sql(`SHOW SCHEMAS IN ${cat}`)).toContainEqual(['sales']);
+    expect(await sql(`SHOW TABLES IN ${cat}.sales`)).toEqual([['sales', 'orders', false]]);
+    expect(await sql(`DESCRIBE TABLE ${cat}.sales.orders`)).toEqual([
+      ['id', 'bigint', null],
+      ['region', 'string', null],
+      ['amount', 'decimal(10,2)', null],
+    ]);
+  });
+
+  it('GRANT / REVOKE are stored', async () => {
+    await sql(`GRANT SELECT, MODIFY ON TABLE ${cat}.sales.orders TO \`analysts\``);
+    const p = await get(`/api/2.1/unity-catalog/permissions/table/${cat}.sales.orders`);
+    expect(p.status).toBe(200);
+    expect(JSON.stringify(p.body)).toContain('analysts');
+    expect(JSON.stringify(p.body)).toContain('MODIFY');
+    await sql(`REVOKE MODIFY ON TABLE ${cat}.sales.orders FROM \`analysts\``);
+    const p2 = await get(`/api/2.1/unity-catalog/permissions/table/${cat}.sales.orders`);
+    expect(JSON.stringify(p2.body)).not.toContain('MODIFY');
+  });
+
+  it('USE CATALOG of an unknown catalog fails with NO_SUCH_CATALOG_EXCEPTION', async () => {
+    const e = await sql('USE CATALOG no_such_catalog_x').catch((x: unknown) => x);
+    expect((e as SqlError).errorClass).toBe('NO_SUCH_CATALOG_EXCEPTION');
+    expect((e as SqlError).sqlState).toBe('42704');
+  });
+
+  it('DROP SCHEMA / CATALOG go through UC', async () => {
+    await sql(`DROP SCHEMA ${cat}.sales CASCADE`);
+    expect((await get(`/api/2.1/unity-catalog/schemas/${cat}.sales`)).status).toBe(404);
+    await sql(`DROP CATALOG ${cat} CASCADE`);
+    expect((await get(`/api/2.1/unity-catalog/catalogs/${cat}`)).status).toBe(404);
+    await sql(`DROP CATALOG IF EXISTS ${cat}`);
+  });
+});
