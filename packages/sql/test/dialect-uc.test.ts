@@ -19,7 +19,8 @@ beforeAll(async () => {
   lease = await uc.engine.acquire();
   close = async () => {
     lease.release();
-    await s.ctx.close?.();
+    await s.instance.close?.();
+    await uc.engine.close();
   };
 });
 afterAll(async () => {
