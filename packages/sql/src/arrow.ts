@@ -146,7 +146,10 @@ interface Internals {
 
 /** The validity bitmap (Arrow layout) and null count for the first n items, or none when all are valid. */
 function validity(vec: VectorLike, n: number): { bitmap?: Uint8Array; nullCount: number } {
-  const data = (vec as unknown as Internals).validity?.data;
+  const mask = (vec as unknown as Internals).validity;
+  // DuckDB leaves the mask unallocated when every value is valid.
+  if (mask && !mask.data) return { nullCount: 0 };
+  const data = mask?.data;
   if (data) {
     const bytes = Math.ceil(n / 8);
     const bitmap = new Uint8Array(bytes);
@@ -303,17 +306,62 @@ export function columnData(col: ArrowColumn, vec: VectorLike, n: number): Data {
         data,
       });
     }
-    case 'utf8': {
-      const strings = Array.from<string | null>({ length: n });
-      for (let i = 0; i < n; i++) strings[i] = vec.getItem(i) as string | null;
-      return utf8Data(col, strings, n);
-    }
+    case 'utf8':
+      return varcharData(col, vec, n);
     default: {
       const strings = Array.from<string | null>({ length: n });
       for (let i = 0; i < n; i++) strings[i] = scalarString(vec.getItem(i), col.type);
       return utf8Data(col, strings, n);
     }
   }
+}
+
+/**
+ * VARCHAR without decoding: DuckDB's 16-byte string_t keeps strings of up to 12 bytes inline, so their UTF-8
+ * bytes are copied straight from the vector; longer ones are read through the public accessor.
+ */
+function varcharData(col: ArrowColumn, vec: VectorLike, n: number): Data {
+  const dv = (vec as unknown as { dataView?: DataView; itemOffset?: number }).dataView;
+  if (!dv || (vec as unknown as { itemOffset?: number }).itemOffset) {
+    const strings = Array.from<string | null>({ length: n });
+    for (let i = 0; i < n; i++) strings[i] = vec.getItem(i) as string | null;
+    return utf8Data(col, strings, n);
+  }
+  const { bitmap, nullCount } = validity(vec, n);
+  const raw = new Uint8Array(dv.buffer, dv.byteOffset, dv.byteLength);
+  const offsets = new Int32Array(n + 1);
+  let buf = new Uint8Array(Math.max(64, n * 12));
+  let pos = 0;
+  for (let i = 0; i < n; i++) {
+    if (!bitmap || (bitmap[i >> 3]! >> (i & 7)) & 1) {
+      const at = i * 16;
+      const len = dv.getUint32(at, true);
+      if (len <= 12) {
+        if (pos + len > buf.length) buf = grow(buf, pos, pos + len);
+        for (let k = 0; k < len; k++) buf[pos + k] = raw[at + 4 + k]!;
+        pos += len;
+      } else {
+        const str = vec.getItem(i) as string;
+        if (pos + str.length * 3 > buf.length) buf = grow(buf, pos, pos + str.length * 3);
+        pos += encoder.encodeInto(str, buf.subarray(pos)).written;
+      }
+    }
+    offsets[i + 1] = pos;
+  }
+  return makeData({
+    type: col.field.type as Utf8,
+    length: n,
+    nullCount,
+    ...(bitmap ? { nullBitmap: bitmap } : {}),
+    valueOffsets: offsets,
+    data: buf.subarray(0, pos),
+  });
+}
+
+function grow(buf: Uint8Array, used: number, need: number): Uint8Array {
+  const next = new Uint8Array(Math.max(need, buf.length * 2));
+  next.set(buf.subarray(0, used));
+  return next;
 }
 
 function toFixed(x: unknown, col: ArrowColumn): number | bigint {

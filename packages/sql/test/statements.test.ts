@@ -242,6 +242,30 @@ describe('statement execution', () => {
   });
 });
 
+describe('Arrow conversion', () => {
+  it('keeps nulls, short and long strings, unicode, booleans, dates and timestamps', async () => {
+    const r = await run(
+      'SELECT CASE WHEN range % 3 = 0 THEN NULL ELSE range END AS n, ' +
+        "CASE WHEN range % 4 = 0 THEN NULL WHEN range % 2 = 0 THEN 'short_' || range ELSE 'a much longer string than twelve bytes ✓ ' || range END AS s, " +
+        "range % 2 = 0 AS b, DATE '2024-01-01' + range::INT AS d, CAST(range AS DECIMAL(20,3)) AS m " +
+        'FROM range(5000)',
+      { disposition: 'EXTERNAL_LINKS', format: 'ARROW_STREAM' },
+    );
+    const u = new URL(r.result!.external_links![0]!.external_link);
+    const t = tableFromIPC(new Uint8Array(await (await app.request(u.pathname + u.search)).arrayBuffer()));
+    expect(t.numRows).toBe(5000);
+    for (const i of [0, 1, 2, 3, 4, 5, 4097, 4999]) {
+      expect(t.getChild('n')!.get(i)).toBe(i % 3 === 0 ? null : BigInt(i));
+      const s =
+        i % 4 === 0 ? null : i % 2 === 0 ? `short_${i}` : `a much longer string than twelve bytes ✓ ${i}`;
+      expect(t.getChild('s')!.get(i)).toBe(s);
+      expect(t.getChild('b')!.get(i)).toBe(i % 2 === 0);
+    }
+    expect(new Date(t.getChild('d')!.get(31) as number).toISOString().slice(0, 10)).toBe('2024-02-01');
+    expect(String(t.getChild('m')!.type)).toMatch(/Decimal/);
+  });
+});
+
 describe('warehouses and history', () => {
   it('lists data sources as a bare array', async () => {
     const res = await get('/api/2.0/preview/sql/data_sources');
