@@ -3,6 +3,7 @@
  * DESCRIBE) with Databricks' output columns, Unity Catalog DDL, Delta-only clauses and commands.
  * Each is recognised from the token stream (polyglot's tokenizer), never from regexes over the text.
  */
+import { duckDbTypeToDatabricks } from '@minilake/engine-duckdb';
 import { Cursor, type SplitStatement } from './tokens.js';
 import { sqlError, unsupported } from './sql-error.js';
 import { quoteIdent, valuesResult, type Cell, type Session } from './session.js';
@@ -20,8 +21,16 @@ type Outcome = DuckDBResultLike | undefined;
 
 const INTERNAL_DBS = new Set(['system', 'temp', 'memory', MACRO_DB]);
 
-/** DuckDB type text -> Spark type text (as DESCRIBE prints it). */
+/** DuckDB type text -> Spark type text (as DESCRIBE prints it), with the engine's mapping when it parses. */
 export function sparkType(t: string): string {
+  try {
+    return duckDbTypeToDatabricks(t).type_text;
+  } catch {
+    return localSparkType(t);
+  }
+}
+
+function localSparkType(t: string): string {
   const u = t.trim();
   if (u.endsWith('[]')) return `array<${sparkType(u.slice(0, -2))}>`;
   const up = u.toUpperCase();

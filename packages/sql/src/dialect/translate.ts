@@ -7,6 +7,7 @@
 import { Dialect, generate, parse, parseDataType, tokenize, transpile } from '@polyglot-sql/sdk';
 import { tokenType } from './tokens.js';
 import { unsupported } from './sql-error.js';
+import { parseDatabricksType, toDuckDbTypeText, type TypeNode } from '@minilake/engine-duckdb';
 
 type Node = Record<string, unknown>;
 type Json = unknown;
@@ -29,6 +30,39 @@ export interface Translated {
 export class TranslationFailed extends Error {}
 
 const unsupportedIn = (what: string): Error => unsupported(what);
+
+/** DuckDB json_transform structure for a Spark type: field names to DuckDB type texts. */
+function jsonStructure(t: TypeNode): unknown {
+  switch (t.kind) {
+    case 'array':
+      return [jsonStructure(t.element)];
+    case 'struct':
+      return Object.fromEntries(t.fields.map((f) => [f.name, jsonStructure(f.type)]));
+    default:
+      return toDuckDbTypeText(t);
+  }
+}
+
+/** from_json(json, 'a INT, b STRING') with a literal DDL schema -> json_transform(json, '{"a":"INTEGER",...}'). */
+function fromJson(json: Json, schema: Json): Json {
+  const k = kindOf(schema);
+  if (!k || k[0] !== 'literal' || k[1].literal_type !== 'string')
+    throw unsupported('from_json with a non-literal schema');
+  const ddl = String(k[1].value).trim();
+  let t: TypeNode;
+  try {
+    t = /^(struct|array|map)\s*</i.test(ddl)
+      ? parseDatabricksType(ddl)
+      : parseDatabricksType(`struct<${ddl}>`);
+  } catch {
+    throw unsupported(`from_json with the schema '${ddl}'`);
+  }
+  if (t.kind === 'map') throw unsupported('from_json into a MAP');
+  return fn('json_transform', [
+    json,
+    { literal: { literal_type: 'string', value: JSON.stringify(jsonStructure(t)) } },
+  ]);
+}
 
 /** DuckDB rejects `UPDATE SET t.col = ...` in MERGE; Spark allows the target qualifier. */
 function unqualifyMergeSets(merge: Node): void {
@@ -272,6 +306,8 @@ class Rewriter {
             return args.length === 2 ? hit(fn('array_to_string', args)) : n;
           case 'uuid':
             return args.length === 0 ? hit(fn('spark_uuid', [])) : n;
+          case 'from_json':
+            return args.length === 2 ? hit(fromJson(args[0], args[1])) : n;
           case 'isnull':
             return args.length === 1 ? hit(fn('spark_isnull', args)) : n;
           case 'isnotnull':
