@@ -141,8 +141,7 @@ export function sqlApp(
     out.result = chunkWire(stmt, first, base);
     const text = JSON.stringify(out);
     if (rs.disposition === 'EXTERNAL_LINKS') return text;
-    const data = await chunkContent(first);
-    return `${text.slice(0, -2)},"data_array":${typeof data === 'string' ? data : Buffer.from(data).toString()}}}`;
+    return withDataArray(text, await chunkContent(first), 2);
   }
 
   const respond = async (c: Context, stmt: Statement) =>
@@ -187,13 +186,9 @@ export function sqlApp(
     if (!chunk) throw chunkNotFound(stmt.id, Number(n));
     const wire = chunkWire(stmt, chunk, originOf(c).base);
     if (stmt.disposition === 'EXTERNAL_LINKS') return c.json(wire);
-    const data = await chunkContent(chunk);
-    const text = JSON.stringify(wire);
-    return c.body(
-      `${text.slice(0, -1)},"data_array":${typeof data === 'string' ? data : Buffer.from(data).toString()}}`,
-      200,
-      { 'content-type': 'application/json' },
-    );
+    return c.body(withDataArray(JSON.stringify(wire), await chunkContent(chunk), 1), 200, {
+      'content-type': 'application/json',
+    });
   });
 
   // External links: no Databricks auth, a per-statement secret and an expiry instead.
@@ -285,6 +280,16 @@ export function sqlApp(
   });
 
   return app;
+}
+
+/**
+ * Adds `"data_array": <chunk JSON>` as the last field of the object that closes `depth` braces before the
+ * end of `json` (the chunk is JSON text already: it is spliced in, never parsed and re-serialised).
+ */
+function withDataArray(json: string, data: Uint8Array | string, depth: number): string {
+  const text =
+    typeof data === 'string' ? data : Buffer.from(data.buffer, data.byteOffset, data.byteLength).toString();
+  return `${json.slice(0, -depth)},"data_array":${text}${'}'.repeat(depth)}`;
 }
 
 /** filter_by arrives flattened in the query string (`filter_by.statuses=...`) or, from older clients, in a JSON body. */

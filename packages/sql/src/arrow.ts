@@ -358,7 +358,7 @@ function varcharData(col: ArrowColumn, vec: VectorLike, n: number): Data {
   });
 }
 
-function grow(buf: Uint8Array, used: number, need: number): Uint8Array {
+function grow(buf: Uint8Array, used: number, need: number): Uint8Array<ArrayBuffer> {
   const next = new Uint8Array(Math.max(need, buf.length * 2));
   next.set(buf.subarray(0, used));
   return next;

@@ -82,8 +82,9 @@ export class QueryHistoryStore extends CollectionStore {
     let start = this.order.length - 1; // most recent first
     if (pageToken) {
       const decoded = decodeToken(pageToken);
+      // A token whose record was evicted since has nothing older left to return.
       const idx = this.order.lastIndexOf(decoded);
-      start = idx < 0 ? decodeIndexFallback(decoded, this.order) : idx - 1;
+      start = idx < 0 ? -1 : idx - 1;
     }
     const res: QueryRecord[] = [];
     let i = start;
@@ -131,8 +132,4 @@ function decodeToken(token: string): string {
   const id = Buffer.from(token, 'base64url').toString('utf8');
   if (encodeToken(id) !== token) throw invalidParameter(`Invalid page_token: ${token}`);
   return id;
-}
-/** The record the token named was evicted: continue from the start (nothing older is left to miss). */
-function decodeIndexFallback(_id: string, _order: string[]): number {
-  return -1;
 }
