@@ -525,6 +525,44 @@ function fixTokens(sql: string): string {
     )
       edits.push({ start: t.span.start, end: next!.span.start, text: '' });
   }
+  const structEdits: typeof edits = [];
+  // NAMED_STRUCT('k', v, ...) that polyglot left untranslated (nested in another call or followed by .field)
+  // becomes DuckDB's struct literal {'k': v, ...}.
+  for (let i = 0; i < toks.length; i++) {
+    if (toks[i]!.text.toUpperCase() !== 'NAMED_STRUCT' || toks[i + 1]?.text !== '(') continue;
+    let depth = 0;
+    let j = i + 1;
+    const cuts: number[] = [];
+    for (; j < toks.length; j++) {
+      const x = toks[j]!.text;
+      if (x === '(' || x === '[' || x === '{') depth++;
+      else if (x === ')' || x === ']' || x === '}') {
+        depth--;
+        if (depth === 0) break;
+      } else if (x === ',' && depth === 1) cuts.push(j);
+    }
+    if (j >= toks.length) break;
+    const bounds = [i + 1, ...cuts, j];
+    const args: string[] = [];
+    for (let k = 0; k + 1 < bounds.length; k++) {
+      const a = toks[bounds[k]! + 1]!;
+      const b = toks[bounds[k + 1]! - 1]!;
+      args.push(cps.slice(a.span.start, b.span.end).join(''));
+    }
+    const keysOk = args.length % 2 === 0 && args.every((a, k) => k % 2 === 1 || /^'[^']*'$/.test(a));
+    if (!keysOk) continue;
+    const fields: string[] = [];
+    for (let k = 0; k < args.length; k += 2) fields.push(`${args[k]}: ${fixTokens(args[k + 1]!)}`);
+    structEdits.push({ start: toks[i]!.span.start, end: toks[j]!.span.end, text: `{${fields.join(', ')}}` });
+    i = j;
+  }
+  // The struct's values were fixed recursively: drop edits inside a replaced range.
+  const all = edits
+    .filter((e) => !structEdits.some((r) => e.start >= r.start && e.start < r.end))
+    .concat(structEdits)
+    .sort((a, b) => a.start - b.start);
+  edits.length = 0;
+  edits.push(...all);
   if (edits.length === 0) return sql;
   // Token spans are code point offsets.
   const parts: string[] = [];
