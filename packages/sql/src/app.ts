@@ -254,6 +254,12 @@ export function sqlApp(
     return c.json({});
   });
 
+  app.get('/api/2.0/sql/config/warehouses', (c) => c.json(warehouses.workspaceConfig()));
+  app.put('/api/2.0/sql/config/warehouses', async (c) => {
+    warehouses.setWorkspaceConfig(await readJson(c, s.SetWorkspaceWarehouseConfigRequest));
+    return c.json({});
+  });
+
   // The legacy data sources list is a bare JSON array (the Terraform provider reads it that way).
   app.get('/api/2.0/preview/sql/data_sources', (c) =>
     c.json(

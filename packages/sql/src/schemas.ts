@@ -95,3 +95,36 @@ export const ListQueryHistoryRequest = v.object({
   page_token: v.optional(v.string()),
   include_metrics: v.optional(qBool()),
 });
+
+const confPairs = v.object({
+  configuration_pairs: v.optional(
+    v.array(v.object({ key: v.optional(v.string()), value: v.optional(v.string()) })),
+  ),
+});
+export const SetWorkspaceWarehouseConfigRequest = v.object({
+  channel: v.optional(channel),
+  config_param: v.optional(confPairs),
+  data_access_config: v.optional(
+    v.array(v.object({ key: v.optional(v.string()), value: v.optional(v.string()) })),
+  ),
+  enable_serverless_compute: v.optional(v.boolean()),
+  enabled_warehouse_types: v.optional(
+    v.array(
+      v.object({
+        enabled: v.optional(v.boolean()),
+        warehouse_type: v.optional(v.picklist(['CLASSIC', 'PRO', 'TYPE_UNSPECIFIED'])),
+      }),
+    ),
+  ),
+  global_param: v.optional(confPairs),
+  google_service_account: v.optional(v.string()),
+  instance_profile_arn: v.optional(v.string()),
+  security_policy: v.optional(
+    v.picklist(
+      ['NONE', 'DATA_ACCESS_CONTROL', 'PASSTHROUGH'],
+      'security_policy must be NONE, DATA_ACCESS_CONTROL or PASSTHROUGH',
+    ),
+  ),
+  sql_configuration_parameters: v.optional(confPairs),
+});
+export type WorkspaceWarehouseConfig = v.InferOutput<typeof SetWorkspaceWarehouseConfigRequest>;

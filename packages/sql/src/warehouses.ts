@@ -12,7 +12,7 @@ import {
   type StateDb,
 } from '@minilake/core';
 import { warehouseDeleted, warehouseNotFound } from './errors.js';
-import type { WarehouseFields } from './schemas.js';
+import type { WarehouseFields, WorkspaceWarehouseConfig } from './schemas.js';
 
 export type WarehouseState = 'STARTING' | 'RUNNING' | 'STOPPING' | 'STOPPED' | 'DELETING' | 'DELETED';
 
@@ -51,6 +51,7 @@ export interface Origin {
 
 export class WarehouseStore extends CollectionStore {
   private readonly warehouses: Collection<WarehouseRecord>;
+  private readonly config: Collection<WorkspaceWarehouseConfig>;
   private readonly timers = new Map<string, () => void>();
   private readonly waiters = new Map<string, (() => void)[]>();
   private nextSeq = 1;
@@ -64,6 +65,7 @@ export class WarehouseStore extends CollectionStore {
   ) {
     super('sql-warehouses', 1, db);
     this.warehouses = this.collection('warehouses');
+    this.config = this.collection('config');
     // A restart resumes transitions that were under way.
     for (const w of this.warehouses.values()) {
       this.nextSeq = Math.max(this.nextSeq, (w.seq ?? 0) + 1);
@@ -189,6 +191,25 @@ export class WarehouseStore extends CollectionStore {
         this.waiters.set(id, list);
       });
     }
+  }
+
+  /** The workspace-wide warehouse settings (stored and echoed; they change nothing in the engine). */
+  workspaceConfig(): WorkspaceWarehouseConfig {
+    return (
+      this.config.get('workspace') ?? {
+        security_policy: 'NONE',
+        channel: { name: 'CHANNEL_NAME_CURRENT' },
+        enabled_warehouse_types: [
+          { warehouse_type: 'CLASSIC', enabled: true },
+          { warehouse_type: 'PRO', enabled: true },
+        ],
+      }
+    );
+  }
+
+  /** PUT replaces the whole configuration, as on Databricks. */
+  setWorkspaceConfig(cfg: WorkspaceWarehouseConfig): void {
+    this.config.set('workspace', { security_policy: 'NONE', ...cfg });
   }
 
   dataSources(): WarehouseRecord[] {

@@ -137,6 +137,25 @@ describe('warehouse state machine on the injected clock', () => {
     );
   });
 
+  it('stores the workspace warehouse config', async () => {
+    const { app } = await setup({});
+    const before = await json<{ security_policy: string }>(
+      app.request('/api/2.0/sql/config/warehouses', jsonInit('GET')),
+    );
+    expect(before.security_policy).toBe('NONE');
+    const cfg = {
+      security_policy: 'DATA_ACCESS_CONTROL',
+      sql_configuration_parameters: { configuration_pairs: [{ key: 'ANSI_MODE', value: 'true' }] },
+    };
+    expect((await app.request('/api/2.0/sql/config/warehouses', jsonInit('PUT', cfg))).status).toBe(200);
+    expect(await json(app.request('/api/2.0/sql/config/warehouses', jsonInit('GET')))).toEqual(cfg);
+    await expectDatabricksError(
+      await app.request('/api/2.0/sql/config/warehouses', jsonInit('PUT', { security_policy: 'OPEN' })),
+      400,
+      'INVALID_PARAMETER_VALUE',
+    );
+  });
+
   it('pages the warehouse list without a token on the last page', async () => {
     const { app } = await setup({ MINILAKE_WAREHOUSE_START_DELAY: '0' });
     for (let i = 0; i < 5; i++)
