@@ -26,12 +26,10 @@ function paged<T>(
     : { [key]: page.items };
 }
 
+// Hono has already percent-decoded path parameters; decoding again would let `%252E` become a dot.
 const decode = (x: string) => {
-  try {
-    return decodeURIComponent(x);
-  } catch {
-    throw invalidParameter(`Invalid name: ${x}`);
-  }
+  if (x.includes('\0')) throw invalidParameter('Names must not contain NUL bytes');
+  return x;
 };
 
 export function unityCatalogApp(store: UnityCatalogStore): Hono {

@@ -287,6 +287,7 @@ export class UnityCatalogStore extends CollectionStore {
   private readonly grants: Collection<Record<string, string[]>>;
   private readonly meta: Collection<{ metastore_id: string; created_at: number }>;
   readonly volumesRoot: string;
+  private readonly creating = new Set<string>();
   private readonly columnCache = new WeakMap<EngineColumn[], { key: string; out: ColumnOut[] }>();
   private readonly snapshots = new Map<string, { epoch: number; promise: Promise<CatalogSnapshot> }>();
 
@@ -418,7 +419,19 @@ export class UnityCatalogStore extends CollectionStore {
     storage_root?: string | null;
   }) {
     const name = checkName('catalog', input.name);
-    if (this.catalogs.has(name)) throw catalogExists(name);
+    if (this.catalogs.has(name) || this.creating.has(name)) throw catalogExists(name);
+    this.creating.add(name);
+    try {
+      return await this.createCatalogLocked(name, input);
+    } finally {
+      this.creating.delete(name);
+    }
+  }
+
+  private async createCatalogLocked(
+    name: string,
+    input: { comment?: string | null; properties?: Props | null; storage_root?: string | null },
+  ) {
     // A leftover file (from a run without persistence) must not leak old tables into a new catalog.
     await this.engine.detachCatalog(name, { deleteFile: true });
     await this.engine.attachCatalog(name);
@@ -742,19 +755,26 @@ export class UnityCatalogStore extends CollectionStore {
     const c = this.catalogRecord(input.catalog_name).name;
     const s = checkName('schema', input.name);
     if (HIDDEN_SCHEMAS.has(s)) throw invalidParameter(`Schema name '${s}' is reserved.`);
-    const existing = await this.engineSchema(c, s);
-    if (existing !== undefined && (existing !== 'main' || (await this.engineSchemas(c)).includes('main')))
-      throw schemaExists(`${c}.${s}`);
-    await this.engine.run(`CREATE SCHEMA IF NOT EXISTS ${this.alias(c)}.${quoteIdent(s)}`);
-    const r = this.schemas.set(`${c}.${s}`, {
-      schema_id: uuid(),
-      catalog_name: c,
-      name: s,
-      ...(input.comment ? { comment: input.comment } : {}),
-      properties: input.properties ?? {},
-      ...this.audit(),
-    });
-    return this.schemaOut(r);
+    const lock = `schema:${c}.${s}`;
+    if (this.creating.has(lock)) throw schemaExists(`${c}.${s}`);
+    this.creating.add(lock);
+    try {
+      const existing = await this.engineSchema(c, s);
+      if (existing !== undefined && (existing !== 'main' || (await this.engineSchemas(c)).includes('main')))
+        throw schemaExists(`${c}.${s}`);
+      await this.engine.run(`CREATE SCHEMA IF NOT EXISTS ${this.alias(c)}.${quoteIdent(s)}`);
+      const r = this.schemas.set(`${c}.${s}`, {
+        schema_id: uuid(),
+        catalog_name: c,
+        name: s,
+        ...(input.comment ? { comment: input.comment } : {}),
+        properties: input.properties ?? {},
+        ...this.audit(),
+      });
+      return this.schemaOut(r);
+    } finally {
+      this.creating.delete(lock);
+    }
   }
 
   async getSchema(fullName: string) {
@@ -1074,8 +1094,28 @@ export class UnityCatalogStore extends CollectionStore {
     } = await this.resolveSchema(input.catalog_name, input.schema_name);
     const n = checkName('table', input.name);
     const full = `${c}.${s}.${n}`;
-    if ((await this.engineObjects(c, engineName, n)).length > 0 || this.tables.get(full)?.metadata_only)
+    if (
+      (await this.engineObjects(c, engineName, n)).length > 0 ||
+      this.tables.get(full)?.metadata_only ||
+      this.creating.has(`table:${full}`)
+    )
       throw tableExists(full);
+    this.creating.add(`table:${full}`);
+    try {
+      return await this.createTableLocked(c, s, n, full, engineName, input);
+    } finally {
+      this.creating.delete(`table:${full}`);
+    }
+  }
+
+  private async createTableLocked(
+    c: string,
+    s: string,
+    n: string,
+    full: string,
+    engineName: string,
+    input: Parameters<UnityCatalogStore['createTable']>[0],
+  ) {
     const cols = [...(input.columns ?? [])].sort((a, b) => (a.position ?? 0) - (b.position ?? 0));
     const seen = new Set<string>();
     const typed = cols.map((col) => {
@@ -1146,6 +1186,8 @@ export class UnityCatalogStore extends CollectionStore {
         await conn.run('COMMIT');
       } catch (e) {
         await conn.run('ROLLBACK').catch(() => undefined);
+        // Two concurrent creates of one name: the loser sees DuckDB's conflict.
+        if (/already exists|conflict/i.test(String((e as Error)?.message))) throw tableExists(full);
         throw engineRejected('Cannot create the table', e);
       }
     });
@@ -1249,7 +1291,22 @@ export class UnityCatalogStore extends CollectionStore {
     const { catalog: c, schema: s } = await this.resolveSchema(input.catalog_name, input.schema_name);
     const v = checkName('volume', input.name);
     const full = `${c}.${s}.${v}`;
-    if (this.volumes.has(full)) throw volumeExists(full);
+    if (this.volumes.has(full) || this.creating.has(`volume:${full}`)) throw volumeExists(full);
+    this.creating.add(`volume:${full}`);
+    try {
+      return await this.createVolumeLocked(c, s, v, full, input);
+    } finally {
+      this.creating.delete(`volume:${full}`);
+    }
+  }
+
+  private async createVolumeLocked(
+    c: string,
+    s: string,
+    v: string,
+    full: string,
+    input: Parameters<UnityCatalogStore['createVolume']>[0],
+  ) {
     let location: string;
     if (input.volume_type === 'EXTERNAL') {
       location = this.externalLocation(input.storage_location);

@@ -89,6 +89,40 @@ describe('catalogs', () => {
     await ok('DELETE', `${B}/catalogs/café_ünï?force=true`);
     expect(existsSync(path.join(dataDir, 'volumes', 'café_ünï'))).toBe(false);
   });
+  it('answers concurrent creates of one name with one 200 and 409s', async () => {
+    const codes = await Promise.all(
+      Array.from({ length: 5 }, () => req('POST', `${B}/catalogs`, { name: 'race' }).then((r) => r.status)),
+    );
+    expect(codes.sort()).toEqual([200, 409, 409, 409, 409]);
+    const tcodes = await Promise.all(
+      Array.from({ length: 4 }, () =>
+        req('POST', `${B}/tables`, {
+          name: 't',
+          catalog_name: 'race',
+          schema_name: 'default',
+          columns: [{ name: 'a', type_text: 'int' }],
+        }).then((r) => r.status),
+      ),
+    );
+    expect(tcodes.sort()).toEqual([200, 409, 409, 409]);
+    const scodes = await Promise.all(
+      Array.from({ length: 3 }, () =>
+        req('POST', `${B}/schemas`, { name: 'rs', catalog_name: 'race' }).then((r) => r.status),
+      ),
+    );
+    expect(scodes.sort()).toEqual([200, 409, 409]);
+    const vcodes = await Promise.all(
+      Array.from({ length: 3 }, () =>
+        req('POST', `${B}/volumes`, {
+          name: 'rv',
+          catalog_name: 'race',
+          schema_name: 'default',
+          volume_type: 'MANAGED',
+        }).then((r) => r.status),
+      ),
+    );
+    expect(vcodes.sort()).toEqual([200, 409, 409]);
+  });
   it('updates comment, properties, owner and renames', async () => {
     await ok('POST', `${B}/catalogs`, { name: 'ren_a' });
     await ok('POST', `${B}/schemas`, { name: 's', catalog_name: 'ren_a' });
