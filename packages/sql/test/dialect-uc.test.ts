@@ -88,6 +88,13 @@ describe('Unity Catalog DDL from SQL', () => {
     ]);
   });
 
+  it('SHOW TBLPROPERTIES and DESCRIBE EXTENDED read UC metadata', async () => {
+    const props = await sql(`SHOW TBLPROPERTIES ${cat}.sales.orders`);
+    expect(props).toContainEqual(['delta.enableChangeDataFeed', 'true']);
+    const ext = await sql(`DESCRIBE TABLE EXTENDED ${cat}.sales.orders`);
+    expect(ext).toContainEqual(['Comment', 'all orders', '']);
+  });
+
   it('GRANT / REVOKE are stored', async () => {
     await sql(`GRANT SELECT, MODIFY ON TABLE ${cat}.sales.orders TO \`analysts\``);
     const p = await get(`/api/2.1/unity-catalog/permissions/table/${cat}.sales.orders`);

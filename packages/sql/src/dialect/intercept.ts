@@ -364,7 +364,23 @@ async function show(c: Cursor, s: Session): Promise<Outcome> {
     );
   }
   if (c.accept('CREATE', 'TABLE')) throw unsupported('SHOW CREATE TABLE');
-  if (c.accept('TBLPROPERTIES')) throw unsupported('SHOW TBLPROPERTIES');
+  if (c.accept('TBLPROPERTIES')) {
+    const parts = c.qualifiedName();
+    const t = resolveTable(s, parts);
+    if (!(await tableExists(s, t.catalog, t.schema, t.table))) throw tableNotFound(parts.join('.'));
+    if (!s.uc?.getTable) throw unsupported('SHOW TBLPROPERTIES without Unity Catalog');
+    const props = Object.entries((await ucTable(s, t))?.properties ?? {}).sort(([a], [b]) =>
+      a.localeCompare(b),
+    );
+    return valuesResult(
+      s,
+      [
+        { name: 'key', type: 'VARCHAR' },
+        { name: 'value', type: 'VARCHAR' },
+      ],
+      props,
+    );
+  }
   if (c.accept('GRANTS') || c.accept('GRANT')) throw unsupported('SHOW GRANTS');
   if (c.accept('PARTITIONS')) throw unsupported('SHOW PARTITIONS');
   return undefined;
@@ -388,6 +404,21 @@ async function columnsOf(
     type: sparkType(String(x[1])),
     comment: x[2] == null ? null : String(x[2]),
   }));
+}
+
+async function ucTable(
+  s: Session,
+  t: { catalog: string; schema: string; table: string },
+): Promise<{ comment?: string; properties?: Record<string, string> } | undefined> {
+  if (!s.uc?.getTable) return undefined;
+  try {
+    return (await s.uc.getTable(`${t.catalog}.${t.schema}.${t.table}`)) as {
+      comment?: string;
+      properties?: Record<string, string>;
+    };
+  } catch {
+    return undefined;
+  }
 }
 
 async function describe(c: Cursor, s: Session): Promise<Outcome> {
@@ -451,6 +482,11 @@ async function describe(c: Cursor, s: Session): Promise<Outcome> {
       ['Type', 'MANAGED', ''],
       ['Provider', 'delta', ''],
     );
+    const info = await ucTable(s, t);
+    if (info?.comment) rows.push(['Comment', info.comment, '']);
+    const props = Object.entries(info?.properties ?? {});
+    if (props.length)
+      rows.push(['Table Properties', `[${props.map(([k, v]) => `${k}=${v}`).join(',')}]`, '']);
   }
   return valuesResult(
     s,
@@ -538,10 +574,28 @@ async function create(c: Cursor, s: Session, h: InterceptHooks): Promise<Outcome
   c.accept('IF', 'NOT', 'EXISTS');
   const nameParts = c.qualifiedName();
   const keep: [number, number][] = [[start, c.i]];
+  const columnComments: [string, string][] = [];
   if (c.peek()?.type === 'L_PAREN') {
     const g0 = c.i;
-    c.group();
+    const g = c.group();
     keep.push([g0, c.i]);
+    // Column comments (`id INT COMMENT 'pk'`): polyglot drops them; keep them as DuckDB column comments.
+    let depth = 0;
+    let colStart = g.from;
+    for (let k = g.from; k < g.to; k++) {
+      const t = c.tokens[k]!;
+      if (t.type === 'L_PAREN' || t.type === 'LT') depth++;
+      else if (t.type === 'R_PAREN' || t.type === 'GT') depth--;
+      else if (t.type === 'COMMA' && depth === 0) colStart = k + 1;
+      else if (
+        depth === 0 &&
+        t.text.toUpperCase() === 'COMMENT' &&
+        c.tokens[k + 1]?.type === 'STRING' &&
+        c.isIdent(colStart - c.i)
+      ) {
+        columnComments.push([c.tokens[colStart]!.text, c.tokens[k + 1]!.text]);
+      }
+    }
   }
   const meta: TableMetadata = {};
   while (!c.done()) {
@@ -571,11 +625,11 @@ async function create(c: Cursor, s: Session, h: InterceptHooks): Promise<Outcome
       keep[keep.length - 1] = [c.i, c.tokens.length];
       // Spark allows CTAS without AS only after options; add it back.
       const text = keep.map(([a, b]) => c.slice(a, b)).join(' ');
-      return runCreate(s, h, text.trimEnd(), nameParts, meta, temp);
+      return runCreate(s, h, text.trimEnd(), nameParts, meta, temp, columnComments);
     } else return undefined;
   }
   const text = keep.map(([a, b]) => c.slice(a, b)).join(' ');
-  return runCreate(s, h, text, nameParts, meta, temp);
+  return runCreate(s, h, text, nameParts, meta, temp, columnComments);
 }
 
 async function runCreate(
@@ -585,9 +639,15 @@ async function runCreate(
   nameParts: string[],
   meta: TableMetadata,
   temp: boolean,
+  columnComments: [string, string][] = [],
 ): Promise<Outcome> {
   await h.exec(text, true);
   const t = resolveTable(s, nameParts);
+  const ref = `${quoteIdent(s.engine.alias(t.catalog))}.${quoteIdent(t.schema)}.${quoteIdent(t.table)}`;
+  for (const [col, comment] of columnComments) {
+    // DuckDB's COMMENT ON takes no parameters: a quoted literal ('' escaping is complete for DuckDB strings).
+    await s.conn.run(`COMMENT ON COLUMN ${ref}.${quoteIdent(col)} IS '${comment.replaceAll("'", "''")}'`);
+  }
   if (!temp && (Object.keys(meta).length > 0 || s.uc?.setTableMetadata)) {
     await setMeta(s, t, { data_source_format: 'DELTA', table_type: 'MANAGED', ...meta });
   }
