@@ -1,3 +1,4 @@
+import { rm } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tableFromIPC } from 'apache-arrow';
 import { ApiError } from '@databricks/sdk-experimental';
@@ -117,5 +118,42 @@ describe('SQL through the TypeScript SDK', () => {
     await expect(
       w.statementExecution.getStatement({ statement_id: 'no-such-statement' }),
     ).rejects.toBeInstanceOf(ApiError);
+  });
+});
+
+describe('persistence across kill -9', () => {
+  it('keeps warehouses (resuming a start under way) and query history', async () => {
+    const env = { MINILAKE_PERSIST: '1', MINILAKE_WAREHOUSE_START_DELAY: '1' };
+    const first = await startServer({ env });
+    let second: RunningServer | undefined;
+    try {
+      const w1 = workspaceClient(first.url);
+      const a = (await (await w1.warehouses.create({ name: 'durable', cluster_size: 'Small' })).wait()).id!;
+      const st = await w1.statementExecution.executeStatement({
+        warehouse_id: a,
+        statement: "SELECT 'persisted' AS p",
+      });
+      expect(st.result?.data_array).toEqual([['persisted']]);
+      const b = (await w1.warehouses.create({ name: 'starting', cluster_size: 'Small' })).id!;
+      await first.kill9();
+
+      second = await startServer({ env, dataDir: first.dataDir });
+      const w2 = workspaceClient(second.url);
+      expect((await w2.warehouses.get({ id: a })).state).toBe('RUNNING');
+      const resumed = await w2.warehouses.get({ id: b });
+      expect(['STARTING', 'RUNNING']).toContain(resumed.state);
+      let state = resumed.state;
+      for (let i = 0; i < 100 && state !== 'RUNNING'; i++) {
+        await new Promise((r) => setTimeout(r, 50));
+        state = (await w2.warehouses.get({ id: b })).state;
+      }
+      expect(state).toBe('RUNNING');
+      const history = await w2.queryHistory.list({ filter_by: { warehouse_ids: [a] } });
+      expect(history.res?.map((q) => [q.query_id, q.status])).toEqual([[st.statement_id, 'FINISHED']]);
+    } finally {
+      await second?.stop();
+      await first.stop();
+      await rm(first.dataDir, { recursive: true, force: true });
+    }
   });
 });
