@@ -63,7 +63,7 @@ export function catalogFileName(catalog: string): string {
  * a false positive only costs a metadata cache rebuild, a false negative would show stale metadata.
  */
 const CATALOG_CHANGE =
-  /\b(CREATE|DROP|ALTER|ATTACH|DETACH|IMPORT)\b|\bCOMMENT\s+ON\b|(^|;)\s*(COMMIT|ROLLBACK|ABORT|END|USE)\b/i;
+  /\b(CREATE|DROP|ALTER|ATTACH|DETACH|IMPORT)\b|\bCOMMENT\s+ON\b|(^|;)\s*(COMMIT|ROLLBACK|ABORT|END)\b/i;
 
 export const mayChangeCatalog = (sql: string): boolean => CATALOG_CHANGE.test(sql);
 

@@ -91,6 +91,7 @@ describe('catalogs', () => {
     expect(engine.catalogEpoch).toBeGreaterThan(e1);
     expect(mayChangeCatalog('select 1; commit')).toBe(true);
     expect(mayChangeCatalog('SELECT CASE WHEN a THEN 1 END FROM t')).toBe(false);
+    expect(mayChangeCatalog(`USE "main__ml"."default"; SET search_path = 'x'`)).toBe(false);
   });
   it('interrupts a running query', async () => {
     const { conn, release } = await engine.acquire();
