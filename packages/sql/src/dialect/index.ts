@@ -264,6 +264,18 @@ export function mapError(e: unknown): Error {
     );
   if (first.startsWith('Parser Error'))
     return sqlError('PARSE_SYNTAX_ERROR', '42601', `Syntax error: ${first}`);
+  if (first.includes('Unimplemented type for cast'))
+    return sqlError(
+      'DATATYPE_MISMATCH.CAST_WITHOUT_SUGGESTION',
+      '42K09',
+      `Cannot resolve the cast: ${first}`,
+    );
+  if (/Failed to cast .* to type|out of range for the destination type|Overflow in/.test(first))
+    return sqlError(
+      'CAST_OVERFLOW',
+      '22003',
+      `${first}. Use \`try_cast\` to tolerate overflow and return NULL instead.`,
+    );
   if (first.startsWith('Conversion Error') || first.startsWith('Invalid Input Error: Could not convert'))
     return sqlError('CAST_INVALID_INPUT', '22018', first);
   if (first.includes('already exists')) return sqlError('TABLE_OR_VIEW_ALREADY_EXISTS', '42P07', first);

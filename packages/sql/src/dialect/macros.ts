@@ -73,19 +73,20 @@ export const SPARK_MACROS: [string, string][] = [
   ['spark_array_distinct(a)', 'list_filter(a, (x, i) -> list_position(a, x) = i)'],
   ['spark_div(a, b)', `CASE WHEN b = 0 THEN error('${DIVIDE_BY_ZERO.replaceAll("'", "''")}') ELSE a / b END`],
   ['spark_try_divide(a, b)', 'CASE WHEN b = 0 THEN NULL ELSE a / b END'],
-  // CAST to an integral type truncates toward zero in Spark; DuckDB rounds. Every branch must bind for every
-  // input type, hence the VARCHAR round trip; the caller casts the result to the integral type.
+  // CAST to an integral type truncates toward zero in Spark; DuckDB rounds. Every branch is bound for the
+  // argument's real type and the result is DECIMAL(38, 0) (exact for every integral value); the caller casts it
+  // to the integral type, which keeps DuckDB's overflow errors (ANSI).
   [
     'spark_int_src(x)',
-    "CASE WHEN typeof(x) IN ('DOUBLE', 'FLOAT') THEN CAST(trunc(TRY_CAST(x AS DOUBLE)) AS VARCHAR) " +
-      "WHEN typeof(x) LIKE 'DECIMAL%' OR typeof(x) = 'VARCHAR' THEN CAST(trunc(CAST(CAST(x AS VARCHAR) AS DECIMAL(38, 10))) AS VARCHAR) " +
-      'ELSE CAST(TRY_CAST(x AS BIGINT) AS VARCHAR) END',
+    "CASE WHEN typeof(x) IN ('DOUBLE', 'FLOAT') THEN CAST(trunc(TRY_CAST(x AS DOUBLE)) AS DECIMAL(38, 0)) " +
+      "WHEN typeof(x) LIKE 'DECIMAL%' OR typeof(x) = 'VARCHAR' THEN CAST(trunc(CAST(CAST(x AS VARCHAR) AS DECIMAL(38, 10))) AS DECIMAL(38, 0)) " +
+      'ELSE CAST(CAST(x AS HUGEINT) AS DECIMAL(38, 0)) END',
   ],
   [
     'spark_int_src_try(x)',
-    "CASE WHEN typeof(x) IN ('DOUBLE', 'FLOAT') THEN CAST(trunc(TRY_CAST(x AS DOUBLE)) AS VARCHAR) " +
-      "WHEN typeof(x) LIKE 'DECIMAL%' OR typeof(x) = 'VARCHAR' THEN CAST(trunc(TRY_CAST(CAST(x AS VARCHAR) AS DECIMAL(38, 10))) AS VARCHAR) " +
-      'ELSE CAST(TRY_CAST(x AS BIGINT) AS VARCHAR) END',
+    "CASE WHEN typeof(x) IN ('DOUBLE', 'FLOAT') THEN TRY_CAST(trunc(TRY_CAST(x AS DOUBLE)) AS DECIMAL(38, 0)) " +
+      "WHEN typeof(x) LIKE 'DECIMAL%' OR typeof(x) = 'VARCHAR' THEN CAST(trunc(TRY_CAST(CAST(x AS VARCHAR) AS DECIMAL(38, 10))) AS DECIMAL(38, 0)) " +
+      'ELSE CAST(TRY_CAST(x AS HUGEINT) AS DECIMAL(38, 0)) END',
   ],
   ['spark_isnull(x)', 'x IS NULL'],
   ['spark_map(k, v)', 'map(k, v)'],

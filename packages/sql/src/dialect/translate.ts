@@ -244,9 +244,10 @@ class Rewriter {
       case 'cast':
         return this.castNode(d.this, d.to as Node, true);
       case 'try_cast': {
-        // Kept as TRY_CAST inside TRY(...): fixTokens turns every other TRY_CAST back into CAST.
+        // Kept as TRY_CAST inside SPARK_TRY(...) (DuckDB's TRY after fixTokens), which turns every other TRY_CAST back
+        // into CAST.
         const c = this.castNode(d.this, d.to as Node, true, true) as { cast: Node };
-        return hit(fn('try', [{ try_cast: c.cast }]));
+        return hit(fn('spark_try', [{ try_cast: c.cast }]));
       }
       case 'aggregate_function': {
         const name = String(d.name).toLowerCase();
@@ -506,7 +507,10 @@ function fixTokens(sql: string): string {
   for (let i = 0; i < toks.length; i++) {
     const t = toks[i]!;
     const next = toks[i + 1];
-    const insideTry = toks[i - 1]?.text === '(' && toks[i - 2]?.text.toUpperCase() === 'TRY';
+    // User try_cast arrives as SPARK_TRY(TRY_CAST(...)) (polyglot folds a plain TRY(...) away): DuckDB's TRY.
+    if (t.text.toUpperCase() === 'SPARK_TRY' && next?.text === '(')
+      edits.push({ start: t.span.start, end: t.span.end, text: 'TRY' });
+    const insideTry = toks[i - 1]?.text === '(' && toks[i - 2]?.text.toUpperCase() === 'SPARK_TRY';
     if (t.text.toUpperCase() === 'TRY_CAST' && next && tokenType(next) === 'L_PAREN' && !insideTry)
       edits.push({ start: t.span.start, end: t.span.end, text: 'CAST' });
     if (
