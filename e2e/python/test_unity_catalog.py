@@ -284,6 +284,15 @@ def test_quickstart_and_sql_agreement(w):
     assert [(c.name, c.type_text) for c in t.columns] == [("x", "int"), ("y", "string")]
     assert "viasql" in [x.name for x in bounded(w.tables.list(catalog_name="main", schema_name="shop"))]
     _sql(w, wh, "DROP TABLE main.shop.viasql")
+
+    # every listed type, created through the API, read back through SQL
+    w.tables.create(
+        name="types", catalog_name="main", schema_name="shop", table_type=uc.TableType.MANAGED,
+        data_source_format=uc.DataSourceFormat.DELTA, storage_location="",
+        columns=[col(f"c{i}", t[0], i) for i, t in enumerate(TYPES)],
+    )
+    r = _sql(w, wh, "SELECT * FROM main.shop.types")
+    assert [c.type_text.lower() for c in r.manifest.schema.columns] == [t[1] for t in TYPES]
     with pytest.raises(NotFound):
         w.tables.get("main.shop.viasql")
 
