@@ -125,6 +125,10 @@ const DML = new Set(['INSERT', 'UPDATE', 'DELETE', 'MERGE']);
 
 async function runOne(stmt: SplitStatement, s: Session, final: boolean): Promise<DuckDBResultLike> {
   const hooks = {
+    translateOnly: (text: string) => {
+      const p = prepare(text, s);
+      return { sql: p.sql, values: p.values };
+    },
     exec: (text: string, materialize: boolean) => runText(text, s, materialize),
     count: async (text: string) => affected(await runTextRead(text, s)),
   };

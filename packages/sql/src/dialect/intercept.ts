@@ -11,6 +11,8 @@ import type { DuckDBResultLike, TableMetadata } from './types.js';
 import { MACRO_DB } from './macros.js';
 
 export interface InterceptHooks {
+  /** Translates Databricks SQL text to DuckDB SQL with its bound values. */
+  translateOnly(text: string): { sql: string; values: Record<string, unknown> };
   /** Runs Databricks SQL text through the normal translation path. */
   exec(text: string, materialize: boolean): Promise<DuckDBResultLike>;
   /** Runs Databricks DML text and returns the affected row count. */
@@ -185,6 +187,10 @@ export async function intercept(stmt: SplitStatement, s: Session, h: InterceptHo
       return emptyResult(s);
     case 'SET':
       return setCommand(c, s);
+    case 'EXPLAIN':
+      return explain(c, s, h);
+    case 'COPY':
+      throw unsupported('COPY INTO (use INSERT INTO ... SELECT * FROM read_files(...))');
     default:
       return undefined;
   }
@@ -564,6 +570,8 @@ async function create(c: Cursor, s: Session, h: InterceptHooks): Promise<Outcome
     }
     return emptyResult(s);
   }
+  if (c.is('VOLUME') || (c.is('EXTERNAL') && c.is('VOLUME', 1)))
+    throw unsupported('CREATE VOLUME in SQL (use the Unity Catalog volumes API)');
   // CREATE [OR REPLACE] [TEMP|TEMPORARY|EXTERNAL] TABLE ... : strip the Delta/Databricks clauses that DuckDB
   // does not know and keep comment/properties in Unity Catalog metadata.
   const start = 0;
@@ -892,6 +900,22 @@ async function grant(c: Cursor, s: Session): Promise<Outcome> {
     isGrant ? { principal, add: privileges } : { principal, remove: privileges },
   ]);
   return emptyResult(s);
+}
+
+/** EXPLAIN [EXTENDED|FORMATTED|COST|CODEGEN] stmt: one `plan` column, as Databricks answers. */
+async function explain(c: Cursor, s: Session, h: InterceptHooks): Promise<Outcome> {
+  c.expect('EXPLAIN');
+  while (['EXTENDED', 'FORMATTED', 'COST', 'CODEGEN'].some((w) => c.is(w))) c.i++;
+  const t = h.translateOnly(c.rest());
+  const r = await s.conn.runAndReadAll(
+    `EXPLAIN ${t.sql}`,
+    Object.keys(t.values).length ? t.values : undefined,
+  );
+  const plan = r
+    .getRows()
+    .map((row) => String(row[row.length - 1] ?? ''))
+    .join('\n');
+  return valuesResult(s, [{ name: 'plan', type: 'VARCHAR' }], [[`== Physical Plan ==\n${plan}`]]);
 }
 
 async function setCommand(c: Cursor, s: Session): Promise<Outcome> {

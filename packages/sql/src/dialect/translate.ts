@@ -479,7 +479,7 @@ export function translate(text: string, o: TranslateOptions): Translated {
   const key = `${o.currentCatalog}\u0000${[...o.paramTypes].map(([k, v]) => `${k}:${v ?? ''}`).join(',')}\u0000${text}`;
   const hit = cache.get(key);
   if (hit) return hit;
-  const r = parse(text, Dialect.Databricks);
+  const r = parse(typedLiterals(text), Dialect.Databricks);
   if (!r.success || !r.ast || r.ast.length !== 1) throw new TranslationFailed(r.error ?? 'cannot parse');
   const rw = new Rewriter(o);
   const stmt = rw.walk(r.ast[0]) as Node;
@@ -492,6 +492,33 @@ export function translate(text: string, o: TranslateOptions): Translated {
   if (cache.size >= CACHE_MAX) cache.delete(cache.keys().next().value!);
   cache.set(key, out);
   return out;
+}
+
+/** `TIMESTAMP_NTZ '...'` / `TIMESTAMP_LTZ '...'` literals (polyglot cannot parse them) as CASTs. */
+function typedLiterals(text: string): string {
+  const upper = text.toUpperCase();
+  if (!upper.includes('TIMESTAMP_NTZ') && !upper.includes('TIMESTAMP_LTZ')) return text;
+  const tk = tokenize(text, Dialect.Databricks);
+  if (!tk.success || !tk.tokens) return text;
+  const cps = Array.from(text);
+  const out: string[] = [];
+  let pos = 0;
+  const toks = tk.tokens;
+  for (let i = 0; i + 1 < toks.length; i++) {
+    const t = toks[i]!;
+    const kw = t.text.toUpperCase();
+    if ((kw === 'TIMESTAMP_NTZ' || kw === 'TIMESTAMP_LTZ') && tokenType(toks[i + 1]!) === 'STRING') {
+      const lit = toks[i + 1]!;
+      out.push(cps.slice(pos, t.span.start).join(''));
+      out.push(
+        `CAST(${cps.slice(lit.span.start, lit.span.end).join('')} AS ${kw === 'TIMESTAMP_NTZ' ? 'TIMESTAMP_NTZ' : 'TIMESTAMP'})`,
+      );
+      pos = lit.span.end;
+      i++;
+    }
+  }
+  out.push(cps.slice(pos).join(''));
+  return out.join('');
 }
 
 /**
