@@ -5,6 +5,7 @@
  * Statements are in-memory handles (results are files); query history keeps the durable record.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
+import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import type { Clock, Identity, Logger } from '@minilake/core';
 import type { DuckDbEngine } from '@minilake/engine-duckdb';
@@ -408,6 +409,8 @@ export class StatementManager {
       if (s.result) await freeResult(s.result).catch(() => undefined);
       s.result = undefined;
     }
+    // Anything left over (a result being written when the reset came) goes with the folder.
+    await rm(this.resultsDir, { recursive: true, force: true }).catch(() => undefined);
   }
 }
 
