@@ -79,3 +79,12 @@ describe('hot path', () => {
     );
   });
 });
+
+describe('robustness', () => {
+  it('reinstalls the Spark macros when their database disappeared', async () => {
+    await duck.conn.run('USE memory');
+    await duck.conn.run('DETACH DATABASE __ml_spark');
+    const r = await runSql(duck.conn, "SELECT concat('a', NULL) AS c, pmod(-7, 3) AS p");
+    expect(r.rows).toEqual([[null, '2']]);
+  });
+});

@@ -7,7 +7,7 @@
  *   DuckDB as written still runs (fallback).
  */
 import { intercept } from './intercept.js';
-import { macroStatements, MACRO_SCHEMA } from './macros.js';
+import { MACRO_DB, macroStatements, MACRO_SCHEMA } from './macros.js';
 import { quoteIdent, type Session } from './session.js';
 import { SqlError, sqlError, syntaxError } from './sql-error.js';
 import { splitStatementsCached, type SplitStatement } from './tokens.js';
@@ -55,6 +55,17 @@ async function ensureMacros(conn: DuckDBConnectionLike, engine: object): Promise
   await p;
 }
 
+/** The macro database can disappear (an engine that detached everything): reinstall and retry once. */
+function macroMissing(e: unknown): boolean {
+  const m = e instanceof Error ? e.message : String(e);
+  return m.includes(MACRO_DB) || /spark_[a-z_]+ does not exist/i.test(m);
+}
+
+async function reinstallMacros(conn: DuckDBConnectionLike, engine: object): Promise<void> {
+  macrosReady.delete(engine);
+  await ensureMacros(conn, engine);
+}
+
 export async function executeDatabricksSql<R extends DuckDBResultLike>(
   conn: { stream(sql: string, values?: Record<string, unknown>): Promise<R> } & Omit<
     DuckDBConnectionLike,
@@ -86,7 +97,11 @@ export async function executeDatabricksSql<R extends DuckDBResultLike>(
     },
   };
   try {
-    await s.applyNamespace();
+    await s.applyNamespace().catch(async (e: unknown) => {
+      if (!macroMissing(e)) throw e;
+      await reinstallMacros(c, env.engine);
+      await s.applyNamespace();
+    });
   } catch (e) {
     // The default namespace (main.default) may not exist in a fresh engine; only an explicit one must.
     if (explicitNs) throw namespaceError(s, e);
@@ -200,19 +215,26 @@ function prepare(text: string, s: Session): Prepared {
 
 async function withFallback<T>(
   p: Prepared,
+  s: Session,
   run: (sql: string, values: Record<string, unknown>) => Promise<T>,
 ): Promise<T> {
   try {
     return await run(p.sql, p.values);
   } catch (e) {
-    throw mapError(e);
+    if (!macroMissing(e)) throw mapError(e);
+    await reinstallMacros(s.conn, s.engine);
+    try {
+      return await run(p.sql, p.values);
+    } catch (e2) {
+      throw mapError(e2);
+    }
   }
 }
 
 async function runText(text: string, s: Session, materialize: boolean): Promise<DuckDBResultLike> {
   const p = prepare(text, s);
   const hasValues = Object.keys(p.values).length > 0;
-  return withFallback(p, (sql, values) =>
+  return withFallback(p, s, (sql, values) =>
     materialize
       ? (s.conn.run(sql, hasValues ? values : undefined) as Promise<DuckDBResultLike>)
       : s.conn.stream(sql, hasValues ? values : undefined),
@@ -223,7 +245,7 @@ async function runTextRead(text: string, s: Session, suffix = ''): Promise<{ get
   const p = prepare(text, s);
   p.sql += suffix;
   const hasValues = Object.keys(p.values).length > 0;
-  return withFallback(p, (sql, values) => s.conn.runAndReadAll(sql, hasValues ? values : undefined));
+  return withFallback(p, s, (sql, values) => s.conn.runAndReadAll(sql, hasValues ? values : undefined));
 }
 
 /** DuckDB error text -> Databricks error class and SQLSTATE. */
