@@ -149,7 +149,10 @@ def test_cancel_interrupts_a_long_query(w, wh):
         statement="SELECT count(*) FROM range(3000000000) a CROSS JOIN range(10) b",
         wait_timeout="0s",
     )
-    time.sleep(0.2)
+    for _ in range(400):
+        if w.statement_execution.get_statement(r.statement_id).status.state == StatementState.RUNNING:
+            break
+        time.sleep(0.025)
     w.statement_execution.cancel_execution(r.statement_id)
     assert poll(w, r.statement_id).status.state == StatementState.CANCELED
     # The engine is free again.

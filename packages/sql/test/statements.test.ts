@@ -2,11 +2,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tableFromIPC } from 'apache-arrow';
 import { expectDatabricksError, jsonInit, serviceApp } from '@minilake/testing';
 import type { Hono } from 'hono';
-import type { ServiceInstance } from '@minilake/core';
+import type { ServiceContext, ServiceInstance } from '@minilake/core';
+import { duckDbEngine } from '@minilake/engine-duckdb';
 import { sqlService } from '../src/index.js';
 
 let app: Hono;
 let instance: ServiceInstance;
+let ctx: ServiceContext;
 let wh: string;
 
 const post = (path: string, body: unknown) => app.request(path, jsonInit('POST', body));
@@ -65,6 +67,7 @@ beforeAll(async () => {
   const made = await serviceApp(sqlService, { config: { MINILAKE_WAREHOUSE_START_DELAY: '0' } });
   app = made.app;
   instance = made.instance;
+  ctx = made.ctx;
   const res = await post('/api/2.0/sql/warehouses', { name: 'unit', cluster_size: 'Small' });
   wh = ((await res.json()) as { id: string }).id;
 });
@@ -165,11 +168,25 @@ describe('statement execution', () => {
     });
     const body = (await res.json()) as StatementBody;
     expect(['PENDING', 'RUNNING']).toContain(body.status.state);
+    for (let i = 0; i < 500; i++) {
+      const now = (await (await get(`/api/2.0/sql/statements/${body.statement_id}`)).json()) as StatementBody;
+      if (now.status.state === 'RUNNING') break;
+      await new Promise((r) => setTimeout(r, 10));
+    }
     const cancel = await post(`/api/2.0/sql/statements/${body.statement_id}/cancel`, {});
     expect(cancel.status).toBe(200);
     const after = (await (await get(`/api/2.0/sql/statements/${body.statement_id}`)).json()) as StatementBody;
     expect(after.status.state).toBe('CANCELED');
-    // The engine is free again: a new statement runs.
+    // DuckDB really stopped: every pooled connection can be leased again at once (the runaway query
+    // would otherwise hold one for minutes).
+    const engine = await duckDbEngine(ctx);
+    const leases = await Promise.race([
+      Promise.all(Array.from({ length: 8 }, () => engine.acquire())),
+      new Promise<never>((_, reject) =>
+        setTimeout(() => reject(new Error('a connection is still busy')), 10_000),
+      ),
+    ]);
+    for (const l of leases) l.release();
     const r = await run('SELECT 42 AS x');
     expect(r.result?.data_array).toEqual([['42']]);
   });
@@ -293,5 +310,19 @@ describe('warehouses and history', () => {
     const page2 = (await next.json()) as { res: { query_text: string }[] };
     expect(page2.res.length).toBeGreaterThan(0);
     expect(page2.res[0]!.query_text).not.toBe('SELECT 7 AS seven');
+
+    const seven = body.res[0] as unknown as { query_start_time_ms: number };
+    const inRange = (await (
+      await get(
+        `/api/2.0/sql/history/queries?filter_by.query_start_time_range.start_time_ms=${seven.query_start_time_ms}&filter_by.query_start_time_range.end_time_ms=${seven.query_start_time_ms}`,
+      )
+    ).json()) as { res: { query_text: string }[] };
+    expect(inRange.res.map((q) => q.query_text)).toContain('SELECT 7 AS seven');
+    const future = (await (
+      await get(
+        `/api/2.0/sql/history/queries?filter_by.query_start_time_range.start_time_ms=${Date.now() + 3600_000}`,
+      )
+    ).json()) as { res?: unknown[]; has_next_page?: boolean };
+    expect(future.res ?? []).toHaveLength(0);
   });
 });
