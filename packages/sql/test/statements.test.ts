@@ -133,6 +133,9 @@ describe('statement execution', () => {
     expect(r.manifest).toMatchObject({ total_row_count: 3, truncated: true });
     const exact = await run('SELECT range AS id FROM range(3)', { row_limit: 3 });
     expect(exact.manifest?.truncated).toBe(false);
+    const bytes = await run('SELECT range AS id FROM range(100000)', { byte_limit: 1000 });
+    expect(bytes.manifest?.truncated).toBe(true);
+    expect(bytes.manifest!.total_row_count).toBeLessThan(100000);
   });
 
   it('validates wait_timeout, format/disposition and the warehouse', async () => {
