@@ -92,7 +92,10 @@ export async function executeDatabricksSql<R extends DuckDBResultLike>(
       // in one round trip.
       const target = `${quoteIdent(env.engine.alias(s.catalog))}.${quoteIdent(s.schema)}`;
       if (applied === target) return;
-      await c.run(`USE ${target}; SET search_path = '${`${target},${MACRO_SCHEMA}`.replaceAll("'", "''")}'`);
+      // Databricks SQL warehouses default to UTC; TIMESTAMP (TIMESTAMPTZ here) literals and rendering follow it.
+      await c.run(
+        `USE ${target}; SET search_path = '${`${target},${MACRO_SCHEMA}`.replaceAll("'", "''")}'; SET TimeZone = 'UTC'`,
+      );
       applied = target;
     },
   };

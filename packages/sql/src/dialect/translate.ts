@@ -197,6 +197,19 @@ class Rewriter {
           throw new TranslationFailed(`Invalid parameter type ${type} for :${name}.`);
         return this.castNode(p, dt.dataType as Node);
       }
+      case 'literal':
+        // TIMESTAMP '...' is Spark's TIMESTAMP (an instant, TIMESTAMPTZ), like CAST(... AS TIMESTAMP); polyglot
+        // maps the literal to a wall-clock TIMESTAMP.
+        if (d.literal_type === 'timestamp')
+          return hit({
+            cast: {
+              this: { literal: { literal_type: 'string', value: d.value } },
+              to: { data_type: 'timestamp', precision: null, timezone: false },
+              trailing_comments: [],
+              double_colon_syntax: false,
+            },
+          });
+        return n;
       case 'subscript': {
         const idx = kindOf(d.index);
         if (idx && idx[0] === 'literal' && idx[1].literal_type === 'string') return n;
