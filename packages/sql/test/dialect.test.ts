@@ -88,3 +88,26 @@ describe('robustness', () => {
     expect(r.rows).toEqual([[null, '2']]);
   });
 });
+
+describe('parameters', () => {
+  it('rejects an unknown parameter type with a clear error', async () => {
+    const e = await runSql(duck.conn, {
+      statement: 'SELECT :x AS x',
+      parameters: [{ name: 'x', value: '1', type: 'NOT A TYPE(' }],
+    }).catch((x: unknown) => x);
+    expect((e as SqlError).errorClass).toBe('UNSUPPORTED_DATATYPE');
+  });
+
+  it('binds NULL and typed DECIMAL/DATE values', async () => {
+    const r = await runSql(duck.conn, {
+      statement: 'SELECT :a AS a, :d AS d, :t AS t',
+      parameters: [
+        { name: 'a', value: null, type: 'INT' },
+        { name: 'd', value: '12.345', type: 'DECIMAL(10,2)' },
+        { name: 't', value: '2024-02-29', type: 'DATE' },
+      ],
+    });
+    expect(r.rows).toEqual([[null, '12.35', '2024-02-29']]);
+    expect(r.types).toEqual(['INTEGER', 'DECIMAL(10,2)', 'DATE']);
+  });
+});

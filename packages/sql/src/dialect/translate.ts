@@ -6,7 +6,7 @@
  */
 import { Dialect, generate, parse, parseDataType, tokenize, transpile } from '@polyglot-sql/sdk';
 import { tokenType } from './tokens.js';
-import { unsupported } from './sql-error.js';
+import { sqlError, unsupported } from './sql-error.js';
 import { parseDatabricksType, toDuckDbTypeText, type TypeNode } from '@minilake/engine-duckdb';
 
 type Node = Record<string, unknown>;
@@ -192,9 +192,19 @@ class Rewriter {
         const p: Node = { parameter: { ...d, style: 'Dollar' } };
         const type = this.o.paramTypes.get(name);
         if (!type || type.toUpperCase() === 'STRING') return p;
-        const dt = parseDataType(type, Dialect.Databricks);
-        if (!dt.success || !dt.dataType)
-          throw new TranslationFailed(`Invalid parameter type ${type} for :${name}.`);
+        const alias: Record<string, string> = {
+          LONG: 'BIGINT',
+          SHORT: 'SMALLINT',
+          BYTE: 'TINYINT',
+          REAL: 'FLOAT',
+        };
+        const dt = parseDataType(alias[type.trim().toUpperCase()] ?? type, Dialect.Databricks);
+        if (!dt.success || !dt.dataType || (dt.dataType as Node).data_type === 'custom')
+          throw sqlError(
+            'UNSUPPORTED_DATATYPE',
+            '0A000',
+            `Unsupported data type ${JSON.stringify(type)} for the parameter :${name}.`,
+          );
         return this.castNode(p, dt.dataType as Node);
       }
       case 'literal':
