@@ -28,7 +28,7 @@ import type { QueryFilter, QueryHistoryStore } from './history.js';
 import { chunkContent, contentType, type ChunkInfo } from './results.js';
 import * as s from './schemas.js';
 import type { Statement, StatementManager } from './statements.js';
-import { WarehouseStore, type Origin } from './warehouses.js';
+import type { Origin, WarehouseStore } from './warehouses.js';
 
 const STATEMENTS = '/api/2.0/sql/statements';
 const WAREHOUSES = '/api/2.0/sql/warehouses';
@@ -229,13 +229,13 @@ export function sqlApp(
     const { origin } = originOf(c);
     const page = warehouses.list(q.page_size, q.page_token);
     const body: Record<string, unknown> = {
-      warehouses: page.items.map((w) => WarehouseStore.toWire(w, origin)),
+      warehouses: page.items.map((w) => warehouses.toWire(w, origin)),
     };
     if (page.nextPageToken) body.next_page_token = page.nextPageToken;
     return c.json(body);
   });
   app.get(`${WAREHOUSES}/:id`, (c) =>
-    c.json(WarehouseStore.toWire(warehouses.get(c.req.param('id')), originOf(c).origin)),
+    c.json(warehouses.toWire(warehouses.get(c.req.param('id')), originOf(c).origin)),
   );
   app.post(`${WAREHOUSES}/:id/edit`, async (c) => {
     warehouses.edit(c.req.param('id'), await readJson(c, s.EditWarehouseRequest));

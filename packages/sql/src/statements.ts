@@ -210,6 +210,15 @@ export class StatementManager {
       return;
     }
     if (stmt.canceled) return;
+    this.warehouses.statementStarted(stmt.warehouseId);
+    try {
+      await this.execute(stmt, input);
+    } finally {
+      this.warehouses.statementEnded(stmt.warehouseId);
+    }
+  }
+
+  private async execute(stmt: Statement, input: ExecuteStatementInput): Promise<void> {
     const { conn, release } = await this.engine.acquire();
     if (stmt.canceled) {
       release();
@@ -247,7 +256,7 @@ export class StatementManager {
         builder = new ResultBuilder(stmt.format, stmt.disposition, sources, limits, dir);
         const vectors: VectorLike[] = Array.from<VectorLike>({ length: sources.length });
         // One chunk ahead: DuckDB produces the next chunk on its threads while this one is converted.
-        let ahead: Promise<ChunkLike | null> | undefined = result.fetchChunk();
+        let ahead: Promise<ChunkLike | null> | undefined = stmt.canceled ? undefined : result.fetchChunk();
         try {
           for (;;) {
             if (stmt.canceled) break;
@@ -345,7 +354,7 @@ export class StatementManager {
   cancel(stmt: Statement): void {
     if (isTerminal(stmt.state)) return;
     stmt.canceled = true;
-    stmt.interrupt?.();
+    interruptUntilReleased(stmt);
     this.setState(stmt, 'CANCELED');
     this.retire(stmt, this.opts.retainMs);
     stmt.finish();
@@ -402,7 +411,7 @@ export class StatementManager {
     for (const s of all) {
       if (!isTerminal(s.state)) {
         s.canceled = true;
-        s.interrupt?.();
+        interruptUntilReleased(s);
         s.state = 'CANCELED';
         s.finish();
       }
@@ -412,6 +421,21 @@ export class StatementManager {
     // Anything left over (a result being written when the reset came) goes with the folder.
     await rm(this.resultsDir, { recursive: true, force: true }).catch(() => undefined);
   }
+}
+
+/**
+ * Interrupts DuckDB for a canceled statement. An interrupt that lands between two engine calls of the
+ * dialect layer is lost (the next call starts afresh), so it is repeated until the runner lets go of the
+ * connection. Engine mechanics, hence wall-clock time rather than the injected clock.
+ */
+function interruptUntilReleased(stmt: Statement): void {
+  if (!stmt.interrupt) return;
+  stmt.interrupt();
+  const timer = setInterval(() => {
+    if (stmt.interrupt) stmt.interrupt();
+    else clearInterval(timer);
+  }, 25);
+  timer.unref?.();
 }
 
 export const isTerminal = (s: StatementState) =>

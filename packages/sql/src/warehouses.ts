@@ -33,7 +33,6 @@ export interface WarehouseRecord {
   warehouse_type: string;
   state: WarehouseState;
   num_clusters: number;
-  num_active_sessions: number;
   /** Creation time (ms). */
   created_at: number;
   /** Creation order: list order. */
@@ -54,6 +53,9 @@ export class WarehouseStore extends CollectionStore {
   private readonly config: Collection<WorkspaceWarehouseConfig>;
   private readonly timers = new Map<string, () => void>();
   private readonly waiters = new Map<string, (() => void)[]>();
+  /** Auto-stop timers of idle RUNNING warehouses, and the statements running on each warehouse. */
+  private readonly idleTimers = new Map<string, () => void>();
+  private readonly active = new Map<string, number>();
   private nextSeq = 1;
 
   constructor(
@@ -70,6 +72,7 @@ export class WarehouseStore extends CollectionStore {
     for (const w of this.warehouses.values()) {
       this.nextSeq = Math.max(this.nextSeq, (w.seq ?? 0) + 1);
       if (w.transition_at !== undefined) this.arm(w);
+      else if (w.state === 'RUNNING') this.armIdle(w);
     }
   }
 
@@ -105,7 +108,6 @@ export class WarehouseStore extends CollectionStore {
       warehouse_type: f.warehouse_type ?? (f.enable_serverless_compute ? 'PRO' : 'CLASSIC'),
       state: 'STARTING',
       num_clusters: 0,
-      num_active_sessions: 0,
       created_at: this.clock.now(),
       seq: this.nextSeq++,
       data_source_id: crypto.randomUUID(),
@@ -153,6 +155,7 @@ export class WarehouseStore extends CollectionStore {
       (w as unknown as Record<string, unknown>)[k] = val;
     }
     this.warehouses.set(id, w);
+    if (f.auto_stop_mins !== undefined) this.armIdle(w);
   }
 
   start(id: string): void {
@@ -172,11 +175,30 @@ export class WarehouseStore extends CollectionStore {
     if (w.state === 'DELETED') throw warehouseNotFound(id);
     this.timers.get(id)?.();
     this.timers.delete(id);
+    this.cancelIdle(id);
     w.state = 'DELETED';
     w.num_clusters = 0;
     delete w.transition_at;
     this.warehouses.set(id, w);
     this.notify(id);
+  }
+
+  /** A statement started running on the warehouse: it is not idle. */
+  statementStarted(id: string): void {
+    this.active.set(id, (this.active.get(id) ?? 0) + 1);
+    this.cancelIdle(id);
+  }
+
+  /** A statement ended: the auto-stop countdown starts when none is left. */
+  statementEnded(id: string): void {
+    const n = Math.max(0, (this.active.get(id) ?? 1) - 1);
+    if (n > 0) {
+      this.active.set(id, n);
+      return;
+    }
+    this.active.delete(id);
+    const w = this.warehouses.get(id);
+    if (w) this.armIdle(w);
   }
 
   /** Resolves when the warehouse is RUNNING, starting a stopped one on demand (as a statement does). */
@@ -216,8 +238,26 @@ export class WarehouseStore extends CollectionStore {
     return this.list().items;
   }
 
+  /** auto_stop_mins of idleness (no running statement) stops a RUNNING warehouse; 0 disables it. */
+  private armIdle(w: WarehouseRecord): void {
+    this.cancelIdle(w.id);
+    if (w.state !== 'RUNNING' || w.auto_stop_mins <= 0 || this.active.get(w.id)) return;
+    const cancel = this.clock.setTimeout(() => {
+      this.idleTimers.delete(w.id);
+      const cur = this.warehouses.get(w.id);
+      if (cur?.state === 'RUNNING' && !this.active.get(w.id)) this.begin(cur, 'STOPPING');
+    }, w.auto_stop_mins * 60_000);
+    this.idleTimers.set(w.id, cancel);
+  }
+
+  private cancelIdle(id: string): void {
+    this.idleTimers.get(id)?.();
+    this.idleTimers.delete(id);
+  }
+
   private begin(w: WarehouseRecord, state: 'STARTING' | 'STOPPING'): void {
     this.timers.get(w.id)?.();
+    this.cancelIdle(w.id);
     w.state = state;
     w.transition_at = this.clock.now() + this.transitionMs;
     this.warehouses.set(w.id, w);
@@ -244,6 +284,7 @@ export class WarehouseStore extends CollectionStore {
     }
     delete w.transition_at;
     this.warehouses.set(id, w);
+    this.armIdle(w);
     this.notify(id);
   }
 
@@ -255,19 +296,20 @@ export class WarehouseStore extends CollectionStore {
   }
 
   protected override onReset(): void {
-    for (const cancel of this.timers.values()) cancel();
-    this.timers.clear();
+    this.close();
+    this.active.clear();
     const waiting = [...this.waiters.keys()];
     for (const id of waiting) this.notify(id);
   }
 
   close(): void {
-    for (const cancel of this.timers.values()) cancel();
+    for (const cancel of [...this.timers.values(), ...this.idleTimers.values()]) cancel();
     this.timers.clear();
+    this.idleTimers.clear();
   }
 
-  /** The wire shape (GetWarehouseResponse / EndpointInfo). */
-  static toWire(w: WarehouseRecord, origin: Origin): Record<string, unknown> {
+  /** The wire shape (GetWarehouseResponse / EndpointInfo); num_active_sessions counts running statements. */
+  toWire(w: WarehouseRecord, origin: Origin): Record<string, unknown> {
     const httpPath = `/sql/1.0/warehouses/${w.id}`;
     const out: Record<string, unknown> = {
       id: w.id,
@@ -284,7 +326,7 @@ export class WarehouseStore extends CollectionStore {
       warehouse_type: w.warehouse_type,
       state: w.state,
       num_clusters: w.num_clusters,
-      num_active_sessions: w.num_active_sessions,
+      num_active_sessions: this.active.get(w.id) ?? 0,
       jdbc_url:
         `jdbc:databricks://${origin.hostname}:${origin.port}/default;transportMode=http;` +
         `ssl=${origin.protocol === 'https' ? 1 : 0};AuthMech=3;httpPath=${httpPath};`,

@@ -137,6 +137,59 @@ describe('warehouse state machine on the injected clock', () => {
     );
   });
 
+  it('stops an idle warehouse after auto_stop_mins, never while a statement runs', async () => {
+    const clock = new ManualClock();
+    const { app } = await setup({ MINILAKE_WAREHOUSE_START_DELAY: '5' }, clock);
+    const { id } = await json<{ id: string }>(
+      app.request('/api/2.0/sql/warehouses', jsonInit('POST', { name: 'idle', auto_stop_mins: 10 })),
+    );
+    const state = async () =>
+      (await json<{ state: string }>(app.request(`/api/2.0/sql/warehouses/${id}`, jsonInit('GET')))).state;
+    clock.advance(5000);
+    expect(await state()).toBe('RUNNING');
+
+    const st = await json<Body>(
+      app.request(
+        '/api/2.0/sql/statements',
+        jsonInit('POST', {
+          warehouse_id: id,
+          statement: 'SELECT count(*) FROM range(3000000000) a, range(10) b',
+          wait_timeout: '0s',
+        }),
+      ),
+    );
+    const poll = async () =>
+      (await json<Body>(app.request(`/api/2.0/sql/statements/${st.statement_id}`, jsonInit('GET')))).status
+        .state;
+    await until(async () => (await poll()) === 'RUNNING', 'the statement to run');
+    expect(
+      (
+        await json<{ num_active_sessions: number }>(
+          app.request(`/api/2.0/sql/warehouses/${id}`, jsonInit('GET')),
+        )
+      ).num_active_sessions,
+    ).toBe(1);
+    clock.advance(11 * 60_000);
+    expect(await state()).toBe('RUNNING');
+    await app.request(`/api/2.0/sql/statements/${st.statement_id}/cancel`, jsonInit('POST', {}));
+    // The countdown starts when the interrupted statement has let go of the warehouse.
+    await until(
+      async () =>
+        (
+          await json<{ num_active_sessions: number }>(
+            app.request(`/api/2.0/sql/warehouses/${id}`, jsonInit('GET')),
+          )
+        ).num_active_sessions === 0,
+      'the statement to end',
+    );
+    clock.advance(10 * 60_000 - 1);
+    expect(await state()).toBe('RUNNING');
+    clock.advance(1);
+    expect(await state()).toBe('STOPPING');
+    clock.advance(5000);
+    expect(await state()).toBe('STOPPED');
+  });
+
   it('stores the workspace warehouse config', async () => {
     const { app } = await setup({});
     const before = await json<{ security_policy: string }>(
