@@ -132,6 +132,7 @@ function namespaceError(s: Session, e: unknown): Error {
 }
 
 const MACRO_ERROR_STATES: Record<string, string> = {
+  UNSUPPORTED_FEATURE: '0A000',
   DIVIDE_BY_ZERO: '22012',
   INVALID_ARRAY_INDEX: '22003',
   INVALID_ARRAY_INDEX_IN_ELEMENT_AT: '22003',
@@ -298,6 +299,12 @@ export function mapError(e: unknown): Error {
       'DATATYPE_MISMATCH.CAST_WITHOUT_SUGGESTION',
       '42K09',
       `Cannot resolve the cast: ${first}`,
+    );
+  if (/Overflow in (addition|subtraction|multiplication)/.test(first))
+    return sqlError(
+      'ARITHMETIC_OVERFLOW',
+      '22003',
+      `${first}. Use 'try_add'/'try_multiply' to tolerate overflow and return NULL instead.`,
     );
   if (/Failed to cast .* to type|out of range for the destination type|Overflow in/.test(first))
     return sqlError(

@@ -89,6 +89,15 @@ export const SPARK_MACROS: [string, string][] = [
       'ELSE CAST(TRY_CAST(x AS HUGEINT) AS DECIMAL(38, 0)) END',
   ],
   ['spark_isnull(x)', 'x IS NULL'],
+  ['spark_strftime(x, f)', 'strftime(x, f)'],
+  ['spark_from_unixtime(x)', "strftime(to_timestamp(x), '%Y-%m-%d %H:%M:%S')"],
+  // concat_ws flattens array arguments and skips NULLs (an empty array contributes nothing).
+  ['spark_cw_array(a, sep)', 'CASE WHEN len(a) = 0 THEN NULL ELSE array_to_string(a, sep) END'],
+  // Other arguments must not be arrays (DuckDB would print them as [a, b]): refuse instead.
+  [
+    'spark_cw_arg(x)',
+    "CASE WHEN typeof(x) LIKE '%[]' THEN error('[UNSUPPORTED_FEATURE] concat_ws with an array column is not supported by MiniLake; use array_join.') ELSE x END",
+  ],
   ['spark_map(k, v)', 'map(k, v)'],
   ['spark_uuid()', 'CAST(uuid() AS VARCHAR)'],
   ['spark_isnotnull(x)', 'x IS NOT NULL'],
@@ -100,6 +109,13 @@ export const SPARK_MACROS: [string, string][] = [
   ['spark_regexp_replace(s, p, r)', "regexp_replace(s, p, r, 'g')"],
   ['spark_size(a)', 'CASE WHEN a IS NULL THEN -1 ELSE len(a) END'],
   ['spark_nvl2(a, b, c)', 'CASE WHEN a IS NOT NULL THEN b ELSE c END'],
+];
+
+/** Table macros (FROM range(...)): Spark's range has one BIGINT column `id`. */
+export const SPARK_TABLE_MACROS: [string, string][] = [
+  ['spark_range1(a)', 'SELECT range AS id FROM range(a)'],
+  ['spark_range2(a, b)', 'SELECT range AS id FROM range(a, b)'],
+  ['spark_range3(a, b, c)', 'SELECT range AS id FROM range(a, b, c)'],
 ];
 
 export function macroStatements(): string[] {
@@ -114,5 +130,8 @@ export function macroStatements(): string[] {
   return [
     `ATTACH IF NOT EXISTS ':memory:' AS ${MACRO_DB}`,
     ...[...byName].map(([name, defs]) => `CREATE OR REPLACE MACRO ${MACRO_SCHEMA}.${name}${defs.join(', ')}`),
+    ...SPARK_TABLE_MACROS.map(
+      ([sig, body]) => `CREATE OR REPLACE MACRO ${MACRO_SCHEMA}.${sig} AS TABLE ${body}`,
+    ),
   ];
 }

@@ -31,6 +31,77 @@ export class TranslationFailed extends Error {}
 
 const unsupportedIn = (what: string): Error => unsupported(what);
 
+/** CAST(x AS TIMESTAMP): Spark's TIMESTAMP is an instant, TIMESTAMPTZ after translation. */
+function tsCast(x: Json): Node {
+  return {
+    cast: {
+      this: x,
+      to: { data_type: 'timestamp', precision: null, timezone: false },
+      trailing_comments: [],
+      double_colon_syntax: false,
+    },
+  };
+}
+
+/** Java DateTimeFormatter pattern (as Spark's date_format uses it) to strftime; unknown letters are refused. */
+export function javaToStrftime(p: string): string {
+  const map: Record<string, string> = {
+    yyyy: '%Y',
+    yy: '%y',
+    y: '%Y',
+    MMMM: '%B',
+    MMM: '%b',
+    MM: '%m',
+    M: '%-m',
+    dd: '%d',
+    d: '%-d',
+    HH: '%H',
+    H: '%-H',
+    hh: '%I',
+    h: '%-I',
+    mm: '%M',
+    m: '%-M',
+    ss: '%S',
+    s: '%-S',
+    SSSSSS: '%f',
+    SSS: '%g',
+    a: '%p',
+    EEEE: '%A',
+    EEE: '%a',
+    E: '%a',
+    DDD: '%j',
+  };
+  let out = '';
+  for (let i = 0; i < p.length;) {
+    const ch = p[i]!;
+    if (ch === "'") {
+      const end = p.indexOf("'", i + 1);
+      if (end === i + 1) {
+        out += "'";
+        i += 2;
+        continue;
+      }
+      const lit = end < 0 ? p.slice(i + 1) : p.slice(i + 1, end);
+      out += lit.replaceAll('%', '%%');
+      i = end < 0 ? p.length : end + 1;
+      continue;
+    }
+    if (/[A-Za-z]/.test(ch)) {
+      let j = i;
+      while (j < p.length && p[j] === ch) j++;
+      const run = p.slice(i, j);
+      const f = map[run] ?? (ch === 'y' ? '%Y' : undefined);
+      if (!f) throw unsupported(`date_format pattern letter '${run}'`);
+      out += f;
+      i = j;
+      continue;
+    }
+    out += ch === '%' ? '%%' : ch;
+    i++;
+  }
+  return out;
+}
+
 /** DuckDB json_transform structure for a Spark type: field names to DuckDB type texts. */
 function jsonStructure(t: TypeNode): unknown {
   switch (t.kind) {
@@ -330,6 +401,42 @@ class Rewriter {
             return args.length === 2 ? hit(fn('array_to_string', args)) : n;
           case 'uuid':
             return args.length === 0 ? hit(fn('spark_uuid', [])) : n;
+          case 'range':
+            return args.length >= 1 && args.length <= 3 ? hit(fn(`spark_range${args.length}`, args)) : n;
+          case 'to_timestamp':
+            if (args.length === 1) return hit(tsCast(args[0]));
+            return args.length === 2 ? hit(tsCast(n)) : n;
+          case 'from_unixtime':
+            return args.length === 1 ? hit(fn('spark_from_unixtime', args)) : n;
+          case 'date_format': {
+            if (args.length !== 2) return n;
+            const f = kindOf(args[1]);
+            if (!f || f[0] !== 'literal' || f[1].literal_type !== 'string')
+              throw unsupported('date_format with a non-literal pattern');
+            return hit(
+              fn('spark_strftime', [
+                tsCast(args[0]),
+                { literal: { literal_type: 'string', value: javaToStrftime(String(f[1].value)) } },
+              ]),
+            );
+          }
+          case 'concat_ws': {
+            if (args.length < 2) return n;
+            const sep = args[0];
+            const parts = args.slice(1).map((a) => {
+              const k = kindOf(a);
+              const isArray =
+                !!k &&
+                k[0] === 'function' &&
+                ['array', 'list_value', 'split', 'collect_list', 'collect_set'].includes(
+                  String(k[1].name).toLowerCase(),
+                );
+              if (isArray || (k && (k[0] === 'aggregate_function' || k[0] === 'array_distinct')))
+                return fn('spark_cw_array', [a, sep]);
+              return fn('spark_cw_arg', [a]);
+            });
+            return hit(fn('concat_ws', [sep, ...parts]));
+          }
           case 'from_json':
             return args.length === 2 ? hit(fromJson(args[0], args[1])) : n;
           case 'isnull':
