@@ -260,7 +260,7 @@ def test_query_history_records_statements(w, wh):
 def test_fifty_concurrent_clients(w, wh):
     def one(i):
         r = w.statement_execution.execute_statement(
-            warehouse_id=wh, statement=f"SELECT {i} AS i, sum(range) AS s FROM range({1000 + i})"
+            warehouse_id=wh, statement=f"SELECT {i} AS i, sum(id) AS s FROM range({1000 + i})"
         )
         assert r.status.state == StatementState.SUCCEEDED, r.status
         return r.result.data_array

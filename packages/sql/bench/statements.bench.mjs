@@ -55,7 +55,7 @@ for (let round = 1; round <= 2; round++) {
   const t0 = performance.now();
   const r = await json('POST', '/api/2.0/sql/statements', {
     warehouse_id: wh,
-    statement: `SELECT range AS id, (range * 2.5)::DOUBLE AS d, 'name_' || range AS s FROM range(${rows})`,
+    statement: `SELECT id, (id * 2.5)::DOUBLE AS d, 'name_' || id AS s FROM range(${rows})`,
     disposition: 'EXTERNAL_LINKS',
     format: 'ARROW_STREAM',
     wait_timeout: '50s',

@@ -225,11 +225,7 @@ export class StatementManager {
       return;
     }
     this.setState(stmt, 'RUNNING');
-    let interrupted = false;
-    stmt.interrupt = () => {
-      interrupted = true;
-      conn.interrupt();
-    };
+    stmt.interrupt = () => conn.interrupt();
     const limits: ResultLimits = { ...this.opts.limits };
     if (stmt.disposition === 'INLINE')
       limits.chunkBytes = Math.min(limits.chunkBytes, this.opts.inlineChunkBytes);
@@ -298,7 +294,8 @@ export class StatementManager {
       stmt.interrupt = undefined;
       release();
       await builder?.discard().catch(() => undefined);
-      if (stmt.canceled || (interrupted && /interrupt/i.test(String((e as Error)?.message)))) return;
+      // Interrupts only come from cancel, which already set the final state.
+      if (stmt.canceled) return;
       if (e instanceof InlineLimitExceeded) {
         this.fail(
           stmt,
@@ -474,6 +471,10 @@ function statementType(sql: string): string {
 /** Engine failures as Databricks reports them: a ServiceError code, the message, and a SQLSTATE. */
 export function toSqlFailure(e: unknown): { code: string; message: string; sqlState: string } {
   if (e instanceof SqlError) return { code: e.errorCode, message: e.message, sqlState: e.sqlState };
+  // A result file that could not be written (disk full, permissions): the statement fails with IO_ERROR.
+  const sys = (e as { code?: unknown; syscall?: unknown } | null) ?? {};
+  if (typeof sys.code === 'string' && typeof sys.syscall === 'string')
+    return { code: 'IO_ERROR', message: `Writing the result failed: ${sys.code}`, sqlState: '58030' };
   const message = e instanceof Error ? e.message : String(e);
   const kind = /^([A-Za-z ]+) Error:/.exec(message)?.[1] ?? '';
   const sqlState =

@@ -237,7 +237,7 @@ describe('chunked results', () => {
     const first = await json<Body>(
       app.request(
         '/api/2.0/sql/statements',
-        jsonInit('POST', { warehouse_id: id, statement: 'SELECT range AS id FROM range(10000)' }),
+        jsonInit('POST', { warehouse_id: id, statement: 'SELECT id FROM range(10000)' }),
       ),
     );
     const m = first.manifest!;
@@ -281,7 +281,7 @@ describe('chunked results', () => {
         '/api/2.0/sql/statements',
         jsonInit('POST', {
           warehouse_id: id,
-          statement: "SELECT range AS id, 'row ' || range AS s FROM range(50000)",
+          statement: "SELECT id, 'row ' || id AS s FROM range(50000)",
           disposition: 'EXTERNAL_LINKS',
           format: 'ARROW_STREAM',
         }),

@@ -87,7 +87,7 @@ describe('SQL through the TypeScript SDK', () => {
 
     const arrow = await w.statementExecution.executeStatement({
       warehouse_id: wh,
-      statement: "SELECT range AS id, 'v' || range AS s FROM range(3000)",
+      statement: "SELECT id, 'v' || id AS s FROM range(3000)",
       disposition: 'EXTERNAL_LINKS',
       format: 'ARROW_STREAM',
     });

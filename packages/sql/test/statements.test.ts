@@ -113,7 +113,7 @@ describe('statement execution', () => {
   });
 
   it('answers a zero-row result with result {} and no chunks', async () => {
-    const r = await run('SELECT * FROM range(10) WHERE range > 100');
+    const r = await run('SELECT * FROM range(10) WHERE id > 100');
     expect(r.status.state).toBe('SUCCEEDED');
     expect(r.manifest).toMatchObject({ total_row_count: 0, total_chunk_count: 0 });
     expect(r.result).toEqual({});
@@ -128,12 +128,12 @@ describe('statement execution', () => {
   });
 
   it('applies row_limit and sets truncated', async () => {
-    const r = await run('SELECT range AS id FROM range(5000)', { row_limit: 3 });
+    const r = await run('SELECT id FROM range(5000)', { row_limit: 3 });
     expect(r.result?.data_array).toEqual([['0'], ['1'], ['2']]);
     expect(r.manifest).toMatchObject({ total_row_count: 3, truncated: true });
-    const exact = await run('SELECT range AS id FROM range(3)', { row_limit: 3 });
+    const exact = await run('SELECT id FROM range(3)', { row_limit: 3 });
     expect(exact.manifest?.truncated).toBe(false);
-    const bytes = await run('SELECT range AS id FROM range(100000)', { byte_limit: 1000 });
+    const bytes = await run('SELECT id FROM range(100000)', { byte_limit: 1000 });
     expect(bytes.manifest?.truncated).toBe(true);
     expect(bytes.manifest!.total_row_count).toBeLessThan(100000);
   });
@@ -213,7 +213,7 @@ describe('statement execution', () => {
 
   it('serves ARROW_STREAM, CSV and JSON_ARRAY through external links without auth', async () => {
     const arrow = await run(
-      "SELECT range AS id, range * 1.5::DOUBLE AS d, 'n' || range AS s, CAST(range AS DECIMAL(10,2)) AS m FROM range(1000)",
+      "SELECT id, id * 1.5::DOUBLE AS d, 'n' || id AS s, CAST(id AS DECIMAL(10,2)) AS m FROM range(1000)",
       {
         disposition: 'EXTERNAL_LINKS',
         format: 'ARROW_STREAM',
@@ -236,19 +236,16 @@ describe('statement execution', () => {
     expect(table.getChild('d')!.get(2)).toBe(3);
     expect(String(table.getChild('m')!.type)).toMatch(/Decimal/);
 
-    const csv = await run(
-      "SELECT range AS id, CASE WHEN range = 1 THEN NULL ELSE 'a,b' END AS s FROM range(3)",
-      {
-        disposition: 'EXTERNAL_LINKS',
-        format: 'CSV',
-      },
-    );
+    const csv = await run("SELECT id, CASE WHEN id = 1 THEN NULL ELSE 'a,b' END AS s FROM range(3)", {
+      disposition: 'EXTERNAL_LINKS',
+      format: 'CSV',
+    });
     const cu = new URL(csv.result!.external_links![0]!.external_link);
     expect(await (await app.request(cu.pathname + cu.search)).text()).toBe(
       'id,s\r\n0,"a,b"\r\n1,null\r\n2,"a,b"\r\n',
     );
 
-    const json = await run('SELECT range AS id FROM range(3)', {
+    const json = await run('SELECT id FROM range(3)', {
       disposition: 'EXTERNAL_LINKS',
       format: 'JSON_ARRAY',
     });
@@ -265,9 +262,9 @@ describe('statement execution', () => {
 describe('Arrow conversion', () => {
   it('keeps nulls, short and long strings, unicode, booleans, dates and timestamps', async () => {
     const r = await run(
-      'SELECT CASE WHEN range % 3 = 0 THEN NULL ELSE range END AS n, ' +
-        "CASE WHEN range % 4 = 0 THEN NULL WHEN range % 2 = 0 THEN 'short_' || range ELSE 'a much longer string than twelve bytes ✓ ' || range END AS s, " +
-        "range % 2 = 0 AS b, DATE '2024-01-01' + range::INT AS d, CAST(range AS DECIMAL(20,3)) AS m " +
+      'SELECT CASE WHEN id % 3 = 0 THEN NULL ELSE id END AS n, ' +
+        "CASE WHEN id % 4 = 0 THEN NULL WHEN id % 2 = 0 THEN 'short_' || id ELSE 'a much longer string than twelve bytes ✓ ' || id END AS s, " +
+        "id % 2 = 0 AS b, DATE '2024-01-01' + id::INT AS d, CAST(id AS DECIMAL(20,3)) AS m " +
         'FROM range(5000)',
       { disposition: 'EXTERNAL_LINKS', format: 'ARROW_STREAM' },
     );
