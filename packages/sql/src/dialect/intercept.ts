@@ -244,8 +244,13 @@ export async function ensureSchema(s: Session, cat: string, sch: string): Promis
     );
 }
 
+/**
+ * A result with no columns, as Databricks answers DDL and USE: DuckDB's "nothing" return type (which the
+ * Statement API renders as an empty schema), from a statement that changes nothing here (UTC is the session
+ * time zone already).
+ */
 function emptyResult(s: Session): Promise<DuckDBResultLike> {
-  return s.conn.stream('SELECT 1 AS result WHERE false');
+  return s.conn.stream("SET TimeZone = 'UTC'");
 }
 
 function optionalLike(c: Cursor): RegExp | undefined {
@@ -606,6 +611,7 @@ async function create(c: Cursor, s: Session, h: InterceptHooks): Promise<Outcome
     }
   }
   const meta: TableMetadata = {};
+  let asSelect = false;
   while (!c.done()) {
     if (c.accept('USING')) meta.data_source_format = c.ident().toUpperCase();
     else if (c.accept('PARTITIONED', 'BY') || c.accept('CLUSTER', 'BY')) {
@@ -627,17 +633,18 @@ async function create(c: Cursor, s: Session, h: InterceptHooks): Promise<Outcome
       meta.table_type = 'EXTERNAL';
     } else if (c.is('AS')) {
       keep.push([c.i, c.tokens.length]);
+      asSelect = true;
       break;
     } else if (c.is('SELECT') || c.is('WITH') || c.is('VALUES')) {
       keep.push([c.i, c.i]);
       keep[keep.length - 1] = [c.i, c.tokens.length];
       // Spark allows CTAS without AS only after options; add it back.
       const text = keep.map(([a, b]) => c.slice(a, b)).join(' ');
-      return runCreate(s, h, text.trimEnd(), nameParts, meta, temp, columnComments);
+      return runCreate(s, h, text.trimEnd(), nameParts, meta, temp, columnComments, true);
     } else return undefined;
   }
   const text = keep.map(([a, b]) => c.slice(a, b)).join(' ');
-  return runCreate(s, h, text, nameParts, meta, temp, columnComments);
+  return runCreate(s, h, text, nameParts, meta, temp, columnComments, asSelect);
 }
 
 async function runCreate(
@@ -648,8 +655,10 @@ async function runCreate(
   meta: TableMetadata,
   temp: boolean,
   columnComments: [string, string][] = [],
+  asSelect = false,
 ): Promise<Outcome> {
-  await h.exec(text, true);
+  // CTAS reports how many rows it wrote, as Databricks does.
+  const ctas = asSelect ? await h.count(text) : (await h.exec(text, true), undefined);
   const t = resolveTable(s, nameParts);
   const ref = `${quoteIdent(s.engine.alias(t.catalog))}.${quoteIdent(t.schema)}.${quoteIdent(t.table)}`;
   for (const [col, comment] of columnComments) {
@@ -659,6 +668,15 @@ async function runCreate(
   if (!temp && (Object.keys(meta).length > 0 || s.uc?.setTableMetadata)) {
     await setMeta(s, t, { data_source_format: 'DELTA', table_type: 'MANAGED', ...meta });
   }
+  if (ctas !== undefined)
+    return valuesResult(
+      s,
+      [
+        { name: 'num_affected_rows', type: 'BIGINT' },
+        { name: 'num_inserted_rows', type: 'BIGINT' },
+      ],
+      [[ctas, ctas]],
+    );
   return emptyResult(s);
 }
 
