@@ -5,11 +5,13 @@
  *   '10s'), then answers with the current state. A FAILED statement is HTTP 200 with status.error and
  *   status.sql_state, as on Databricks.
  * - JSON_ARRAY values are strings or null; ARROW_STREAM and CSV only with EXTERNAL_LINKS. External links
- *   are absolute URLs on this server under /_minilake/sql/results/, carry their own secret and expire
- *   after 15 minutes; they must be fetched without the Authorization header (it is ignored there).
+ *   are absolute URLs on this server under /_minilake/sql/results/, signed over statement, chunk and
+ *   expiry, valid 15 minutes; they need no Authorization header (clients must not send it there).
  * - A zero-row result has total_chunk_count 0 and `"result": {}`.
  * - Warehouses all run on the one DuckDB engine; their state machine only gates statements: a statement
- *   sent to a STOPPED warehouse starts it and stays PENDING until it is RUNNING.
+ *   sent to a STOPPED warehouse starts it and stays PENDING until it is RUNNING; auto_stop_mins of
+ *   idleness stops a warehouse.
+ * - GET /api/2.0/preview/sql/data_sources is a bare JSON array (the Terraform provider needs that).
  */
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { createReadStream } from 'node:fs';
