@@ -438,34 +438,19 @@ function interruptUntilReleased(stmt: Statement): void {
 export const isTerminal = (s: StatementState) =>
   s === 'SUCCEEDED' || s === 'FAILED' || s === 'CANCELED' || s === 'CLOSED';
 
+const STATEMENT_TYPES = new Set(
+  (
+    'SELECT INSERT UPDATE DELETE MERGE CREATE DROP ALTER USE SHOW DESCRIBE GRANT REVOKE TRUNCATE COPY ' +
+    'ANALYZE OPTIMIZE SET REFRESH REPLACE'
+  ).split(' '),
+);
+const LEADING_KEYWORD = /^\s*(?:--[^\n]*\n\s*|\/\*[\s\S]*?\*\/\s*)*([A-Za-z]+)/;
+
 /** The first keyword, as QueryInfo.statement_type spells it. */
 function statementType(sql: string): string {
-  const m = /^\s*(?:--[^\n]*\n\s*|\/\*[\s\S]*?\*\/\s*)*([A-Za-z]+)/.exec(sql);
-  const k = (m?.[1] ?? 'OTHER').toUpperCase();
-  const known = new Set([
-    'SELECT',
-    'INSERT',
-    'UPDATE',
-    'DELETE',
-    'MERGE',
-    'CREATE',
-    'DROP',
-    'ALTER',
-    'USE',
-    'SHOW',
-    'DESCRIBE',
-    'GRANT',
-    'REVOKE',
-    'TRUNCATE',
-    'COPY',
-    'ANALYZE',
-    'OPTIMIZE',
-    'SET',
-    'REFRESH',
-    'REPLACE',
-  ]);
+  const k = (LEADING_KEYWORD.exec(sql)?.[1] ?? 'OTHER').toUpperCase();
   if (k === 'WITH' || k === 'VALUES' || k === 'FROM' || k === 'TABLE') return 'SELECT';
-  return known.has(k) ? k : 'OTHER';
+  return STATEMENT_TYPES.has(k) ? k : 'OTHER';
 }
 
 /** Engine failures as Databricks reports them: a ServiceError code, the message, and a SQLSTATE. */
