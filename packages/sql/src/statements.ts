@@ -441,7 +441,7 @@ export const isTerminal = (s: StatementState) =>
 const STATEMENT_TYPES = new Set(
   (
     'SELECT INSERT UPDATE DELETE MERGE CREATE DROP ALTER USE SHOW DESCRIBE GRANT REVOKE TRUNCATE COPY ' +
-    'ANALYZE OPTIMIZE SET REFRESH REPLACE'
+    'ANALYZE OPTIMIZE SET REFRESH REPLACE EXPLAIN'
   ).split(' '),
 );
 const LEADING_KEYWORD = /^\s*(?:--[^\n]*\n\s*|\/\*[\s\S]*?\*\/\s*)*([A-Za-z]+)/;
