@@ -144,8 +144,8 @@ const DML = new Set(['INSERT', 'UPDATE', 'DELETE', 'MERGE']);
 
 async function runOne(stmt: SplitStatement, s: Session, final: boolean): Promise<DuckDBResultLike> {
   const hooks = {
-    translateOnly: (text: string) => {
-      const p = prepare(text, s);
+    translateOnly: async (text: string) => {
+      const p = await prepare(text, s);
       return { sql: p.sql, values: p.values };
     },
     exec: (text: string, materialize: boolean) => runText(text, s, materialize),
@@ -188,16 +188,17 @@ interface Prepared {
   fallback: string | undefined;
 }
 
-function prepare(text: string, s: Session): Prepared {
+async function prepare(text: string, s: Session): Promise<Prepared> {
   const paramTypes = new Map<string, string | undefined>();
   for (const [k, v] of s.params) paramTypes.set(k, v.type);
+  const o = {
+    alias: (c: string) => s.engine.alias(c),
+    currentCatalog: s.catalog,
+    sessionCatalog: s.catalog,
+    paramTypes,
+  };
   try {
-    const t = translate(text, {
-      alias: (c) => s.engine.alias(c),
-      currentCatalog: s.catalog,
-      sessionCatalog: s.catalog,
-      paramTypes,
-    });
+    let t = translate(text, o);
     const values: Record<string, unknown> = {};
     for (const p of t.params) {
       const v = s.params.get(p);
@@ -209,12 +210,43 @@ function prepare(text: string, s: Session): Prepared {
         );
       values[p] = v.value;
     }
+    if (t.avgColumns.length > 0) {
+      const decimals = await avgDecimalTypes(text, o, t.avgColumns, values, s);
+      if (decimals.size > 0) t = translate(text, { ...o, avgDecimals: decimals });
+    }
     return { sql: t.sql, values, fallback: text };
   } catch (e) {
     if (e instanceof SqlError) throw e;
     if (e instanceof TranslationFailed) return { sql: text, values: {}, fallback: undefined };
     throw e;
   }
+}
+
+/** DESCRIBE of the probe query tells the DuckDB type of each avg argument; DECIMAL(p, s) -> (p + 4, s + 4). */
+async function avgDecimalTypes(
+  text: string,
+  o: Parameters<typeof translate>[1],
+  columns: number[],
+  values: Record<string, unknown>,
+  s: Session,
+): Promise<Map<number, [number, number]>> {
+  const out = new Map<number, [number, number]>();
+  try {
+    const probe = translate(text, { ...o, avgProbe: true });
+    const r = await s.conn.runAndReadAll(
+      `DESCRIBE ${probe.sql}`,
+      Object.keys(values).length > 0 ? values : undefined,
+    );
+    const rows = r.getRows();
+    for (const i of columns) {
+      const type = String(rows[i]?.[1] ?? '');
+      const m = type.match(/^DECIMAL\((\d+),\s*(\d+)\)$/);
+      if (m) out.set(i, [Math.min(38, Number(m[1]) + 4), Math.min(38, Number(m[2]) + 4)]);
+    }
+  } catch {
+    // The real statement reports its own error.
+  }
+  return out;
 }
 
 async function withFallback<T>(
@@ -236,7 +268,7 @@ async function withFallback<T>(
 }
 
 async function runText(text: string, s: Session, materialize: boolean): Promise<DuckDBResultLike> {
-  const p = prepare(text, s);
+  const p = await prepare(text, s);
   const hasValues = Object.keys(p.values).length > 0;
   return withFallback(p, s, (sql, values) =>
     materialize
@@ -246,7 +278,7 @@ async function runText(text: string, s: Session, materialize: boolean): Promise<
 }
 
 async function runTextRead(text: string, s: Session, suffix = ''): Promise<{ getRows(): unknown[][] }> {
-  const p = prepare(text, s);
+  const p = await prepare(text, s);
   p.sql += suffix;
   const hasValues = Object.keys(p.values).length > 0;
   return withFallback(p, s, (sql, values) => s.conn.runAndReadAll(sql, hasValues ? values : undefined));

@@ -12,7 +12,7 @@ import { MACRO_DB } from './macros.js';
 
 export interface InterceptHooks {
   /** Translates Databricks SQL text to DuckDB SQL with its bound values. */
-  translateOnly(text: string): { sql: string; values: Record<string, unknown> };
+  translateOnly(text: string): Promise<{ sql: string; values: Record<string, unknown> }>;
   /** Runs Databricks SQL text through the normal translation path. */
   exec(text: string, materialize: boolean): Promise<DuckDBResultLike>;
   /** Runs Databricks DML text and returns the affected row count. */
@@ -924,7 +924,7 @@ async function grant(c: Cursor, s: Session): Promise<Outcome> {
 async function explain(c: Cursor, s: Session, h: InterceptHooks): Promise<Outcome> {
   c.expect('EXPLAIN');
   while (['EXTENDED', 'FORMATTED', 'COST', 'CODEGEN'].some((w) => c.is(w))) c.i++;
-  const t = h.translateOnly(c.rest());
+  const t = await h.translateOnly(c.rest());
   const r = await s.conn.runAndReadAll(
     `EXPLAIN ${t.sql}`,
     Object.keys(t.values).length ? t.values : undefined,

@@ -17,6 +17,10 @@ export interface TranslateOptions {
   currentCatalog: string;
   /** The Databricks catalog name current_catalog() reports. */
   sessionCatalog: string;
+  /** Probe mode: top-level avg(x) projections become any_value(x), to learn x's DuckDB type. */
+  avgProbe?: boolean;
+  /** Top-level avg(x) projections (by index) over DECIMAL(p, s): cast to Spark's DECIMAL(p + 4, s + 4). */
+  avgDecimals?: Map<number, [number, number]>;
   /** Declared parameter types by name (undefined = STRING, bound as VARCHAR). */
   paramTypes: Map<string, string | undefined>;
 }
@@ -25,6 +29,8 @@ export interface Translated {
   sql: string;
   /** Parameter names referenced, in order of first use. */
   params: string[];
+  /** Indexes of the outer SELECT's projections that are avg(...) (their Spark type depends on the argument). */
+  avgColumns: number[];
 }
 
 export class TranslationFailed extends Error {}
@@ -605,8 +611,57 @@ const GENERATORS = new Set([
 const cache = new Map<string, Translated>();
 const CACHE_MAX = 2000;
 
+/**
+ * avg(decimal) is DECIMAL(p + 4, s + 4) in Spark and DOUBLE in DuckDB. The outer SELECT's avg projections are
+ * reported, probed by the executor (any_value(x) through DESCRIBE) and cast when their argument is a DECIMAL.
+ */
+function avgProjections(stmt: Node, o: TranslateOptions): number[] {
+  const kd = kindOf(stmt);
+  if (!kd || kd[0] !== 'select') return [];
+  const exprs = kd[1].expressions as Json[] | undefined;
+  if (!Array.isArray(exprs)) return [];
+  const found: number[] = [];
+  exprs.forEach((e, i) => {
+    const ek = kindOf(e);
+    const holder = ek?.[0] === 'alias' ? ek[1] : undefined;
+    const inner = holder ? kindOf(holder.this) : ek;
+    if (!inner || inner[0] !== 'avg') return;
+    found.push(i);
+    const avgNode = holder ? holder.this : e;
+    let replacement: Json | undefined;
+    if (o.avgProbe) replacement = fn('any_value', [inner[1].this]);
+    const dec = o.avgDecimals?.get(i);
+    if (dec)
+      replacement = {
+        cast: {
+          this: avgNode,
+          to: { data_type: 'decimal', precision: dec[0], scale: dec[1] },
+          trailing_comments: [],
+          double_colon_syntax: false,
+        },
+      };
+    if (replacement === undefined) return;
+    if (holder) holder.this = replacement;
+    else
+      exprs[i] = {
+        alias: {
+          this: replacement,
+          alias: ident(sparkName(e) ?? 'avg'),
+          column_aliases: [],
+          alias_explicit_as: true,
+          pre_alias_comments: [],
+          trailing_comments: [],
+        },
+      };
+  });
+  return found;
+}
+
 export function translate(text: string, o: TranslateOptions): Translated {
-  const key = `${o.currentCatalog}\u0000${[...o.paramTypes].map(([k, v]) => `${k}:${v ?? ''}`).join(',')}\u0000${text}`;
+  const avgKey = o.avgProbe
+    ? 'probe'
+    : [...(o.avgDecimals ?? [])].map(([i, [p, q]]) => `${i}:${p},${q}`).join(';');
+  const key = `${o.currentCatalog}\u0000${[...o.paramTypes].map(([k, v]) => `${k}:${v ?? ''}`).join(',')}\u0000${avgKey}\u0000${text}`;
   const hit = cache.get(key);
   if (hit) return hit;
   const r = parse(typedLiterals(text), Dialect.Databricks);
@@ -614,11 +669,12 @@ export function translate(text: string, o: TranslateOptions): Translated {
   const rw = new Rewriter(o);
   const stmt = rw.walk(r.ast[0]) as Node;
   nameProjections(stmt);
+  const avgColumns = avgProjections(stmt, o);
   const g = generate([stmt], Dialect.Databricks);
   if (!g.success || !g.sql?.[0]) throw new TranslationFailed(g.error ?? 'cannot generate');
   const t = transpile(g.sql[0], Dialect.Databricks, Dialect.DuckDB);
   if (!t.success || !t.sql?.[0]) throw new TranslationFailed(t.error ?? 'cannot transpile');
-  const out: Translated = { sql: fixTokens(t.sql[0]), params: rw.params };
+  const out: Translated = { sql: fixTokens(t.sql[0]), params: rw.params, avgColumns };
   if (cache.size >= CACHE_MAX) cache.delete(cache.keys().next().value!);
   cache.set(key, out);
   return out;
