@@ -1,3 +1,4 @@
+import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import { defineService } from '@minilake/core';
 import { duckDbEngine } from '@minilake/engine-duckdb';
@@ -47,6 +48,9 @@ export const sqlService = defineService<SqlApi>({
       resultTtlMs: ttl,
       limits: { ...defaultStatementOptions.limits, chunkBytes, memBytes: Math.min(1024 * 1024, chunkBytes) },
     };
+    const resultsDir = path.join(ctx.dataDir, 'sql', 'results');
+    // Statements do not survive a restart, so result files left by a previous process are orphans.
+    await rm(resultsDir, { recursive: true, force: true });
     const statements = new StatementManager(
       engine,
       ctx.peer('unity-catalog'),
@@ -54,7 +58,7 @@ export const sqlService = defineService<SqlApi>({
       history,
       ctx.clock,
       ctx.identity,
-      path.join(ctx.dataDir, 'sql', 'results'),
+      resultsDir,
       ctx.logger,
       opts,
     );
