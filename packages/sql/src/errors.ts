@@ -9,11 +9,7 @@ export const statementNotFound = (id: string) =>
 export const chunkNotFound = (id: string, n: number) =>
   invalidParameter(`Chunk index ${n} is out of range for statement ${id}.`);
 export const statementNotSucceeded = (id: string, state: string) =>
-  new DatabricksError(
-    400,
-    'INVALID_STATE',
-    `Statement ${id} is in state ${state}: its result cannot be fetched.`,
-  );
+  invalidState(`Statement ${id} is in state ${state}: its result cannot be fetched.`);
 export const badWaitTimeout = (value: string) =>
   invalidParameter(
     `Invalid wait_timeout '${value}': must be '0s' or between '5s' and '50s' (the default is '10s').`,
