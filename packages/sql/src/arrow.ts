@@ -25,10 +25,6 @@ import {
   TimestampMillisecond,
   TimestampNanosecond,
   TimestampSecond,
-  Uint16,
-  Uint32,
-  Uint64,
-  Uint8,
   Utf8,
   type Data,
   type DataType,
@@ -74,17 +70,22 @@ export function arrowColumn(name: string, type: TypeLike): ArrowColumn {
     case T.BIGINT:
       spec = fixed(new Int64(), 8, BigInt64Array as never);
       break;
+    // Unsigned types widen to the signed type the manifest announces (Spark has no unsigned integers).
     case T.UTINYINT:
-      spec = fixed(new Uint8(), 1, Uint8Array as never);
+      spec = fixed(new Int16(), 2, Int16Array as never);
       break;
     case T.USMALLINT:
-      spec = fixed(new Uint16(), 2, Uint16Array as never);
+      spec = fixed(new Int32(), 4, Int32Array as never);
       break;
     case T.UINTEGER:
-      spec = fixed(new Uint32(), 4, Uint32Array as never);
+      spec = fixed(new Int64(), 8, BigInt64Array as never);
       break;
     case T.UBIGINT:
-      spec = fixed(new Uint64(), 8, BigUint64Array as never);
+      spec = { dt: new Decimal(0, 20, 128), kind: 'decimal', width: 16 };
+      break;
+    case T.HUGEINT:
+    case T.UHUGEINT:
+      spec = { dt: new Decimal(0, 38, 128), kind: 'decimal', width: 16 };
       break;
     case T.FLOAT:
       spec = fixed(new Float32(), 4, Float32Array as never);
@@ -215,7 +216,8 @@ export function columnData(col: ArrowColumn, vec: VectorLike, n: number): Data {
     case 'fixed': {
       const items = (vec as unknown as Internals).items;
       const out = new col.ctor!(n);
-      if (items && items.length >= n) out.set(items.subarray(0, n));
+      const sameKind = items && typeof items[0] === typeof (out as ArrayLike<number | bigint>)[0];
+      if (items && items.length >= n && (n === 0 || sameKind)) out.set(items.subarray(0, n));
       else for (let i = 0; i < n; i++) (out as unknown as unknown[])[i] = toFixed(vec.getItem(i), col);
       const { bitmap, nullCount } = validity(vec, n);
       return makeData({
@@ -252,9 +254,11 @@ export function columnData(col: ArrowColumn, vec: VectorLike, n: number): Data {
       let bitmap: Uint8Array | undefined;
       let nullCount = 0;
       for (let i = 0; i < n; i++) {
-        const raw = v.getScaledValue
-          ? v.getScaledValue(i)
-          : ((vec.getItem(i) as { value: bigint } | null)?.value ?? null);
+        const item = v.getScaledValue ? v.getScaledValue(i) : vec.getItem(i);
+        const raw =
+          item === null || typeof item === 'number' || typeof item === 'bigint'
+            ? item
+            : (item as { value: bigint }).value;
         if (raw === null) {
           bitmap ??= new Uint8Array(Math.ceil(n / 8)).fill(0xff);
           bitmap[i >> 3]! &= ~(1 << (i & 7));

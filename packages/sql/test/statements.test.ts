@@ -283,6 +283,41 @@ describe('Arrow conversion', () => {
   });
 });
 
+describe('unsigned and huge integers', () => {
+  it('widen in Arrow to the types the manifest announces', async () => {
+    const sql =
+      'SELECT 200::UTINYINT AS a, 60000::USMALLINT AS b, 4000000000::UINTEGER AS c, ' +
+      '18446744073709551615::UBIGINT AS d, 170141183460469231731687303715884105727::HUGEINT AS e, NULL::UINTEGER AS f';
+    const inline = await run(sql);
+    expect(inline.status.state, JSON.stringify(inline.status)).toBe('SUCCEEDED');
+    expect(inline.manifest!.schema.columns.map((c) => c.type_text)).toEqual([
+      'SMALLINT',
+      'INT',
+      'BIGINT',
+      'DECIMAL(20,0)',
+      'DECIMAL(38,0)',
+      'BIGINT',
+    ]);
+    expect(inline.result?.data_array).toEqual([
+      ['200', '60000', '4000000000', '18446744073709551615', '170141183460469231731687303715884105727', null],
+    ]);
+    const r = await run(sql, { disposition: 'EXTERNAL_LINKS', format: 'ARROW_STREAM' });
+    const u = new URL(r.result!.external_links![0]!.external_link);
+    const t = tableFromIPC(new Uint8Array(await (await app.request(u.pathname + u.search)).arrayBuffer()));
+    expect(t.schema.fields.map((f) => String(f.type))).toEqual([
+      'Int16',
+      'Int32',
+      'Int64',
+      'Decimal[20e0]',
+      'Decimal[38e0]',
+      'Int64',
+    ]);
+    expect(t.getChild('a')!.get(0)).toBe(200);
+    expect(t.getChild('c')!.get(0)).toBe(4000000000n);
+    expect(t.getChild('f')!.get(0)).toBeNull();
+  });
+});
+
 describe('warehouses and history', () => {
   it('lists data sources as a bare array', async () => {
     const res = await get('/api/2.0/preview/sql/data_sources');
