@@ -222,15 +222,19 @@ async function prepare(text: string, s: Session): Promise<Prepared> {
   }
 }
 
-/** DESCRIBE of the probe query tells the DuckDB type of each avg argument; DECIMAL(p, s) -> (p + 4, s + 4). */
+/**
+ * DESCRIBE of the probe query tells the DuckDB type of each avg/sum argument, giving Spark's result type:
+ * avg(DECIMAL(p, s)) = DECIMAL(p + 4, s + 4); sum(DECIMAL(p, s)) = DECIMAL(p + 10, s); sum(integral) = BIGINT
+ * (DuckDB: DOUBLE, DECIMAL(38, s), HUGEINT).
+ */
 async function avgDecimalTypes(
   text: string,
   o: Parameters<typeof translate>[1],
-  columns: number[],
+  columns: { index: number; fn: 'avg' | 'sum' }[],
   values: Record<string, unknown>,
   s: Session,
-): Promise<Map<number, [number, number]>> {
-  const out = new Map<number, [number, number]>();
+): Promise<Map<number, Record<string, unknown>>> {
+  const out = new Map<number, Record<string, unknown>>();
   try {
     const probe = translate(text, { ...o, avgProbe: true });
     const r = await s.conn.runAndReadAll(
@@ -238,10 +242,20 @@ async function avgDecimalTypes(
       Object.keys(values).length > 0 ? values : undefined,
     );
     const rows = r.getRows();
-    for (const i of columns) {
-      const type = String(rows[i]?.[1] ?? '');
+    for (const { index, fn } of columns) {
+      const type = String(rows[index]?.[1] ?? '');
       const m = type.match(/^DECIMAL\((\d+),\s*(\d+)\)$/);
-      if (m) out.set(i, [Math.min(38, Number(m[1]) + 4), Math.min(38, Number(m[2]) + 4)]);
+      if (m) {
+        const [p, sc] = [Number(m[1]), Number(m[2])];
+        out.set(
+          index,
+          fn === 'avg'
+            ? { data_type: 'decimal', precision: Math.min(38, p + 4), scale: Math.min(38, sc + 4) }
+            : { data_type: 'decimal', precision: Math.min(38, p + 10), scale: sc },
+        );
+      } else if (fn === 'sum' && ['INTEGER', 'BIGINT', 'SMALLINT', 'TINYINT'].includes(type)) {
+        out.set(index, { data_type: 'big_int', length: null });
+      }
     }
   } catch {
     // The real statement reports its own error.
@@ -332,7 +346,11 @@ export function mapError(e: unknown): Error {
       '42K09',
       `Cannot resolve the cast: ${first}`,
     );
-  if (/Overflow in (addition|subtraction|multiplication)/.test(first))
+  // A sum wider than BIGINT (our cast of DuckDB's HUGEINT sum) is Spark's arithmetic overflow.
+  if (
+    /Overflow in (addition|subtraction|multiplication)/.test(first) ||
+    /out of range .*source column sum\(/.test(first)
+  )
     return sqlError(
       'ARITHMETIC_OVERFLOW',
       '22003',

@@ -17,10 +17,10 @@ export interface TranslateOptions {
   currentCatalog: string;
   /** The Databricks catalog name current_catalog() reports. */
   sessionCatalog: string;
-  /** Probe mode: top-level avg(x) projections become any_value(x), to learn x's DuckDB type. */
+  /** Probe mode: top-level avg(x)/sum(x) projections become any_value(x), to learn x's DuckDB type. */
   avgProbe?: boolean;
-  /** Top-level avg(x) projections (by index) over DECIMAL(p, s): cast to Spark's DECIMAL(p + 4, s + 4). */
-  avgDecimals?: Map<number, [number, number]>;
+  /** Casts for top-level avg/sum projections (by index) to Spark's result type (AST data type nodes). */
+  avgDecimals?: Map<number, Record<string, unknown>>;
   /** Declared parameter types by name (undefined = STRING, bound as VARCHAR). */
   paramTypes: Map<string, string | undefined>;
 }
@@ -29,8 +29,8 @@ export interface Translated {
   sql: string;
   /** Parameter names referenced, in order of first use. */
   params: string[];
-  /** Indexes of the outer SELECT's projections that are avg(...) (their Spark type depends on the argument). */
-  avgColumns: number[];
+  /** The outer SELECT's avg(...)/sum(...) projections: index and function (Spark's type depends on the argument). */
+  avgColumns: { index: number; fn: 'avg' | 'sum' }[];
 }
 
 export class TranslationFailed extends Error {}
@@ -615,31 +615,23 @@ const CACHE_MAX = 2000;
  * avg(decimal) is DECIMAL(p + 4, s + 4) in Spark and DOUBLE in DuckDB. The outer SELECT's avg projections are
  * reported, probed by the executor (any_value(x) through DESCRIBE) and cast when their argument is a DECIMAL.
  */
-function avgProjections(stmt: Node, o: TranslateOptions): number[] {
+function avgProjections(stmt: Node, o: TranslateOptions): { index: number; fn: 'avg' | 'sum' }[] {
   const kd = kindOf(stmt);
   if (!kd || kd[0] !== 'select') return [];
   const exprs = kd[1].expressions as Json[] | undefined;
   if (!Array.isArray(exprs)) return [];
-  const found: number[] = [];
+  const found: { index: number; fn: 'avg' | 'sum' }[] = [];
   exprs.forEach((e, i) => {
     const ek = kindOf(e);
     const holder = ek?.[0] === 'alias' ? ek[1] : undefined;
     const inner = holder ? kindOf(holder.this) : ek;
-    if (!inner || inner[0] !== 'avg') return;
-    found.push(i);
+    if (!inner || (inner[0] !== 'avg' && inner[0] !== 'sum')) return;
+    found.push({ index: i, fn: inner[0] });
     const avgNode = holder ? holder.this : e;
     let replacement: Json | undefined;
     if (o.avgProbe) replacement = fn('any_value', [inner[1].this]);
-    const dec = o.avgDecimals?.get(i);
-    if (dec)
-      replacement = {
-        cast: {
-          this: avgNode,
-          to: { data_type: 'decimal', precision: dec[0], scale: dec[1] },
-          trailing_comments: [],
-          double_colon_syntax: false,
-        },
-      };
+    const to = o.avgDecimals?.get(i);
+    if (to) replacement = { cast: { this: avgNode, to, trailing_comments: [], double_colon_syntax: false } };
     if (replacement === undefined) return;
     if (holder) holder.this = replacement;
     else
@@ -660,7 +652,7 @@ function avgProjections(stmt: Node, o: TranslateOptions): number[] {
 export function translate(text: string, o: TranslateOptions): Translated {
   const avgKey = o.avgProbe
     ? 'probe'
-    : [...(o.avgDecimals ?? [])].map(([i, [p, q]]) => `${i}:${p},${q}`).join(';');
+    : [...(o.avgDecimals ?? [])].map(([i, t]) => `${i}:${JSON.stringify(t)}`).join(';');
   const key = `${o.currentCatalog}\u0000${[...o.paramTypes].map(([k, v]) => `${k}:${v ?? ''}`).join(',')}\u0000${avgKey}\u0000${text}`;
   const hit = cache.get(key);
   if (hit) return hit;
