@@ -12,7 +12,12 @@ export const entry = process.env.MINILAKE_SERVER_ENTRY ?? path.join(root, 'apps/
 export async function startServer(env = {}) {
   const t0 = performance.now();
   const proc = spawn(process.execPath, [entry, '--port', '0'], {
-    env: { ...process.env, MINILAKE_DATA_DIR: mkdtempSync(path.join(os.tmpdir(), 'ml-bench-')), MINILAKE_LOG_LEVEL: 'info', ...env },
+    env: {
+      ...process.env,
+      MINILAKE_DATA_DIR: mkdtempSync(path.join(os.tmpdir(), 'ml-bench-')),
+      MINILAKE_LOG_LEVEL: 'info',
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   // The port is chosen by the OS: read it from the start-up line.
@@ -28,7 +33,10 @@ export async function startServer(env = {}) {
     proc.once('exit', (c) => reject(new Error(`server exited ${c}: ${out}`)));
   });
   for (;;) {
-    const ok = await fetch(`${url}/_minilake/ready`).then((r) => r.ok, () => false);
+    const ok = await fetch(`${url}/_minilake/ready`).then(
+      (r) => r.ok,
+      () => false,
+    );
     if (ok) break;
     await new Promise((r) => setTimeout(r, 2));
   }
@@ -41,7 +49,11 @@ export async function startServer(env = {}) {
       const status = readFileSync(`/proc/${proc.pid}/status`, 'utf8');
       return Number(/VmHWM:\s+(\d+)/.exec(status)[1]) / 1024;
     },
-    stop: () => new Promise((r) => { proc.once('exit', r); proc.kill('SIGTERM'); }),
+    stop: () =>
+      new Promise((r) => {
+        proc.once('exit', r);
+        proc.kill('SIGTERM');
+      }),
   };
 }
 
@@ -59,8 +71,18 @@ export function load(url, { requests = 20000, concurrency = 8, method = 'GET', b
       const i = started++;
       const s = performance.now();
       const req = http.request(
-        { host: u.hostname, port: u.port, path: u.pathname + u.search, method, agent,
-          headers: { authorization: 'Bearer bench', ...(body ? { 'content-type': 'application/json' } : {}), ...headers } },
+        {
+          host: u.hostname,
+          port: u.port,
+          path: u.pathname + u.search,
+          method,
+          agent,
+          headers: {
+            authorization: 'Bearer bench',
+            ...(body ? { 'content-type': 'application/json' } : {}),
+            ...headers,
+          },
+        },
         (res) => {
           if (res.statusCode >= 400) failures++;
           res.resume();
@@ -79,7 +101,13 @@ export function load(url, { requests = 20000, concurrency = 8, method = 'GET', b
       agent.destroy();
       const sorted = Array.from(latencies).sort((a, b) => a - b);
       const pct = (p) => sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))];
-      resolve({ requests, failures, rps: Math.round(requests / seconds), p50_ms: +pct(0.5).toFixed(3), p99_ms: +pct(0.99).toFixed(3) });
+      resolve({
+        requests,
+        failures,
+        rps: Math.round(requests / seconds),
+        p50_ms: +pct(0.5).toFixed(3),
+        p99_ms: +pct(0.99).toFixed(3),
+      });
     };
     for (let k = 0; k < Math.min(concurrency, requests); k++) one();
   });
@@ -93,7 +121,9 @@ export function bareServer() {
       s.end('{"status":"ok"}');
     });
     server.keepAliveTimeout = 65_000;
-    server.listen(0, '127.0.0.1', () => resolve({ url: `http://127.0.0.1:${server.address().port}/`, close: () => server.close() }));
+    server.listen(0, '127.0.0.1', () =>
+      resolve({ url: `http://127.0.0.1:${server.address().port}/`, close: () => server.close() }),
+    );
   });
 }
 

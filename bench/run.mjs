@@ -7,7 +7,10 @@ import path from 'node:path';
 import { root } from './lib.mjs';
 
 const dir = path.join(root, 'bench/scenarios');
-const all = readdirSync(dir).filter((f) => f.endsWith('.mjs')).map((f) => f.replace(/\.mjs$/, '')).sort();
+const all = readdirSync(dir)
+  .filter((f) => f.endsWith('.mjs'))
+  .map((f) => f.replace(/\.mjs$/, ''))
+  .sort();
 const chosen = process.argv.slice(2).length ? process.argv.slice(2) : all;
 for (const name of chosen) {
   const mod = await import(path.join(dir, `${name}.mjs`));
@@ -16,7 +19,12 @@ for (const name of chosen) {
   const result = {
     scenario: name,
     date: new Date().toISOString(),
-    machine: { cpus: os.cpus().length, cpu: os.cpus()[0]?.model, memGb: Math.round(os.totalmem() / 2 ** 30), node: process.version },
+    machine: {
+      cpus: os.cpus().length,
+      cpu: os.cpus()[0]?.model,
+      memGb: Math.round(os.totalmem() / 2 ** 30),
+      node: process.version,
+    },
     targets: mod.targets ?? {},
     figures,
   };

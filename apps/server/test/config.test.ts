@@ -47,8 +47,8 @@ describe('composition in process', () => {
       expect((await ml.app.request('/api/2.0/secrets/scopes/list')).status).toBe(200);
       const res = await ml.app.request('/api/2.1/unity-catalog/catalogs');
       expect(res.status).toBe(501);
-      expect(await res.json()).toMatchObject({ error_code: 'NOT_IMPLEMENTED' });
-      const services = await (await ml.app.request('/_minilake/services')).json();
+      expect(await (res.json() as Promise<any>)).toMatchObject({ error_code: 'NOT_IMPLEMENTED' });
+      const services = await ((await ml.app.request('/_minilake/services')).json() as Promise<any>);
       expect(services.enabled).toEqual(['secrets']);
     } finally {
       await ml.close();
@@ -65,10 +65,14 @@ describe('composition in process', () => {
       expect((await ml.app.request('/_minilake/reset?services=secrets', { method: 'POST' })).status).toBe(
         200,
       );
-      expect(await (await ml.app.request('/api/2.0/secrets/scopes/list')).json()).toEqual({ scopes: [] });
+      expect(await ((await ml.app.request('/api/2.0/secrets/scopes/list')).json() as Promise<any>)).toEqual({
+        scopes: [],
+      });
       await create('s2');
       expect((await ml.app.request('/_minilake/reset', { method: 'POST' })).status).toBe(200);
-      expect(await (await ml.app.request('/api/2.0/secrets/scopes/list')).json()).toEqual({ scopes: [] });
+      expect(await ((await ml.app.request('/api/2.0/secrets/scopes/list')).json() as Promise<any>)).toEqual({
+        scopes: [],
+      });
     } finally {
       await ml.close();
     }
@@ -85,8 +89,10 @@ describe('composition in process', () => {
     try {
       const me = await ml.app.request('/api/2.0/preview/scim/v2/Me');
       expect(me.headers.get('x-databricks-org-id')).toBe('42');
-      expect((await me.json()).userName).toBe('ana@example.com');
-      const wk = await (await ml.app.request('http://localhost/.well-known/databricks-config')).json();
+      expect((await (me.json() as Promise<any>)).userName).toBe('ana@example.com');
+      const wk = await ((
+        await ml.app.request('http://localhost/.well-known/databricks-config')
+      ).json() as Promise<any>);
       expect(wk.workspace_id).toBe('42');
     } finally {
       await ml.close();
@@ -98,7 +104,7 @@ describe('composition in process', () => {
     try {
       const res = await ml.app.request('/api/2.0/secrets/list?scope=..%2F..%2Fetc');
       expect(res.status).toBe(404);
-      expect((await res.json()).error_code).toBe('RESOURCE_DOES_NOT_EXIST');
+      expect((await (res.json() as Promise<any>)).error_code).toBe('RESOURCE_DOES_NOT_EXIST');
     } finally {
       await ml.close();
     }

@@ -39,7 +39,7 @@ describe('the minilake process', () => {
       expect((await fetch(`${s.url}/api/2.0/secrets/scopes/list`)).status).toBe(200);
       const uc = await fetch(`${s.url}/api/2.1/unity-catalog/catalogs`);
       expect(uc.status).toBe(501);
-      expect((await uc.json()).error_code).toBe('NOT_IMPLEMENTED');
+      expect((await (uc.json() as Promise<any>)).error_code).toBe('NOT_IMPLEMENTED');
       expect((await fetch(`${s.url}/_minilake/health`)).status).toBe(200);
     } finally {
       await s.stop();
@@ -73,7 +73,7 @@ describe('the minilake process', () => {
     expect(await s.stop()).toBe(0);
     const again = await startServer({ dataDir: s.dataDir, env: { MINILAKE_PERSIST: '1' } });
     try {
-      const list = await (await fetch(`${again.url}/api/2.0/secrets/scopes/list`)).json();
+      const list = await ((await fetch(`${again.url}/api/2.0/secrets/scopes/list`)).json() as Promise<any>);
       expect(list.scopes.map((x: { name: string }) => x.name)).toContain('inflight');
     } finally {
       await again.stop();
@@ -90,7 +90,9 @@ describe('the minilake process', () => {
     await s.kill9();
     const again = await startServer({ dataDir, env: { MINILAKE_PERSIST: '1' } });
     try {
-      const secrets = await (await fetch(`${again.url}/api/2.0/secrets/list?scope=durable`)).json();
+      const secrets = await ((
+        await fetch(`${again.url}/api/2.0/secrets/list?scope=durable`)
+      ).json() as Promise<any>);
       expect(secrets.secrets.map((x: { key: string }) => x.key)).toEqual(['k']);
     } finally {
       await again.stop();
@@ -107,7 +109,9 @@ describe('the minilake process', () => {
     expect(existsSync(dir!)).toBe(false);
     const again = await startServer({ dataDir: s.dataDir });
     try {
-      expect(await (await fetch(`${again.url}/api/2.0/secrets/scopes/list`)).json()).toEqual({ scopes: [] });
+      expect(
+        await ((await fetch(`${again.url}/api/2.0/secrets/scopes/list`)).json() as Promise<any>),
+      ).toEqual({ scopes: [] });
     } finally {
       await again.stop();
     }

@@ -104,13 +104,13 @@ describe('validation through a Hono app', () => {
   it('a bad JSON body is a Databricks-shaped 400', async () => {
     const res = await app.request('/body', { method: 'POST', body: '{nope' });
     expect(res.status).toBe(400);
-    expect((await res.json()).error_code).toBe('MALFORMED_REQUEST');
+    expect(((await res.json()) as { error_code: string }).error_code).toBe('MALFORMED_REQUEST');
   });
 
   it('a wrong type is a 400 naming the field', async () => {
     const res = await app.request('/body', { method: 'POST', body: JSON.stringify({ name: 'a', n: 'x' }) });
     expect(res.status).toBe(400);
-    const body = await res.json();
+    const body = (await res.json()) as { error_code: string; message: string };
     expect(body.error_code).toBe('INVALID_PARAMETER_VALUE');
     expect(body.message).toContain("'n'");
   });
@@ -125,7 +125,7 @@ describe('validation through a Hono app', () => {
   it('unknown routes are 501 NOT_IMPLEMENTED; unknown errors are an opaque 500', async () => {
     const res = await app.request('/api/2.0/nothing');
     expect(res.status).toBe(501);
-    expect((await res.json()).error_code).toBe('NOT_IMPLEMENTED');
+    expect(((await res.json()) as { error_code: string }).error_code).toBe('NOT_IMPLEMENTED');
     expect(renderError(new Error('secret detail')).body).toEqual({
       error_code: 'INTERNAL_ERROR',
       message: 'Internal error',
