@@ -153,6 +153,11 @@ const tableNotFound = (name: string): Error =>
 
 export async function intercept(stmt: SplitStatement, s: Session, h: InterceptHooks): Promise<Outcome> {
   const c = new Cursor(stmt.tokens, stmt.text);
+  // Delta time travel: polyglot drops it after a table function, so refuse it wherever it appears.
+  for (let k = 0; k + 2 < stmt.tokens.length; k++) {
+    if ((c.is('VERSION', k) || c.is('TIMESTAMP', k)) && c.is('AS', k + 1) && c.is('OF', k + 2))
+      throw unsupported('Delta time travel (VERSION AS OF / TIMESTAMP AS OF)');
+  }
   const first = c.peek()?.text.toUpperCase();
   switch (first) {
     case 'USE':
