@@ -158,6 +158,21 @@ export async function intercept(stmt: SplitStatement, s: Session, h: InterceptHo
     if ((c.is('VERSION', k) || c.is('TIMESTAMP', k)) && c.is('AS', k + 1) && c.is('OF', k + 2))
       throw unsupported('Delta time travel (VERSION AS OF / TIMESTAMP AS OF)');
   }
+  // Clear errors for Delta/Spark clauses DuckDB would only report as a syntax error.
+  for (let k = 0; k + 1 < stmt.tokens.length; k++) {
+    if ((c.is('SHALLOW', k) || c.is('DEEP', k)) && c.is('CLONE', k + 1))
+      throw unsupported('SHALLOW/DEEP CLONE');
+    if (c.is('AS', k) && c.is('IDENTITY', k + 1))
+      throw unsupported('Identity columns (GENERATED ... AS IDENTITY)');
+    if (c.is('REPLACE', k) && c.is('WHERE', k + 1)) throw unsupported('INSERT ... REPLACE WHERE');
+    if ((c.is('SORT', k) || c.is('DISTRIBUTE', k)) && c.is('BY', k + 1))
+      throw unsupported('SORT BY / DISTRIBUTE BY');
+  }
+  if (
+    c.is('INSERT') &&
+    stmt.tokens.some((t, k) => k > 0 && c.is('PARTITION', k) && stmt.tokens[k + 1]?.type === 'L_PAREN')
+  )
+    throw unsupported('INSERT ... PARTITION (...)');
   const first = c.peek()?.text.toUpperCase();
   switch (first) {
     case 'USE':
