@@ -87,6 +87,7 @@ export async function executeDatabricksSql<R extends DuckDBResultLike>(
     catalog: input.catalog || 'main',
     schema: input.schema || 'default',
     params,
+    inTransaction: false,
     applyNamespace: async () => {
       // Pooled connections are shared (and moved to `memory` by the engine on DETACH): set it every request,
       // in one round trip.
@@ -113,9 +114,16 @@ export async function executeDatabricksSql<R extends DuckDBResultLike>(
   const stmts = splitStatementsCached(input.statement);
   if (stmts.length === 0) throw syntaxError('Syntax error: the statement text is empty.');
   let last: DuckDBResultLike | undefined;
-  for (let i = 0; i < stmts.length; i++) {
-    const final = i === stmts.length - 1;
-    last = await runOne(stmts[i]!, s, final);
+  try {
+    for (let i = 0; i < stmts.length; i++) {
+      const final = i === stmts.length - 1;
+      last = await runOne(stmts[i]!, s, final);
+    }
+  } catch (e) {
+    // A failure inside the text's own BEGIN ... leaves the pooled connection in an aborted transaction:
+    // roll it back so the next request on this connection starts clean.
+    if (s.inTransaction) await c.run('ROLLBACK').catch(() => undefined);
+    throw e;
   }
   return last as R;
 }
@@ -151,6 +159,10 @@ async function runOne(stmt: SplitStatement, s: Session, final: boolean): Promise
     exec: (text: string, materialize: boolean) => runText(text, s, materialize),
     count: async (text: string) => affected(await runTextRead(text, s)),
   };
+  const first = stmt.tokens[0]?.text.toUpperCase() ?? '';
+  if (first === 'BEGIN' || first === 'START') s.inTransaction = true;
+  else if (first === 'COMMIT' || first === 'ROLLBACK' || first === 'END' || first === 'ABORT')
+    s.inTransaction = false;
   let r: DuckDBResultLike | undefined;
   try {
     r = await intercept(stmt, s, hooks);

@@ -856,14 +856,16 @@ async function insertOverwrite(c: Cursor, s: Session, h: InterceptHooks): Promis
   if (c.is('PARTITION')) throw unsupported('INSERT OVERWRITE ... PARTITION');
   if (c.accept('REPLACE', 'WHERE')) throw unsupported('INSERT ... REPLACE WHERE');
   const rest = c.rest();
-  await s.conn.run('BEGIN TRANSACTION');
+  // Atomic like Delta's overwrite; inside the caller's own transaction, that one already covers it.
+  const own = !s.inTransaction;
+  if (own) await s.conn.run('BEGIN TRANSACTION');
   let n: bigint;
   try {
     await h.exec(`DELETE FROM ${nameText}`, true);
     n = await h.count(`INSERT INTO ${nameText} ${rest}`);
-    await s.conn.run('COMMIT');
+    if (own) await s.conn.run('COMMIT');
   } catch (e) {
-    await s.conn.run('ROLLBACK').catch(() => undefined);
+    if (own) await s.conn.run('ROLLBACK').catch(() => undefined);
     throw e;
   }
   return valuesResult(

@@ -13,6 +13,8 @@ export interface Session {
   catalog: string;
   schema: string;
   params: Map<string, { value: string | null; type: string | undefined }>;
+  /** The text opened its own transaction (BEGIN) that is not yet committed or rolled back. */
+  inTransaction: boolean;
   /** Applies catalog/schema to the connection (USE + search_path) when they changed. */
   applyNamespace(): Promise<void>;
 }
