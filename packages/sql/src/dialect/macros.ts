@@ -89,6 +89,11 @@ export const SPARK_MACROS: [string, string][] = [
       'ELSE CAST(TRY_CAST(x AS HUGEINT) AS DECIMAL(38, 0)) END',
   ],
   ['spark_isnull(x)', 'x IS NULL'],
+  [
+    'spark_elt(l, i)',
+    'CASE WHEN i IS NULL THEN NULL WHEN i BETWEEN 1 AND len(l) THEN l[i] ' +
+      "ELSE error('[INVALID_ARRAY_INDEX] The index ' || i || ' is out of bounds. The array has ' || len(l) || ' elements. Use `try_element_at` and increase the array index by 1(the starting array index is 1 for `try_element_at`) to tolerate accessing element at invalid index and return NULL instead.') END",
+  ],
   ['spark_strftime(x, f)', 'strftime(x, f)'],
   ['spark_from_unixtime(x)', "strftime(to_timestamp(x), '%Y-%m-%d %H:%M:%S')"],
   // concat_ws flattens array arguments and skips NULLs (an empty array contributes nothing).

@@ -443,6 +443,8 @@ class Rewriter {
             });
             return hit(fn('concat_ws', [sep, ...parts]));
           }
+          case 'elt':
+            return args.length >= 2 ? hit(fn('spark_elt', [fn('list_value', args.slice(1)), args[0]])) : n;
           case 'from_json':
             return args.length === 2 ? hit(fromJson(args[0], args[1])) : n;
           case 'isnull':
