@@ -1,6 +1,6 @@
 // Shared benchmark helpers: start the built server, drive it over loopback with keep-alive, measure.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
@@ -11,10 +11,11 @@ export const entry = process.env.MINILAKE_SERVER_ENTRY ?? path.join(root, 'apps/
 
 export async function startServer(env = {}) {
   const t0 = performance.now();
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'ml-bench-'));
   const proc = spawn(process.execPath, [entry, '--port', '0'], {
     env: {
       ...process.env,
-      MINILAKE_DATA_DIR: mkdtempSync(path.join(os.tmpdir(), 'ml-bench-')),
+      MINILAKE_DATA_DIR: dataDir,
       MINILAKE_LOG_LEVEL: 'info',
       ...env,
     },
@@ -49,11 +50,16 @@ export async function startServer(env = {}) {
       const status = readFileSync(`/proc/${proc.pid}/status`, 'utf8');
       return Number(/VmHWM:\s+(\d+)/.exec(status)[1]) / 1024;
     },
-    stop: () =>
-      new Promise((r) => {
-        proc.once('exit', r);
-        proc.kill('SIGTERM');
-      }),
+    dataDir,
+    // Stops the server and deletes its data folder (benchmarks leave nothing behind).
+    stop: async () => {
+      if (proc.exitCode === null && proc.signalCode === null)
+        await new Promise((r) => {
+          proc.once('exit', r);
+          proc.kill('SIGTERM');
+        });
+      rmSync(dataDir, { recursive: true, force: true });
+    },
   };
 }
 
