@@ -6,7 +6,7 @@
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { RecordBatch, Schema } from 'apache-arrow';
-import { arrowColumn, arrowSchema, ipcStream, recordBatch, type ArrowColumn } from './arrow.js';
+import type { ArrowColumn } from './arrow.js';
 import { columnInfo, stringRenderer, type ColumnInfo, type TypeLike, type VectorLike } from './render.js';
 
 export type Format = 'JSON_ARRAY' | 'ARROW_STREAM' | 'CSV';
@@ -57,6 +57,28 @@ const csvField = (s: string | null): string => {
   return /[",\r\n]/.test(s) ? `"${s.replaceAll('"', '""')}"` : s;
 };
 
+// apache-arrow costs ~90 ms to import: load the Arrow writer on the first ARROW_STREAM result, not at start-up.
+let arrow: typeof import('./arrow.js') | undefined;
+let arrowLoading: Promise<unknown> | undefined;
+
+/** Awaited before building an ARROW_STREAM result (ResultBuilder's constructor is synchronous). */
+export async function loadArrow(): Promise<void> {
+  if (arrow) return;
+  arrowLoading ??= import('./arrow.js').then(
+    (m) => (arrow = m),
+    (e: unknown) => {
+      arrowLoading = undefined;
+      throw e;
+    },
+  );
+  await arrowLoading;
+}
+
+function arrowWriter(): typeof import('./arrow.js') {
+  if (!arrow) throw new Error('The Arrow writer is not loaded yet (await loadArrow() first).');
+  return arrow;
+}
+
 export class ResultBuilder {
   readonly columns: ColumnInfo[];
   private readonly renderers: ((vec: VectorLike, i: number) => string | null)[];
@@ -83,8 +105,9 @@ export class ResultBuilder {
     this.columns = sources.map((s, i) => columnInfo(s.name, i, s.type));
     this.renderers = sources.map((s) => stringRenderer(s.type));
     if (format === 'ARROW_STREAM') {
-      this.arrowCols = sources.map((s) => arrowColumn(s.name, s.type));
-      this.schema = arrowSchema(this.arrowCols);
+      const a = arrowWriter();
+      this.arrowCols = sources.map((s) => a.arrowColumn(s.name, s.type));
+      this.schema = a.arrowSchema(this.arrowCols);
     }
   }
 
@@ -145,7 +168,7 @@ export class ResultBuilder {
   }
 
   private addArrow(vectors: VectorLike[], n: number): number {
-    const batch = recordBatch(this.schema!, this.arrowCols, vectors, n);
+    const batch = arrowWriter().recordBatch(this.schema!, this.arrowCols, vectors, n);
     this.batches.push(batch);
     let size = 0;
     for (const child of batch.data.children) size += dataBytes(child);
@@ -155,7 +178,7 @@ export class ResultBuilder {
   private async cut(): Promise<void> {
     if (this.curRows === 0) return;
     let content: Uint8Array | string;
-    if (this.format === 'ARROW_STREAM') content = ipcStream(this.schema!, this.batches);
+    if (this.format === 'ARROW_STREAM') content = arrowWriter().ipcStream(this.schema!, this.batches);
     else if (this.format === 'CSV') content = this.parts.join('');
     else content = `[${this.parts.join(',')}]`;
     const byteCount = typeof content === 'string' ? Buffer.byteLength(content) : content.byteLength;

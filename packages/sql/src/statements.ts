@@ -14,6 +14,7 @@ import type { QueryHistoryStore, QueryRecord, QueryStatus } from './history.js';
 import {
   freeResult,
   InlineLimitExceeded,
+  loadArrow,
   ResultBuilder,
   type ColumnSource,
   type Disposition,
@@ -234,6 +235,7 @@ export class StatementManager {
     else if (stmt.disposition === 'EXTERNAL_LINKS') limits.byteLimit = EXTERNAL_DEFAULT_BYTE_LIMIT;
     let builder: ResultBuilder | undefined;
     try {
+      if (stmt.format === 'ARROW_STREAM') await loadArrow();
       const execInput: Parameters<typeof executeDatabricksSql>[1] = { statement: input.statement };
       if (input.catalog) execInput.catalog = input.catalog;
       if (input.schema) execInput.schema = input.schema;

@@ -1,10 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SqlError } from '../src/dialect/index.js';
+import { loadPolyglot, SqlError } from '../src/dialect/index.js';
 import { translate } from '../src/dialect/translate.js';
 import { openDuck, runSql } from './dialect-helpers.js';
 
 let duck: Awaited<ReturnType<typeof openDuck>>;
 beforeAll(async () => {
+  await loadPolyglot();
   duck = await openDuck();
 });
 afterAll(async () => {

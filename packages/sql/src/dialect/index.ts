@@ -8,6 +8,7 @@
  */
 import { intercept } from './intercept.js';
 import { MACRO_DB, macroStatements, MACRO_SCHEMA } from './macros.js';
+import { loadPolyglot } from './polyglot.js';
 import { quoteIdent, type Session } from './session.js';
 import { SqlError, sqlError, syntaxError } from './sql-error.js';
 import { splitStatementsCached, type SplitStatement } from './tokens.js';
@@ -20,6 +21,7 @@ import type {
 } from './types.js';
 
 export { SqlError, sqlError } from './sql-error.js';
+export { loadPolyglot } from './polyglot.js';
 export { sparkType } from './intercept.js';
 export type {
   DuckDBConnectionLike,
@@ -74,6 +76,7 @@ export async function executeDatabricksSql<R extends DuckDBResultLike>(
   input: ExecuteInput,
   env: { engine: DuckDbEngineLike; uc?: UnityCatalogApiLike | unknown },
 ): Promise<R> {
+  await loadPolyglot();
   const c = conn as unknown as DuckDBConnectionLike;
   await ensureMacros(c, env.engine);
   const params = new Map<string, { value: string | null; type: string | undefined }>();

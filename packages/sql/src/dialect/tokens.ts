@@ -2,7 +2,7 @@
  * Statement splitting and the small token cursor used by intercepted commands. Tokens come from
  * polyglot's tokenizer (quotes, comments and backticks handled there), so no SQL is ever cut with regexes.
  */
-import { Dialect, tokenize } from '@polyglot-sql/sdk';
+import { polyglot } from './polyglot.js';
 import { syntaxError } from './sql-error.js';
 
 export interface Token {
@@ -24,6 +24,7 @@ export function tokenType(t: object): string {
 }
 
 export function tokensOf(sql: string): Token[] {
+  const { tokenize, Dialect } = polyglot();
   const r = tokenize(sql, Dialect.Databricks);
   if (!r.success || !r.tokens) {
     throw syntaxError(`Syntax error: ${r.error ?? 'cannot tokenize'}.`);

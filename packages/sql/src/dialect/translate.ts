@@ -4,7 +4,7 @@
  * transpile -> two token-level fixes on the output (CAST stays CAST, MERGE UPDATE SET *).
  * Translations are cached by text + namespace + parameter types, so repeated statements skip all of it.
  */
-import { Dialect, generate, parse, parseDataType, tokenize, transpile } from '@polyglot-sql/sdk';
+import { polyglot } from './polyglot.js';
 import { tokenType } from './tokens.js';
 import { sqlError, unsupported } from './sql-error.js';
 import { parseDatabricksType, toDuckDbTypeText, type TypeNode } from '@minilake/engine-duckdb';
@@ -275,6 +275,7 @@ class Rewriter {
           BYTE: 'TINYINT',
           REAL: 'FLOAT',
         };
+        const { parseDataType, Dialect } = polyglot();
         const dt = parseDataType(alias[type.trim().toUpperCase()] ?? type, Dialect.Databricks);
         if (!dt.success || !dt.dataType || (dt.dataType as Node).data_type === 'custom')
           throw sqlError(
@@ -658,6 +659,7 @@ export function translate(text: string, o: TranslateOptions): Translated {
   const key = `${o.currentCatalog}\u0000${[...o.paramTypes].map(([k, v]) => `${k}:${v ?? ''}`).join(',')}\u0000${avgKey}\u0000${text}`;
   const hit = cache.get(key);
   if (hit) return hit;
+  const { parse, generate, transpile, Dialect } = polyglot();
   const r = parse(typedLiterals(text), Dialect.Databricks);
   if (!r.success || !r.ast || r.ast.length !== 1) throw new TranslationFailed(r.error ?? 'cannot parse');
   const rw = new Rewriter(o);
@@ -678,6 +680,7 @@ export function translate(text: string, o: TranslateOptions): Translated {
 function typedLiterals(text: string): string {
   const upper = text.toUpperCase();
   if (!upper.includes('TIMESTAMP_NTZ') && !upper.includes('TIMESTAMP_LTZ')) return text;
+  const { tokenize, Dialect } = polyglot();
   const tk = tokenize(text, Dialect.Databricks);
   if (!tk.success || !tk.tokens) return text;
   const cps = Array.from(text);
@@ -706,6 +709,7 @@ function typedLiterals(text: string): string {
  * User try_cast was already wrapped in TRY(...). It also prints MERGE's `UPDATE SET *` as `UPDATE *`.
  */
 function fixTokens(sql: string): string {
+  const { tokenize, Dialect } = polyglot();
   const tk = tokenize(sql, Dialect.DuckDB);
   if (!tk.success || !tk.tokens) return sql;
   const cps = Array.from(sql);
