@@ -112,3 +112,18 @@ def test_dbfs_helpers_route_volume_paths_to_the_files_api(w, volume):
     assert w.dbfs.read("/copied/from-volume.txt").data == "dm9sdW1lIGJ5dGVz"
     w.dbfs.mkdirs(f"{volume}/sub")
     assert sorted(f.path.rstrip("/") for f in w.dbfs.list(volume)) == [f"{volume}/sub", f"{volume}/via-dbfs.txt"]
+
+
+def test_sql_reads_a_csv_uploaded_to_a_volume(w, volume):
+    from databricks.sdk.service.sql import StatementState
+    w.files.upload(f"{volume}/in/people.csv", io.BytesIO(b"id,name\n1,ann\n2,bob\n"), overwrite=True)
+    wh = w.warehouses.create(name=unique("wh"), cluster_size="Small").id
+    r = w.statement_execution.execute_statement(
+        warehouse_id=wh, statement=f"SELECT id, name FROM read_csv('{volume}/in/people.csv') ORDER BY id")
+    assert r.status.state == StatementState.SUCCEEDED, r.status
+    assert r.result.data_array == [["1", "ann"], ["2", "bob"]]
+    missing = volume.rsplit("/", 1)[0] + "/nope"
+    r = w.statement_execution.execute_statement(
+        warehouse_id=wh, statement=f"SELECT * FROM read_csv('{missing}/people.csv')")
+    assert r.status.state == StatementState.FAILED
+    assert "does not exist" in r.status.error.message

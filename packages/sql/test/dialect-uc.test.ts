@@ -120,3 +120,49 @@ describe('Unity Catalog DDL from SQL', () => {
     await sql(`DROP CATALOG IF EXISTS ${cat}`);
   });
 });
+
+describe('/Volumes paths in SQL', () => {
+  const cat = `vl_${Date.now().toString(36)}`;
+  const vol = `/Volumes/${cat}/raw/files`;
+
+  beforeAll(async () => {
+    await sql(`CREATE CATALOG ${cat}`);
+    await sql(`CREATE SCHEMA ${cat}.raw`);
+    const res = await app.request('/api/2.1/unity-catalog/volumes', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ catalog_name: cat, schema_name: 'raw', name: 'files', volume_type: 'MANAGED' }),
+    });
+    expect(res.status).toBe(200);
+    const dir = await uc.volumeDirectory(cat, 'raw', 'files');
+    const { writeFile } = await import('node:fs/promises');
+    await writeFile(`${dir}/people.csv`, 'id,name\n1,ann\n2,bob\n');
+  });
+
+  it('read_csv / glob / COPY TO map to the volume directory', async () => {
+    expect(await sql(`SELECT id, name FROM read_csv('${vol}/people.csv') ORDER BY id`)).toEqual([
+      ['1', 'ann'],
+      ['2', 'bob'],
+    ]);
+    expect(
+      await sql(`SELECT count(*) FROM read_csv_auto(['${vol}/people.csv', '${vol}/./people.csv'])`),
+    ).toEqual([['4']]);
+    await sql(`COPY (SELECT 42 AS x) TO '${vol}/x.parquet' (FORMAT parquet)`);
+    expect(await sql(`SELECT x FROM read_parquet('${vol}/x.parquet')`)).toEqual([[42]]);
+    await sql(`CREATE TABLE ${cat}.raw.people (id BIGINT, name STRING)`);
+    await sql(`COPY ${cat}.raw.people FROM '${vol}/people.csv' (HEADER, DELIMITER ',')`);
+    expect(await sql(`SELECT count(*) FROM ${cat}.raw.people`)).toEqual([['2']]);
+    const files = (await sql(`SELECT file FROM glob('${vol}/*.csv')`)) as string[][];
+    expect(files).toHaveLength(1);
+    expect(files[0]![0]).not.toContain('/Volumes/');
+  });
+
+  it('refuses .. escapes and reports a missing volume', async () => {
+    const e1 = await sql(`SELECT * FROM read_text('${vol}/../../../../etc/passwd')`).catch((x: unknown) => x);
+    expect((e1 as SqlError).errorClass).toBe('INVALID_PARAMETER_VALUE');
+    const e2 = await sql(`SELECT * FROM read_csv('/Volumes/${cat}/raw/nope/a.csv')`).catch((x: unknown) => x);
+    expect((e2 as SqlError).errorClass).toBe('UC_VOLUME_NOT_FOUND');
+    // A /Volumes string that is not a file argument is just a string.
+    expect(await sql(`SELECT '${vol}/a.csv' AS p`)).toEqual([[`${vol}/a.csv`]]);
+  });
+});

@@ -10,9 +10,17 @@ import { intercept } from './intercept.js';
 import { MACRO_DB, macroStatements, MACRO_SCHEMA } from './macros.js';
 import { loadPolyglot } from './polyglot.js';
 import { quoteIdent, type Session } from './session.js';
-import { SqlError, sqlError, syntaxError } from './sql-error.js';
-import { splitStatementsCached, type SplitStatement } from './tokens.js';
-import { translate, TranslationFailed } from './translate.js';
+import { SqlError, sqlError, syntaxError, unsupported } from './sql-error.js';
+import { splitStatementsCached, tokenType, type SplitStatement } from './tokens.js';
+import {
+  isVolumePath,
+  translate,
+  TranslationFailed,
+  VolumesNeeded,
+  type TranslateOptions,
+} from './translate.js';
+import { polyglot } from './polyglot.js';
+import { resolveVolumes } from './volumes.js';
 import type {
   DuckDBConnectionLike,
   DuckDBResultLike,
@@ -206,14 +214,21 @@ interface Prepared {
 async function prepare(text: string, s: Session): Promise<Prepared> {
   const paramTypes = new Map<string, string | undefined>();
   for (const [k, v] of s.params) paramTypes.set(k, v.type);
-  const o = {
+  const o: TranslateOptions = {
     alias: (c: string) => s.engine.alias(c),
     currentCatalog: s.catalog,
     sessionCatalog: s.catalog,
     paramTypes,
   };
   try {
-    let t = translate(text, o);
+    let t: ReturnType<typeof translate>;
+    try {
+      t = translate(text, o);
+    } catch (e) {
+      if (!(e instanceof VolumesNeeded)) throw e;
+      o.volumes = await resolveVolumes(e.paths, s);
+      t = translate(text, o);
+    }
     const values: Record<string, unknown> = {};
     for (const p of t.params) {
       const v = s.params.get(p);
@@ -232,9 +247,22 @@ async function prepare(text: string, s: Session): Promise<Prepared> {
     return { sql: t.sql, values, fallback: text };
   } catch (e) {
     if (e instanceof SqlError) throw e;
-    if (e instanceof TranslationFailed) return { sql: text, values: {}, fallback: undefined };
+    if (e instanceof TranslationFailed) {
+      // Text that runs as written must not reach the host's /Volumes: its paths could not be mapped.
+      if (namesVolume(text))
+        throw unsupported(
+          'This statement form with a /Volumes path (use read_csv/read_parquet/read_json/read_text or a simpler COPY)',
+        );
+      return { sql: text, values: {}, fallback: undefined };
+    }
     throw e;
   }
+}
+
+function namesVolume(text: string): boolean {
+  const { tokenize, Dialect } = polyglot();
+  const r = tokenize(text, Dialect.Databricks);
+  return !!r.tokens?.some((t) => tokenType(t) === 'STRING' && isVolumePath(t.text));
 }
 
 /**

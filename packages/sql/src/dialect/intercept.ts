@@ -9,6 +9,8 @@ import { sqlError, unsupported } from './sql-error.js';
 import { quoteIdent, valuesResult, type Cell, type Session } from './session.js';
 import type { DuckDBResultLike, TableMetadata } from './types.js';
 import { MACRO_DB } from './macros.js';
+import { isVolumePath } from './translate.js';
+import { resolveVolumes } from './volumes.js';
 
 export interface InterceptHooks {
   /** Translates Databricks SQL text to DuckDB SQL with its bound values. */
@@ -210,10 +212,41 @@ export async function intercept(stmt: SplitStatement, s: Session, h: InterceptHo
     case 'EXPLAIN':
       return explain(c, s, h);
     case 'COPY':
-      throw unsupported('COPY INTO (use INSERT INTO ... SELECT * FROM read_files(...))');
+      // DuckDB's COPY ... TO/FROM runs (translated, volume paths mapped); Databricks' COPY INTO does not.
+      if (c.is('INTO', 1))
+        throw unsupported('COPY INTO (use INSERT INTO ... SELECT * FROM read_csv(...) / read_parquet(...))');
+      return copy(c, s, h);
     default:
       return undefined;
   }
+}
+
+/**
+ * DuckDB's `COPY <table | (query)> TO | FROM '<path>' [options]`: the query is translated, the table name
+ * resolved like any table, a `/Volumes/...` path mapped to the volume's directory; options pass as written.
+ */
+async function copy(c: Cursor, s: Session, h: InterceptHooks): Promise<Outcome> {
+  c.expect('COPY');
+  let source: string;
+  let values: Record<string, unknown> = {};
+  if (c.peek()?.type === 'L_PAREN') {
+    const g = c.group();
+    const t = await h.translateOnly(c.slice(g.from, g.to));
+    source = `(${t.sql})`;
+    values = t.values;
+  } else {
+    const t = resolveTable(s, c.qualifiedName());
+    source = `${quoteIdent(s.engine.alias(t.catalog))}.${quoteIdent(t.schema)}.${quoteIdent(t.table)}`;
+    if (c.peek()?.type === 'L_PAREN') {
+      const g = c.group();
+      source += ` (${c.slice(g.from, g.to)})`;
+    }
+  }
+  const dir = c.accept('TO') ? 'TO' : c.accept('FROM') ? 'FROM' : c.syntax('expected TO or FROM');
+  let file = c.string();
+  if (isVolumePath(file)) file = (await resolveVolumes([file], s)).get(file)!;
+  const sql = `COPY ${source} ${dir} '${file.replaceAll("'", "''")}' ${c.rest()}`;
+  return s.conn.stream(sql, Object.keys(values).length > 0 ? values : undefined);
 }
 
 async function use(c: Cursor, s: Session): Promise<Outcome> {

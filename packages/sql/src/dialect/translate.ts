@@ -23,6 +23,32 @@ export interface TranslateOptions {
   avgDecimals?: Map<number, Record<string, unknown>>;
   /** Declared parameter types by name (undefined = STRING, bound as VARCHAR). */
   paramTypes: Map<string, string | undefined>;
+  /** `/Volumes/...` path literals (in file-reading positions) -> the volume's real path, resolved by the caller. */
+  volumes?: Map<string, string>;
+}
+
+/** File-reading table functions whose first argument (a path or a list of paths) may name a volume. */
+const PATH_FUNCS = new Set([
+  'read_csv',
+  'read_csv_auto',
+  'read_parquet',
+  'parquet_scan',
+  'read_json',
+  'read_json_auto',
+  'read_ndjson',
+  'read_ndjson_auto',
+  'read_text',
+  'read_blob',
+  'glob',
+]);
+
+export const isVolumePath = (p: string): boolean => /^(dbfs:)?\/Volumes\//.test(p);
+
+/** The statement names volume paths that are not resolved yet: resolve them and translate again. */
+export class VolumesNeeded extends Error {
+  constructor(readonly paths: string[]) {
+    super('volume paths to resolve');
+  }
 }
 
 export interface Translated {
@@ -232,7 +258,31 @@ function isTableRef(v: Node): boolean {
 class Rewriter {
   params: string[] = [];
   changed = false;
+  /** Volume paths seen in file positions without a resolution in o.volumes. */
+  volumesNeeded: string[] = [];
   constructor(private readonly o: TranslateOptions) {}
+
+  /** A path argument (string literal or array of them): `/Volumes/c/s/v/...` -> the volume's directory. */
+  private volumePath(arg: Json): Json {
+    const k = kindOf(arg);
+    if (!k) return arg;
+    if (k[0] === 'literal' && k[1].literal_type === 'string' && typeof k[1].value === 'string') {
+      const v = k[1].value;
+      if (!isVolumePath(v)) return arg;
+      const real = this.o.volumes?.get(v);
+      if (real === undefined) {
+        if (!this.volumesNeeded.includes(v)) this.volumesNeeded.push(v);
+        return arg;
+      }
+      this.changed = true;
+      return { literal: { ...k[1], value: real } };
+    }
+    if ((k[0] === 'array' || k[0] === 'array_func') && Array.isArray(k[1].expressions))
+      return { [k[0]]: { ...k[1], expressions: k[1].expressions.map((e: Json) => this.volumePath(e)) } };
+    if (k[0] === 'function' && String(k[1].name).toLowerCase() === 'array' && Array.isArray(k[1].args))
+      return { function: { ...k[1], args: k[1].args.map((e: Json) => this.volumePath(e)) } };
+    return arg;
+  }
 
   walk(n: Json): Json {
     if (Array.isArray(n)) return n.map((x) => this.walk(x));
@@ -357,9 +407,14 @@ class Rewriter {
           return hit(fn('quantile_disc', (d.args as Json[]).slice(0, 2)));
         return n;
       }
+      case 'copy': {
+        if (Array.isArray(d.files)) d.files = d.files.map((f: Json) => this.volumePath(f));
+        return n;
+      }
       case 'function': {
         const name = String(d.name).toLowerCase();
         const args = (d.args as Json[]) ?? [];
+        if (PATH_FUNCS.has(name) && args.length > 0) args[0] = this.volumePath(args[0]);
         switch (name) {
           case 'concat':
             if (args.length < 2) return n;
@@ -656,7 +711,8 @@ export function translate(text: string, o: TranslateOptions): Translated {
   const avgKey = o.avgProbe
     ? 'probe'
     : [...(o.avgDecimals ?? [])].map(([i, t]) => `${i}:${JSON.stringify(t)}`).join(';');
-  const key = `${o.currentCatalog}\u0000${[...o.paramTypes].map(([k, v]) => `${k}:${v ?? ''}`).join(',')}\u0000${avgKey}\u0000${text}`;
+  const volKey = o.volumes ? [...o.volumes].map(([k, v]) => `${k}=${v}`).join('\u0001') : '';
+  const key = `${o.currentCatalog}\u0000${[...o.paramTypes].map(([k, v]) => `${k}:${v ?? ''}`).join(',')}\u0000${avgKey}\u0000${volKey}\u0000${text}`;
   const hit = cache.get(key);
   if (hit) return hit;
   const { parse, generate, transpile, Dialect } = polyglot();
@@ -664,6 +720,7 @@ export function translate(text: string, o: TranslateOptions): Translated {
   if (!r.success || !r.ast || r.ast.length !== 1) throw new TranslationFailed(r.error ?? 'cannot parse');
   const rw = new Rewriter(o);
   const stmt = rw.walk(r.ast[0]) as Node;
+  if (rw.volumesNeeded.length > 0) throw new VolumesNeeded(rw.volumesNeeded);
   nameProjections(stmt);
   const avgColumns = avgProjections(stmt, o);
   const g = generate([stmt], Dialect.Databricks);

@@ -38,6 +38,8 @@ export interface UnityCatalogApiLike {
     changes: { principal: string; add?: string[]; remove?: string[] }[],
   ): unknown;
   getTable?(fullName: string): unknown;
+  /** The real directory of a volume (created on demand); throws when the volume does not exist. */
+  volumeDirectory?(catalog: string, schema: string, volume: string): Promise<string>;
 }
 
 export interface TableMetadata {
