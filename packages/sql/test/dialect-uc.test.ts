@@ -166,3 +166,39 @@ describe('/Volumes paths in SQL', () => {
     expect(await sql(`SELECT '${vol}/a.csv' AS p`)).toEqual([[`${vol}/a.csv`]]);
   });
 });
+
+describe('catalog-qualified function calls', () => {
+  const cat = `fn_${Date.now().toString(36)}`;
+
+  it('calls a UC function (REST) and a SQL-created function by catalog.schema.name', async () => {
+    await sql(`CREATE CATALOG ${cat}`);
+    await sql(`CREATE SCHEMA ${cat}.udf`);
+    const res = await app.request('/api/2.1/unity-catalog/functions', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        function_info: {
+          name: 'plus_one',
+          catalog_name: cat,
+          schema_name: 'udf',
+          input_params: { parameters: [{ name: 'x', type_text: 'int', type_name: 'INT', position: 0 }] },
+          data_type: 'INT',
+          full_data_type: 'INT',
+          routine_body: 'SQL',
+          routine_definition: 'x + 1',
+          parameter_style: 'S',
+          is_deterministic: true,
+          sql_data_access: 'CONTAINS_SQL',
+          is_null_call: false,
+          security_type: 'DEFINER',
+          specific_name: 'plus_one',
+        },
+      }),
+    });
+    expect(res.status).toBe(200);
+    expect(await sql(`SELECT ${cat}.udf.plus_one(1) AS v`)).toEqual([[2]]);
+    expect(await sql({ statement: 'SELECT udf.plus_one(41) AS v', catalog: cat })).toEqual([[42]]);
+    await sql(`CREATE FUNCTION ${cat}.udf.twice(x INT) RETURNS INT RETURN x * 2`);
+    expect(await sql(`SELECT ${cat}.udf.twice(${cat}.udf.plus_one(2)) AS v`)).toEqual([[6]]);
+  });
+});

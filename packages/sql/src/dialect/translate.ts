@@ -407,6 +407,18 @@ class Rewriter {
           return hit(fn('quantile_disc', (d.args as Json[]).slice(0, 2)));
         return n;
       }
+      case 'method_call': {
+        // `catalog.schema.fn(...)` parses as a method call on column `catalog.schema`: the catalog part is a
+        // Unity Catalog name, aliased like a table's.
+        const col = (kindOf(d.this)?.[0] === 'column' ? (d.this as Node).column : undefined) as
+          Node | undefined;
+        const cat = col?.table as { name: string; quoted: boolean } | null | undefined;
+        if (col && cat && isIdent(cat) && isIdent(col.name)) {
+          col.table = ident(this.o.alias(cat.name));
+          this.changed = true;
+        }
+        return n;
+      }
       case 'copy': {
         if (Array.isArray(d.files)) d.files = d.files.map((f: Json) => this.volumePath(f));
         return n;
