@@ -97,7 +97,12 @@ export async function run() {
     execFileSync('sh', ['-c', `head -c ${SIZE} /dev/urandom > "$0"`, src]);
     if (statSync(src).size !== SIZE) throw new Error('could not write the source file');
     await post(`${uc}/catalogs`, { name: 'bench' });
-    await post(`${uc}/volumes`, { catalog_name: 'bench', schema_name: 'default', name: 'v', volume_type: 'MANAGED' });
+    await post(`${uc}/volumes`, {
+      catalog_name: 'bench',
+      schema_name: 'default',
+      name: 'v',
+      volume_type: 'MANAGED',
+    });
     const fileUrl = `${s.url}/api/2.0/fs/files/Volumes/bench/default/v/big.bin`;
     const cp = [];
     const up = [];
@@ -112,7 +117,9 @@ export async function run() {
 
       let stop = rssSampler(s.proc.pid);
       t0 = performance.now();
-      await request(`${fileUrl}?overwrite=true`, 'PUT', { body: createReadStream(src, { highWaterMark: 1 << 20 }) });
+      await request(`${fileUrl}?overwrite=true`, 'PUT', {
+        body: createReadStream(src, { highWaterMark: 1 << 20 }),
+      });
       up.push(performance.now() - t0);
       rssUp.push(stop());
 
@@ -142,8 +149,14 @@ export async function run() {
       upload_all_ms: up.map((x) => +x.toFixed(0)),
       download_all_ms: down.map((x) => +x.toFixed(0)),
       cp_all_ms: cp.map((x) => +x.toFixed(0)),
-      server_rss_during_upload: { peak_mb: Math.max(...rssUp.map((r) => r.peak_mb)), median_mb: median(rssUp.map((r) => r.median_mb)) },
-      server_rss_during_download: { peak_mb: Math.max(...rssDown.map((r) => r.peak_mb)), median_mb: median(rssDown.map((r) => r.median_mb)) },
+      server_rss_during_upload: {
+        peak_mb: Math.max(...rssUp.map((r) => r.peak_mb)),
+        median_mb: median(rssUp.map((r) => r.median_mb)),
+      },
+      server_rss_during_download: {
+        peak_mb: Math.max(...rssDown.map((r) => r.peak_mb)),
+        median_mb: median(rssDown.map((r) => r.median_mb)),
+      },
       server_peak_rss_mb_vmhwm: +s.rssPeakMb().toFixed(1),
     };
   } finally {

@@ -42,7 +42,10 @@ async function loadConverter(tmp) {
         name: 'duckdb-external',
         setup(b) {
           const fromEngine = createRequire(path.join(root, 'packages/engine-duckdb/package.json'));
-          b.onResolve({ filter: /^@duckdb\// }, (a) => ({ path: fromEngine.resolve(a.path), external: true }));
+          b.onResolve({ filter: /^@duckdb\// }, (a) => ({
+            path: fromEngine.resolve(a.path),
+            external: true,
+          }));
         },
       },
     ],
@@ -58,14 +61,15 @@ async function inProcess(arrow) {
     const t0 = performance.now();
     const result = await conn.stream(DUCK_QUERY);
     const cols = [];
-    for (let i = 0; i < result.columnCount; i++) cols.push(arrow.arrowColumn(result.columnName(i), result.columnType(i)));
+    for (let i = 0; i < result.columnCount; i++)
+      cols.push(arrow.arrowColumn(result.columnName(i), result.columnType(i)));
     const schema = arrow.arrowSchema(cols);
     let batches = [];
     let cur = 0;
     let bytes = 0;
     let rows = 0;
     let chunks = 0;
-    const vectors = new Array(cols.length);
+    const vectors = Array.from({ length: cols.length });
     const cut = () => {
       if (!batches.length) return;
       bytes += arrow.ipcStream(schema, batches).byteLength;
@@ -172,7 +176,10 @@ export async function run() {
         bytes += (await fetch(link.external_link).then((x) => x.arrayBuffer())).byteLength;
         if (link.next_chunk_index === undefined) break;
         link = (
-          await json('GET', `/api/2.0/sql/statements/${r.statement_id}/result/chunks/${link.next_chunk_index}`)
+          await json(
+            'GET',
+            `/api/2.0/sql/statements/${r.statement_id}/result/chunks/${link.next_chunk_index}`,
+          )
         ).external_links[0];
       }
       const t2 = performance.now();

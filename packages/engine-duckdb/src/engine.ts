@@ -21,6 +21,24 @@ export interface DuckDbEngineOptions {
   logger?: Logger;
 }
 
+/**
+ * A catalog change described by the code that makes it (the Unity Catalog API's own DDL): one object of one
+ * schema (`name`), or the schema itself. Caches may then refresh that one object instead of everything.
+ */
+export interface CatalogChange {
+  /** Catalog name as the Unity Catalog knows it (lowercase). */
+  catalog: string;
+  /** Engine spelling of the schema. */
+  schema: string;
+  /** Table or view name; absent when the schema itself changed. */
+  name?: string;
+  /** Column comments the change set (DuckDB's cheap per-table lookup cannot read them back). */
+  comments?: Record<string, string>;
+}
+
+/** How many recent epoch changes are remembered for changesSince(). */
+const CHANGE_LOG_MAX = 4096;
+
 export interface PooledConnection {
   conn: DuckDBConnection;
   release(): void;
@@ -88,6 +106,9 @@ export class DuckDbEngine implements SharedResource {
   private readonly attached = new Map<string, string>(); // catalog name (lowercase) -> alias
   private closed = false;
   private epoch = 0;
+  /** changeLog[i] moved the epoch from logBase + i to logBase + i + 1 (undefined: not described). */
+  private readonly changeLog: (CatalogChange | undefined)[] = [];
+  private logBase = 0;
   private readonly poolSize: number;
   private readonly logger: Logger;
 
@@ -120,7 +141,12 @@ export class DuckDbEngine implements SharedResource {
 
   // ---- connections -------------------------------------------------------------------------------------
 
-  async acquire(): Promise<PooledConnection> {
+  /**
+   * A connection from the pool. With `change`, its catalog-changing statements are logged as that one
+   * described change when it is released (the caller promises to touch nothing else and to finish its
+   * transaction before releasing); otherwise each is logged as an unknown change when it starts.
+   */
+  async acquire(opts: { change?: CatalogChange } = {}): Promise<PooledConnection> {
     if (this.closed) throw new Error('The DuckDB engine is closed');
     let conn = this.idle.pop();
     if (!conn && this.all_.size < this.poolSize) {
@@ -140,7 +166,9 @@ export class DuckDbEngine implements SharedResource {
         return (...args: unknown[]) => {
           if (typeof args[0] === 'string' && mayChangeCatalog(args[0])) {
             dirty = true;
-            this.epoch++;
+            // A described change is published once, when the connection comes back (its work committed):
+            // a cache refreshing the object earlier would only find it half made.
+            if (!opts.change) this.bump();
           }
           return (value as (...a: unknown[]) => unknown).apply(target, args);
         };
@@ -151,7 +179,7 @@ export class DuckDbEngine implements SharedResource {
       release: () => {
         if (released) return;
         released = true;
-        if (dirty) this.epoch++;
+        if (dirty) this.bump(opts.change);
         this.giveBack(c);
       },
     };
@@ -165,9 +193,34 @@ export class DuckDbEngine implements SharedResource {
     return this.epoch;
   }
 
+  /**
+   * The described changes that moved the epoch from `since` to now, oldest first; undefined when one of them
+   * was not described (or is too old to be remembered), in which case a cache must be rebuilt.
+   */
+  changesSince(since: number): CatalogChange[] | undefined {
+    if (since < this.logBase || since > this.epoch) return undefined;
+    const out: CatalogChange[] = [];
+    for (let i = since - this.logBase; i < this.changeLog.length; i++) {
+      const c = this.changeLog[i];
+      if (!c) return undefined;
+      out.push(c);
+    }
+    return out;
+  }
+
+  private bump(change?: CatalogChange): void {
+    this.epoch++;
+    this.changeLog.push(change);
+    if (this.changeLog.length > CHANGE_LOG_MAX) {
+      const drop = this.changeLog.length - CHANGE_LOG_MAX / 2;
+      this.changeLog.splice(0, drop);
+      this.logBase += drop;
+    }
+  }
+
   /** For code that changes the catalog outside the pool (there should be none). */
   catalogChanged(): void {
-    this.epoch++;
+    this.bump();
   }
 
   private giveBack(conn: DuckDBConnection): void {
@@ -177,8 +230,11 @@ export class DuckDbEngine implements SharedResource {
     else this.idle.push(conn);
   }
 
-  async withConnection<T>(fn: (conn: DuckDBConnection) => Promise<T>): Promise<T> {
-    const { conn, release } = await this.acquire();
+  async withConnection<T>(
+    fn: (conn: DuckDBConnection) => Promise<T>,
+    opts: { change?: CatalogChange } = {},
+  ): Promise<T> {
+    const { conn, release } = await this.acquire(opts);
     try {
       return await fn(conn);
     } finally {
@@ -252,7 +308,7 @@ export class DuckDbEngine implements SharedResource {
       for (const conn of this.idle) await conn.run('USE memory').catch(() => undefined);
       await this.run(`DETACH DATABASE IF EXISTS ${quoteIdent(alias)}`);
       this.attached.delete(key);
-      this.epoch++;
+      this.bump();
     }
     if (opts.deleteFile) {
       const file = this.catalogFile(key);

@@ -8,6 +8,7 @@ export {
   catalogAliasToName,
   catalogFileName,
   mayChangeCatalog,
+  type CatalogChange,
   type DuckDbEngineOptions,
   type PooledConnection,
 } from './engine.js';

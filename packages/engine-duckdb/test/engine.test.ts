@@ -93,6 +93,22 @@ describe('catalogs', () => {
     expect(mayChangeCatalog('SELECT CASE WHEN a THEN 1 END FROM t')).toBe(false);
     expect(mayChangeCatalog(`USE "main__ml"."default"; SET search_path = 'x'`)).toBe(false);
   });
+  it('logs described changes so caches can patch, and refuses to describe unknown ones', async () => {
+    await engine.attachCatalog('described');
+    const e0 = engine.catalogEpoch;
+    expect(engine.changesSince(e0)).toEqual([]);
+    const change = { catalog: 'described', schema: 'main', name: 'd' };
+    await engine.withConnection((conn) => conn.run(`CREATE TABLE "described".main.d (a INT)`), { change });
+    const seen = engine.changesSince(e0)!;
+    expect(seen.length).toBeGreaterThan(0);
+    expect(seen.every((c) => c === change)).toBe(true);
+    const e1 = engine.catalogEpoch;
+    await engine.run(`DROP TABLE "described".main.d`);
+    expect(engine.changesSince(e0)).toBeUndefined();
+    expect(engine.changesSince(e1)).toBeUndefined();
+    expect(engine.changesSince(engine.catalogEpoch)).toEqual([]);
+    expect(engine.changesSince(engine.catalogEpoch + 1)).toBeUndefined();
+  });
   it('interrupts a running query', async () => {
     const { conn, release } = await engine.acquire();
     try {

@@ -22,6 +22,7 @@ import {
   toDuckDbTypeText,
   quoteIdent,
   databricksTypeInfo,
+  type CatalogChange,
   type DuckDbEngine,
   type TypeNode,
 } from '@minilake/engine-duckdb';
@@ -601,13 +602,78 @@ export class UnityCatalogStore extends CollectionStore {
     const epoch = this.engine.catalogEpoch;
     const cached = this.snapshots.get(catalog);
     if (cached && cached.epoch === epoch) return cached.promise;
-    const promise = this.buildSnapshot(catalog);
+    // Changes this API described itself (a table or schema it created) refresh just those objects: a full
+    // rebuild per created table would make creating N tables cost O(N^2). Any other change rebuilds.
+    const changes = cached ? this.engine.changesSince(cached.epoch) : undefined;
+    let promise: Promise<CatalogSnapshot>;
+    if (cached && changes) {
+      const mine = changes.filter((ch) => ch.catalog === catalog);
+      promise = mine.length
+        ? cached.promise.then((snap) => this.patchSnapshot(catalog, snap, mine))
+        : cached.promise;
+    } else promise = this.buildSnapshot(catalog);
     const entry = { epoch, promise };
     this.snapshots.set(catalog, entry);
     promise.catch(() => {
       if (this.snapshots.get(catalog) === entry) this.snapshots.delete(catalog);
     });
     return promise;
+  }
+
+  /** Brings a snapshot up to date for described changes, re-reading only the objects they name. */
+  private async patchSnapshot(
+    catalog: string,
+    snap: CatalogSnapshot,
+    changes: CatalogChange[],
+  ): Promise<CatalogSnapshot> {
+    const db = this.engine.alias(catalog);
+    const seen = new Map<string, CatalogChange>();
+    for (const ch of changes) seen.set(`${ch.schema.toLowerCase()}\u0000${ch.name?.toLowerCase() ?? ''}`, ch);
+    for (const ch of seen.values()) {
+      const skey = ch.schema.toLowerCase();
+      if (ch.name === undefined) {
+        const rows = await this.engine.all(
+          `SELECT schema_name FROM duckdb_schemas() WHERE database_name = $db AND schema_name = $s AND NOT internal`,
+          { db, s: ch.schema },
+        );
+        if (rows.length === 0) snap.schemas.delete(skey);
+        else if (!snap.schemas.has(skey) && !HIDDEN_SCHEMAS.has(skey))
+          snap.schemas.set(skey, { engineName: String(rows[0]!.schema_name), objects: new Map() });
+        continue;
+      }
+      const sch = snap.schemas.get(skey);
+      if (!sch) return this.buildSnapshot(catalog);
+      const ref = `${quoteIdent(db)}.${quoteIdent(sch.engineName)}.${quoteIdent(ch.name)}`;
+      let rows: Record<string, unknown>[];
+      try {
+        // pragma_table_info looks the one table up; duckdb_columns() would walk the whole catalog.
+        rows = await this.engine.all(
+          `SELECT cid, name, type, "notnull" FROM pragma_table_info(${sqlString(ref)}) ORDER BY cid`,
+        );
+      } catch (e) {
+        if (!/does not exist/i.test(String((e as Error)?.message))) return this.buildSnapshot(catalog);
+        rows = [];
+      }
+      const key = ch.name.toLowerCase();
+      const prev = sch.objects.get(key);
+      if (prev?.object.kind === 'VIEW') return this.buildSnapshot(catalog);
+      if (rows.length === 0) {
+        sch.objects.delete(key);
+        continue;
+      }
+      sch.objects.set(key, {
+        object: { schema: sch.engineName, name: ch.name, kind: 'TABLE', comment: null, sql: null },
+        columns: rows.map((r) => ({
+          table_name: ch.name!,
+          column_name: String(r.name),
+          data_type: String(r.type),
+          column_index: Number(r.cid) + 1,
+          is_nullable: !r.notnull,
+          comment: ch.comments?.[String(r.name)] ?? null,
+        })),
+      });
+    }
+    return snap;
   }
 
   private async buildSnapshot(catalog: string): Promise<CatalogSnapshot> {
@@ -762,7 +828,8 @@ export class UnityCatalogStore extends CollectionStore {
       const existing = await this.engineSchema(c, s);
       if (existing !== undefined && (existing !== 'main' || (await this.engineSchemas(c)).includes('main')))
         throw schemaExists(`${c}.${s}`);
-      await this.engine.run(`CREATE SCHEMA IF NOT EXISTS ${this.alias(c)}.${quoteIdent(s)}`);
+      const ddl = `CREATE SCHEMA IF NOT EXISTS ${this.alias(c)}.${quoteIdent(s)}`;
+      await this.engine.withConnection((conn) => conn.run(ddl), { change: { catalog: c, schema: s } });
       const r = this.schemas.set(`${c}.${s}`, {
         schema_id: uuid(),
         catalog_name: c,
@@ -1174,23 +1241,29 @@ export class UnityCatalogStore extends CollectionStore {
           `${quoteIdent(t.col.name)} ${toDuckDbTypeText(t.node)}${t.col.nullable === false ? ' NOT NULL' : ''}`,
       )
       .join(', ');
-    await this.engine.withConnection(async (conn) => {
-      await conn.run('BEGIN TRANSACTION');
-      try {
-        await conn.run(`CREATE TABLE ${ref} (${ddl})`);
-        for (const t of typed)
-          if (t.col.comment)
-            await conn.run(
-              `COMMENT ON COLUMN ${ref}.${quoteIdent(t.col.name)} IS ${sqlString(t.col.comment)}`,
-            );
-        await conn.run('COMMIT');
-      } catch (e) {
-        await conn.run('ROLLBACK').catch(() => undefined);
-        // Two concurrent creates of one name: the loser sees DuckDB's conflict.
-        if (/already exists|conflict/i.test(String((e as Error)?.message))) throw tableExists(full);
-        throw engineRejected('Cannot create the table', e);
-      }
-    });
+    const comments: Record<string, string> = {};
+    for (const t of typed) if (t.col.comment) comments[t.col.name] = t.col.comment;
+    const change = { catalog: c, schema: engineName, name: n, comments };
+    await this.engine.withConnection(
+      async (conn) => {
+        await conn.run('BEGIN TRANSACTION');
+        try {
+          await conn.run(`CREATE TABLE ${ref} (${ddl})`);
+          for (const t of typed)
+            if (t.col.comment)
+              await conn.run(
+                `COMMENT ON COLUMN ${ref}.${quoteIdent(t.col.name)} IS ${sqlString(t.col.comment)}`,
+              );
+          await conn.run('COMMIT');
+        } catch (e) {
+          await conn.run('ROLLBACK').catch(() => undefined);
+          // Two concurrent creates of one name: the loser sees DuckDB's conflict.
+          if (/already exists|conflict/i.test(String((e as Error)?.message))) throw tableExists(full);
+          throw engineRejected('Cannot create the table', e);
+        }
+      },
+      { change },
+    );
     this.tables.set(
       full,
       input.storage_location ? { ...base, storage_location: input.storage_location } : base,

@@ -247,6 +247,60 @@ describe('schemas and tables', () => {
     await expectDatabricksError(await req('GET', `${B}/tables/main.store.nope`), 404, 'TABLE_DOES_NOT_EXIST');
     await expectDatabricksError(await req('DELETE', `${B}/schemas/main.store`), 400, 'INVALID_STATE');
   });
+  it('updates its metadata cache in place for its own creates and still sees SQL changes at once', async () => {
+    await ok('POST', `${B}/catalogs`, { name: 'inc' });
+    await ok('POST', `${B}/schemas`, { catalog_name: 'inc', name: 'warm' });
+    // Warm the cache, then create through the API: these are patched in, not rebuilt.
+    expect((await ok('GET', `${B}/tables?catalog_name=inc&schema_name=warm`)).tables ?? []).toEqual([]);
+    await ok('POST', `${B}/schemas`, { catalog_name: 'inc', name: 'Fresh' });
+    const created = await ok('POST', `${B}/tables`, {
+      catalog_name: 'inc',
+      schema_name: 'fresh',
+      name: 't1',
+      table_type: 'MANAGED',
+      data_source_format: 'DELTA',
+      columns: [
+        {
+          name: 'id',
+          type_text: 'bigint',
+          type_name: 'LONG',
+          position: 0,
+          nullable: false,
+          comment: 'the id',
+        },
+        { name: 'tags', type_text: 'array<string>', type_name: 'ARRAY', position: 1 },
+      ],
+    });
+    expect(created.columns).toMatchObject([
+      { name: 'id', type_text: 'bigint', nullable: false, comment: 'the id', position: 0 },
+      { name: 'tags', type_text: 'array<string>', nullable: true, position: 1 },
+    ]);
+    const listed = await ok('GET', `${B}/tables?catalog_name=inc&schema_name=fresh`);
+    expect(listed.tables.map((t: { name: string }) => t.name)).toEqual(['t1']);
+    expect(listed.tables[0].columns).toEqual(created.columns);
+    // A SQL change right after is visible at once (a full rebuild).
+    await api.engine.run(`ALTER TABLE inc.fresh.t1 ADD COLUMN extra DOUBLE`);
+    await api.engine.run(`CREATE TABLE inc.fresh.t0 AS SELECT 1 AS x`);
+    const after = await ok('GET', `${B}/tables/inc.fresh.t1`);
+    expect(after.columns.map((c: { name: string }) => c.name)).toEqual(['id', 'tags', 'extra']);
+    expect(after.columns[0].comment).toBe('the id');
+    const names = (await ok('GET', `${B}/tables?catalog_name=inc&schema_name=fresh`)).tables.map(
+      (t: { name: string }) => t.name,
+    );
+    expect(names).toEqual(['t0', 't1']);
+    // And an API create after the SQL change patches the rebuilt view.
+    await ok('POST', `${B}/tables`, {
+      catalog_name: 'inc',
+      schema_name: 'fresh',
+      name: 't2',
+      table_type: 'MANAGED',
+      columns: [{ name: 'v', type_text: 'int', type_name: 'INT', position: 0 }],
+    });
+    const all = (await ok('GET', `${B}/tables?catalog_name=inc&schema_name=fresh`)).tables;
+    expect(all.map((t: { name: string }) => t.name)).toEqual(['t0', 't1', 't2']);
+    await api.engine.run(`DROP TABLE inc.fresh.t2`);
+    await expectDatabricksError(await req('GET', `${B}/tables/inc.fresh.t2`), 404, 'TABLE_DOES_NOT_EXIST');
+  });
   it('pages 23 schemas in pages of 10 with no token on the last page', async () => {
     await ok('POST', `${B}/catalogs`, { name: 'pages' });
     for (let i = 1; i <= 23; i++) await ok('POST', `${B}/schemas`, { name: `s${i}`, catalog_name: 'pages' });
