@@ -21,6 +21,13 @@ describe('Databricks SQL on DuckDB', () => {
     expect(r.rows).toEqual([['7', '2024-01-04', '10', null, '1']]);
   });
 
+  it('resolves current_timestamp() / current_date() / now() with Spark column names', async () => {
+    const r = await runSql(duck.conn, 'SELECT current_timestamp(), current_date(), now(), current_date');
+    expect(r.columns).toEqual(['current_timestamp()', 'current_date()', 'now()', 'current_date()']);
+    expect(r.types).toEqual(['TIMESTAMP WITH TIME ZONE', 'DATE', 'TIMESTAMP WITH TIME ZONE', 'DATE']);
+    expect(r.rows[0]![1]).toMatch(/^\d{4}-\d{2}-\d{2}$/);
+  });
+
   it('keeps literal types: INT, STRING, DECIMAL', async () => {
     const r = await runSql(duck.conn, "SELECT 1 AS one, 'a' AS s, CAST(2.50 AS DECIMAL(10,2)) AS d");
     expect(r.types).toEqual(['INTEGER', 'VARCHAR', 'DECIMAL(10,2)']);

@@ -428,6 +428,12 @@ class Rewriter {
         const args = (d.args as Json[]) ?? [];
         if (PATH_FUNCS.has(name) && args.length > 0) args[0] = this.volumePath(args[0]);
         switch (name) {
+          case 'current_timestamp':
+          case 'current_date':
+            // DuckDB knows these only without parentheses; Spark accepts both.
+            return args.length === 0 && d.no_parens !== true
+              ? hit({ function: { ...d, no_parens: true } })
+              : n;
           case 'concat':
             if (args.length < 2) return n;
             return hit(args.slice(1).reduce((acc: Json, a) => fn('spark_concat', [acc, a]), args[0]));
