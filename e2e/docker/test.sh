@@ -32,7 +32,7 @@ check() { # check NAME EXPECTED ACTUAL
   if [ "$2" = "$3" ]; then ok "$1"; else bad "$1" "expected '$2', got '$3'"; fi
 }
 finish() {
-  for c in $(docker ps -aq --filter "name=^$prefix-" 2>/dev/null); do docker rm -f "$c" >/dev/null 2>&1; done
+  for c in $(docker ps -aq --filter "name=^$prefix-" 2>/dev/null); do docker rm -f -v "$c" >/dev/null 2>&1; done
   for v in $(docker volume ls -q --filter "name=^$prefix-" 2>/dev/null); do docker volume rm "$v" >/dev/null 2>&1; done
   rm -rf "$tmp"
   if [ "${MINILAKE_DOCKERD_STARTED:-}" = 1 ]; then bash "$repo/docker/dockerd.sh" stop; fi
@@ -121,7 +121,7 @@ for _ in $(seq 1 60); do
 done
 check "HEALTHCHECK reports healthy" healthy "$health"
 check "runs as the non-root user" "10001" "$(docker exec "$c1" node -e 'console.log(process.getuid())' 2>&1)"
-docker rm -f "$c1" >/dev/null
+docker rm -f -v "$c1" >/dev/null
 
 # -- 2. selective services ----------------------------------------------------------------------------
 p2=$(free_port)
@@ -131,7 +131,7 @@ if wait_ready "$p2" "$c2"; then ok "secrets-only server ready"; else bad "secret
 check "MINILAKE_SERVICES=secrets: unity-catalog answers 501" 501 \
   "$(api GET "$p2" /api/2.1/unity-catalog/catalogs | cut -d' ' -f1)"
 check "MINILAKE_SERVICES=secrets: secrets answer 200" 200 "$(api GET "$p2" /api/2.0/secrets/scopes/list | cut -d' ' -f1)"
-docker rm -f "$c2" >/dev/null
+docker rm -f -v "$c2" >/dev/null
 
 # -- 3. persistence across docker kill + restart, bind-mounted /data ----------------------------------
 p3=$(free_port)
@@ -156,7 +156,7 @@ check "catalog survived" "200 $cat" "$(api GET "$p3" "/api/2.1/unity-catalog/cat
 check "rows survived" 'SUCCEEDED [["7","kept"]]' "$(sql "$p3" "$wh3" "SELECT id, name FROM $cat.s.t")"
 [ -n "$(ls -A "$tmp/data")" ] && ok "state written to the bind mount ($(ls "$tmp/data" | tr '\n' ' '))" ||
   bad "state written to the bind mount"
-docker rm -f "$c3" >/dev/null
+docker rm -f -v "$c3" >/dev/null
 
 # -- 4. no network at all: the image downloads nothing at run time -----------------------------------
 c4="$prefix-offline"
@@ -169,7 +169,7 @@ for _ in $(seq 1 60); do
   sleep 0.5
 done
 check "ready with --network none on the default port 8000" 200 "$offline"
-docker rm -f "$c4" >/dev/null
+docker rm -f -v "$c4" >/dev/null
 
 # -- 5. the compose example (when a compose tool is installed) ---------------------------------------
 if docker compose version >/dev/null 2>&1; then
