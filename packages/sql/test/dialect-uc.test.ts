@@ -202,3 +202,50 @@ describe('catalog-qualified function calls', () => {
     expect(await sql(`SELECT ${cat}.udf.twice(${cat}.udf.plus_one(2)) AS v`)).toEqual([[6]]);
   });
 });
+
+describe('namespace per pooled connection', () => {
+  it('SELECT 1 with an unchanged namespace costs no extra round trip; USE and DDL invalidate', async () => {
+    const sent: string[] = [];
+    const counting = new Proxy(lease.conn as object, {
+      get(target, prop, receiver) {
+        const v: unknown = Reflect.get(target, prop, receiver);
+        if (typeof v !== 'function') return v;
+        return (...args: unknown[]) => {
+          if (typeof args[0] === 'string') sent.push(args[0]);
+          return (v as (...a: unknown[]) => unknown).apply(target, args);
+        };
+      },
+    });
+    const run = async (statement: string, catalog?: string) => {
+      const input: ExecuteInput = catalog ? { statement, catalog, schema: 'default' } : { statement };
+      const r = (await executeDatabricksSql(counting as never, input, {
+        engine: uc.engine,
+        uc,
+      })) as unknown as {
+        getRowsJson(): Promise<unknown[][]>;
+      };
+      return r.getRowsJson();
+    };
+    await run('SELECT 1');
+    sent.length = 0;
+    // main.default does not exist in this engine: the fallback (macros only) is remembered too.
+    expect(await run('SELECT 1')).toEqual([[1]]);
+    expect(sent).toEqual(['SELECT 1']);
+    const cat = `ns_${Date.now().toString(36)}`;
+    await run(`CREATE CATALOG ${cat}`);
+    await run('SELECT 1', cat);
+    sent.length = 0;
+    expect(await run('SELECT current_catalog()', cat)).toEqual([[cat]]);
+    expect(sent.filter((q) => q.startsWith('USE '))).toEqual([]);
+    // USE inside a statement moves the connection: the next request moves it back.
+    await run(`CREATE SCHEMA ${cat}.other`);
+    await run(`USE ${cat}.other`, cat);
+    sent.length = 0;
+    expect(await run('SELECT current_schema()', cat)).toEqual([['default']]);
+    expect(sent.filter((q) => q.startsWith('USE '))).toHaveLength(1);
+    sent.length = 0;
+    expect(await run('SELECT current_schema()', cat)).toEqual([['default']]);
+    expect(sent.filter((q) => q.startsWith('USE '))).toEqual([]);
+    await run(`DROP CATALOG ${cat} CASCADE`);
+  });
+});

@@ -51,6 +51,19 @@ export interface ExecuteInput {
   parameters?: StatementParameter[];
 }
 
+/** The namespace last applied to each pooled connection (keyed by its native handle) and the engine's epoch. */
+const namespaces = new WeakMap<object, { target: string; epoch: number | undefined; ok: boolean }>();
+
+/** The connection is known not to have the (missing) namespace: it only has the macro search path. */
+class NamespaceUnavailable extends Error {}
+const SESSION_CHANGING = new Set(['RESET', 'PRAGMA', 'CALL', 'ATTACH', 'DETACH', 'USE']);
+
+/** Leases wrap the same connection in a new proxy each time: key the cache by the wrapped native handle. */
+function connectionKey(c: object): object {
+  const inner = (c as { connection?: unknown }).connection;
+  return inner && typeof inner === 'object' ? inner : c;
+}
+
 const macrosReady = new WeakMap<object, Promise<void>>();
 
 async function ensureMacros(conn: DuckDBConnectionLike, engine: object): Promise<void> {
@@ -91,6 +104,7 @@ export async function executeDatabricksSql<R extends DuckDBResultLike>(
   for (const p of input.parameters ?? []) params.set(p.name, { value: p.value ?? null, type: p.type });
   const explicitNs = input.catalog !== undefined || input.schema !== undefined;
   let applied: string | undefined;
+  const key = connectionKey(c);
   const s: Session = {
     conn: c,
     engine: env.engine,
@@ -100,14 +114,23 @@ export async function executeDatabricksSql<R extends DuckDBResultLike>(
     params,
     inTransaction: false,
     applyNamespace: async () => {
-      // Pooled connections are shared (and moved to `memory` by the engine on DETACH): set it every request,
-      // in one round trip.
       const target = `${quoteIdent(env.engine.alias(s.catalog))}.${quoteIdent(s.schema)}`;
       if (applied === target) return;
+      // Pooled connections keep their namespace between requests: skip the round trip when this connection
+      // already has it and no catalog change (e.g. a DETACH moving idle connections to `memory`) happened since.
+      const epoch = env.engine.catalogEpoch;
+      const known = namespaces.get(key);
+      if (known && known.target === target && epoch !== undefined && known.epoch === epoch) {
+        if (!known.ok) throw new NamespaceUnavailable();
+        applied = target;
+        return;
+      }
+      namespaces.delete(key);
       // Databricks SQL warehouses default to UTC; TIMESTAMP (TIMESTAMPTZ here) literals and rendering follow it.
       await c.run(
         `USE ${target}; SET search_path = '${`${target},${MACRO_SCHEMA}`.replaceAll("'", "''")}'; SET TimeZone = 'UTC'`,
       );
+      namespaces.set(key, { target, epoch, ok: true });
       applied = target;
     },
   };
@@ -120,10 +143,19 @@ export async function executeDatabricksSql<R extends DuckDBResultLike>(
   } catch (e) {
     // The default namespace (main.default) may not exist in a fresh engine; only an explicit one must.
     if (explicitNs) throw namespaceError(s, e);
-    await c.run(`SET search_path = '${MACRO_SCHEMA.replaceAll("'", "''")}'`).catch(() => undefined);
+    if (!(e instanceof NamespaceUnavailable)) {
+      const epoch = env.engine.catalogEpoch;
+      namespaces.delete(key);
+      await c.run(`SET search_path = '${MACRO_SCHEMA.replaceAll("'", "''")}'`);
+      const target = `${quoteIdent(env.engine.alias(s.catalog))}.${quoteIdent(s.schema)}`;
+      namespaces.set(key, { target, epoch, ok: false });
+    }
   }
   const stmts = splitStatementsCached(input.statement);
   if (stmts.length === 0) throw syntaxError('Syntax error: the statement text is empty.');
+  // Text that may change the connection's settings behind the dialect's back: set the namespace again next time.
+  if (stmts.some((st) => SESSION_CHANGING.has(st.tokens[0]?.text.toUpperCase() ?? '')))
+    namespaces.delete(key);
   let last: DuckDBResultLike | undefined;
   try {
     for (let i = 0; i < stmts.length; i++) {

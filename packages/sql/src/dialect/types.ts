@@ -23,6 +23,8 @@ export interface DuckDbEngineLike {
   alias(catalog: string): string;
   /** Inverse of alias for attached catalogs. */
   catalogForAlias?(alias: string): string | undefined;
+  /** Changes whenever the catalog may have changed (DDL, ATTACH/DETACH); absent = never cache per connection. */
+  readonly catalogEpoch?: number;
 }
 
 /** The Unity Catalog operations intercepted DDL goes through (all optional: absent = unsupported here). */
