@@ -1,6 +1,7 @@
 /**
- * Minimal structural types for the engine pieces the dialect layer uses. @duckdb/node-api is not a direct
- * dependency of this package, so the real DuckDBConnection/DuckDBResult are accepted structurally.
+ * Minimal structural types for the engine pieces the dialect layer uses. The real DuckDBConnection /
+ * DuckDBResult (@duckdb/node-api) satisfy them; staying structural lets the engine's leased connections (a
+ * Proxy) and test wrappers pass without casts.
  */
 export interface DuckDBResultLike {
   readonly columnCount: number;
