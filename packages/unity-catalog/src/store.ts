@@ -132,6 +132,8 @@ interface EngineObject {
 
 interface SchemaSnapshot {
   engineName: string;
+  /** Bumped whenever a described change patches this schema's objects. */
+  rev?: number;
   objects: Map<string, { object: EngineObject; columns: EngineColumn[] }>;
 }
 
@@ -291,6 +293,20 @@ export class UnityCatalogStore extends CollectionStore {
   private readonly creating = new Set<string>();
   private readonly columnCache = new WeakMap<EngineColumn[], { key: string; out: ColumnOut[] }>();
   private readonly snapshots = new Map<string, { epoch: number; promise: Promise<CatalogSnapshot> }>();
+  /**
+   * Serialized list rows per table key. A row is reused while its record (every change to a record goes
+   * through tables.set/delete, which drop the row), engine object and column list are the same objects.
+   */
+  private readonly listRows = new Map<
+    string,
+    { r: TableRecord; o: EngineObject; cols: EngineColumn[]; omit: string; json: string }
+  >();
+  /** Whole sorted lists per schema, valid while neither the engine schema nor any table record changed. */
+  private readonly listCache = new Map<
+    string,
+    { sch: SchemaSnapshot; rev: number | undefined; tablesRev: number; rows: { key: string; json: string }[] }
+  >();
+  private tablesRev = 0;
 
   constructor(
     db: StateDb,
@@ -304,6 +320,17 @@ export class UnityCatalogStore extends CollectionStore {
     this.catalogs = this.collection('catalogs');
     this.schemas = this.collection('schemas');
     this.tables = this.collection('tables');
+    const { set, delete: del } = this.tables;
+    this.tables.set = (k, v) => {
+      this.tablesRev++;
+      this.listRows.delete(k);
+      return set.call(this.tables, k, v);
+    };
+    this.tables.delete = (k) => {
+      this.tablesRev++;
+      this.listRows.delete(k);
+      return del.call(this.tables, k);
+    };
     this.volumes = this.collection('volumes');
     this.functions = this.collection('functions');
     this.grants = this.collection('grants');
@@ -657,6 +684,7 @@ export class UnityCatalogStore extends CollectionStore {
       const key = ch.name.toLowerCase();
       const prev = sch.objects.get(key);
       if (prev?.object.kind === 'VIEW') return this.buildSnapshot(catalog);
+      sch.rev = (sch.rev ?? 0) + 1;
       if (rows.length === 0) {
         sch.objects.delete(key);
         continue;
@@ -1099,24 +1127,53 @@ export class UnityCatalogStore extends CollectionStore {
     }
   }
 
-  async listTables(catalog: string, schema: string, omit: { columns?: boolean; properties?: boolean } = {}) {
+  /**
+   * The tables of a schema, sorted by name, each as its serialized JSON (`key` is the name). Rows are
+   * cached between lists: a list of 10,000 tables is mostly string joining, not object building.
+   */
+  async listTables(
+    catalog: string,
+    schema: string,
+    omit: { columns?: boolean; properties?: boolean } = {},
+  ): Promise<{ key: string; json: string }[]> {
     const { catalog: c, schema: s, engineName } = await this.resolveSchema(catalog, schema);
     const snap = (await this.engineView(c)).schemas.get(engineName.toLowerCase());
-    const out: { key: string; value: Record<string, unknown> }[] = [];
-    const live = new Set<string>();
-    for (const [n, { object: o, columns: cols }] of snap?.objects ?? []) {
-      live.add(n);
-      const r = this.tableRecordFor(c, s, n, o.kind);
-      const columns = omit.columns ? undefined : this.columnsOut(cols, r.partition_columns);
-      out.push({ key: n, value: this.tableOut(r, o, columns, omit) });
-    }
+    const out: { key: string; json: string }[] = [];
+    const omitKey = `${omit.columns ? 1 : 0}${omit.properties ? 1 : 0}`;
     const prefix = `${c}.${s}.`;
-    for (const [k, r] of Array.from(this.tables.entries())) {
-      if (!k.startsWith(prefix) || live.has(r.name)) continue;
-      if (r.metadata_only) out.push({ key: r.name, value: this.tableOut(r, undefined, r.columns, omit) });
-      else this.tables.delete(k);
+    const cached = this.listCache.get(`${prefix}|${omitKey}`);
+    if (cached && cached.sch === snap && cached.rev === snap.rev && cached.tablesRev === this.tablesRev)
+      return cached.rows;
+    for (const [n, { object: o, columns: cols }] of snap?.objects ?? []) {
+      const r = this.tableRecordFor(c, s, n, o.kind);
+      const key = prefix + n;
+      const hit = this.listRows.get(key);
+      if (hit && hit.r === r && hit.o === o && hit.cols === cols && hit.omit === omitKey) {
+        out.push({ key: n, json: hit.json });
+        continue;
+      }
+      const columns = omit.columns ? undefined : this.columnsOut(cols, r.partition_columns);
+      const json = JSON.stringify(this.tableOut(r, o, columns, omit));
+      this.listRows.set(key, { r, o, cols, omit: omitKey, json });
+      out.push({ key: n, json });
     }
-    return out.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0)).map((x) => x.value);
+    const gone: string[] = [];
+    for (const [k, r] of this.tables.entries()) {
+      if (!k.startsWith(prefix) || snap?.objects.has(r.name)) continue;
+      if (r.metadata_only)
+        out.push({ key: r.name, json: JSON.stringify(this.tableOut(r, undefined, r.columns, omit)) });
+      else gone.push(k); // dropped through SQL
+    }
+    for (const k of gone) this.tables.delete(k);
+    out.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+    if (snap)
+      this.listCache.set(`${prefix}|${omitKey}`, {
+        sch: snap,
+        rev: snap.rev,
+        tablesRev: this.tablesRev,
+        rows: out,
+      });
+    return out;
   }
 
   async tableSummaries(catalog: string, schemaPattern?: string, tablePattern?: string) {

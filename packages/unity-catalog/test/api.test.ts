@@ -298,6 +298,17 @@ describe('schemas and tables', () => {
     });
     const all = (await ok('GET', `${B}/tables?catalog_name=inc&schema_name=fresh`)).tables;
     expect(all.map((t: { name: string }) => t.name)).toEqual(['t0', 't1', 't2']);
+    // Listed rows are cached: an update must show in the next list.
+    await ok('PATCH', `${B}/tables/inc.fresh.t1`, { comment: 'now commented' });
+    const page1 = await ok('GET', `${B}/tables?catalog_name=inc&schema_name=fresh&max_results=2`);
+    expect(page1.tables.map((t: { name: string }) => t.name)).toEqual(['t0', 't1']);
+    expect(page1.tables[1].comment).toBe('now commented');
+    const page2 = await ok(
+      'GET',
+      `${B}/tables?catalog_name=inc&schema_name=fresh&max_results=2&page_token=${page1.next_page_token}`,
+    );
+    expect(page2.tables.map((t: { name: string }) => t.name)).toEqual(['t2']);
+    expect(page2.next_page_token).toBeUndefined();
     await api.engine.run(`DROP TABLE inc.fresh.t2`);
     await expectDatabricksError(await req('GET', `${B}/tables/inc.fresh.t2`), 404, 'TABLE_DOES_NOT_EXIST');
   });
