@@ -1,5 +1,6 @@
 // Statement Execution API benchmarks against a running MiniLake:
-//   node packages/sql/bench/statements.bench.mjs http://127.0.0.1:8000 [rows]
+//   node bench/statements.mjs http://127.0.0.1:8000 [rows]
+// (The recorded, self-contained version with the in-process baseline is bench/scenarios/sql.mjs.)
 // 1. `SELECT 1` round trips over HTTP (one keep-alive client, sequential): p50/p90/p99 in ms.
 // 2. A `rows`-row ARROW_STREAM result (default 10,000,000) through EXTERNAL_LINKS: execute + fetch of every
 //    chunk, in seconds, with the Arrow bytes counted. Compare with DuckDB producing the same chunks in process.
