@@ -28,6 +28,16 @@ describe('Databricks SQL on DuckDB', () => {
     expect(r.rows[0]![1]).toMatch(/^\d{4}-\d{2}-\d{2}$/);
   });
 
+  it('types decimal division as Spark does (top-level projections)', async () => {
+    const r = await runSql(
+      duck.conn,
+      'SELECT CAST(1.5 AS DECIMAL(10,2)) / 3, CAST(7 AS DECIMAL(10,2)) / CAST(2 AS DECIMAL(4,1)) AS b, CAST(1 AS DECIMAL(38,10)) / CAST(3 AS DECIMAL(38,10)) AS c, 1 / 4 AS d',
+    );
+    expect(r.columns).toEqual(['(CAST(1.5 AS DECIMAL(10,2)) / 3)', 'b', 'c', 'd']);
+    expect(r.types).toEqual(['DECIMAL(21,13)', 'DECIMAL(16,7)', 'DECIMAL(38,6)', 'DOUBLE']);
+    expect(r.rows).toEqual([['0.5000000000000', '3.5000000', '0.333333', '0.25']]);
+  });
+
   it('keeps literal types: INT, STRING, DECIMAL', async () => {
     const r = await runSql(duck.conn, "SELECT 1 AS one, 'a' AS s, CAST(2.50 AS DECIMAL(10,2)) AS d");
     expect(r.types).toEqual(['INTEGER', 'VARCHAR', 'DECIMAL(10,2)']);

@@ -305,7 +305,7 @@ function namesVolume(text: string): boolean {
 async function avgDecimalTypes(
   text: string,
   o: Parameters<typeof translate>[1],
-  columns: { index: number; fn: 'avg' | 'sum' }[],
+  columns: { index: number; fn: 'avg' | 'sum' | 'div' }[],
   values: Record<string, unknown>,
   s: Session,
 ): Promise<Map<number, Record<string, unknown>>> {
@@ -319,6 +319,11 @@ async function avgDecimalTypes(
     const rows = r.getRows();
     for (const { index, fn } of columns) {
       const type = String(rows[index]?.[1] ?? '');
+      if (fn === 'div') {
+        const t = sparkDivisionType(type);
+        if (t) out.set(index, t);
+        continue;
+      }
       const m = type.match(/^DECIMAL\((\d+),\s*(\d+)\)$/);
       if (m) {
         const [p, sc] = [Number(m[1]), Number(m[2])];
@@ -336,6 +341,41 @@ async function avgDecimalTypes(
     // The real statement reports its own error.
   }
   return out;
+}
+
+/** Spark's integral types as decimals when they meet a DECIMAL in arithmetic. */
+const INTEGRAL_DECIMAL: Record<string, [number, number]> = {
+  TINYINT: [3, 0],
+  SMALLINT: [5, 0],
+  INTEGER: [10, 0],
+  BIGINT: [20, 0],
+};
+
+/**
+ * Spark's type of `a / b` from the probe's `STRUCT(<type of a>, <type of b>)`: when a DECIMAL meets a DECIMAL
+ * or an integral type, DECIMAL(p1 - s1 + s2 + max(6, s1 + p2 + 1), max(6, s1 + p2 + 1)) bounded to 38 digits
+ * as Spark bounds it (keeping at least 6 fraction digits). Anything else stays as DuckDB computes it.
+ */
+function sparkDivisionType(struct: string): Record<string, unknown> | undefined {
+  const m = struct.match(
+    /^STRUCT\((?:"?\w*"?\s+)?([A-Z]+(?:\(\d+,\s*\d+\))?),\s*(?:"?\w*"?\s+)?([A-Z]+(?:\(\d+,\s*\d+\))?)\)$/,
+  );
+  if (!m) return undefined;
+  const dec = (t: string): [number, number] | undefined => {
+    const d = t.match(/^DECIMAL\((\d+),\s*(\d+)\)$/);
+    return d ? [Number(d[1]), Number(d[2])] : INTEGRAL_DECIMAL[t];
+  };
+  const [a, b] = [dec(m[1]!), dec(m[2]!)];
+  if (!a || !b || (!m[1]!.startsWith('DECIMAL') && !m[2]!.startsWith('DECIMAL'))) return undefined;
+  const [[p1, s1], [p2, s2]] = [a, b];
+  let scale = Math.max(6, s1 + p2 + 1);
+  let precision = p1 - s1 + s2 + scale;
+  if (precision > 38) {
+    const intDigits = precision - scale;
+    scale = Math.max(38 - intDigits, Math.min(scale, 6));
+    precision = 38;
+  }
+  return { data_type: 'decimal', precision, scale };
 }
 
 async function withFallback<T>(

@@ -71,6 +71,8 @@ export const SPARK_MACROS: [string, string][] = [
   ],
   // First occurrence order, one NULL kept.
   ['spark_array_distinct(a)', 'list_filter(a, (x, i) -> list_position(a, x) = i)'],
+  // Probe of an `a / b` projection's operand types (DESCRIBE only).
+  ['spark_pair(a, b)', "{'l': a, 'r': b}"],
   ['spark_div(a, b)', `CASE WHEN b = 0 THEN error('${DIVIDE_BY_ZERO.replaceAll("'", "''")}') ELSE a / b END`],
   ['spark_try_divide(a, b)', 'CASE WHEN b = 0 THEN NULL ELSE a / b END'],
   // CAST to an integral type truncates toward zero in Spark; DuckDB rounds. Every branch is bound for the

@@ -56,7 +56,7 @@ export interface Translated {
   /** Parameter names referenced, in order of first use. */
   params: string[];
   /** The outer SELECT's avg(...)/sum(...) projections: index and function (Spark's type depends on the argument). */
-  avgColumns: { index: number; fn: 'avg' | 'sum' }[];
+  avgColumns: { index: number; fn: 'avg' | 'sum' | 'div' }[];
 }
 
 export class TranslationFailed extends Error {}
@@ -612,6 +612,29 @@ function sparkName(n: Json): string | undefined {
     const parts = xs.map(sparkName);
     return parts.every((p) => p !== undefined) ? parts.join(', ') : undefined;
   };
+  if (k === 'function' && d.name === 'spark_div' && Array.isArray(d.args) && d.args.length === 2) {
+    const [l, r] = [sparkName(d.args[0]), sparkName(d.args[1])];
+    return l === undefined || r === undefined ? undefined : `(${l} / ${r})`;
+  }
+  if (k === 'cast') {
+    const x = sparkName(d.this);
+    const to = d.to as Node | undefined;
+    const t = String(to?.data_type ?? '').toLowerCase();
+    const simple: Record<string, string> = {
+      int: 'INT',
+      bigint: 'BIGINT',
+      big_int: 'BIGINT',
+      double: 'DOUBLE',
+      string: 'STRING',
+      date: 'DATE',
+      boolean: 'BOOLEAN',
+    };
+    const tt =
+      t === 'decimal' && typeof to?.precision === 'number'
+        ? `DECIMAL(${to.precision},${typeof to.scale === 'number' ? to.scale : 0})`
+        : simple[t];
+    return x === undefined || tt === undefined ? undefined : `CAST(${x} AS ${tt})`;
+  }
   if (k === 'function' || k === 'aggregate_function') {
     const a = args((d.args as Json[]) ?? []);
     return a === undefined ? undefined : `${String(d.name).toLowerCase()}(${a})`;
@@ -691,21 +714,32 @@ const CACHE_MAX = 2000;
  * avg(decimal) is DECIMAL(p + 4, s + 4) in Spark and DOUBLE in DuckDB. The outer SELECT's avg projections are
  * reported, probed by the executor (any_value(x) through DESCRIBE) and cast when their argument is a DECIMAL.
  */
-function avgProjections(stmt: Node, o: TranslateOptions): { index: number; fn: 'avg' | 'sum' }[] {
+function avgProjections(stmt: Node, o: TranslateOptions): { index: number; fn: 'avg' | 'sum' | 'div' }[] {
   const kd = kindOf(stmt);
   if (!kd || kd[0] !== 'select') return [];
   const exprs = kd[1].expressions as Json[] | undefined;
   if (!Array.isArray(exprs)) return [];
-  const found: { index: number; fn: 'avg' | 'sum' }[] = [];
+  const found: { index: number; fn: 'avg' | 'sum' | 'div' }[] = [];
   exprs.forEach((e, i) => {
     const ek = kindOf(e);
     const holder = ek?.[0] === 'alias' ? ek[1] : undefined;
     const inner = holder ? kindOf(holder.this) : ek;
-    if (!inner || (inner[0] !== 'avg' && inner[0] !== 'sum')) return;
-    found.push({ index: i, fn: inner[0] });
+    if (!inner) return;
     const avgNode = holder ? holder.this : e;
     let replacement: Json | undefined;
-    if (o.avgProbe) replacement = fn('any_value', [inner[1].this]);
+    if (inner[0] === 'avg' || inner[0] === 'sum') {
+      found.push({ index: i, fn: inner[0] });
+      if (o.avgProbe) replacement = fn('any_value', [inner[1].this]);
+    } else if (inner[0] === 'function' && inner[1].name === 'spark_div') {
+      // Decimal `/` is a DECIMAL in Spark, a DOUBLE in DuckDB: probe both operand types (aggregate operands
+      // are left alone, DuckDB's sum/avg types differ from Spark's).
+      const args = inner[1].args as Json[];
+      if (args.some((a) => ['avg', 'sum'].includes(kindOf(a)?.[0] ?? ''))) return;
+      // Without a Spark name for the column, keep DuckDB's DOUBLE rather than invent one.
+      if (!holder && sparkName(e) === undefined) return;
+      found.push({ index: i, fn: 'div' });
+      if (o.avgProbe) replacement = fn('spark_pair', args);
+    } else return;
     const to = o.avgDecimals?.get(i);
     if (to) replacement = { cast: { this: avgNode, to, trailing_comments: [], double_colon_syntax: false } };
     if (replacement === undefined) return;
