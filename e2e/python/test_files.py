@@ -43,6 +43,16 @@ def test_dbfs_tree_operations(w):
         w.dbfs.get_status(d)
 
 
+def test_dbfs_move_into_itself_is_a_400(w):
+    d = f"/{unique('self')}"
+    w.dbfs.mkdirs(d)
+    for src, dst in ((d, f"{d}/b/c"), ("/", f"/{unique('sub')}/x")):
+        with pytest.raises(BadRequest) as e:
+            w.dbfs.move(src, dst)
+        assert e.value.error_code == "INVALID_PARAMETER_VALUE"
+    assert not w.dbfs.exists(f"{d}/b")
+
+
 # ---- Files API on volumes ----
 
 @pytest.fixture
@@ -82,6 +92,14 @@ def test_files_directories(w, volume):
     w.files.delete_directory(f"{volume}/d1/d2")
     with pytest.raises(NotFound):
         w.files.get_directory_metadata(f"{volume}/d1/d2")
+
+
+def test_files_volume_root_cannot_be_deleted(w, volume):
+    with pytest.raises(BadRequest) as e:
+        w.files.delete_directory(volume)
+    assert e.value.error_code == "INVALID_PARAMETER_VALUE"
+    assert "root directory of a volume" in str(e.value) and "not empty" not in str(e.value)
+    w.files.get_directory_metadata(volume)
 
 
 def test_files_missing_volume_is_404(w, volume):

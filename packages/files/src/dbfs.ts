@@ -19,6 +19,7 @@ import {
 } from '@minilake/core';
 import {
   dbfsExists,
+  dbfsMoveIntoItself,
   dbfsIsDirectory,
   dbfsNotEmpty,
   dbfsNotFound,
@@ -150,6 +151,8 @@ export class DbfsStore extends CollectionStore {
   }
 
   async move(src: string, dst: string): Promise<void> {
+    // A directory cannot go inside itself (rename would fail with EINVAL); refuse before creating any parent.
+    if (src === '/' || dst.startsWith(src + '/')) throw dbfsMoveIntoItself(src, dst);
     const from = await this.disk(src);
     await this.statOf(src);
     const to = await this.disk(dst);

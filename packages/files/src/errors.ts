@@ -9,6 +9,10 @@ export const dbfsNotEmpty = (p: string) =>
 export const dbfsIsDirectory = (p: string) => invalidParameter(`Path ${p} is a directory, not a file.`);
 export const dbfsParentIsFile = (p: string) =>
   alreadyExists(`A file exists in the way of the directory path ${p}.`);
+export const dbfsMoveIntoItself = (src: string, dst: string) =>
+  invalidParameter(
+    `Cannot move ${src} to ${dst}: a directory cannot be moved into itself or its subdirectory.`,
+  );
 export const handleNotFound = (h: number) => notFound(`The handle ${h} does not exist.`);
 export const maxReadExceeded = () =>
   new DatabricksError(
@@ -33,6 +37,8 @@ export const pathIsFile = (p: string) =>
   new DatabricksError(409, 'ALREADY_EXISTS', `A file already exists at ${p}`);
 export const directoryNotEmpty = (p: string) =>
   new DatabricksError(400, 'FAILED_PRECONDITION', `The directory being deleted is not empty: ${p}`);
+export const volumeRootNotDeletable = (p: string) =>
+  invalidParameter(`Cannot delete ${p}: it is the root directory of a volume; drop the volume to remove it.`);
 export const notAVolumePath = (p: string) =>
   invalidParameter(
     `Invalid path ${p}: the Files API accepts /Volumes/<catalog>/<schema>/<volume>/... paths.`,

@@ -11,6 +11,7 @@ import { keysetPage, resolveUnderReal, uuid } from '@minilake/core';
 import type { UnityCatalogApi } from '@minilake/unity-catalog';
 import {
   directoryNotEmpty,
+  volumeRootNotDeletable,
   directoryNotFound,
   fileExists,
   fileNotFound,
@@ -114,9 +115,9 @@ export class VolumeFiles {
 
   async deleteDirectory(p: string): Promise<void> {
     const disk = await this.dirStat(p);
+    if (p.split('/').filter(Boolean).length <= 4) throw volumeRootNotDeletable(p); // the volume root stays
     const entries = (await readdir(disk)).filter((n) => !n.startsWith(UPLOAD_PREFIX));
     if (entries.length > 0) throw directoryNotEmpty(p);
-    if (p.split('/').filter(Boolean).length <= 4) throw directoryNotEmpty(p); // the volume root stays
     try {
       await rmdir(disk);
     } catch (e) {

@@ -90,6 +90,35 @@ describe('DBFS', () => {
     expect((await json(await get('/api/2.0/dbfs/get-status', { path: '/m/n' }))).is_dir).toBe(true);
   });
 
+  it('refuses to move a directory into itself with a 400, not a 500', async () => {
+    expect((await post('/api/2.0/dbfs/mkdirs', { path: '/a' })).status).toBe(200);
+    for (const [source_path, destination_path] of [
+      ['/a', '/a/b/c'],
+      ['/', '/sub/x'],
+      ['dbfs:/a', 'dbfs:/a/b'],
+    ]) {
+      await expectDatabricksError(
+        await post('/api/2.0/dbfs/move', { source_path, destination_path }),
+        400,
+        'INVALID_PARAMETER_VALUE',
+      );
+    }
+    // Nothing was created on the way, and a sibling whose name starts the same is still a valid target.
+    await expectDatabricksError(
+      await get('/api/2.0/dbfs/get-status', { path: '/a/b' }),
+      404,
+      'RESOURCE_DOES_NOT_EXIST',
+    );
+    await expectDatabricksError(
+      await get('/api/2.0/dbfs/get-status', { path: '/sub' }),
+      404,
+      'RESOURCE_DOES_NOT_EXIST',
+    );
+    expect((await post('/api/2.0/dbfs/move', { source_path: '/a', destination_path: '/ab' })).status).toBe(
+      200,
+    );
+  });
+
   it('keeps the real limits and answers bad base64 with a 400', async () => {
     await post('/api/2.0/dbfs/put', { path: '/f', contents: b64('x') });
     await expectDatabricksError(
@@ -252,6 +281,27 @@ describe('Files API on volumes', () => {
     );
     expect((await app.request(`${D}/d1/d2`, { method: 'DELETE' })).status).toBe(204);
     await expectDatabricksError(await get(`${D}/d1/d2`), 404, 'NOT_FOUND');
+  });
+
+  it('refuses to delete a volume root with its own message, empty or not', async () => {
+    expect((await app.request(`${D}/d1`, { method: 'PUT' })).status).toBe(204);
+    for (const p of [D, `${D}/`]) {
+      const err = await expectDatabricksError(
+        await app.request(p, { method: 'DELETE' }),
+        400,
+        'INVALID_PARAMETER_VALUE',
+      );
+      expect(err.message).toContain('root directory of a volume');
+      expect(err.message).not.toContain('not empty');
+    }
+    expect((await app.request(`${D}/d1`, { method: 'DELETE' })).status).toBe(204);
+    const err = await expectDatabricksError(
+      await app.request(D, { method: 'DELETE' }),
+      400,
+      'INVALID_PARAMETER_VALUE',
+    );
+    expect(err.message).toContain('root directory of a volume');
+    expect((await app.request(D, { method: 'HEAD' })).status).toBe(200);
   });
 
   it('answers 404 for a volume that does not exist and 400 for a path outside /Volumes', async () => {
