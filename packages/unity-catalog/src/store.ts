@@ -4,7 +4,7 @@
  * Collections hold what the engine cannot: ids, owners, comments, properties, timestamps, EXTERNAL tables
  * (metadata over a storage_location), volumes and grants. No Hono or HTTP types here.
  */
-import { mkdir, rename, rm } from 'node:fs/promises';
+import { mkdir, realpath, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
 import {
   CollectionStore,
@@ -1063,6 +1063,9 @@ export class UnityCatalogStore extends CollectionStore {
     if (format !== undefined) out.data_source_format = format;
     if (!omit.columns) out.columns = columns ?? [];
     if (r.storage_location !== undefined) out.storage_location = r.storage_location;
+    // A MANAGED table lives inside its catalog's DuckDB database file: that file is its truthful location
+    // (clients such as the Spark connector parse this field as a URI and need it present).
+    else if (type === 'MANAGED') out.storage_location = `file://${this.engine.catalogFile(r.catalog_name)}`;
     if (o?.kind === 'VIEW' && o.sql)
       out.view_definition = o.sql.replace(/^CREATE VIEW .*? AS /is, '').replace(/;\s*$/, '');
     const comment = r.comment ?? o?.comment ?? undefined;
@@ -1267,9 +1270,7 @@ export class UnityCatalogStore extends CollectionStore {
       ...this.audit(),
     };
     if (input.table_type === 'EXTERNAL') {
-      const loc = input.storage_location;
-      if (!loc) throw invalidParameter('storage_location is required for an EXTERNAL table.');
-      if (loc.includes('\0')) throw invalidParameter('storage_location must not contain NUL bytes.');
+      const loc = await this.externalLocation(input.storage_location, 'table');
       const rec: TableRecord = {
         ...base,
         storage_location: loc,
@@ -1439,7 +1440,7 @@ export class UnityCatalogStore extends CollectionStore {
   ) {
     let location: string;
     if (input.volume_type === 'EXTERNAL') {
-      location = this.externalLocation(input.storage_location);
+      location = await this.externalLocation(input.storage_location, 'volume');
       await mkdir(location.replace(/^file:\/\//, ''), { recursive: true });
     } else {
       if (input.storage_location)
@@ -1464,22 +1465,56 @@ export class UnityCatalogStore extends CollectionStore {
     return this.volumeOut(r);
   }
 
-  /** External locations must be absolute local paths (file:///x or /x) outside MiniLake's own data folders. */
-  private externalLocation(loc: string | null | undefined): string {
-    if (!loc) throw invalidParameter('storage_location is required for an EXTERNAL volume.');
+  /**
+   * External locations must be absolute local paths (file:///x, file:/x or /x) that neither equal, contain nor
+   * sit inside MiniLake's own data folder (compared after resolving symlinks), and, like Databricks, must not
+   * overlap another external volume or table. `remote` lets EXTERNAL tables keep cloud URIs as metadata only.
+   */
+  private async externalLocation(
+    loc: string | null | undefined,
+    what: 'volume' | 'table',
+    self?: string,
+  ): Promise<string> {
+    if (!loc) throw invalidParameter(`storage_location is required for an EXTERNAL ${what}.`);
+    if (loc.includes('\0')) throw invalidParameter('storage_location must not contain NUL bytes.');
+    const scheme = /^([a-zA-Z][a-zA-Z0-9+.-]*):/.exec(loc)?.[1]?.toLowerCase();
+    if (scheme !== undefined && scheme !== 'file') {
+      if (what === 'table' && REMOTE_SCHEMES.has(scheme) && !loc.split('/').includes('..')) return loc;
+      throw invalidParameter(
+        `storage_location ${JSON.stringify(loc)} uses the unsupported scheme '${scheme}:'; MiniLake serves only local file: locations.`,
+      );
+    }
     const p = loc.startsWith('file://')
       ? loc.slice('file://'.length)
       : loc.startsWith('file:')
         ? loc.slice(5)
         : loc;
-    if (!p.startsWith('/') || p.includes('\0') || p.split('/').includes('..'))
+    if (!p.startsWith('/') || p.split('/').includes('..'))
       throw invalidParameter(
         `storage_location must be an absolute file: location without '..': ${JSON.stringify(loc)}`,
       );
     const abs = path.resolve(p);
+    const real = await realish(abs);
     const dataDir = path.dirname(this.volumesRoot);
-    if (abs === dataDir || abs.startsWith(dataDir + path.sep))
-      throw invalidParameter(`storage_location ${JSON.stringify(loc)} overlaps MiniLake's managed storage.`);
+    for (const d of new Set([dataDir, await realish(dataDir)]))
+      for (const x of new Set([abs, real]))
+        if (overlaps(x, d))
+          throw invalidParameter(
+            `storage_location ${JSON.stringify(loc)} overlaps MiniLake's managed storage; choose a folder outside the data directory.`,
+          );
+    const others: [string, string][] = [];
+    for (const [k, v] of this.volumes.entries())
+      if (v.volume_type === 'EXTERNAL') others.push([k, v.storage_location]);
+    for (const [k, t] of this.tables.entries())
+      if (t.table_type === 'EXTERNAL' && t.storage_location) others.push([k, t.storage_location]);
+    for (const [k, other] of others) {
+      if (k === self || !/^(file:|\/)/.test(other)) continue;
+      const o = path.resolve(other.replace(/^file:(\/\/)?/, ''));
+      if (overlaps(abs, o) || overlaps(real, await realish(o)))
+        throw invalidParameter(
+          `Input path ${JSON.stringify(loc)} overlaps with other external tables or volumes (${k}).`,
+        );
+    }
     return `file://${abs}`;
   }
 
@@ -1776,6 +1811,35 @@ export class UnityCatalogStore extends CollectionStore {
         .map(([p, privileges]) => ({ principal: p, privileges })),
     };
   }
+}
+
+/** Cloud schemes an EXTERNAL table may name as metadata only (nothing is ever read from them). */
+const REMOTE_SCHEMES = new Set(['s3', 's3a', 's3n', 'gs', 'abfs', 'abfss', 'wasb', 'wasbs', 'dbfs']);
+
+/** True when one path equals or contains the other. */
+function overlaps(a: string, b: string): boolean {
+  return (
+    a === b ||
+    a.startsWith(b.endsWith(path.sep) ? b : b + path.sep) ||
+    b.startsWith(a.endsWith(path.sep) ? a : a + path.sep)
+  );
+}
+
+/** The real path of `p`: symlinks resolved on its longest existing prefix, the rest appended. */
+async function realish(p: string): Promise<string> {
+  let head = p;
+  const tail: string[] = [];
+  for (let i = 0; i < 256; i++) {
+    try {
+      return path.join(await realpath(head), ...tail.reverse());
+    } catch {
+      const up = path.dirname(head);
+      if (up === head) return p;
+      tail.push(path.basename(head));
+      head = up;
+    }
+  }
+  return p;
 }
 
 const sqlString = (s: string) => `'${s.replaceAll("'", "''")}'`;
