@@ -2,7 +2,7 @@
 import base64
 
 import pytest
-from databricks.sdk.errors import NotFound, ResourceAlreadyExists, PermissionDenied
+from databricks.sdk.errors import BadRequest, NotFound, ResourceAlreadyExists, PermissionDenied
 from databricks.sdk.service.workspace import AclPermission
 
 from conftest import unique
@@ -42,3 +42,14 @@ def test_acls_are_stored(w):
     w.secrets.delete_acl(scope=scope, principal="users")
     with pytest.raises(NotFound):
         w.secrets.get_acl(scope=scope, principal="users")
+
+
+def test_errors_never_echo_a_secret_value(w):
+    scope = unique("echo")
+    w.secrets.create_scope(scope=scope)
+    for body in ({"bytes_value": 12345678}, {"string_value": 12345678},
+                 {"bytes_value": "x12345678"}, {"string_value": "12345678", "bytes_value": "MTIzNDU2Nzg="}):
+        with pytest.raises(BadRequest) as e:
+            w.api_client.do("POST", "/api/2.0/secrets/put", body={"scope": scope, "key": "k", **body})
+        assert e.value.error_code == "INVALID_PARAMETER_VALUE"
+        assert "12345678" not in str(e.value)

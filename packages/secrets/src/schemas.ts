@@ -13,8 +13,9 @@ export const DeleteScopeRequest = v.object({ scope });
 export const PutSecretRequest = v.object({
   scope,
   key,
-  string_value: v.optional(v.string()),
-  bytes_value: v.optional(v.string()),
+  // Explicit messages: valibot's default ("Expected string but received ...") would echo the secret value.
+  string_value: v.optional(v.string('string_value must be a string')),
+  bytes_value: v.optional(v.string('bytes_value must be a base64-encoded string')),
 });
 export const DeleteSecretRequest = v.object({ scope, key });
 export const ListSecretsRequest = v.object({ scope });

@@ -31,7 +31,7 @@ interface SecretRecord {
   last_updated_timestamp: number;
 }
 
-const NAME = /^[A-Za-z0-9_.\-]{1,128}$/;
+const NAME = /^[A-Za-z0-9_.-]{1,128}$/;
 const MAX_VALUE_BYTES = 128 * 1024;
 
 function loadKey(dataDir: string | undefined): Buffer {
@@ -78,7 +78,7 @@ export class SecretsStore extends CollectionStore {
 
   deleteScope(name: string): void {
     this.scope(name);
-    for (const [id, s] of [...this.secrets.entries()]) if (s.scope === name) this.secrets.delete(id);
+    for (const [id, s] of this.secrets.entries()) if (s.scope === name) this.secrets.delete(id);
     this.scopes.delete(name);
   }
 
