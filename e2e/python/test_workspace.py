@@ -4,7 +4,7 @@ import io
 import json
 
 import pytest
-from databricks.sdk.errors import NotFound, ResourceAlreadyExists, BadRequest
+from databricks.sdk.errors import NotFound, PermissionDenied, ResourceAlreadyExists, BadRequest
 from databricks.sdk.service.workspace import ExportFormat, ImportFormat, Language, ObjectType
 
 from conftest import unique
@@ -76,3 +76,13 @@ def test_delete_and_errors(w, home):
         w.workspace.get_status(d)
     with pytest.raises(NotFound):
         w.workspace.list(f"{home}/nope-{unique()}").__next__()
+
+
+def test_system_folders_cannot_be_deleted(w, home):
+    keep = f"{home}/{unique('keep')}"
+    w.workspace.mkdirs(keep)
+    for p in ("/Users", "/Shared", home):
+        with pytest.raises(PermissionDenied) as e:
+            w.workspace.delete(p, recursive=True)
+        assert e.value.error_code == "PERMISSION_DENIED"
+    assert w.workspace.get_status(keep).object_type == ObjectType.DIRECTORY

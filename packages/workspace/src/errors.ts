@@ -13,6 +13,8 @@ export const notADirectory = (path: string) =>
   invalidParameter(`Cannot create ${path}: a part of the path is a notebook or a file.`);
 export const directoryNotEmpty = (path: string) =>
   new DatabricksError(400, 'DIRECTORY_NOT_EMPTY', `Folder (${path}) is not empty`);
+export const systemFolder = (path: string) =>
+  new DatabricksError(403, 'PERMISSION_DENIED', `Folder (${path}) is a system folder and cannot be deleted.`);
 export const isDirectory = (path: string) =>
   new DatabricksError(
     400,

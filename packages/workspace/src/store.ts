@@ -18,6 +18,7 @@ import {
 import {
   conversionNotImplemented,
   directoryNotEmpty,
+  systemFolder,
   fileExists,
   isDirectory,
   languageRequired,
@@ -112,7 +113,7 @@ export class WorkspaceStore extends CollectionStore {
     }
   }
 
-  /** The same, without blocking the event loop (reset, and after a default folder was deleted). */
+  /** The same, without blocking the event loop (reset). */
   private async restoreDefaults(): Promise<void> {
     for (const p of this.defaultDirs) {
       await mkdir(path.join(this.root, ...p.split('/').filter(Boolean)), { recursive: true });
@@ -195,13 +196,15 @@ export class WorkspaceStore extends CollectionStore {
   async delete(p: string, recursive: boolean): Promise<void> {
     const r = this.get(p);
     if (p === '/') throw directoryNotEmpty(p);
+    // /Users, /Shared and the caller's home are system folders: Databricks never lets them be deleted,
+    // even recursively by an admin (a recursive delete of /Users would wipe every home folder).
+    if (this.defaultDirs.includes(p)) throw systemFolder(p);
     if (r.object_type === 'DIRECTORY' && !recursive && this.children(p).length > 0)
       throw directoryNotEmpty(p);
     const disk = await this.diskPath(p);
     const prefix = `${p}/`;
     for (const k of this.objects.keys()) if (k === p || k.startsWith(prefix)) this.objects.delete(k);
     await rm(disk, { recursive: true, force: true });
-    if (this.defaultDirs.includes(p)) await this.restoreDefaults();
   }
 
   /** Decides what an import creates: a notebook (with its language and stored format) or a file. */

@@ -39,10 +39,35 @@ describe('workspace tree', () => {
     const { instance } = await serviceApp(workspaceService);
     await instance.state[0]!.reset();
     expect((await status('/Shared')).object_type).toBe('DIRECTORY');
+  });
+
+  it('refuses to delete /Users, /Shared or the home folder, even recursively', async () => {
     await importNb(`${HOME}/x`, '1');
-    expect((await post('/api/2.0/workspace/delete', { path: HOME, recursive: true })).status).toBe(200);
-    expect(await status(HOME)).toMatchObject({ object_type: 'DIRECTORY' }); // the home comes back, empty
-    expect(await json(await get('/api/2.0/workspace/list', { path: HOME }))).toEqual({});
+    await post('/api/2.0/workspace/mkdirs', { path: '/Users/other@example.com/d' });
+    await importNb('/Shared/s', '1');
+    for (const p of ['/Users', '/Shared', HOME, `/Workspace${HOME}`, '/Users/']) {
+      for (const recursive of [true, false]) {
+        const err = await expectDatabricksError(
+          await post('/api/2.0/workspace/delete', { path: p, recursive }),
+          403,
+          'PERMISSION_DENIED',
+        );
+        expect(err.message).toContain('system folder');
+      }
+    }
+    await expectDatabricksError(
+      await post('/api/2.0/workspace/delete', { path: '/', recursive: true }),
+      400,
+      'DIRECTORY_NOT_EMPTY',
+    );
+    // nothing was removed
+    expect((await status(`${HOME}/x`)).object_type).toBe('NOTEBOOK');
+    expect((await status('/Shared/s')).object_type).toBe('NOTEBOOK');
+    expect((await status('/Users/other@example.com/d')).object_type).toBe('DIRECTORY');
+    // another user's folder is an ordinary folder
+    expect(
+      (await post('/api/2.0/workspace/delete', { path: '/Users/other@example.com', recursive: true })).status,
+    ).toBe(200);
   });
 
   it('imports, exports and describes a SOURCE notebook byte for byte, with /Workspace as an alias', async () => {
