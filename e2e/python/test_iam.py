@@ -16,12 +16,19 @@ def test_me_is_a_listed_user(w, url):
     assert {g.display for g in me.groups} >= {"admins"}
 
 
+def _cluster(w):
+    """A real cluster: the permissions API answers 404 for a cluster id the compute service does not know."""
+    return w.clusters.create(cluster_name=unique("perm"), spark_version="15.4.x-scala2.12",
+                             num_workers=0).cluster_id
+
+
 def test_me_follows_user_updates(w):
     me = w.current_user.me()
     w.users.patch(me.id, operations=[iam.Patch(op=iam.PatchOp.REPLACE, path="displayName", value="Renamed Me")])
     assert w.current_user.me().display_name == "Renamed Me"
     assert w.users.get(me.id).display_name == "Renamed Me"
-    perms = w.permissions.get("clusters", "c-me")
+    cluster_id = _cluster(w)
+    perms = w.permissions.get("clusters", cluster_id)
     assert any(a.user_name == me.user_name and a.display_name == "Renamed Me" for a in perms.access_control_list)
 
 
@@ -124,8 +131,9 @@ def test_service_principals(w):
 
 def test_permissions_on_clusters_and_jobs(w):
     me = w.current_user.me().user_name
-    perms = w.permissions.get("clusters", "0101-000000-abcdefgh")
-    assert perms.object_id == "/clusters/0101-000000-abcdefgh" and perms.object_type == "cluster"
+    cluster_id = _cluster(w)
+    perms = w.permissions.get("clusters", cluster_id)
+    assert perms.object_id == f"/clusters/{cluster_id}" and perms.object_type == "cluster"
     owner = [a for a in perms.access_control_list if a.user_name == me][0]
     assert owner.all_permissions[0].permission_level == iam.PermissionLevel.CAN_MANAGE
     admins = [a for a in perms.access_control_list if a.group_name == "admins"][0]
@@ -144,7 +152,7 @@ def test_permissions_on_clusters_and_jobs(w):
               w.permissions.get_permission_levels("jobs", "42").permission_levels]
     assert set(levels) == {"CAN_VIEW", "CAN_MANAGE_RUN", "IS_OWNER", "CAN_MANAGE"}
     with pytest.raises(BadRequest):
-        w.permissions.set("clusters", "c1", access_control_list=[
+        w.permissions.set("clusters", cluster_id, access_control_list=[
             iam.AccessControlRequest(user_name=me, permission_level=iam.PermissionLevel.IS_OWNER)])
     # the typed helpers of other services hit the same store
     w.jobs.set_permissions("43", access_control_list=[])
@@ -197,3 +205,38 @@ def test_put_user_keeps_groups_like_terraform(w):
     assert after.display_name == "Via PUT"
     assert g.id in [x.value for x in after.groups]
     assert [e.value for e in after.entitlements] == ["databricks-sql-access"]
+
+
+def test_permissions_follow_the_objects_lifecycle(w):
+    with pytest.raises(NotFound):
+        w.permissions.get("clusters", "0101-000000-nosuchcl")
+    with pytest.raises(NotFound):
+        w.permissions.set("clusters", "0101-000000-nosuchcl", access_control_list=[])
+    with pytest.raises(NotFound):
+        w.permissions.get("cluster-policies", "NOSUCHPOLICY")
+    with pytest.raises(NotFound):
+        w.permissions.get("instance-pools", "0101-000000-nopool")
+
+    cluster_id = _cluster(w)
+    w.permissions.set("clusters", cluster_id, access_control_list=[
+        iam.AccessControlRequest(group_name="users", permission_level=iam.PermissionLevel.CAN_ATTACH_TO)])
+    assert any(a.group_name == "users" for a in w.permissions.get("clusters", cluster_id).access_control_list)
+    # a terminated cluster still has its permissions; a permanently deleted one has none
+    w.clusters.delete(cluster_id=cluster_id)
+    assert any(a.group_name == "users" for a in w.permissions.get("clusters", cluster_id).access_control_list)
+    w.clusters.permanent_delete(cluster_id=cluster_id)
+    with pytest.raises(NotFound):
+        w.permissions.get("clusters", cluster_id)
+
+    policy_id = w.cluster_policies.create(name=unique("pol"), definition="{}").policy_id
+    w.permissions.set("cluster-policies", policy_id, access_control_list=[
+        iam.AccessControlRequest(group_name="users", permission_level=iam.PermissionLevel.CAN_USE)])
+    w.cluster_policies.delete(policy_id=policy_id)
+    with pytest.raises(NotFound):
+        w.permissions.get("cluster-policies", policy_id)
+
+    pool_id = w.instance_pools.create(instance_pool_name=unique("pool"), node_type_id="i3.xlarge").instance_pool_id
+    assert w.permissions.get("instance-pools", pool_id).object_id == f"/instance-pools/{pool_id}"
+    w.instance_pools.delete(instance_pool_id=pool_id)
+    with pytest.raises(NotFound):
+        w.permissions.get("instance-pools", pool_id)

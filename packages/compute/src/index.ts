@@ -23,6 +23,19 @@ export interface ComputeApi {
   recordActivity(clusterId: string): void;
 }
 
+/**
+ * The part of the iam service's api this package uses (structural: no package dependency on iam). With it
+ * the permissions API answers 404 for a cluster, policy or pool that does not exist, names the cluster's
+ * creator as its default owner, and forgets an ACL when its object is deleted.
+ */
+interface IamPeer {
+  registerObjectType(
+    requestObjectType: string,
+    hooks: { exists(id: string): boolean; owner?(id: string): string | undefined },
+  ): void;
+  dropPermissions(requestObjectType: string, id: string): void;
+}
+
 /** A delay setting in seconds (the host already checked it is a non-negative number). */
 function delayMs(ctx: ServiceContext, key: string, fallback: number): number {
   const n = Number(ctx.config[key]);
@@ -38,13 +51,21 @@ export const computeService = defineService<ComputeApi>({
     MINILAKE_CLUSTER_TERMINATE_DELAY: '1',
   },
   create(ctx) {
+    const iam = ctx.peer<IamPeer>('iam');
     const store = new ComputeStore(ctx.state, {
       clock: ctx.clock,
       userName: ctx.identity.userName,
       userId: ctx.identity.userId,
       startDelayMs: delayMs(ctx, 'MINILAKE_CLUSTER_START_DELAY', 2),
       terminateDelayMs: delayMs(ctx, 'MINILAKE_CLUSTER_TERMINATE_DELAY', 1),
+      onDeleted: (type, id) => iam?.dropPermissions(type, id),
     });
+    iam?.registerObjectType('clusters', {
+      exists: (id) => store.clusterOwner(id) !== undefined,
+      owner: (id) => store.clusterOwner(id),
+    });
+    iam?.registerObjectType('cluster-policies', { exists: (id) => store.policyExists(id) });
+    iam?.registerObjectType('instance-pools', { exists: (id) => store.poolExists(id) });
     return {
       app: computeApp(store),
       state: [store],

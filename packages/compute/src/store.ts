@@ -122,6 +122,8 @@ export interface ComputeOptions {
   userId: string;
   startDelayMs: number;
   terminateDelayMs: number;
+  /** Called when a cluster is permanently deleted or a policy or pool deleted: its ACL goes with it. */
+  onDeleted?: (requestObjectType: 'clusters' | 'cluster-policies' | 'instance-pools', id: string) => void;
 }
 
 const MAX_PINNED = 100;
@@ -618,6 +620,7 @@ export class ComputeStore extends CollectionStore {
     this.clusters.delete(id);
     this.events.delete(id);
     this.libraries.delete(id);
+    this.opts.onDeleted?.('clusters', id);
   }
 
   pinCluster(id: string): void {
@@ -650,6 +653,20 @@ export class ComputeStore extends CollectionStore {
 
   getCluster(id: string): Spec {
     return this.details(this.cluster(id));
+  }
+
+  /** The creator of a known (not permanently deleted) cluster: its default owner in the permissions API. */
+  clusterOwner(id: string): string | undefined {
+    return this.clusters.get(id)?.creator_user_name;
+  }
+
+  policyExists(id: string): boolean {
+    return this.policies.has(id);
+  }
+
+  /** A deleted pool stays readable with state DELETED, but has no permissions any more. */
+  poolExists(id: string): boolean {
+    return this.pools.get(id)?.state === 'ACTIVE';
   }
 
   findCluster(id: string): Spec | undefined {
@@ -835,6 +852,7 @@ export class ComputeStore extends CollectionStore {
   deletePolicy(id: string): void {
     this.policy(id);
     this.policies.delete(id);
+    this.opts.onDeleted?.('cluster-policies', id);
   }
 
   getPolicy(id: string) {
@@ -938,6 +956,7 @@ export class ComputeStore extends CollectionStore {
     const p = this.pool(id);
     p.state = 'DELETED';
     this.pools.set(id, p);
+    this.opts.onDeleted?.('instance-pools', id);
   }
 
   getPool(id: string) {

@@ -58,13 +58,24 @@ describe('identity through the TypeScript SDK', () => {
 
   it('sets and reads permissions', async () => {
     const w = workspaceClient(server.url);
+    // the permissions API only knows clusters the compute service knows
+    const missing = await w.permissions
+      .get({ request_object_type: 'clusters', request_object_id: 'c-ts' })
+      .catch((e: unknown) => e);
+    expect((missing as ApiError).statusCode).toBe(404);
+    const created = await w.clusters.create({
+      cluster_name: uniqueName('perm'),
+      spark_version: '15.4.x-scala2.12',
+      num_workers: 0,
+    });
+    const cluster_id = created.cluster_id!;
     const updated = await w.permissions.set({
       request_object_type: 'clusters',
-      request_object_id: 'c-ts',
+      request_object_id: cluster_id,
       access_control_list: [{ group_name: 'users', permission_level: 'CAN_ATTACH_TO' }],
     });
-    expect(updated.object_id).toBe('/clusters/c-ts');
-    const got = await w.permissions.get({ request_object_type: 'clusters', request_object_id: 'c-ts' });
+    expect(updated.object_id).toBe(`/clusters/${cluster_id}`);
+    const got = await w.permissions.get({ request_object_type: 'clusters', request_object_id: cluster_id });
     const users = got.access_control_list?.find((a) => a.group_name === 'users');
     expect(users?.all_permissions?.[0]?.permission_level).toBe('CAN_ATTACH_TO');
   });
