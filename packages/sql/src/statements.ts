@@ -240,6 +240,7 @@ export class StatementManager {
       if (input.catalog) execInput.catalog = input.catalog;
       if (input.schema) execInput.schema = input.schema;
       if (input.parameters) execInput.parameters = input.parameters;
+      execInput.user = this.identity.userName;
       const result = (await executeDatabricksSql(conn as never, execInput, {
         engine: this.engine,
         ...(this.uc ? { uc: this.uc as Record<string, unknown> } : {}),

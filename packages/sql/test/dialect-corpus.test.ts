@@ -15,6 +15,8 @@ interface Entry {
   sql: string;
   setup?: string[];
   params?: { name: string; value: string | null; type?: string }[];
+  /** The caller's user name (the Statement API passes the request identity). */
+  user?: string;
   rows?: (string | null)[][];
   columns?: string[];
   types?: string[];
@@ -84,7 +86,11 @@ it('runs the Databricks SQL corpus with no wrong answers and >= 90% passing', as
     let got: Rendered | undefined;
     let err: unknown;
     try {
-      got = await runSql(duck.conn, { statement: e.sql, ...(e.params ? { parameters: e.params } : {}) });
+      got = await runSql(duck.conn, {
+        statement: e.sql,
+        ...(e.params ? { parameters: e.params } : {}),
+        ...(e.user ? { user: e.user } : {}),
+      });
     } catch (x) {
       err = x;
     }

@@ -6,6 +6,7 @@
  *   (translate.ts) with Spark semantics from macros (macros.ts). Text that is not Databricks SQL but runs on
  *   DuckDB as written still runs (fallback).
  */
+import { catalogAliasToName } from '@minilake/engine-duckdb';
 import { intercept } from './intercept.js';
 import { MACRO_DB, macroStatements, MACRO_SCHEMA } from './macros.js';
 import { loadPolyglot } from './polyglot.js';
@@ -49,6 +50,8 @@ export interface ExecuteInput {
   catalog?: string;
   schema?: string;
   parameters?: StatementParameter[];
+  /** The caller's user name (current_user()); the Statement API passes the request's identity. */
+  user?: string;
 }
 
 /** The namespace last applied to each pooled connection (keyed by its native handle) and the engine's epoch. */
@@ -111,6 +114,7 @@ export async function executeDatabricksSql<R extends DuckDBResultLike>(
     uc: (env.uc ?? undefined) as UnityCatalogApiLike | undefined,
     catalog: input.catalog || 'main',
     schema: input.schema || 'default',
+    ...(input.user !== undefined ? { user: input.user } : {}),
     params,
     inTransaction: false,
     applyNamespace: async () => {
@@ -250,6 +254,8 @@ async function prepare(text: string, s: Session): Promise<Prepared> {
     alias: (c: string) => s.engine.alias(c),
     currentCatalog: s.catalog,
     sessionCatalog: s.catalog,
+    sessionSchema: s.schema,
+    ...(s.user !== undefined ? { user: s.user } : {}),
     paramTypes,
   };
   try {
@@ -413,10 +419,41 @@ async function runTextRead(text: string, s: Session, suffix = ''): Promise<{ get
   return withFallback(p, s, (sql, values) => s.conn.runAndReadAll(sql, hasValues ? values : undefined));
 }
 
-/** DuckDB error text -> Databricks error class and SQLSTATE. */
+/** Error classes (and SQLSTATEs) for Databricks REST error codes thrown by Unity Catalog inside a statement. */
+const REST_CODES: Record<string, [string, string]> = {
+  INVALID_PARAMETER_VALUE: ['INVALID_PARAMETER_VALUE', '22023'],
+  CATALOG_DOES_NOT_EXIST: ['NO_SUCH_CATALOG_EXCEPTION', '42704'],
+  SCHEMA_DOES_NOT_EXIST: ['SCHEMA_NOT_FOUND', '42704'],
+  TABLE_DOES_NOT_EXIST: ['TABLE_OR_VIEW_NOT_FOUND', '42P01'],
+  CATALOG_ALREADY_EXISTS: ['CATALOG_ALREADY_EXISTS', '42P04'],
+  SCHEMA_ALREADY_EXISTS: ['SCHEMA_ALREADY_EXISTS', '42P06'],
+  TABLE_ALREADY_EXISTS: ['TABLE_OR_VIEW_ALREADY_EXISTS', '42P07'],
+  PERMISSION_DENIED: ['PERMISSION_DENIED', '42501'],
+  RESOURCE_DOES_NOT_EXIST: ['RESOURCE_DOES_NOT_EXIST', '42704'],
+  RESOURCE_ALREADY_EXISTS: ['RESOURCE_ALREADY_EXISTS', '42710'],
+};
+
+/** Engine aliases (`main__ml`) in an error text -> the catalog names users wrote. */
+function unaliasText(t: string): string {
+  return t.replace(/\b[A-Za-z0-9_]+__ml\b/g, (a) => catalogAliasToName(a));
+}
+
+/** DuckDB error text (or a Databricks REST error from Unity Catalog) -> Databricks error class and SQLSTATE. */
 export function mapError(e: unknown): Error {
   if (e instanceof SqlError) return e;
-  const msg = e instanceof Error ? e.message : String(e);
+  if (
+    e instanceof Error &&
+    e.name === 'DatabricksError' &&
+    typeof (e as { errorCode?: unknown }).errorCode === 'string'
+  ) {
+    const code = (e as unknown as { errorCode: string }).errorCode;
+    const [cls, state] = REST_CODES[code] ?? [code, 'KD000'];
+    return sqlError(cls, state, unaliasText(e.message));
+  }
+  return mapDuckError(unaliasText(e instanceof Error ? e.message : String(e)));
+}
+
+function mapDuckError(msg: string): Error {
   let first = msg.split('\n')[0] ?? msg;
   if (first.startsWith('Failed to extract statements: '))
     first = first.slice('Failed to extract statements: '.length);
@@ -434,12 +471,12 @@ export function mapError(e: unknown): Error {
       '42P01',
       `The table or view \`${m[1]}\` cannot be found. Verify the spelling and correctness of the schema and catalog. (${first})`,
     );
-  if ((m = first.match(/Catalog "?([^"\s]+)"? does not exist/)))
+  if ((m = first.match(/Catalog (?:with name )?"?([^"\s!]+)"? does not exist/)))
     return sqlError('NO_SUCH_CATALOG_EXCEPTION', '42704', `Catalog '${m[1]}' was not found. (${first})`);
   if ((m = first.match(/Schema with name "?([^"\s]+)"? does not exist/)))
     return sqlError('SCHEMA_NOT_FOUND', '42704', `The schema \`${m[1]}\` cannot be found. (${first})`);
   if (
-    (m = first.match(/Referenced column "?([^"\s]+)"? not found/)) ||
+    (m = first.match(/Referenced column "?([^"\s]+)"? (?:was )?not found/)) ||
     (m = first.match(/column "?([^"\s]+)"? .*does not exist/i))
   )
     return sqlError(

@@ -11,6 +11,23 @@ import type { DuckDBResultLike, TableMetadata } from './types.js';
 import { MACRO_DB } from './macros.js';
 import { isVolumePath } from './translate.js';
 import { resolveVolumes } from './volumes.js';
+import { checkName } from '@minilake/unity-catalog';
+
+/**
+ * Unity Catalog's own name rule (checkName) for names SQL DDL creates, checked BEFORE anything runs, so that
+ * SQL cannot create an object the REST API could not list or get.
+ */
+function validNames(parts: string[], what: string): void {
+  const labels =
+    parts.length === 3 ? ['catalog', 'schema', what] : parts.length === 2 ? ['schema', what] : [what];
+  parts.forEach((p, i) => {
+    try {
+      checkName(labels[i] ?? what, p);
+    } catch (e) {
+      throw sqlError('INVALID_PARAMETER_VALUE', '22023', e instanceof Error ? e.message : String(e));
+    }
+  });
+}
 
 export interface InterceptHooks {
   /** Translates Databricks SQL text to DuckDB SQL with its bound values. */
@@ -586,6 +603,7 @@ async function create(c: Cursor, s: Session, h: InterceptHooks): Promise<Outcome
   if (c.accept('CATALOG')) {
     const ifNot = c.accept('IF', 'NOT', 'EXISTS');
     const name = c.ident();
+    validNames([name], 'catalog');
     let comment: string | undefined;
     while (!c.done()) {
       if (c.accept('COMMENT')) comment = c.string();
@@ -607,6 +625,7 @@ async function create(c: Cursor, s: Session, h: InterceptHooks): Promise<Outcome
     const p = c.qualifiedName();
     const cat = p.length === 2 ? p[0]! : s.catalog;
     const name = p[p.length - 1]!;
+    validNames(p, 'schema');
     let comment: string | undefined;
     while (!c.done()) {
       if (c.accept('COMMENT')) comment = c.string();
@@ -636,9 +655,16 @@ async function create(c: Cursor, s: Session, h: InterceptHooks): Promise<Outcome
   c.accept('OR', 'REPLACE');
   c.accept('EXTERNAL');
   const temp = c.accept('TEMPORARY') || c.accept('TEMP');
+  if (c.accept('VIEW') || c.accept('MATERIALIZED', 'VIEW')) {
+    // Views run translated; only their name is checked here.
+    c.accept('IF', 'NOT', 'EXISTS');
+    if (!temp) validNames(c.qualifiedName(), 'view');
+    return undefined;
+  }
   if (!c.accept('TABLE')) return undefined;
   c.accept('IF', 'NOT', 'EXISTS');
   const nameParts = c.qualifiedName();
+  if (!temp) validNames(nameParts, 'table');
   const keep: [number, number][] = [[start, c.i]];
   const columnComments: [string, string][] = [];
   if (c.peek()?.type === 'L_PAREN') {
@@ -847,6 +873,7 @@ async function alter(c: Cursor, s: Session, h: InterceptHooks): Promise<Outcome>
   if (c.accept('UNSET', 'TBLPROPERTIES')) return emptyResult(s);
   if (c.accept('RENAME', 'TO')) {
     const to = c.qualifiedName();
+    validNames([to[to.length - 1]!], 'table');
     const t = resolveTable(s, nameParts);
     const fromRef = `${quoteIdent(s.engine.alias(t.catalog))}.${quoteIdent(t.schema)}.${quoteIdent(t.table)}`;
     await s.conn.run(`ALTER TABLE ${fromRef} RENAME TO ${quoteIdent(to[to.length - 1]!)}`);

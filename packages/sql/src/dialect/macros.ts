@@ -51,8 +51,23 @@ export const SPARK_MACROS: [string, string][] = [
     'CASE WHEN s > 0 THEN a[s : s + l - 1] WHEN s < 0 THEN a[len(a) + s + 1 : len(a) + s + l] ' +
       "ELSE error('[INVALID_PARAMETER_VALUE.START] The value of parameter(s) `start` in `slice` is invalid: Expects a positive or a negative value for `start`, but got 0.') END",
   ],
-  ['spark_sequence(a, b)', 'generate_series(a, b)'],
-  ['spark_sequence(a, b, st)', 'generate_series(a, b, st)'],
+  // A DATE start only when visibly a date (spark_sequence_date); otherwise refused rather than TIMESTAMP[].
+  [
+    'spark_sequence(a, b)',
+    "CASE WHEN typeof(a) = 'DATE' THEN error('[UNSUPPORTED_FEATURE] sequence over a DATE column is not supported by MiniLake; CAST it AS DATE explicitly.') ELSE generate_series(a, b) END",
+  ],
+  [
+    'spark_sequence(a, b, st)',
+    "CASE WHEN typeof(a) = 'DATE' THEN error('[UNSUPPORTED_FEATURE] sequence over a DATE column is not supported by MiniLake; CAST it AS DATE explicitly.') ELSE generate_series(a, b, st) END",
+  ],
+  [
+    'spark_sequence_date(a, b)',
+    "CAST(generate_series(CAST(a AS TIMESTAMP), CAST(b AS TIMESTAMP), CASE WHEN CAST(a AS DATE) <= CAST(b AS DATE) THEN INTERVAL '1 day' ELSE INTERVAL '-1 day' END) AS DATE[])",
+  ],
+  [
+    'spark_sequence_date(a, b, st)',
+    'CAST(generate_series(CAST(a AS TIMESTAMP), CAST(b AS TIMESTAMP), st) AS DATE[])',
+  ],
   ['spark_arrays_overlap(a, b)', 'list_has_any(a, b)'],
   ['spark_substr(s, p)', 'substring(s, CASE WHEN p = 0 THEN 1 ELSE p END)'],
   ['spark_substr(s, p, l)', 'substring(s, CASE WHEN p = 0 THEN 1 ELSE p END, l)'],
@@ -60,7 +75,36 @@ export const SPARK_MACROS: [string, string][] = [
   ['spark_date_sub(d, n)', 'CAST(CAST(d AS DATE) - CAST(n AS INTEGER) AS DATE)'],
   ['spark_add_months(d, n)', 'CAST(CAST(d AS DATE) + to_months(CAST(n AS INTEGER)) AS DATE)'],
   ['spark_get_json_object(j, p)', 'json_extract_string(CAST(j AS VARCHAR), p)'],
-  ['spark_pmod(a, b)', '((a % b) + b) % b'],
+  [
+    'spark_pmod(a, b)',
+    `CASE WHEN b = 0 THEN error('${DIVIDE_BY_ZERO.replaceAll("'", "''")}') ELSE ((a % b) + b) % b END`,
+  ],
+  ['spark_mod(a, b)', `CASE WHEN b = 0 THEN error('${DIVIDE_BY_ZERO.replaceAll("'", "''")}') ELSE a % b END`],
+  // Spark: weekday is 0 = Monday ... 6 = Sunday; DOW_ISO 1 = Monday ... 7 = Sunday.
+  ['spark_weekday(d)', 'CAST(isodow(CAST(d AS DATE)) - 1 AS INTEGER)'],
+  ['spark_isodow(d)', 'CAST(isodow(CAST(d AS DATE)) AS INTEGER)'],
+  // Whole units elapsed (DuckDB's date_sub), as Spark's timestampdiff / 3-argument datediff.
+  ['spark_tsdiff(u, a, b)', 'date_sub(u, CAST(a AS TIMESTAMP), CAST(b AS TIMESTAMP))'],
+  // 0 when absent (not NULL), NULL for a NULL array or element.
+  [
+    'spark_array_position(a, x)',
+    'CASE WHEN a IS NULL OR x IS NULL THEN NULL ELSE CAST(coalesce(list_position(a, x), 0) AS BIGINT) END',
+  ],
+  // NULL (not false) when absent and the array holds a NULL.
+  [
+    'spark_array_contains(a, x)',
+    'CASE WHEN a IS NULL OR x IS NULL THEN NULL WHEN list_contains(a, x) THEN true ' +
+      'WHEN len(list_filter(a, e -> e IS NULL)) > 0 THEN NULL ELSE false END',
+  ],
+  // sort_array: NULLs first ascending, last descending; array_sort: NULLs last.
+  ['spark_sort_array(a)', "list_sort(a, 'ASC', 'NULLS FIRST')"],
+  [
+    'spark_sort_array(a, up)',
+    "CASE WHEN up THEN list_sort(a, 'ASC', 'NULLS FIRST') ELSE list_sort(a, 'DESC', 'NULLS LAST') END",
+  ],
+  ['spark_array_sort(a)', "list_sort(a, 'ASC', 'NULLS LAST')"],
+  ['spark_date_from_unix_date(n)', "CAST(DATE '1970-01-01' + CAST(n AS INTEGER) AS DATE)"],
+  ['spark_str(x)', 'CAST(x AS VARCHAR)'],
   [
     'spark_initcap(s)',
     "array_to_string(list_transform(string_split(s, ' '), w -> upper(w[1]) || lower(w[2:])), ' ')",
@@ -114,6 +158,11 @@ export const SPARK_MACROS: [string, string][] = [
   ],
   // Spark replaces every match.
   ['spark_regexp_replace(s, p, r)', "regexp_replace(s, p, r, 'g')"],
+  // A replacement computed at run time: only plain text (Java's $n and \\ escapes are not translated).
+  [
+    'spark_regexp_replace_expr(s, p, r)',
+    "CASE WHEN contains(r, '$') OR contains(r, '\\') THEN error('[UNSUPPORTED_FEATURE] regexp_replace with a non-literal replacement using $ or \\ is not supported by MiniLake.') ELSE regexp_replace(s, p, r, 'g') END",
+  ],
   ['spark_size(a)', 'CASE WHEN a IS NULL THEN -1 ELSE len(a) END'],
   ['spark_nvl2(a, b, c)', 'CASE WHEN a IS NOT NULL THEN b ELSE c END'],
 ];

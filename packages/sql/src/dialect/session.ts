@@ -12,6 +12,8 @@ export interface Session {
   uc: UnityCatalogApiLike | undefined;
   catalog: string;
   schema: string;
+  /** The caller (current_user()). */
+  user?: string;
   params: Map<string, { value: string | null; type: string | undefined }>;
   /** The text opened its own transaction (BEGIN) that is not yet committed or rolled back. */
   inTransaction: boolean;

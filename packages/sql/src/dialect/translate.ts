@@ -17,6 +17,10 @@ export interface TranslateOptions {
   currentCatalog: string;
   /** The Databricks catalog name current_catalog() reports. */
   sessionCatalog: string;
+  /** The schema current_database()/current_schema() report (default `default`). */
+  sessionSchema?: string;
+  /** The statement's identity, which current_user()/user()/session_user() report. */
+  user?: string;
   /** Probe mode: top-level avg(x)/sum(x) projections become any_value(x), to learn x's DuckDB type. */
   avgProbe?: boolean;
   /** Casts for top-level avg/sum projections (by index) to Spark's result type (AST data type nodes). */
@@ -203,7 +207,65 @@ const DATE_FUNCS = new Set([
   'spark_date_sub',
   'spark_add_months',
   'spark_trunc',
+  'spark_date_from_unix_date',
+  'date_from_unix_date',
 ]);
+
+/** Interval units whose DATE +/- keeps a DATE in Spark (year-month and whole-day intervals). */
+const DATE_UNITS = new Set(['year', 'quarter', 'month', 'week', 'day']);
+function isDateInterval(n: Json): boolean {
+  const k = kindOf(n);
+  if (!k || k[0] !== 'interval') return false;
+  const u = k[1].unit as Node | undefined;
+  return !!u && u.type === 'simple' && DATE_UNITS.has(String(u.unit).toLowerCase());
+}
+
+/** Spark's generated column names for nodes the rewrite replaced (current_database() ...). */
+const fixedNames = new WeakMap<object, string>();
+const named = (n: Node, name: string): Node => {
+  fixedNames.set(n, name);
+  return n;
+};
+const str = (value: string): Node => ({ literal: { literal_type: 'string', value } });
+
+/** Spark's timestampdiff/datediff units -> DuckDB date_sub parts (whole units elapsed). */
+const DIFF_UNITS: Record<string, string> = {
+  year: 'year',
+  quarter: 'quarter',
+  month: 'month',
+  week: 'week',
+  day: 'day',
+  hour: 'hour',
+  minute: 'minute',
+  second: 'second',
+  millisecond: 'millisecond',
+  microsecond: 'microsecond',
+};
+
+/**
+ * A Java regex replacement (`$1`, `\$` escapes) as an RE2 rewrite string (`\1`); undefined when it uses a form
+ * we cannot translate exactly (named groups).
+ */
+export function javaReplacement(r: string): string | undefined {
+  let out = '';
+  for (let i = 0; i < r.length; i++) {
+    const ch = r[i]!;
+    if (ch === '\\') {
+      const next = r[i + 1];
+      if (next === undefined) return undefined;
+      out += next === '\\' ? '\\\\' : next;
+      i++;
+    } else if (ch === '$') {
+      const d = r[i + 1];
+      if (d === undefined || !/[0-9]/.test(d)) return undefined;
+      // Java reads as many digits as still name an existing group; more than 9 groups is refused.
+      if (/[0-9]/.test(r[i + 2] ?? '')) return undefined;
+      out += `\\${d}`;
+      i++;
+    } else out += ch;
+  }
+  return out;
+}
 
 /** Syntactically a DATE: a DATE literal, a CAST to DATE, or a function that returns DATE. */
 function isDateExpr([k, d]: [string, Node]): boolean {
@@ -367,13 +429,37 @@ class Rewriter {
         return hit(fn('spark_months_between', [d.this, d.expression]));
       case 'day_of_week':
         return hit(fn('spark_dayofweek', [d.this]));
+      case 'extract': {
+        // Spark: DOW is 1 = Sunday ... 7 = Saturday (DuckDB: 0 = Sunday); DOW_ISO 1 = Monday ... 7.
+        const f = String(d.field).toLowerCase();
+        if (f === 'dayofweek' || f === 'dow') return hit(fn('spark_dayofweek', [d.this]));
+        if (f === 'dayofweekiso' || f === 'dow_iso') return hit(fn('spark_isodow', [d.this]));
+        return n;
+      }
+      case 'mod':
+        return hit(fn('spark_mod', [d.left, d.right]));
+      case 'mod_func':
+        return hit(fn('spark_mod', [d.this, d.expression]));
+      case 'array_position':
+        return hit(fn('spark_array_position', [d.this, d.expression]));
+      case 'array_contains':
+        return hit(fn('spark_array_contains', [d.this, d.expression]));
+      case 'like':
+      case 'i_like':
+        // Spark's default LIKE escape character is the backslash; DuckDB has none.
+        if (d.escape === null && !d.quantifier) return hit({ [k]: { ...d, escape: str('\\') } });
+        return n;
       case 'typeof':
         throw unsupportedIn('typeof() (Spark type names)');
-      case 'add': {
-        // DATE + INTERVAL is a DATE in Spark, a TIMESTAMP in DuckDB: fixed when the left side is visibly a date.
+      case 'add':
+      case 'sub': {
+        // DATE +/- INTERVAL (year-month or whole days) is a DATE in Spark, a TIMESTAMP in DuckDB: fixed when the
+        // left side is visibly a date.
         const l = kindOf(d.left);
-        const r = kindOf(d.right);
-        if (r?.[0] === 'interval' && l && isDateExpr(l)) {
+        // DATE +/- INTERVAL n HOUR (a time part) is a TIMESTAMP in Spark (TIMESTAMPTZ here).
+        if (kindOf(d.right)?.[0] === 'interval' && !isDateInterval(d.right) && l && isDateExpr(l))
+          return hit(tsCast(n));
+        if (isDateInterval(d.right) && l && isDateExpr(l)) {
           return hit({
             cast: { this: n, to: { data_type: 'date' }, trailing_comments: [], double_colon_syntax: false },
           });
@@ -439,7 +525,50 @@ class Rewriter {
             return hit(args.slice(1).reduce((acc: Json, a) => fn('spark_concat', [acc, a]), args[0]));
           case 'date_add':
           case 'dateadd':
+            if (args.length === 3) return this.tsAdd(n, args);
             return args.length === 2 ? hit(fn('spark_date_add', args)) : n;
+          case 'timestampadd':
+            return args.length === 3 ? this.tsAdd(n, args) : n;
+          case 'timestampdiff':
+          case 'datediff':
+          case 'date_diff': {
+            if (args.length !== 3) return n;
+            const u = kindOf(args[0]);
+            const unit =
+              u?.[0] === 'column'
+                ? String((u[1].name as Node).name)
+                : u?.[0] === 'literal'
+                  ? String(u[1].value)
+                  : u?.[0] === 'var'
+                    ? String(u[1].this)
+                    : '';
+            const part = DIFF_UNITS[unit.toLowerCase()];
+            if (!part) throw unsupported(`${name} with the unit ${unit || '(expression)'}`);
+            return hit(fn('spark_tsdiff', [str(part), args[1], args[2]]));
+          }
+          case 'weekday':
+            return args.length === 1 ? hit(fn('spark_weekday', args)) : n;
+          case 'hash':
+            throw unsupported('hash() (Spark murmur3 hash values)');
+          case 'sort_array':
+            if (args.length === 1) return hit(fn('spark_sort_array', args));
+            return args.length === 2 ? hit(fn('spark_sort_array', args)) : n;
+          case 'array_sort':
+            return args.length === 1 ? hit(fn('spark_array_sort', args)) : n;
+          case 'date_from_unix_date':
+            return args.length === 1 ? hit(fn('spark_date_from_unix_date', args)) : n;
+          case 'make_timestamp':
+            if (args.length === 7) throw unsupported('make_timestamp with a time zone argument');
+            return args.length === 6 ? hit(tsCast(n)) : n;
+          case 'from_utc_timestamp':
+          case 'to_utc_timestamp':
+            return args.length === 2 ? hit(tsCast(n)) : n;
+          case 'current_user':
+          case 'user':
+          case 'session_user':
+            return args.length === 0
+              ? hit(named(fn('spark_str', [str(this.o.user ?? 'duckdb')]), `${name}()`))
+              : n;
           case 'date_sub':
             return args.length === 2 ? hit(fn('spark_date_sub', args)) : n;
           case 'get_json_object':
@@ -527,14 +656,29 @@ class Rewriter {
             return args.length === 1 ? hit(fn('spark_isnotnull', args)) : n;
           case 'sha2':
             return args.length === 2 ? hit(fn('spark_sha2', args)) : n;
-          case 'regexp_replace':
-            return args.length === 3 ? hit(fn('spark_regexp_replace', args)) : n;
+          case 'regexp_replace': {
+            if (args.length !== 3) return n;
+            // Java's replacement syntax ($1, \$) -> RE2's (\1); a non-literal replacement must not use either.
+            const r = kindOf(args[2]);
+            if (r && r[0] === 'literal' && r[1].literal_type === 'string') {
+              const re2 = javaReplacement(String(r[1].value));
+              if (re2 === undefined)
+                throw unsupported('regexp_replace with this replacement ($name or $10+ group references)');
+              return hit(fn('spark_regexp_replace', [args[0], args[1], str(re2)]));
+            }
+            return hit(fn('spark_regexp_replace_expr', args));
+          }
           case 'flatten':
             return hit(fn('spark_flatten', args));
           case 'slice':
             return args.length === 3 ? hit(fn('spark_slice', args)) : n;
-          case 'sequence':
-            return args.length === 2 || args.length === 3 ? hit(fn('spark_sequence', args)) : n;
+          case 'sequence': {
+            if (args.length !== 2 && args.length !== 3) return n;
+            // Dates make an ARRAY<DATE> in Spark (DuckDB: TIMESTAMP[]).
+            const a0 = kindOf(args[0]);
+            if (a0 && isDateExpr(a0)) return hit(fn('spark_sequence_date', args));
+            return hit(fn('spark_sequence', args));
+          }
           case 'arrays_overlap':
             return hit(fn('spark_arrays_overlap', args));
           case 'transform':
@@ -569,9 +713,13 @@ class Rewriter {
                 })
               : n;
           case 'current_catalog':
-          case 'current_database':
             return args.length === 0
-              ? hit({ literal: { literal_type: 'string', value: this.o.sessionCatalog } })
+              ? hit(named(fn('spark_str', [str(this.o.sessionCatalog)]), 'current_catalog()'))
+              : n;
+          case 'current_database':
+          case 'current_schema':
+            return args.length === 0
+              ? hit(named(fn('spark_str', [str(this.o.sessionSchema ?? 'default')]), `${name}()`))
               : n;
           case 'typeof':
             throw unsupportedIn('typeof() (Spark type names)');
@@ -587,6 +735,14 @@ class Rewriter {
     }
   }
 
+  /** timestampadd(unit, n, DATE) is a TIMESTAMP in Spark (DuckDB: a wall-clock TIMESTAMP); other inputs keep their type. */
+  private tsAdd(n: Node, args: Json[]): Json {
+    const k = kindOf(args[2]);
+    if (!k || !isDateExpr(k)) return n;
+    this.changed = true;
+    return tsCast(n);
+  }
+
   private castNode(expr: Json, to: Node, fromUser = false, tryCast = false): Node {
     const dt = String(to.data_type ?? '').toLowerCase();
     const t = dt === 'custom' ? String(to.name ?? '').toLowerCase() : dt;
@@ -600,6 +756,7 @@ class Rewriter {
 
 /** Spark's auto-generated column name for simple expressions; undefined when we do not know it. */
 function sparkName(n: Json): string | undefined {
+  if (n && typeof n === 'object' && fixedNames.has(n)) return fixedNames.get(n);
   const kd = kindOf(n);
   if (!kd) return undefined;
   const [k, d] = kd;
@@ -764,7 +921,7 @@ export function translate(text: string, o: TranslateOptions): Translated {
     ? 'probe'
     : [...(o.avgDecimals ?? [])].map(([i, t]) => `${i}:${JSON.stringify(t)}`).join(';');
   const volKey = o.volumes ? [...o.volumes].map(([k, v]) => `${k}=${v}`).join('\u0001') : '';
-  const key = `${o.currentCatalog}\u0000${[...o.paramTypes].map(([k, v]) => `${k}:${v ?? ''}`).join(',')}\u0000${avgKey}\u0000${volKey}\u0000${text}`;
+  const key = `${o.currentCatalog}\u0000${o.sessionSchema ?? ''}\u0000${o.user ?? ''}\u0000${[...o.paramTypes].map(([k, v]) => `${k}:${v ?? ''}`).join(',')}\u0000${avgKey}\u0000${volKey}\u0000${text}`;
   const hit = cache.get(key);
   if (hit) return hit;
   const { parse, generate, transpile, Dialect } = polyglot();
