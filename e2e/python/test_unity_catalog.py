@@ -249,10 +249,22 @@ def test_metastore_and_credentials(w, url):
     with pytest.raises(NotFound):
         w.metastores.get("00000000-0000-0000-0000-000000000000")
     h = {"Authorization": "Bearer x"}
+    cat = unique("tc")
+    w.catalogs.create(name=cat)
+    t = w.tables.create(
+        name="t", catalog_name=cat, schema_name="default", table_type=uc.TableType.MANAGED,
+        data_source_format=uc.DataSourceFormat.DELTA, storage_location="", columns=[col("id", "INT", 0)],
+    )
     for base in ("/api/2.1/unity-catalog", "/api/2.0/unity-catalog"):
+        r = requests.post(f"{url}{base}/temporary-table-credentials",
+                          json={"table_id": t.table_id, "operation": "READ"}, headers=h, timeout=10)
+        assert r.status_code == 200 and r.json()["expiration_time"] > 0
         r = requests.post(f"{url}{base}/temporary-table-credentials", json={"table_id": "x", "operation": "READ"},
                           headers=h, timeout=10)
-        assert r.status_code == 200 and r.json()["expiration_time"] > 0
+        assert r.status_code == 404 and r.json()["error_code"] == "TABLE_DOES_NOT_EXIST"
+        r = requests.post(f"{url}{base}/temporary-table-credentials", json={"operation": "READ"},
+                          headers=h, timeout=10)
+        assert r.status_code == 400 and r.json()["error_code"] == "INVALID_PARAMETER_VALUE"
         r = requests.post(f"{url}{base}/temporary-path-credentials",
                           json={"url": "file:///tmp/x", "operation": "PATH_READ"}, headers=h, timeout=10)
         assert r.status_code == 200
@@ -310,3 +322,30 @@ def test_quickstart_and_sql_agreement(w):
     ))
     r = _sql(w, wh, "SELECT fncat.default.double_it(21) AS v")
     assert r.result.data_array == [["42"]]
+
+
+def test_audit_validations(w, url):
+    cat = unique("aud")
+    w.catalogs.create(name=cat)
+    # External volumes may not sit above MiniLake's data folder.
+    for loc in ("file:///", "file:///tmp", "/"):
+        with pytest.raises(BadRequest):
+            w.volumes.create(catalog_name=cat, schema_name="default", name="v", volume_type=uc.VolumeType.EXTERNAL,
+                             storage_location=loc)
+    # Grants: unknown privileges are refused.
+    r = requests.patch(f"{url}/api/2.1/unity-catalog/permissions/catalog/{cat}",
+                       json={"changes": [{"principal": "a", "add": ["BOGUS_PRIV"]}]},
+                       headers={"Authorization": "Bearer x"}, timeout=10)
+    assert r.status_code == 400 and r.json()["error_code"] == "INVALID_PARAMETER_VALUE"
+    # Reserved catalog names.
+    with pytest.raises(BadRequest):
+        w.catalogs.create(name="system")
+    # Schema storage_root is kept.
+    s = w.schemas.create(name="rooted", catalog_name=cat, storage_root="s3://bucket/r")
+    assert w.schemas.get(s.full_name).storage_root == "s3://bucket/r"
+    # MANAGED tables carry a file: storage_location.
+    t = w.tables.create(
+        name="m", catalog_name=cat, schema_name="default", table_type=uc.TableType.MANAGED,
+        data_source_format=uc.DataSourceFormat.DELTA, storage_location="", columns=[col("id", "INT", 0)],
+    )
+    assert w.tables.get(t.full_name).storage_location.startswith("file://")

@@ -51,7 +51,7 @@ export function readQuery<S extends AnySchema>(c: Context, schema: S): v.InferOu
  */
 export async function readQueryOrBody<S extends AnySchema>(c: Context, schema: S): Promise<v.InferOutput<S>> {
   let body: Record<string, unknown> = {};
-  const text = await c.req.text().catch(() => '');
+  const text = (await rawBodyOfGet(c)) ?? (await c.req.text().catch(() => ''));
   if (text.trim() !== '') {
     try {
       const parsed: unknown = JSON.parse(text);
@@ -62,6 +62,63 @@ export async function readQueryOrBody<S extends AnySchema>(c: Context, schema: S
     }
   }
   return validate(schema, { ...body, ...c.req.query() });
+}
+
+/** The most bytes a GET/HEAD body may carry (the raw stream is read by hand, so it is bounded here). */
+export const MAX_GET_BODY_BYTES = 1024 * 1024;
+
+interface RawIncoming {
+  headers: Record<string, string | string[] | undefined>;
+  readableEnded?: boolean;
+  destroyed?: boolean;
+  on(event: 'data', cb: (chunk: Buffer | string) => void): unknown;
+  on(event: 'end' | 'close', cb: () => void): unknown;
+  on(event: 'error', cb: (e: Error) => void): unknown;
+}
+const rawBodies = new WeakMap<object, Promise<string>>();
+
+/**
+ * The Node HTTP adapter builds GET and HEAD Requests without a body, though real clients (the UC Spark
+ * connector) send JSON with them. When the raw Node request announces a body, it is read from that stream
+ * (once per request; at most MAX_GET_BODY_BYTES, beyond which the request is a 400). Undefined when there is
+ * no raw request (in-process app.request()), the method has a body anyway, or none was announced.
+ */
+async function rawBodyOfGet(c: Context): Promise<string | undefined> {
+  const method = c.req.method.toUpperCase();
+  if (method !== 'GET' && method !== 'HEAD') return undefined;
+  const incoming = (c.env as { incoming?: RawIncoming } | undefined)?.incoming;
+  if (!incoming || typeof incoming !== 'object' || !incoming.headers) return undefined;
+  const cached = rawBodies.get(incoming);
+  if (cached) return cached;
+  const len = Number(incoming.headers['content-length'] ?? 0);
+  const chunked = incoming.headers['transfer-encoding'] !== undefined;
+  if (!(len > 0 || chunked)) return undefined;
+  if (len > MAX_GET_BODY_BYTES) throw invalidParameter(`Request body exceeds ${MAX_GET_BODY_BYTES} bytes`);
+  if (incoming.readableEnded || incoming.destroyed) return undefined;
+  // Events rather than async iteration: leaving an iterator early would destroy the socket, and the 400
+  // must still be written. Past the limit the rest is drained and dropped.
+  const read = new Promise<string>((resolve, reject) => {
+    const parts: Buffer[] = [];
+    let size = 0;
+    let over = false;
+    incoming.on('data', (chunk) => {
+      if (over) return;
+      const b = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+      size += b.length;
+      if (size > MAX_GET_BODY_BYTES) {
+        over = true;
+        parts.length = 0;
+        reject(invalidParameter(`Request body exceeds ${MAX_GET_BODY_BYTES} bytes`));
+        return;
+      }
+      parts.push(b);
+    });
+    incoming.on('end', () => resolve(Buffer.concat(parts).toString('utf8')));
+    incoming.on('close', () => resolve(Buffer.concat(parts).toString('utf8')));
+    incoming.on('error', () => reject(malformedRequest('Request body could not be read')));
+  });
+  rawBodies.set(incoming, read);
+  return read;
 }
 
 export function readParams<S extends AnySchema>(c: Context, schema: S): v.InferOutput<S> {

@@ -25,8 +25,13 @@ export const UpdateCatalogRequest = v.object({
   comment: opt(str()),
   properties: props(),
   owner: opt(str()),
-  isolation_mode: opt(str()),
-  enable_predictive_optimization: opt(str()),
+  isolation_mode: opt(v.picklist(['OPEN', 'ISOLATED'], 'isolation_mode must be OPEN or ISOLATED')),
+  enable_predictive_optimization: opt(
+    v.picklist(
+      ['ENABLE', 'DISABLE', 'INHERIT'],
+      'enable_predictive_optimization must be ENABLE, DISABLE or INHERIT',
+    ),
+  ),
 });
 export const ForceRequest = v.object({ force: v.optional(qBool()) });
 
@@ -48,7 +53,12 @@ export const UpdateSchemaRequest = v.object({
   comment: opt(str()),
   properties: props(),
   owner: opt(str()),
-  enable_predictive_optimization: opt(str()),
+  enable_predictive_optimization: opt(
+    v.picklist(
+      ['ENABLE', 'DISABLE', 'INHERIT'],
+      'enable_predictive_optimization must be ENABLE, DISABLE or INHERIT',
+    ),
+  ),
 });
 
 export const ColumnInfo = v.object({

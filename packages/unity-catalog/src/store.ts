@@ -9,6 +9,7 @@ import path from 'node:path';
 import {
   CollectionStore,
   invalidParameter,
+  notFound,
   resolveUnder,
   uuid,
   type Clock,
@@ -70,6 +71,7 @@ interface SchemaRecord extends Audit {
   name: string;
   comment?: string;
   properties: Props;
+  storage_root?: string;
 }
 
 export interface ColumnOut {
@@ -447,6 +449,8 @@ export class UnityCatalogStore extends CollectionStore {
     storage_root?: string | null;
   }) {
     const name = checkName('catalog', input.name);
+    if (RESERVED_CATALOGS.has(name) || name.startsWith('__databricks'))
+      throw invalidParameter(`Catalog name '${name}' is reserved.`);
     if (this.catalogs.has(name) || this.creating.has(name)) throw catalogExists(name);
     this.creating.add(name);
     try {
@@ -521,6 +525,8 @@ export class UnityCatalogStore extends CollectionStore {
   }
 
   private async renameCatalog(r: CatalogRecord, newName: string): Promise<CatalogRecord> {
+    if (RESERVED_CATALOGS.has(newName) || newName.startsWith('__databricks'))
+      throw invalidParameter(`Catalog name '${newName}' is reserved.`);
     if (this.catalogs.has(newName)) throw catalogExists(newName);
     const old = r.name;
     await this.engine.detachCatalog(old);
@@ -811,6 +817,11 @@ export class UnityCatalogStore extends CollectionStore {
       comment: r.comment,
       properties: r.properties,
       owner: r.owner,
+      // Like Databricks: the root as given, and the managed location derived from it (metadata only here).
+      storage_root: r.storage_root,
+      storage_location: r.storage_root
+        ? `${r.storage_root.replace(/\/+$/, '')}/__unitystorage/schemas/${r.schema_id}`
+        : undefined,
       metastore_id: this.metastore().metastore_id,
       catalog_type: 'MANAGED_CATALOG',
       securable_type: 'SCHEMA',
@@ -845,6 +856,7 @@ export class UnityCatalogStore extends CollectionStore {
     name: string;
     comment?: string | null;
     properties?: Props | null;
+    storage_root?: string | null;
   }) {
     const c = this.catalogRecord(input.catalog_name).name;
     const s = checkName('schema', input.name);
@@ -864,6 +876,7 @@ export class UnityCatalogStore extends CollectionStore {
         name: s,
         ...(input.comment ? { comment: input.comment } : {}),
         properties: input.properties ?? {},
+        ...(input.storage_root ? { storage_root: input.storage_root } : {}),
         ...this.audit(),
       });
       return this.schemaOut(r);
@@ -1351,6 +1364,13 @@ export class UnityCatalogStore extends CollectionStore {
     this.dropRecordsUnder(`${full}.`, full);
   }
 
+  /** The full name of the table with this id; 400 when missing, 404 TABLE_DOES_NOT_EXIST when unknown. */
+  tableById(tableId: string | null | undefined): string {
+    if (!tableId) throw invalidParameter('table_id is required.');
+    for (const [k, r] of this.tables.entries()) if (r.table_id === tableId) return k;
+    throw notFound(`Table with id '${tableId}' does not exist.`, 'TABLE_DOES_NOT_EXIST');
+  }
+
   /** Records what SQL DDL declared (comment, properties, EXTERNAL location...) for an engine object. */
   setTableMetadata(fullName: string, meta: TableMetadataInput): void {
     const [c, s, n] = splitFullName(fullName, 3, 'table') as [string, string, string];
@@ -1761,6 +1781,21 @@ export class UnityCatalogStore extends CollectionStore {
 
   applyPermissions(type: string, fullName: string, changes: PermissionChange[]): void {
     const key = `${type.toLowerCase()}/${fullName.toLowerCase()}`;
+    const applicable = PRIVILEGES_BY_TYPE[type.toLowerCase()];
+    for (const ch of changes) {
+      if (!ch.principal || ch.principal.trim() === '')
+        throw invalidParameter('A permissions change needs a non-empty principal.');
+      const privs = [...(ch.add ?? []), ...(ch.remove ?? [])].map((p) =>
+        p.toUpperCase().replaceAll(' ', '_'),
+      );
+      const unknown = privs.filter((p) => !PRIVILEGES.has(p));
+      if (unknown.length) throw invalidParameter(`Invalid privilege(s): ${unknown.join(', ')}.`);
+      const misplaced = applicable ? privs.filter((p) => !applicable.has(p)) : [];
+      if (misplaced.length)
+        throw invalidParameter(
+          `Privilege ${misplaced[0]} is not applicable to this entity (${type.toUpperCase()} '${fullName}').`,
+        );
+    }
     const g = { ...this.grants.get(key) };
     for (const ch of changes) {
       const set = new Set(g[ch.principal] ?? []);
@@ -1812,6 +1847,108 @@ export class UnityCatalogStore extends CollectionStore {
     };
   }
 }
+
+/** Names Databricks keeps for its own catalogs (system tables, the legacy metastore, the sample data). */
+const RESERVED_CATALOGS = new Set(['system', 'hive_metastore', 'samples']);
+
+/** The Privilege enum of the Unity Catalog API (databricks-sdk-go service/catalog). */
+const PRIVILEGES = new Set([
+  'ACCESS',
+  'ALL_PRIVILEGES',
+  'APPLY_TAG',
+  'BROWSE',
+  'CREATE',
+  'CREATE_CATALOG',
+  'CREATE_CLEAN_ROOM',
+  'CREATE_CONNECTION',
+  'CREATE_EXTERNAL_LOCATION',
+  'CREATE_EXTERNAL_TABLE',
+  'CREATE_EXTERNAL_VOLUME',
+  'CREATE_FOREIGN_CATALOG',
+  'CREATE_FOREIGN_SECURABLE',
+  'CREATE_FUNCTION',
+  'CREATE_MANAGED_STORAGE',
+  'CREATE_MATERIALIZED_VIEW',
+  'CREATE_MODEL',
+  'CREATE_PROVIDER',
+  'CREATE_RECIPIENT',
+  'CREATE_SCHEMA',
+  'CREATE_SERVICE_CREDENTIAL',
+  'CREATE_SHARE',
+  'CREATE_STORAGE_CREDENTIAL',
+  'CREATE_TABLE',
+  'CREATE_VIEW',
+  'CREATE_VOLUME',
+  'EXECUTE',
+  'EXECUTE_CLEAN_ROOM_TASK',
+  'EXTERNAL_USE_SCHEMA',
+  'MANAGE',
+  'MANAGE_ALLOWLIST',
+  'MODIFY',
+  'MODIFY_CLEAN_ROOM',
+  'READ_FILES',
+  'READ_PRIVATE_FILES',
+  'READ_VOLUME',
+  'REFRESH',
+  'SELECT',
+  'SET_SHARE_PERMISSION',
+  'SINGLE_USER_ACCESS',
+  'USAGE',
+  'USE_CATALOG',
+  'USE_CONNECTION',
+  'USE_MARKETPLACE_ASSETS',
+  'USE_PROVIDER',
+  'USE_RECIPIENT',
+  'USE_SCHEMA',
+  'USE_SHARE',
+  'WRITE_FILES',
+  'WRITE_PRIVATE_FILES',
+  'WRITE_VOLUME',
+]);
+/** Privileges the securables served here accept (privilege model 1.0); other types check the enum only. */
+const SCHEMA_PRIVS = [
+  'ALL_PRIVILEGES',
+  'APPLY_TAG',
+  'CREATE_FUNCTION',
+  'CREATE_MATERIALIZED_VIEW',
+  'CREATE_MODEL',
+  'CREATE_TABLE',
+  'CREATE_VIEW',
+  'CREATE_VOLUME',
+  'EXECUTE',
+  'EXTERNAL_USE_SCHEMA',
+  'MANAGE',
+  'MODIFY',
+  'READ_VOLUME',
+  'REFRESH',
+  'SELECT',
+  'USE_SCHEMA',
+  'WRITE_VOLUME',
+];
+const PRIVILEGES_BY_TYPE: Record<string, Set<string>> = {
+  metastore: new Set([
+    'CREATE_CATALOG',
+    'CREATE_CLEAN_ROOM',
+    'CREATE_CONNECTION',
+    'CREATE_EXTERNAL_LOCATION',
+    'CREATE_PROVIDER',
+    'CREATE_RECIPIENT',
+    'CREATE_SERVICE_CREDENTIAL',
+    'CREATE_SHARE',
+    'CREATE_STORAGE_CREDENTIAL',
+    'MANAGE_ALLOWLIST',
+    'SET_SHARE_PERMISSION',
+    'USE_MARKETPLACE_ASSETS',
+    'USE_PROVIDER',
+    'USE_RECIPIENT',
+    'USE_SHARE',
+  ]),
+  catalog: new Set([...SCHEMA_PRIVS, 'BROWSE', 'CREATE_SCHEMA', 'USE_CATALOG']),
+  schema: new Set(SCHEMA_PRIVS),
+  table: new Set(['ALL_PRIVILEGES', 'APPLY_TAG', 'MANAGE', 'MODIFY', 'REFRESH', 'SELECT']),
+  volume: new Set(['ALL_PRIVILEGES', 'APPLY_TAG', 'MANAGE', 'READ_VOLUME', 'WRITE_VOLUME']),
+  function: new Set(['ALL_PRIVILEGES', 'APPLY_TAG', 'EXECUTE', 'MANAGE']),
+};
 
 /** Cloud schemes an EXTERNAL table may name as metadata only (nothing is ever read from them). */
 const REMOTE_SCHEMES = new Set(['s3', 's3a', 's3n', 'gs', 'abfs', 'abfss', 'wasb', 'wasbs', 'dbfs']);

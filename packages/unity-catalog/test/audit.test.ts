@@ -113,3 +113,87 @@ describe('managed tables', () => {
     expect(list.tables.find((x: any) => x.name === 'm1').storage_location).toBe(t.storage_location);
   });
 });
+
+describe('schemas keep storage_root', () => {
+  it('echoes storage_root and the derived storage_location on create, get and list', async () => {
+    const s = await ok('POST', `${B}/schemas`, {
+      name: 'rooted',
+      catalog_name: 'main',
+      storage_root: 's3://bucket/root/',
+    });
+    expect(s.storage_root).toBe('s3://bucket/root/');
+    expect(s.storage_location).toBe(`s3://bucket/root/__unitystorage/schemas/${s.schema_id}`);
+    expect(await ok('GET', `${B}/schemas/main.rooted`)).toMatchObject({
+      storage_root: s.storage_root,
+      storage_location: s.storage_location,
+    });
+    const list = await ok('GET', `${B}/schemas?catalog_name=main`);
+    expect(list.schemas.find((x: any) => x.name === 'rooted').storage_root).toBe('s3://bucket/root/');
+    expect((await ok('GET', `${B}/schemas/main.default`)).storage_root).toBeUndefined();
+  });
+});
+
+describe('temporary table credentials', () => {
+  it('answer for a known table, 404 for an unknown id and 400 without one', async () => {
+    const t = await ok('GET', `${B}/tables/main.default.m1`);
+    for (const base of [B, '/api/2.0/unity-catalog']) {
+      const r = await ok('POST', `${base}/temporary-table-credentials`, {
+        table_id: t.table_id,
+        operation: 'READ_WRITE',
+      });
+      expect(r.expiration_time).toBeGreaterThan(0);
+      await bad(
+        'POST',
+        `${base}/temporary-table-credentials`,
+        { table_id: '00000000-0000-0000-0000-000000000000', operation: 'READ' },
+        404,
+        'TABLE_DOES_NOT_EXIST',
+      );
+      await bad('POST', `${base}/temporary-table-credentials`, { operation: 'READ' });
+    }
+  });
+});
+
+describe('grants validation', () => {
+  it('refuses unknown privileges, misplaced ones and empty principals; stores nothing', async () => {
+    const p = `${B}/permissions/catalog/main`;
+    await bad('PATCH', p, { changes: [{ principal: 'a', add: ['BOGUS_PRIV'] }] });
+    await bad('PATCH', p, { changes: [{ principal: '', add: ['USE_CATALOG'] }] });
+    await bad('PATCH', p, { changes: [{ principal: '  ', add: ['USE_CATALOG'] }] });
+    await bad('PATCH', `${B}/permissions/table/main.default.m1`, {
+      changes: [{ principal: 'a', add: ['USE_CATALOG'] }],
+    });
+    await bad('PATCH', `${B}/permissions/volume/main.default.va`, {
+      changes: [{ principal: 'a', add: ['SELECT'] }],
+    });
+    expect((await ok('GET', p)).privilege_assignments).toEqual([]);
+    const r = await ok('PATCH', p, {
+      changes: [{ principal: 'a', add: ['USE_CATALOG', 'use schema', 'SELECT', 'BROWSE'] }],
+    });
+    expect(r.privilege_assignments).toEqual([
+      { principal: 'a', privileges: ['BROWSE', 'SELECT', 'USE_CATALOG', 'USE_SCHEMA'] },
+    ]);
+    await ok('PATCH', `${B}/permissions/volume/main.default.va`, {
+      changes: [{ principal: 'a', add: ['READ_VOLUME', 'WRITE_VOLUME'] }],
+    });
+  });
+});
+
+describe('catalog names and enums', () => {
+  it('validates isolation_mode and enable_predictive_optimization', async () => {
+    await bad('PATCH', `${B}/catalogs/main`, { isolation_mode: 'BOGUS' });
+    await bad('PATCH', `${B}/catalogs/main`, { enable_predictive_optimization: 'MAYBE' });
+    await bad('PATCH', `${B}/schemas/main.default`, { enable_predictive_optimization: 'MAYBE' });
+    const c = await ok('PATCH', `${B}/catalogs/main`, {
+      isolation_mode: 'ISOLATED',
+      enable_predictive_optimization: 'DISABLE',
+    });
+    expect(c).toMatchObject({ isolation_mode: 'ISOLATED', enable_predictive_optimization: 'DISABLE' });
+  });
+  it('refuses reserved catalog names on create and rename', async () => {
+    for (const name of ['system', 'SYSTEM', 'hive_metastore', 'samples', '__databricks_internal'])
+      await bad('POST', `${B}/catalogs`, { name });
+    await bad('PATCH', `${B}/catalogs/main`, { new_name: 'system' });
+    expect((await ok('GET', `${B}/catalogs`)).catalogs.map((c: any) => c.name)).toEqual(['main']);
+  });
+});
