@@ -86,3 +86,21 @@ def test_system_folders_cannot_be_deleted(w, home):
             w.workspace.delete(p, recursive=True)
         assert e.value.error_code == "PERMISSION_DENIED"
     assert w.workspace.get_status(keep).object_type == ObjectType.DIRECTORY
+
+
+def test_permissions_need_a_real_workspace_object(w, home):
+    d = f"{home}/{unique('perm')}"
+    w.workspace.mkdirs(d)
+    w.workspace.import_(path=f"{d}/nb", content=base64.b64encode(b"print(1)").decode(),
+                        format=ImportFormat.SOURCE, language=Language.PYTHON)
+    nb_id = str(w.workspace.get_status(f"{d}/nb").object_id)
+    dir_id = str(w.workspace.get_status(d).object_id)
+    assert w.permissions.get("notebooks", nb_id).object_id == f"/notebooks/{nb_id}"
+    assert w.permissions.get("directories", dir_id).object_type == "directory"
+    with pytest.raises(NotFound):
+        w.permissions.get("notebooks", dir_id)  # a folder's id is not a notebook's
+    with pytest.raises(NotFound):
+        w.permissions.get("notebooks", "987654321")
+    w.workspace.delete(d, recursive=True)
+    with pytest.raises(NotFound):
+        w.permissions.get("notebooks", nb_id)

@@ -1,7 +1,7 @@
 import { defineService } from '@minilake/core';
 import { workspaceApp } from './app.js';
 import { canonicalPath } from './paths.js';
-import { WorkspaceStore } from './store.js';
+import { WorkspaceStore, type ObjectType } from './store.js';
 
 export { WorkspaceStore } from './store.js';
 export type { ObjectInfo, ImportRequest, ObjectType } from './store.js';
@@ -14,11 +14,33 @@ export interface WorkspaceApi {
   getStatus(path: string): ReturnType<WorkspaceStore['getStatus']>;
 }
 
+/**
+ * The part of the iam service's api this package uses (structural: no package dependency on iam). With it
+ * the permissions API answers 404 for a notebook, folder or file id that does not exist, and forgets an ACL
+ * when its object is deleted.
+ */
+interface IamPeer {
+  registerObjectType(requestObjectType: string, hooks: { exists(id: string): boolean }): void;
+  dropPermissions(requestObjectType: string, id: string): void;
+}
+
+const PERMISSION_TYPES: Record<ObjectType, string> = {
+  NOTEBOOK: 'notebooks',
+  DIRECTORY: 'directories',
+  FILE: 'files',
+};
+
 export const workspaceService = defineService<WorkspaceApi>({
   name: 'workspace',
   description: 'Workspace API and workspace-files: notebooks and files on disk',
   create(ctx) {
     const store = new WorkspaceStore(ctx.state, ctx.clock, ctx.dataDir, ctx.identity.userName);
+    const iam = ctx.peer<IamPeer>('iam');
+    if (iam) {
+      for (const [type, request] of Object.entries(PERMISSION_TYPES) as [ObjectType, string][])
+        iam.registerObjectType(request, { exists: (id) => store.hasObject(type, id) });
+      store.onDeleted = (type, id) => iam.dropPermissions(PERMISSION_TYPES[type], id);
+    }
     return {
       app: workspaceApp(store),
       state: [store],

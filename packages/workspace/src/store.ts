@@ -83,6 +83,8 @@ export interface Exported {
 
 export class WorkspaceStore extends CollectionStore {
   private readonly objects: Collection<ObjectRecord>;
+  /** Told about every object a delete removes (the service drops its ACL in iam). */
+  onDeleted?: (type: ObjectType, objectId: string) => void;
   private readonly root: string;
   private readonly tmp: string;
 
@@ -155,6 +157,14 @@ export class WorkspaceStore extends CollectionStore {
     return r;
   }
 
+  /** True when an object of that type has that id (`0` is the root folder, as on Databricks). */
+  hasObject(type: ObjectType, objectId: string): boolean {
+    if (type === 'DIRECTORY' && objectId === '0') return true;
+    for (const r of this.objects.values())
+      if (r.object_type === type && String(r.object_id) === objectId) return true;
+    return false;
+  }
+
   getStatus(p: string): ObjectInfo {
     return this.info(this.get(p));
   }
@@ -203,7 +213,11 @@ export class WorkspaceStore extends CollectionStore {
       throw directoryNotEmpty(p);
     const disk = await this.diskPath(p);
     const prefix = `${p}/`;
-    for (const k of this.objects.keys()) if (k === p || k.startsWith(prefix)) this.objects.delete(k);
+    for (const [k, o] of this.objects.entries()) {
+      if (k !== p && !k.startsWith(prefix)) continue;
+      this.objects.delete(k);
+      this.onDeleted?.(o.object_type, String(o.object_id));
+    }
     await rm(disk, { recursive: true, force: true });
   }
 

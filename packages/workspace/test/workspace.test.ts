@@ -318,3 +318,43 @@ describe('path safety', () => {
     );
   });
 });
+
+describe('permissions hooks given to iam', () => {
+  it('registers notebooks, directories and files by object id and drops ACLs of deleted objects', async () => {
+    const hooks = new Map<string, { exists(id: string): boolean }>();
+    const dropped: string[] = [];
+    const iam = {
+      registerObjectType: (type: string, h: { exists(id: string): boolean }) => hooks.set(type, h),
+      dropPermissions: (type: string, id: string) => dropped.push(`${type}:${id}`),
+    };
+    ({ app } = await serviceApp(workspaceService, { peers: new Map([['iam', iam]]) }));
+    expect([...hooks.keys()].sort()).toEqual(['directories', 'files', 'notebooks']);
+    await post('/api/2.0/workspace/mkdirs', { path: `${HOME}/p/sub` });
+    await importNb(`${HOME}/p/nb`, '1');
+    await importFile(`${HOME}/p/sub/f.txt`, 'x');
+    const dir = String((await status(`${HOME}/p`)).object_id);
+    const sub = String((await status(`${HOME}/p/sub`)).object_id);
+    const nb = String((await status(`${HOME}/p/nb`)).object_id);
+    const file = String((await status(`${HOME}/p/sub/f.txt`)).object_id);
+    expect(hooks.get('directories')!.exists(dir)).toBe(true);
+    expect(hooks.get('directories')!.exists('0')).toBe(true); // the root
+    expect(hooks.get('notebooks')!.exists(nb)).toBe(true);
+    expect(hooks.get('files')!.exists(file)).toBe(true);
+    // the type must match, and unknown ids do not exist
+    expect(hooks.get('notebooks')!.exists(dir)).toBe(false);
+    expect(hooks.get('files')!.exists(nb)).toBe(false);
+    expect(hooks.get('notebooks')!.exists('123')).toBe(false);
+    expect((await post('/api/2.0/workspace/delete', { path: `${HOME}/p`, recursive: true })).status).toBe(
+      200,
+    );
+    expect(dropped.sort()).toEqual(
+      [`directories:${dir}`, `directories:${sub}`, `notebooks:${nb}`, `files:${file}`].sort(),
+    );
+    for (const [type, id] of [
+      ['directories', dir],
+      ['notebooks', nb],
+      ['files', file],
+    ] as const)
+      expect(hooks.get(type)!.exists(id)).toBe(false);
+  });
+});
