@@ -10,9 +10,7 @@ export const dbfsIsDirectory = (p: string) => invalidParameter(`Path ${p} is a d
 export const dbfsParentIsFile = (p: string) =>
   alreadyExists(`A file exists in the way of the directory path ${p}.`);
 export const dbfsMoveIntoItself = (src: string, dst: string) =>
-  invalidParameter(
-    `Cannot move ${src} to ${dst}: a directory cannot be moved into itself or its subdirectory.`,
-  );
+  invalidParameter(`Cannot move ${src} to ${dst}: the destination is the source itself or inside it.`);
 export const handleNotFound = (h: number) => notFound(`The handle ${h} does not exist.`);
 export const maxReadExceeded = () =>
   new DatabricksError(
