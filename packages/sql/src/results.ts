@@ -129,8 +129,16 @@ export class ResultBuilder {
       this.truncated = true;
     }
     if (take > 0) {
-      const added =
-        this.format === 'ARROW_STREAM' ? this.addArrow(vectors, take) : this.addText(vectors, take);
+      // byte_limit is checked per row (text) or by shrinking the batch (Arrow): the row that would cross the
+      // limit is not returned, and the result is marked truncated.
+      const budget = byteLimit === undefined ? Infinity : byteLimit - this.bytes;
+      const r =
+        this.format === 'ARROW_STREAM'
+          ? this.addArrow(vectors, take, budget)
+          : this.addText(vectors, take, budget);
+      if (r.rows < take) this.truncated = true;
+      take = r.rows;
+      const added = r.bytes;
       this.rows += take;
       this.curRows += take;
       this.bytes += added;
@@ -148,7 +156,7 @@ export class ResultBuilder {
     this.truncated = true;
   }
 
-  private addText(vectors: VectorLike[], n: number): number {
+  private addText(vectors: VectorLike[], n: number, budget: number): { rows: number; bytes: number } {
     const cols = this.renderers.length;
     let added = 0;
     const csv = this.format === 'CSV';
@@ -158,21 +166,42 @@ export class ResultBuilder {
       added += header.length;
     }
     const row = Array.from<string | null>({ length: cols });
-    for (let i = 0; i < n; i++) {
+    let i = 0;
+    for (; i < n; i++) {
       for (let c = 0; c < cols; c++) row[c] = this.renderers[c]!(vectors[c]!, i);
       const text = csv ? row.map(csvField).join(',') + '\r\n' : JSON.stringify(row);
+      const size = text.length + (csv ? 0 : 1);
+      if (added + size > budget) break;
       this.parts.push(text);
-      added += text.length + (csv ? 0 : 1);
+      added += size;
     }
-    return added;
+    return { rows: i, bytes: added };
   }
 
-  private addArrow(vectors: VectorLike[], n: number): number {
-    const batch = arrowWriter().recordBatch(this.schema!, this.arrowCols, vectors, n);
+  private addArrow(vectors: VectorLike[], n: number, budget: number): { rows: number; bytes: number } {
+    const w = arrowWriter();
+    const sizeOf = (b: ReturnType<typeof w.recordBatch>): number => {
+      let size = 0;
+      for (const child of b.data.children) size += dataBytes(child);
+      return size;
+    };
+    let take = n;
+    let batch = w.recordBatch(this.schema!, this.arrowCols, vectors, take);
+    let size = sizeOf(batch);
+    // Shrink proportionally (bounded: at most ~40 rebuilds) until the batch fits the remaining byte budget.
+    for (let k = 0; size > budget && take > 0 && k < 40; k++) {
+      take = Math.min(take - 1, Math.floor((take * budget) / size));
+      if (take <= 0) {
+        take = 0;
+        break;
+      }
+      batch = w.recordBatch(this.schema!, this.arrowCols, vectors, take);
+      size = sizeOf(batch);
+    }
+    if (size > budget) take = 0;
+    if (take === 0) return { rows: 0, bytes: 0 };
     this.batches.push(batch);
-    let size = 0;
-    for (const child of batch.data.children) size += dataBytes(child);
-    return size;
+    return { rows: take, bytes: size };
   }
 
   private async cut(): Promise<void> {

@@ -127,6 +127,12 @@ describe('statement execution', () => {
     expect(r.status.sql_state).toMatch(/^[0-9A-Z]{5}$/);
   });
 
+  it('current_user() is the caller, current_database() the schema', async () => {
+    const r = await run('SELECT current_user(), current_database()');
+    expect(r.manifest?.schema?.columns?.map((c) => c.name)).toEqual(['current_user()', 'current_database()']);
+    expect(r.result?.data_array).toEqual([['dev@minilake.local', 'default']]);
+  });
+
   it('applies row_limit and sets truncated', async () => {
     const r = await run('SELECT id FROM range(5000)', { row_limit: 3 });
     expect(r.result?.data_array).toEqual([['0'], ['1'], ['2']]);
@@ -136,6 +142,11 @@ describe('statement execution', () => {
     const bytes = await run('SELECT id FROM range(100000)', { byte_limit: 1000 });
     expect(bytes.manifest?.truncated).toBe(true);
     expect(bytes.manifest!.total_row_count).toBeLessThan(100000);
+    // Checked per row, not per 2048-row batch: the rows returned stay within the limit.
+    const rows = bytes.result?.data_array ?? [];
+    expect(rows.length).toBe(bytes.manifest!.total_row_count);
+    expect(rows.reduce((n, r) => n + JSON.stringify(r).length + 1, 0)).toBeLessThanOrEqual(1000);
+    expect(rows.length).toBeGreaterThan(100);
   });
 
   it('validates wait_timeout, format/disposition and the warehouse', async () => {

@@ -14,8 +14,40 @@ const DIVIDE_BY_ZERO =
 export const SPARK_MACROS: [string, string][] = [
   // Length of a list or a map (len() rejects maps, cardinality() rejects lists); JSON length binds for both.
   ['spark_len(x)', 'json_array_length(to_json(CASE WHEN true THEN x END))'],
+  // Shortest digits and decimal exponent of DuckDB's shortest round-trip text (unsigned, finite, non-zero).
+  [
+    'spark_jd_digits(b)',
+    "CASE WHEN contains(b, 'e') THEN replace(split_part(b, 'e', 1), '.', '') WHEN split_part(b, '.', 1) <> '0' " +
+      "THEN rtrim(replace(b, '.', ''), '0') ELSE ltrim(rtrim(split_part(b, '.', 2), '0'), '0') END",
+  ],
+  [
+    'spark_jd_exp(b)',
+    "CASE WHEN contains(b, 'e') THEN CAST(split_part(b, 'e', 2) AS INTEGER) WHEN split_part(b, '.', 1) <> '0' " +
+      "THEN length(split_part(b, '.', 1)) - 1 ELSE -(length(split_part(b, '.', 2)) - length(ltrim(split_part(b, '.', 2), '0')) + 1) END",
+  ],
+  [
+    'spark_jd_sci(d, e)',
+    "d[1] || '.' || CASE WHEN length(d) > 1 THEN d[2:] ELSE '0' END || 'E' || CAST(e AS VARCHAR)",
+  ],
+  [
+    'spark_java_double(s, x)',
+    "CASE WHEN x IS NULL THEN NULL WHEN isnan(x) THEN 'NaN' WHEN x = 'inf'::DOUBLE THEN 'Infinity' WHEN x = '-inf'::DOUBLE THEN '-Infinity' " +
+      "WHEN x = 0 THEN CASE WHEN signbit(x) THEN '-0.0' ELSE '0.0' END " +
+      'WHEN abs(x) >= 0.001 AND abs(x) < 10000000 THEN s ' +
+      `ELSE CASE WHEN x < 0 THEN '-' ELSE '' END || ${MACRO_SCHEMA}.spark_jd_sci(${MACRO_SCHEMA}.spark_jd_digits(ltrim(s, '-')), ${MACRO_SCHEMA}.spark_jd_exp(ltrim(s, '-'))) END`,
+  ],
+  // CAST(x AS STRING) as Spark prints it: TIMESTAMP without its offset ('2024-01-02 03:04:05'), DOUBLE/FLOAT as
+  // Java's Double.toString (1.0E7, 1.5E-5, NaN, Infinity). DuckDB's own text for everything else.
+  [
+    'spark_to_string(x)',
+    `CASE WHEN typeof(x) = 'TIMESTAMP WITH TIME ZONE' THEN regexp_replace(CAST(x AS VARCHAR), '[+-][0-9][0-9](:[0-9][0-9])?$', '') ` +
+      `WHEN typeof(x) IN ('DOUBLE', 'FLOAT') THEN ${MACRO_SCHEMA}.spark_java_double(CAST(x AS VARCHAR), CAST(x AS DOUBLE)) ELSE CAST(x AS VARCHAR) END`,
+  ],
   // concat/|| : any NULL argument makes the result NULL (DuckDB's concat skips NULLs).
-  ['spark_concat(a, b)', 'CASE WHEN a IS NULL OR b IS NULL THEN NULL ELSE concat(a, b) END'],
+  [
+    'spark_concat(a, b)',
+    `CASE WHEN a IS NULL OR b IS NULL THEN NULL ELSE concat(${MACRO_SCHEMA}.spark_to_string(a), ${MACRO_SCHEMA}.spark_to_string(b)) END`,
+  ],
   // arr[i] is 0-based on arrays; map[k] is a key lookup. typeof() is constant-folded, so only one branch runs.
   // Out of bounds is an error under ANSI (Databricks SQL's default), as in Spark.
   [

@@ -750,6 +750,10 @@ class Rewriter {
       this.changed = true;
       expr = fn(tryCast ? 'spark_int_src_try' : 'spark_int_src', [expr]);
     }
+    if (fromUser && (t === 'string' || t === 'varchar' || t === 'text')) {
+      this.changed = true;
+      expr = fn('spark_to_string', [expr]);
+    }
     return { cast: { this: expr, to, trailing_comments: [], double_colon_syntax: false } };
   }
 }
@@ -769,6 +773,9 @@ function sparkName(n: Json): string | undefined {
     const parts = xs.map(sparkName);
     return parts.every((p) => p !== undefined) ? parts.join(', ') : undefined;
   };
+  // Wrappers the rewrite put around a CAST's operand keep the operand's name.
+  if (k === 'function' && d.name === 'spark_to_string' && Array.isArray(d.args) && d.args.length === 1)
+    return sparkName(d.args[0]);
   if (k === 'function' && d.name === 'spark_div' && Array.isArray(d.args) && d.args.length === 2) {
     const [l, r] = [sparkName(d.args[0]), sparkName(d.args[1])];
     return l === undefined || r === undefined ? undefined : `(${l} / ${r})`;
