@@ -90,6 +90,37 @@ def test_sql_created_catalog_and_default_namespace(w, wh):
     assert r.result.data_array == [["a"], ["b"]]
 
 
+def test_session_functions_name_the_caller_and_schema(w, wh):
+    me = w.current_user.me().user_name
+    r = w.statement_execution.execute_statement(
+        warehouse_id=wh, statement="SELECT current_user(), current_database(), current_catalog()"
+    )
+    assert r.status.state == StatementState.SUCCEEDED, r.status
+    assert [c.name for c in r.manifest.schema.columns] == ["current_user()", "current_database()", "current_catalog()"]
+    assert r.result.data_array == [[me, "default", "main"]]
+
+
+def test_ddl_names_follow_unity_catalog_rules(w, wh):
+    cat = unique("namecat")
+    for stmt in [f"CREATE CATALOG {cat}", f"CREATE SCHEMA {cat}.s1"]:
+        r = w.statement_execution.execute_statement(warehouse_id=wh, statement=stmt)
+        assert r.status.state == StatementState.SUCCEEDED, (stmt, r.status)
+    for stmt in [f"CREATE TABLE {cat}.s1.`a b.c` (a INT)", f"CREATE VIEW {cat}.s1.`v;1` AS SELECT 1"]:
+        r = w.statement_execution.execute_statement(warehouse_id=wh, statement=stmt)
+        assert r.status.state == StatementState.FAILED, stmt
+        assert "INVALID_PARAMETER_VALUE" in r.status.error.message
+    # Nothing was created: the schema lists no table.
+    assert list(w.tables.list(catalog_name=cat, schema_name="s1")) == []
+
+    missing = w.statement_execution.execute_statement(
+        warehouse_id=wh, statement="SELECT * FROM no_such_catalog_xyz.s.t"
+    )
+    assert missing.status.state == StatementState.FAILED
+    assert "NO_SUCH_CATALOG_EXCEPTION" in missing.status.error.message
+    assert missing.status.sql_state == "42704"
+    assert "__ml" not in (missing.status.error.message or "")
+
+
 def test_values_are_strings_and_failures_are_http_200(w, wh):
     r = w.statement_execution.execute_statement(
         warehouse_id=wh,
