@@ -355,7 +355,13 @@ class Rewriter {
       if (k === 'span') continue;
       obj[k] = this.walk(obj[k]);
     }
-    return this.node(obj);
+    const r = this.node(obj);
+    // A rewritten call keeps the name Spark gives the call as written (`weekday(d)`, not `spark_weekday(d)`).
+    if (r !== obj && r && typeof r === 'object' && !fixedNames.has(r)) {
+      const name = writtenName(obj);
+      if (name !== undefined) fixedNames.set(r, name);
+    }
+    return r;
   }
 
   private tableRef(t: Node): void {
@@ -774,7 +780,12 @@ function sparkName(n: Json): string | undefined {
     return parts.every((p) => p !== undefined) ? parts.join(', ') : undefined;
   };
   // Wrappers the rewrite put around a CAST's operand keep the operand's name.
-  if (k === 'function' && d.name === 'spark_to_string' && Array.isArray(d.args) && d.args.length === 1)
+  if (
+    k === 'function' &&
+    ['spark_to_string', 'spark_int_src', 'spark_int_src_try'].includes(String(d.name)) &&
+    Array.isArray(d.args) &&
+    d.args.length === 1
+  )
     return sparkName(d.args[0]);
   if (k === 'function' && d.name === 'spark_div' && Array.isArray(d.args) && d.args.length === 2) {
     const [l, r] = [sparkName(d.args[0]), sparkName(d.args[1])];
@@ -801,7 +812,12 @@ function sparkName(n: Json): string | undefined {
   }
   if (k === 'function' || k === 'aggregate_function') {
     const a = args((d.args as Json[]) ?? []);
-    return a === undefined ? undefined : `${String(d.name).toLowerCase()}(${a})`;
+    // Our macros are named after the Spark function they implement.
+    return a === undefined
+      ? undefined
+      : `${String(d.name)
+          .toLowerCase()
+          .replace(/^spark_/, '')}(${a})`;
   }
   const unary: Record<string, string> = {
     nvl: 'nvl',
@@ -831,6 +847,35 @@ function sparkName(n: Json): string | undefined {
     return a === undefined ? undefined : `${unary[k]}(${a})`;
   }
   return undefined;
+}
+
+/** Spark's name for a call the rewrite replaces, from its (already rewritten) arguments. */
+function writtenName(n: Node): string | undefined {
+  const kd = kindOf(n);
+  if (!kd) return undefined;
+  const [k, d] = kd;
+  const names = (xs: Json[]): string | undefined => {
+    const parts = xs.map(sparkName);
+    return parts.every((p) => p !== undefined) ? parts.join(', ') : undefined;
+  };
+  let inner: string | undefined;
+  switch (k) {
+    case 'function':
+      if (!Array.isArray(d.args)) return undefined;
+      inner = names(d.args as Json[]);
+      return inner === undefined ? undefined : `${String(d.name).toLowerCase()}(${inner})`;
+    case 'mod': {
+      const [l, r] = [sparkName(d.left), sparkName(d.right)];
+      return l === undefined || r === undefined ? undefined : `(${l} % ${r})`;
+    }
+    case 'mod_func':
+    case 'array_position':
+    case 'array_contains':
+      inner = names([d.this, d.expression]);
+      return inner === undefined ? undefined : `${k === 'mod_func' ? 'mod' : k}(${inner})`;
+    default:
+      return undefined;
+  }
 }
 
 /** Gives unaliased projections of the outermost SELECT their Spark names. */
