@@ -997,7 +997,8 @@ export function translate(text: string, o: TranslateOptions): Translated {
 /** `TIMESTAMP_NTZ '...'` / `TIMESTAMP_LTZ '...'` literals (polyglot cannot parse them) as CASTs. */
 function typedLiterals(text: string): string {
   const upper = text.toUpperCase();
-  if (!upper.includes('TIMESTAMP_NTZ') && !upper.includes('TIMESTAMP_LTZ')) return text;
+  const likeEscapes = text.includes('\\_') || text.includes('\\%');
+  if (!likeEscapes && !upper.includes('TIMESTAMP_NTZ') && !upper.includes('TIMESTAMP_LTZ')) return text;
   const { tokenize, Dialect } = polyglot();
   const tk = tokenize(text, Dialect.Databricks);
   if (!tk.success || !tk.tokens) return text;
@@ -1005,10 +1006,37 @@ function typedLiterals(text: string): string {
   const out: string[] = [];
   let pos = 0;
   const toks = tk.tokens;
-  for (let i = 0; i + 1 < toks.length; i++) {
+  for (let i = 0; i < toks.length; i++) {
     const t = toks[i]!;
     const kw = t.text.toUpperCase();
-    if ((kw === 'TIMESTAMP_NTZ' || kw === 'TIMESTAMP_LTZ') && tokenType(toks[i + 1]!) === 'STRING') {
+    // Spark keeps `\_` and `\%` in string literals (for LIKE patterns); polyglot drops the backslash.
+    if (likeEscapes && tokenType(t) === 'STRING') {
+      const raw = cps.slice(t.span.start, t.span.end).join('');
+      if (raw.startsWith("'") || raw.startsWith('"')) {
+        let fixed = '';
+        for (let k = 0; k < raw.length; k++) {
+          const ch = raw[k]!;
+          const next = raw[k + 1];
+          if (ch === '\\' && (next === '_' || next === '%')) fixed += '\\\\' + next;
+          else if (ch === '\\' && next !== undefined) fixed += ch + next;
+          else {
+            fixed += ch;
+            continue;
+          }
+          k++;
+        }
+        if (fixed !== raw) {
+          out.push(cps.slice(pos, t.span.start).join(''), fixed);
+          pos = t.span.end;
+        }
+      }
+      continue;
+    }
+    if (
+      (kw === 'TIMESTAMP_NTZ' || kw === 'TIMESTAMP_LTZ') &&
+      i + 1 < toks.length &&
+      tokenType(toks[i + 1]!) === 'STRING'
+    ) {
       const lit = toks[i + 1]!;
       out.push(cps.slice(pos, t.span.start).join(''));
       out.push(
