@@ -41,8 +41,11 @@ export const SPARK_MACROS: [string, string][] = [
   [
     'spark_to_string(x)',
     `CASE WHEN typeof(x) = 'TIMESTAMP WITH TIME ZONE' THEN regexp_replace(CAST(x AS VARCHAR), '[+-][0-9][0-9](:[0-9][0-9])?$', '') ` +
-      `WHEN typeof(x) IN ('DOUBLE', 'FLOAT') THEN ${MACRO_SCHEMA}.spark_java_double(CAST(x AS VARCHAR), CAST(x AS DOUBLE)) ELSE CAST(x AS VARCHAR) END`,
+      `WHEN typeof(x) IN ('DOUBLE', 'FLOAT') THEN ${MACRO_SCHEMA}.spark_java_double(CAST(x AS VARCHAR), CAST(x AS DOUBLE)) ` +
+      `WHEN typeof(x) LIKE '%[]' OR typeof(x) LIKE 'MAP(%' OR typeof(x) LIKE 'STRUCT(%' THEN error('[UNSUPPORTED_FEATURE] Converting an array, map or struct column to a string (CAST or concat) is not supported by MiniLake; use array_join or to_json.') ` +
+      'ELSE CAST(x AS VARCHAR) END',
   ],
+  ['spark_concat_arr(a, b)', 'CASE WHEN a IS NULL OR b IS NULL THEN NULL ELSE list_concat(a, b) END'],
   // concat/|| : any NULL argument makes the result NULL (DuckDB's concat skips NULLs).
   [
     'spark_concat(a, b)',

@@ -220,6 +220,31 @@ function isDateInterval(n: Json): boolean {
   return !!u && u.type === 'simple' && DATE_UNITS.has(String(u.unit).toLowerCase());
 }
 
+/** Calls (after the rewrite) whose result is visibly an array. */
+const ARRAY_FUNCS = new Set([
+  'array',
+  'list_value',
+  'split',
+  'spark_sequence',
+  'spark_sequence_date',
+  'spark_sort_array',
+  'spark_array_sort',
+  'spark_array_distinct',
+  'spark_slice',
+  'spark_flatten',
+  'spark_concat_arr',
+  'collect_list',
+  'collect_set',
+]);
+function visiblyArray(x: Json): boolean {
+  const k = kindOf(x);
+  if (!k) return false;
+  if (k[0] === 'array' || k[0] === 'array_func' || k[0] === 'array_distinct') return true;
+  return (
+    (k[0] === 'function' || k[0] === 'aggregate_function') && ARRAY_FUNCS.has(String(k[1].name).toLowerCase())
+  );
+}
+
 /** Spark's generated column names for nodes the rewrite replaced (current_database() ...). */
 const fixedNames = new WeakMap<object, string>();
 const named = (n: Node, name: string): Node => {
@@ -481,7 +506,12 @@ class Rewriter {
       case 'div':
         return hit(fn('spark_div', [d.left, d.right]));
       case 'concat':
-        return hit(fn('spark_concat', [d.left, d.right]));
+        return hit(
+          fn(visiblyArray(d.left) || visiblyArray(d.right) ? 'spark_concat_arr' : 'spark_concat', [
+            d.left,
+            d.right,
+          ]),
+        );
       case 'add_months':
         return hit(fn('spark_add_months', [d.this, d.expression]));
       case 'cast':
@@ -526,9 +556,12 @@ class Rewriter {
             return args.length === 0 && d.no_parens !== true
               ? hit({ function: { ...d, no_parens: true } })
               : n;
-          case 'concat':
+          case 'concat': {
             if (args.length < 2) return n;
-            return hit(args.slice(1).reduce((acc: Json, a) => fn('spark_concat', [acc, a]), args[0]));
+            // Arrays concatenate as arrays; anything else as Spark's strings.
+            const f = args.some(visiblyArray) ? 'spark_concat_arr' : 'spark_concat';
+            return hit(args.slice(1).reduce((acc: Json, a) => fn(f, [acc, a]), args[0]));
+          }
           case 'date_add':
           case 'dateadd':
             if (args.length === 3) return this.tsAdd(n, args);
