@@ -182,7 +182,8 @@ export const SPARK_MACROS: [string, string][] = [
   // Other arguments must not be arrays (DuckDB would print them as [a, b]): refuse instead.
   [
     'spark_cw_arg(x)',
-    "CASE WHEN typeof(x) LIKE '%[]' THEN error('[UNSUPPORTED_FEATURE] concat_ws with an array column is not supported by MiniLake; use array_join.') ELSE x END",
+    "CASE WHEN typeof(x) LIKE '%[]' THEN error('[UNSUPPORTED_FEATURE] concat_ws with an array column is not supported by MiniLake; use array_join.') " +
+      `ELSE ${MACRO_SCHEMA}.spark_to_string(x) END`,
   ],
   ['spark_map(k, v)', 'map(k, v)'],
   ['spark_uuid()', 'CAST(uuid() AS VARCHAR)'],
