@@ -119,7 +119,21 @@ export const SPARK_MACROS: [string, string][] = [
   ['spark_weekday(d)', 'CAST(isodow(CAST(d AS DATE)) - 1 AS INTEGER)'],
   ['spark_isodow(d)', 'CAST(isodow(CAST(d AS DATE)) AS INTEGER)'],
   // Whole units elapsed (DuckDB's date_sub), as Spark's timestampdiff / 3-argument datediff.
-  ['spark_tsdiff(u, a, b)', 'date_sub(u, CAST(a AS TIMESTAMP), CAST(b AS TIMESTAMP))'],
+  // Months as Java's ChronoUnit.MONTHS.between: no end-of-month rule (DuckDB's date_sub counts Jan 31 -> Feb 29
+  // as a month).
+  [
+    'spark_mdiff(a, b)',
+    '(year(b) - year(a)) * 12 + month(b) - month(a) - CASE ' +
+      "WHEN (year(b) - year(a)) * 12 + month(b) - month(a) > 0 AND day(b) * 86400000000 + epoch_us(b) - epoch_us(date_trunc('day', b)) < day(a) * 86400000000 + epoch_us(a) - epoch_us(date_trunc('day', a)) THEN 1 " +
+      "WHEN (year(b) - year(a)) * 12 + month(b) - month(a) < 0 AND day(b) * 86400000000 + epoch_us(b) - epoch_us(date_trunc('day', b)) > day(a) * 86400000000 + epoch_us(a) - epoch_us(date_trunc('day', a)) THEN -1 ELSE 0 END",
+  ],
+  [
+    'spark_tsdiff(u, a, b)',
+    `CASE u WHEN 'month' THEN ${MACRO_SCHEMA}.spark_mdiff(CAST(a AS TIMESTAMP), CAST(b AS TIMESTAMP)) ` +
+      `WHEN 'quarter' THEN CAST(trunc(${MACRO_SCHEMA}.spark_mdiff(CAST(a AS TIMESTAMP), CAST(b AS TIMESTAMP)) / 3) AS BIGINT) ` +
+      `WHEN 'year' THEN CAST(trunc(${MACRO_SCHEMA}.spark_mdiff(CAST(a AS TIMESTAMP), CAST(b AS TIMESTAMP)) / 12) AS BIGINT) ` +
+      'ELSE date_sub(u, CAST(a AS TIMESTAMP), CAST(b AS TIMESTAMP)) END',
+  ],
   // 0 when absent (not NULL), NULL for a NULL array or element.
   [
     'spark_array_position(a, x)',
