@@ -20,3 +20,38 @@ export function splitFullName(fullName: string, parts: 2 | 3, what: string): str
   const labels = ['catalog', 'schema', what];
   return segs.map((s, i) => checkName(labels[i] ?? what, s));
 }
+
+/**
+ * The query of a view, from the `CREATE VIEW <name> [(<columns>)] AS <query>;` text DuckDB stores for it:
+ * everything after the first `AS` keyword outside quotes and parentheses. A tokenizing scan, so a view or
+ * column named with a quoted `AS` inside it cannot cut the definition short.
+ */
+export function viewQuery(createViewSql: string): string | undefined {
+  const s = createViewSql;
+  let depth = 0;
+  for (let i = 0; i < s.length; i++) {
+    const ch = s[i]!;
+    if (ch === '"' || ch === "'") {
+      // Quoted identifier or string literal; a doubled quote is an escaped quote.
+      for (i++; i < s.length; i++) {
+        if (s[i] === ch) {
+          if (s[i + 1] === ch) i++;
+          else break;
+        }
+      }
+    } else if (ch === '(') depth++;
+    else if (ch === ')') depth--;
+    else if (
+      depth === 0 &&
+      (ch === 'A' || ch === 'a') &&
+      /\s/.test(s[i - 1] ?? '') &&
+      (s[i + 1] === 'S' || s[i + 1] === 's') &&
+      /\s/.test(s[i + 2] ?? '')
+    ) {
+      let end = s.length;
+      while (end > i && (s[end - 1] === ';' || /\s/.test(s[end - 1]!))) end--;
+      return s.slice(i + 2, end).trim();
+    }
+  }
+  return undefined;
+}

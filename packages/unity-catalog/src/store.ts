@@ -42,7 +42,7 @@ import {
   volumeExists,
   volumeNotFound,
 } from './errors.js';
-import { checkName, splitFullName } from './names.js';
+import { checkName, splitFullName, viewQuery } from './names.js';
 import type { ColumnInput, FunctionInput } from './schemas.js';
 
 type Props = Record<string, string>;
@@ -1079,8 +1079,8 @@ export class UnityCatalogStore extends CollectionStore {
     // A MANAGED table lives inside its catalog's DuckDB database file: that file is its truthful location
     // (clients such as the Spark connector parse this field as a URI and need it present).
     else if (type === 'MANAGED') out.storage_location = `file://${this.engine.catalogFile(r.catalog_name)}`;
-    if (o?.kind === 'VIEW' && o.sql)
-      out.view_definition = o.sql.replace(/^CREATE VIEW .*? AS /is, '').replace(/;\s*$/, '');
+    const definition = o?.kind === 'VIEW' && o.sql ? viewQuery(o.sql) : undefined;
+    if (definition !== undefined) out.view_definition = definition;
     const comment = r.comment ?? o?.comment ?? undefined;
     if (comment !== undefined) out.comment = comment;
     if (!omit.properties) out.properties = r.properties;
