@@ -191,35 +191,37 @@ export function unityCatalogApp(store: UnityCatalogStore): Hono {
     ),
   );
 
-  // The newer paged variants the Python SDK's grants.list / list_effective call.
-  app.get(`${BASE}/privilege-assignments/:type/:full_name`, async (c) => {
-    const q = readQuery(c, s.PagedPermissionsRequest);
-    const all = await store.getPermissions(name(c, 'type'), name(c, 'full_name'), q.principal);
-    const page = keysetPage(
-      all.privilege_assignments,
-      (x) => x.principal,
-      q.page_size || undefined,
-      q.page_token || undefined,
-    );
-    return c.json({
-      privilege_assignments: page.items,
-      ...(page.nextPageToken ? { next_page_token: page.nextPageToken } : {}),
+  // The newer paged variants the Python SDK's grants.list / list_effective call: the same assignments as
+  // above, paged by principal, under their own response key.
+  const pagedAssignments = (
+    path: string,
+    key: string,
+    read: (
+      type: string,
+      fullName: string,
+      principal?: string,
+    ) => Promise<{ privilege_assignments: { principal: string }[] }>,
+  ) =>
+    app.get(`${BASE}/${path}/:type/:full_name`, async (c) => {
+      const q = readQuery(c, s.PagedPermissionsRequest);
+      const all = await read(name(c, 'type'), name(c, 'full_name'), q.principal);
+      const page = keysetPage(
+        all.privilege_assignments,
+        (x) => x.principal,
+        q.page_size || undefined,
+        q.page_token || undefined,
+      );
+      return c.json({
+        [key]: page.items,
+        ...(page.nextPageToken ? { next_page_token: page.nextPageToken } : {}),
+      });
     });
-  });
-  app.get(`${BASE}/effective-privilege-assignments/:type/:full_name`, async (c) => {
-    const q = readQuery(c, s.PagedPermissionsRequest);
-    const all = await store.getEffectivePermissions(name(c, 'type'), name(c, 'full_name'), q.principal);
-    const page = keysetPage(
-      all.privilege_assignments,
-      (x) => x.principal,
-      q.page_size || undefined,
-      q.page_token || undefined,
-    );
-    return c.json({
-      effective_privilege_assignments: page.items,
-      ...(page.nextPageToken ? { next_page_token: page.nextPageToken } : {}),
-    });
-  });
+  pagedAssignments('privilege-assignments', 'privilege_assignments', (t, f, p) =>
+    store.getPermissions(t, f, p),
+  );
+  pagedAssignments('effective-privilege-assignments', 'effective_privilege_assignments', (t, f, p) =>
+    store.getEffectivePermissions(t, f, p),
+  );
 
   // ---- temporary credentials (the Spark connector asks even for file: locations) ----
   const expiry = () => ({ expiration_time: Date.now() + 3600_000 });

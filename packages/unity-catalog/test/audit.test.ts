@@ -197,3 +197,34 @@ describe('catalog names and enums', () => {
     expect((await ok('GET', `${B}/catalogs`)).catalogs.map((c: any) => c.name)).toEqual(['main']);
   });
 });
+
+describe('paged grants (the Python SDK grants.list / list_effective routes)', () => {
+  it('pages direct and effective privilege assignments by principal', async () => {
+    await ok('POST', `${B}/catalogs`, { name: 'grants_cat' });
+    await ok('POST', `${B}/schemas`, { catalog_name: 'grants_cat', name: 'paged' });
+    await ok('PATCH', `${B}/permissions/catalog/grants_cat`, {
+      changes: [
+        { principal: 'alice', add: ['USE_CATALOG'] },
+        { principal: 'bob', add: ['USE_CATALOG'] },
+      ],
+    });
+    const first = await ok('GET', `${B}/privilege-assignments/catalog/grants_cat?page_size=1`);
+    expect(first.privilege_assignments).toEqual([{ principal: 'alice', privileges: ['USE_CATALOG'] }]);
+    const second = await ok(
+      'GET',
+      `${B}/privilege-assignments/catalog/grants_cat?page_size=1&page_token=${first.next_page_token}`,
+    );
+    expect(second.privilege_assignments.map((a: { principal: string }) => a.principal)).toEqual(['bob']);
+    expect(second.next_page_token).toBeUndefined();
+
+    const effective = await ok('GET', `${B}/effective-privilege-assignments/schema/grants_cat.paged`);
+    expect(effective.effective_privilege_assignments.map((a: { principal: string }) => a.principal)).toEqual([
+      'alice',
+      'bob',
+    ]);
+    expect(effective.effective_privilege_assignments[0].privileges[0]).toMatchObject({
+      privilege: 'USE_CATALOG',
+      inherited_from_name: 'grants_cat',
+    });
+  });
+});
