@@ -134,3 +134,49 @@ export function bareServer() {
 }
 
 export const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+/** POST a JSON body with fetch; resolves with the JSON answer, throws on an error status. */
+export const postJson = (url, body) =>
+  fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  }).then(async (r) => {
+    if (!r.ok) throw new Error(`${url}: ${r.status} ${await r.text()}`);
+    return r.json();
+  });
+
+/**
+ * Keep-alive JSON calls against one server over node:http (cheaper per call than fetch, so round-trip
+ * figures are the server's): `call` resolves with the raw body, `json` parses it; both throw on >= 400.
+ */
+export function jsonCaller(baseUrl, maxSockets = 4) {
+  const agent = new http.Agent({ keepAlive: true, maxSockets });
+  const call = (method, p, body) =>
+    new Promise((resolve, reject) => {
+      const u = new URL(p, baseUrl);
+      const req = http.request(
+        {
+          host: u.hostname,
+          port: u.port,
+          path: u.pathname + u.search,
+          method,
+          agent,
+          headers: { 'content-type': 'application/json', authorization: 'Bearer bench' },
+        },
+        (res) => {
+          const parts = [];
+          res.on('data', (d) => parts.push(d));
+          res.on('end', () => {
+            const buf = Buffer.concat(parts);
+            if (res.statusCode >= 400) reject(new Error(`${method} ${p}: ${res.statusCode} ${buf}`));
+            else resolve(buf);
+          });
+        },
+      );
+      req.on('error', reject);
+      req.end(body === undefined ? undefined : JSON.stringify(body));
+    });
+  const json = async (method, p, body) => JSON.parse((await call(method, p, body)).toString());
+  return { call, json, close: () => agent.destroy() };
+}

@@ -4,37 +4,11 @@
 // 1. `SELECT 1` round trips over HTTP (one keep-alive client, sequential): p50/p90/p99 in ms.
 // 2. A `rows`-row ARROW_STREAM result (default 10,000,000) through EXTERNAL_LINKS: execute + fetch of every
 //    chunk, in seconds, with the Arrow bytes counted. Compare with DuckDB producing the same chunks in process.
-import http from 'node:http';
+import { jsonCaller } from './lib.mjs';
 
 const base = process.argv[2] ?? 'http://127.0.0.1:8000';
 const rows = Number(process.argv[3] ?? 10_000_000);
-const agent = new http.Agent({ keepAlive: true, maxSockets: 4 });
-
-function call(method, path, body) {
-  return new Promise((resolve, reject) => {
-    const u = new URL(path, base);
-    const data = body === undefined ? undefined : JSON.stringify(body);
-    const req = http.request(
-      {
-        host: u.hostname,
-        port: u.port,
-        path: u.pathname + u.search,
-        method,
-        agent,
-        headers: { 'content-type': 'application/json', authorization: 'Bearer bench' },
-      },
-      (res) => {
-        const parts = [];
-        res.on('data', (d) => parts.push(d));
-        res.on('end', () => resolve(Buffer.concat(parts)));
-      },
-    );
-    req.on('error', reject);
-    if (data) req.write(data);
-    req.end();
-  });
-}
-const json = async (m, p, b) => JSON.parse((await call(m, p, b)).toString());
+const { call, json, close } = jsonCaller(base);
 
 const wh = (await json('POST', '/api/2.0/sql/warehouses', { name: 'bench', cluster_size: 'Small' })).id;
 for (let i = 0; i < 200; i++) {
@@ -77,4 +51,4 @@ for (let round = 1; round <= 2; round++) {
       `execute ${((t1 - t0) / 1000).toFixed(2)} s + fetch ${((t2 - t1) / 1000).toFixed(2)} s = ${((t2 - t0) / 1000).toFixed(2)} s (round ${round})`,
   );
 }
-agent.destroy();
+close();

@@ -7,7 +7,7 @@ import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
-import { median, startServer } from '../lib.mjs';
+import { median, startServer, postJson as post } from '../lib.mjs';
 
 export const targets = {
   upload_vs_cp_ratio: 'report (Files API MB/s / cp MB/s)',
@@ -17,16 +17,6 @@ export const targets = {
 
 const SIZE = Number(process.env.BENCH_FILE_BYTES ?? 2 ** 30);
 const ROUNDS = Number(process.env.BENCH_FILE_ROUNDS ?? 3);
-
-const post = (url, body) =>
-  fetch(url, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-  }).then(async (r) => {
-    if (!r.ok) throw new Error(`${url}: ${r.status} ${await r.text()}`);
-    return r.json();
-  });
 
 function rssSampler(pid) {
   let peak = 0;

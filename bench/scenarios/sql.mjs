@@ -4,12 +4,11 @@
 // converter (packages/sql/src/arrow.ts, bundled on the fly with esbuild) and the same 16 MB chunk cut, so
 // the ratio measures what the API path costs on top: JSON calls, files on disk and HTTP transfer.
 import { mkdtempSync, rmSync } from 'node:fs';
-import http from 'node:http';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { median, root, startServer } from '../lib.mjs';
+import { jsonCaller, median, root, startServer } from '../lib.mjs';
 
 export const targets = {
   select1_p50_ms: '< 2',
@@ -101,34 +100,7 @@ async function inProcess(arrow) {
 export async function run() {
   const tmp = mkdtempSync(path.join(os.tmpdir(), 'ml-bench-sql-'));
   const s = await startServer();
-  const agent = new http.Agent({ keepAlive: true, maxSockets: 4 });
-  const call = (method, p, body) =>
-    new Promise((resolve, reject) => {
-      const u = new URL(p, s.url);
-      const data = body === undefined ? undefined : JSON.stringify(body);
-      const req = http.request(
-        {
-          host: u.hostname,
-          port: u.port,
-          path: u.pathname + u.search,
-          method,
-          agent,
-          headers: { 'content-type': 'application/json', authorization: 'Bearer bench' },
-        },
-        (res) => {
-          const parts = [];
-          res.on('data', (d) => parts.push(d));
-          res.on('end', () => {
-            const buf = Buffer.concat(parts);
-            if (res.statusCode >= 400) reject(new Error(`${method} ${p}: ${res.statusCode} ${buf}`));
-            else resolve(buf);
-          });
-        },
-      );
-      req.on('error', reject);
-      req.end(data);
-    });
-  const json = async (m, p, b) => JSON.parse((await call(m, p, b)).toString());
+  const { call, json, close } = jsonCaller(s.url);
   try {
     const arrow = await loadConverter(tmp);
     const wh = (await json('POST', '/api/2.0/sql/warehouses', { name: 'bench', cluster_size: 'Small' })).id;
@@ -212,7 +184,7 @@ export async function run() {
       server_peak_rss_mb: +s.rssPeakMb().toFixed(1),
     };
   } finally {
-    agent.destroy();
+    close();
     await s.stop();
     rmSync(tmp, { recursive: true, force: true });
   }

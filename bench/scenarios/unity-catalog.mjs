@@ -1,20 +1,10 @@
 // Unity Catalog over HTTP: create and get of catalogs/schemas/tables (rate, p50/p99), and a list of 10,000
 // tables in one schema (ms per full list, after the first list has assigned table ids).
-import { load, median, startServer } from '../lib.mjs';
+import { load, median, startServer, postJson as post } from '../lib.mjs';
 
 const TABLES = Number(process.env.BENCH_UC_TABLES ?? 10_000);
 
 export const targets = { table_get_p50_ms: '< 1', list_10000_tables_ms: '< 50' };
-
-const post = (url, body) =>
-  fetch(url, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-  }).then(async (r) => {
-    if (!r.ok) throw new Error(`${url}: ${r.status} ${await r.text()}`);
-    return r.json();
-  });
 
 const column = (name, type_text) => ({ name, type_text, type_name: type_text.toUpperCase(), position: 0 });
 
