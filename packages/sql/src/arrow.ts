@@ -190,24 +190,12 @@ function utf8Data(col: ArrowColumn, strings: (string | null)[], n: number): Data
       bitmap[i >> 3]! &= ~(1 << (i & 7));
       nullCount++;
     } else {
-      const need = pos + s.length * 3;
-      if (need > buf.length) {
-        const next = new Uint8Array(Math.max(need, buf.length * 2));
-        next.set(buf.subarray(0, pos));
-        buf = next;
-      }
+      if (pos + s.length * 3 > buf.length) buf = grow(buf, pos, pos + s.length * 3);
       pos += encoder.encodeInto(s, buf.subarray(pos)).written;
     }
     offsets[i + 1] = pos;
   }
-  return makeData({
-    type: col.field.type as Utf8,
-    length: n,
-    nullCount,
-    ...(bitmap ? { nullBitmap: bitmap } : {}),
-    valueOffsets: offsets,
-    data: buf.subarray(0, pos),
-  });
+  return utf8Column(col, n, nullCount, bitmap, offsets, buf.subarray(0, pos));
 }
 
 /** One column of a chunk (its first n rows) as Arrow data. */
@@ -352,13 +340,24 @@ function varcharData(col: ArrowColumn, vec: VectorLike, n: number): Data {
     }
     offsets[i + 1] = pos;
   }
+  return utf8Column(col, n, nullCount, bitmap, offsets, buf.subarray(0, pos));
+}
+
+function utf8Column(
+  col: ArrowColumn,
+  n: number,
+  nullCount: number,
+  bitmap: Uint8Array | undefined,
+  offsets: Int32Array,
+  bytes: Uint8Array,
+): Data {
   return makeData({
     type: col.field.type as Utf8,
     length: n,
     nullCount,
     ...(bitmap ? { nullBitmap: bitmap } : {}),
     valueOffsets: offsets,
-    data: buf.subarray(0, pos),
+    data: bytes,
   });
 }
 
