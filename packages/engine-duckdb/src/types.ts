@@ -50,6 +50,34 @@ export class TypeParseError extends Error {
 type Tok =
   { t: 'word'; v: string } | { t: 'qident'; v: string } | { t: 'str'; v: string } | { t: 'p'; v: string };
 
+/**
+ * Reads the quoted token that opens at `start`: a doubled quote is a literal quote, and in string literals
+ * (single quotes) a backslash escapes the next character. Returns the value and the index after the token.
+ */
+function readQuoted(text: string, start: number): [string, number] {
+  const quote = text[start]!;
+  let v = '';
+  let i = start + 1;
+  for (;;) {
+    if (i >= text.length) {
+      throw new TypeParseError(`Unterminated ${quote === "'" ? 'string' : 'quoted name'} in type: ${text}`);
+    }
+    const c = text[i]!;
+    if (quote === "'" && c === '\\' && i + 1 < text.length) {
+      v += text[i + 1];
+      i += 2;
+    } else if (c === quote && text[i + 1] === quote) {
+      v += quote;
+      i += 2;
+    } else if (c === quote) {
+      return [v, i + 1];
+    } else {
+      v += c;
+      i++;
+    }
+  }
+}
+
 function tokenize(text: string): Tok[] {
   const out: Tok[] = [];
   let i = 0;
@@ -59,51 +87,10 @@ function tokenize(text: string): Tok[] {
       i++;
       continue;
     }
-    if (ch === '`' || ch === '"') {
-      let v = '';
-      i++;
-      for (;;) {
-        if (i >= text.length) throw new TypeParseError(`Unterminated quoted name in type: ${text}`);
-        const c = text[i]!;
-        if (c === ch) {
-          if (text[i + 1] === ch) {
-            v += ch;
-            i += 2;
-            continue;
-          }
-          i++;
-          break;
-        }
-        v += c;
-        i++;
-      }
-      out.push({ t: 'qident', v });
-      continue;
-    }
-    if (ch === "'") {
-      let v = '';
-      i++;
-      for (;;) {
-        if (i >= text.length) throw new TypeParseError(`Unterminated string in type: ${text}`);
-        const c = text[i]!;
-        if (c === '\\' && i + 1 < text.length) {
-          v += text[i + 1];
-          i += 2;
-          continue;
-        }
-        if (c === "'") {
-          if (text[i + 1] === "'") {
-            v += "'";
-            i += 2;
-            continue;
-          }
-          i++;
-          break;
-        }
-        v += c;
-        i++;
-      }
-      out.push({ t: 'str', v });
+    if (ch === '`' || ch === '"' || ch === "'") {
+      const [v, next] = readQuoted(text, i);
+      out.push({ t: ch === "'" ? 'str' : 'qident', v });
+      i = next;
       continue;
     }
     if ('<>(),:[]'.includes(ch)) {

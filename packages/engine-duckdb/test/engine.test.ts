@@ -12,7 +12,10 @@ import {
   duckDbTypeToDatabricks,
   normalizeDatabricksType,
   mayChangeCatalog,
+  parseDatabricksType,
+  parseDuckDbType,
   quoteIdent,
+  toDatabricksTypeText,
 } from '../src/index.js';
 
 let engine: DuckDbEngine;
@@ -191,5 +194,22 @@ describe('type mapping', () => {
   it('rejects bad type text', () => {
     for (const bad of ['NOPE', 'ARRAY<INT', 'DECIMAL(50,2)', 'INT; DROP TABLE x', 'STRUCT<a:INT>>'])
       expect(() => databricksToDuckDbType(bad)).toThrow();
+  });
+});
+
+describe('type text tokenizer', () => {
+  it('reads doubled quotes in names and backslash escapes in strings', () => {
+    expect(parseDatabricksType('struct<`a``b`:int>')).toMatchObject({
+      kind: 'struct',
+      fields: [{ name: 'a`b' }],
+    });
+    expect(parseDuckDbType('STRUCT("a""b" INTEGER)')).toMatchObject({
+      kind: 'struct',
+      fields: [{ name: 'a"b' }],
+    });
+    expect(toDatabricksTypeText(parseDatabricksType("struct<a:int COMMENT 'it\\'s'>"))).toBe(
+      "struct<a:int comment 'it\\'s'>",
+    );
+    expect(() => parseDatabricksType('struct<`a:int>')).toThrow(/Unterminated quoted name/);
   });
 });
