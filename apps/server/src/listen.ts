@@ -16,6 +16,8 @@ export function listen(ml: Minilake, port: number, host: string): Promise<Listen
     const server = serve({ fetch: ml.app.fetch, port, hostname: host }, (info: AddressInfo) => {
       const shownHost = host.includes(':') ? `[${host}]` : host;
       const url = `http://${shownHost}:${info.port}`;
+      // A wildcard bind is reached back through loopback.
+      ml.listening(url.replace(/\/\/(0\.0\.0\.0|\[::\])(?=:)/, '//127.0.0.1'));
       let stopping: Promise<void> | undefined;
       resolve({
         url,

@@ -36,6 +36,8 @@ export interface Minilake {
   services: string[];
   reset(services?: string[]): Promise<void>;
   ready(): Promise<{ ok: boolean; checks: Record<string, string> }>;
+  /** Tells the services where the host now listens (ServiceContext.selfUrl). */
+  listening(url: string): void;
   close(): Promise<void>;
 }
 
@@ -74,6 +76,7 @@ export async function createMinilake(config: MinilakeConfig, opts: CreateOptions
   const peers = new Map<string, unknown>();
   const sharedResources = new Map<string, Promise<SharedResource>>();
   const instances = new Map<string, ServiceInstance>();
+  let selfUrl: string | undefined;
 
   const app = new Hono();
   app.onError(errorHandler(logger));
@@ -166,6 +169,7 @@ export async function createMinilake(config: MinilakeConfig, opts: CreateOptions
       config: config.serviceConfig,
       peers,
       sharedResources,
+      selfUrl: () => selfUrl,
     });
     const instance = await def.create(ctx);
     instances.set(def.name, instance);
@@ -197,5 +201,9 @@ export async function createMinilake(config: MinilakeConfig, opts: CreateOptions
     }
   };
 
-  return { app, dataDir, logger, services: [...instances.keys()], reset, ready, close };
+  const listening = (url: string) => {
+    selfUrl = url;
+  };
+
+  return { app, dataDir, logger, services: [...instances.keys()], reset, ready, listening, close };
 }

@@ -22,6 +22,8 @@ export interface ContextOptions {
   config?: Record<string, string | undefined>;
   peers?: Map<string, unknown>;
   sharedResources?: Map<string, Promise<SharedResource>>;
+  /** Where the host listens, once it does (see ServiceContext.selfUrl). */
+  selfUrl?: () => string | undefined;
 }
 
 /**
@@ -49,5 +51,6 @@ export function createContext(opts: ContextOptions = {}): ServiceContext {
     peer<T>(name: string): T | undefined {
       return peers.get(name) as T | undefined;
     },
+    selfUrl: opts.selfUrl ?? (() => undefined),
   };
 }

@@ -35,6 +35,11 @@ export interface ServiceContext {
   shared<T extends SharedResource>(key: string, create: () => T | Promise<T>): Promise<T>;
   /** The public `api` of another service created earlier, if it is enabled. */
   peer<T>(name: string): T | undefined;
+  /**
+   * The URL the host listens on (`http://127.0.0.1:8000`), once it listens; undefined before that and for an
+   * embedder that never listens. Child processes a service starts (Spark tasks) call back through it.
+   */
+  selfUrl(): string | undefined;
 }
 
 export interface ServiceInstance<Api = unknown> {

@@ -13,6 +13,7 @@ export {
   type PooledConnection,
 } from './engine.js';
 export * from './types.js';
+export { ident, literal, qualified, SqlTextError } from './sql.js';
 export type { DuckDBConnection, DuckDBType } from '@duckdb/node-api';
 
 /** Config keys the engine reads (documented in the server README). */
