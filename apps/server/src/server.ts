@@ -161,6 +161,7 @@ export async function createMinilake(config: MinilakeConfig, opts: CreateOptions
   for (const def of registry.values()) {
     if (!config.services.includes(def.name)) continue;
     const ctx = createContext({
+      service: def.name,
       dataDir,
       clock: opts.clock ?? systemClock,
       logger: logger.child(def.name),

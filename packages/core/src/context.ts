@@ -14,6 +14,8 @@ export const defaultIdentity: Identity = {
 };
 
 export interface ContextOptions {
+  /** The service this context is for; names its folder (`dir`). */
+  service?: string;
   dataDir?: string;
   clock?: Clock;
   logger?: Logger;
@@ -33,11 +35,13 @@ export interface ContextOptions {
 export function createContext(opts: ContextOptions = {}): ServiceContext {
   const shared = opts.sharedResources ?? new Map<string, Promise<SharedResource>>();
   const peers = opts.peers ?? new Map<string, unknown>();
+  const dataDir = path.resolve(opts.dataDir ?? mkdtempSync(path.join(os.tmpdir(), 'minilake-')));
   return {
     config: opts.config ?? {},
     clock: opts.clock ?? systemClock,
     logger: opts.logger ?? silentLogger,
-    dataDir: path.resolve(opts.dataDir ?? mkdtempSync(path.join(os.tmpdir(), 'minilake-'))),
+    dataDir,
+    dir: path.join(dataDir, opts.service ?? 'service'),
     state: opts.state ?? StateDb.memory(),
     identity: opts.identity ?? defaultIdentity,
     shared<T extends SharedResource>(key: string, create: () => T | Promise<T>): Promise<T> {

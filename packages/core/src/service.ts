@@ -28,6 +28,11 @@ export interface ServiceContext {
   readonly logger: Logger;
   /** Absolute data directory; engines keep their files under `<dataDir>/<engine>/`. */
   readonly dataDir: string;
+  /**
+   * This service's own folder, `<dataDir>/<service name>` (created on first use by the service). A service
+   * keeps its files there and never computes another service's folder.
+   */
+  readonly dir: string;
   /** The persistence backing the stores (journaled when MINILAKE_PERSIST=1, in memory otherwise). */
   readonly state: StateDb;
   readonly identity: Identity;

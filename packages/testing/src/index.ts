@@ -30,7 +30,7 @@ export async function serviceApp<Api>(
   def: ServiceDefinition<Api>,
   opts: ContextOptions & { peers?: Map<string, unknown> } = {},
 ): Promise<{ app: Hono; instance: ServiceInstance<Api>; ctx: ServiceContext }> {
-  const ctx = createContext({ logger: silentLogger, ...opts });
+  const ctx = createContext({ logger: silentLogger, service: def.name, ...opts });
   const instance = await def.create(ctx);
   const app = new Hono();
   app.onError(errorHandler(silentLogger));
