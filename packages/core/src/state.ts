@@ -65,6 +65,16 @@ export class Collection<V> {
     this.db.record({ c: this.name, o: 's', k: key, v: value });
     return value;
   }
+  /**
+   * Changes a stored record and journals the result: the one way to modify a record, so no change can skip
+   * the journal. `change` may edit the value in place or return a replacement. Returns undefined (and calls
+   * nothing) when the key is absent.
+   */
+  update(key: string, change: (value: V) => V | void): V | undefined {
+    const current = this.map.get(key);
+    if (current === undefined) return undefined;
+    return this.set(key, change(current) ?? current);
+  }
   delete(key: string): boolean {
     const had = this.map.delete(key);
     if (had) this.db.record({ c: this.name, o: 'd', k: key });

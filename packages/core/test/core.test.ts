@@ -187,6 +187,22 @@ describe('state journal', () => {
     expect(reopened.collection('m/other').toObject()).toEqual({ z: 'w' });
   });
 
+  it('journals a record changed through update, in place or replaced', async () => {
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'ml-state-'));
+    const db = await StateDb.open(dir);
+    const c = db.collection<{ n: number }>('m/things');
+    c.set('a', { n: 1 });
+    c.set('b', { n: 1 });
+    c.update('a', (v) => {
+      v.n = 2;
+    });
+    c.update('b', (v) => ({ n: v.n + 10 }));
+    expect(c.update('missing', () => ({ n: 0 }))).toBeUndefined();
+    await db.flush();
+    const reopened = await StateDb.open(dir);
+    expect(reopened.collection('m/things').toObject()).toEqual({ a: { n: 2 }, b: { n: 11 } });
+  });
+
   it('drops state written by another module version', async () => {
     const dir = await mkdtemp(path.join(os.tmpdir(), 'ml-state-'));
     const db = await StateDb.open(dir);
