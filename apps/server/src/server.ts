@@ -171,6 +171,7 @@ export async function createMinilake(config: MinilakeConfig, opts: CreateOptions
       peers,
       sharedResources,
       selfUrl: () => selfUrl,
+      hostApp: () => app,
     });
     const instance = await def.create(ctx);
     instances.set(def.name, instance);

@@ -26,6 +26,8 @@ export interface ContextOptions {
   sharedResources?: Map<string, Promise<SharedResource>>;
   /** Where the host listens, once it does (see ServiceContext.selfUrl). */
   selfUrl?: () => string | undefined;
+  /** The host's app, for ServiceContext.request (looked up per call: the app is composed after create()). */
+  hostApp?: () => { request(path: string, init?: RequestInit): Response | Promise<Response> } | undefined;
 }
 
 /**
@@ -56,5 +58,10 @@ export function createContext(opts: ContextOptions = {}): ServiceContext {
       return peers.get(name) as T | undefined;
     },
     selfUrl: opts.selfUrl ?? (() => undefined),
+    async request(p: string, init?: RequestInit): Promise<Response> {
+      const app = opts.hostApp?.();
+      if (!app) throw new Error('This host has no app to send requests through');
+      return app.request(`http://localhost${p}`, init);
+    },
   };
 }

@@ -45,6 +45,12 @@ export interface ServiceContext {
    * embedder that never listens. Child processes a service starts (Spark tasks) call back through it.
    */
   selfUrl(): string | undefined;
+  /**
+   * Sends a request through the host's whole app in process (every route, middleware, error renderer and the
+   * persistence barrier), exactly as a client's request would go: what MCP tools and jobs call instead of
+   * reaching into another service's store. `path` starts with `/`. Rejects when the host has no app yet.
+   */
+  request(path: string, init?: RequestInit): Promise<Response>;
 }
 
 export interface ServiceInstance<Api = unknown> {

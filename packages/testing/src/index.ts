@@ -30,9 +30,9 @@ export async function serviceApp<Api>(
   def: ServiceDefinition<Api>,
   opts: ContextOptions & { peers?: Map<string, unknown> } = {},
 ): Promise<{ app: Hono; instance: ServiceInstance<Api>; ctx: ServiceContext }> {
-  const ctx = createContext({ logger: silentLogger, service: def.name, ...opts });
-  const instance = await def.create(ctx);
   const app = new Hono();
+  const ctx = createContext({ logger: silentLogger, service: def.name, hostApp: () => app, ...opts });
+  const instance = await def.create(ctx);
   app.onError(errorHandler(silentLogger));
   app.route('/', instance.app);
   app.all('*', notImplementedHandler);
