@@ -1,3 +1,4 @@
+# Source: ../shared/seeds/001_10a33e6b98e0d4db.txt (the product description MiniLake is built from), copied verbatim; e2e/seeds/test_seeds.py runs it with only the host changed.
 provider "databricks" {
   host  = "http://localhost:8000"
   token = "dev"
