@@ -322,13 +322,27 @@ describe('path safety', () => {
 describe('permissions hooks given to iam', () => {
   it('registers notebooks, directories and files by object id and drops ACLs of deleted objects', async () => {
     const hooks = new Map<string, { exists(id: string): boolean }>();
+    const defs = new Map<string, Record<string, unknown>>();
     const dropped: string[] = [];
     const iam = {
-      registerObjectType: (type: string, h: { exists(id: string): boolean }) => hooks.set(type, h),
+      registerObjectType: (def: { request: string }, h: { exists(id: string): boolean }) => {
+        hooks.set(def.request, h);
+        defs.set(def.request, def);
+      },
       dropPermissions: (type: string, id: string) => dropped.push(`${type}:${id}`),
     };
     ({ app } = await serviceApp(workspaceService, { peers: new Map([['iam', iam]]) }));
     expect([...hooks.keys()].sort()).toEqual(['directories', 'files', 'notebooks']);
+    expect(defs.get('notebooks')).toEqual({
+      request: 'notebooks',
+      objectType: 'notebook',
+      levels: ['CAN_READ', 'CAN_RUN', 'CAN_EDIT', 'CAN_MANAGE'],
+      owner: 'CAN_MANAGE',
+      admins: 'CAN_MANAGE',
+      adminsFrom: '/directories/0',
+    });
+    expect(defs.get('directories')!.objectType).toBe('directory');
+    expect(defs.get('files')!.objectType).toBe('file');
     await post('/api/2.0/workspace/mkdirs', { path: `${HOME}/p/sub` });
     await importNb(`${HOME}/p/nb`, '1');
     await importFile(`${HOME}/p/sub/f.txt`, 'x');
