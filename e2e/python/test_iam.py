@@ -247,3 +247,11 @@ def test_permissions_follow_the_objects_lifecycle(w):
     w.instance_pools.delete(instance_pool_id=pool_id)
     with pytest.raises(NotFound):
         w.permissions.get("instance-pools", pool_id)
+
+
+def test_scim_filter_with_an_unquoted_value(w):
+    """The Python SDK's own integration tests filter with an unquoted value; Databricks accepts it."""
+    name = f"any-{unique('g').replace('_', '')}"
+    g = w.groups.create(display_name=name)
+    assert [x.id for x in w.groups.list(filter=f"displayName eq {name}")] == [g.id]
+    assert list(w.groups.list(filter="displayName eq any-nosuchgroup")) == []
