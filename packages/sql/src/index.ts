@@ -22,6 +22,20 @@ export interface SqlApi {
   warehouseExists(id: string): boolean;
 }
 
+/** The part of iam's api sql uses (structural: no package dependency on iam). */
+interface IamPeer {
+  registerObjectType(
+    definition: {
+      request: readonly string[];
+      objectType: string;
+      levels: readonly string[];
+      owner: string;
+      admins: string;
+    },
+    hooks: { exists(id: string): boolean; owner(id: string): string | undefined },
+  ): void;
+}
+
 function numberSetting(text: string | undefined, fallback: number): number {
   const n = text === undefined || text === '' ? NaN : Number(text);
   return Number.isFinite(n) && n >= 0 ? n : fallback;
@@ -30,7 +44,7 @@ function numberSetting(text: string | undefined, fallback: number): number {
 export const sqlService = defineService<SqlApi>({
   name: 'sql',
   description: 'Statement Execution API, SQL warehouses, query history',
-  uses: ['unity-catalog'],
+  uses: ['unity-catalog', 'iam'],
   configDefaults: {
     MINILAKE_WAREHOUSE_START_DELAY: '1',
     MINILAKE_SQL_RESULT_TTL: '3600',
@@ -41,6 +55,28 @@ export const sqlService = defineService<SqlApi>({
     const transitionMs = numberSetting(ctx.config.MINILAKE_WAREHOUSE_START_DELAY, 1) * 1000;
     const warehouses = new WarehouseStore(ctx.state, ctx.clock, ctx.identity.userName, transitionMs);
     const history = new QueryHistoryStore(ctx.state);
+    // Warehouses are a permissions object type (both request paths; levels, owner and admins as Databricks
+    // has them): iam answers 404 for a warehouse that does not exist or was deleted.
+    const warehouse = (id: string) => {
+      try {
+        return warehouses.get(id);
+      } catch {
+        return undefined;
+      }
+    };
+    ctx.peer<IamPeer>('iam')?.registerObjectType(
+      {
+        request: ['sql/warehouses', 'warehouses'],
+        objectType: 'warehouses',
+        levels: ['CAN_USE', 'CAN_MANAGE', 'CAN_MONITOR', 'CAN_VIEW', 'IS_OWNER'],
+        owner: 'IS_OWNER',
+        admins: 'CAN_MANAGE',
+      },
+      {
+        exists: (id) => !['DELETED', 'DELETING', undefined].includes(warehouse(id)?.state),
+        owner: (id) => warehouse(id)?.creator_name,
+      },
+    );
     const ttl = numberSetting(ctx.config.MINILAKE_SQL_RESULT_TTL, 3600) * 1000;
     const chunkBytes = Math.max(1, numberSetting(ctx.config.MINILAKE_SQL_CHUNK_BYTES, 16 * 1024 * 1024));
     const opts: StatementOptions = {
