@@ -347,7 +347,13 @@ export class StatementManager implements StatementService {
         const sources: ColumnSource[] = [];
         for (let i = 0; i < result.columnCount; i++)
           sources.push({ name: result.columnName(i), type: result.columnType(i) });
-        builder = new ResultBuilder(stmt.format, stmt.disposition, sources, limits, dir);
+        builder = new ResultBuilder({
+          format: stmt.format,
+          disposition: stmt.disposition,
+          columns: sources,
+          limits,
+          dir,
+        });
         const vectors: VectorLike[] = Array.from<VectorLike>({ length: sources.length });
         // One chunk ahead: DuckDB produces the next chunk on its threads while this one is converted.
         let ahead: Promise<ChunkLike | null> | undefined = stmt.canceled ? undefined : result.fetchChunk();
@@ -423,20 +429,26 @@ export class StatementManager implements StatementService {
     }
     const st = result.statementType;
     if (count === undefined || (st === ST_CREATE && count === 0n)) {
-      return new ResultBuilder(stmt.format, stmt.disposition, [], limits, dir);
+      return new ResultBuilder({
+        format: stmt.format,
+        disposition: stmt.disposition,
+        columns: [],
+        limits,
+        dir,
+      });
     }
     const bigintType: TypeLike = { typeId: T.BIGINT, toString: () => 'BIGINT' };
     const names =
       st === ST_INSERT || st === ST_CREATE
         ? ['num_affected_rows', 'num_inserted_rows']
         : ['num_affected_rows'];
-    const builder = new ResultBuilder(
-      stmt.format,
-      stmt.disposition,
-      names.map((name) => ({ name, type: bigintType })),
+    const builder = new ResultBuilder({
+      format: stmt.format,
+      disposition: stmt.disposition,
+      columns: names.map((name) => ({ name, type: bigintType })),
       limits,
       dir,
-    );
+    });
     const vec: VectorLike = { getItem: () => count };
     await builder.add(
       names.map(() => vec),
