@@ -83,8 +83,8 @@ function judge(e: Entry, got: Rendered | undefined, err: unknown): { verdict: Ve
   return { verdict: 'pass', detail: '' };
 }
 
-/** `Latest run: **N/M correct` in DIALECT.md: the one published figure, checked against the run. */
-const PUBLISHED = /Latest run: \*\*(\d+)\/(\d+) correct/;
+/** `Latest run ... **N/M correct` in DIALECT.md: the one published figure, checked against the run. */
+const PUBLISHED = /Latest run[^*\n]*\*\*(\d+)\/(\d+) correct/;
 
 async function readBaseline(): Promise<Set<string>> {
   const text = await readFile(new URL('baseline.txt', corpusDir), 'utf8').catch(() => '');
@@ -106,6 +106,8 @@ function baselineText(ids: string[], total: number): string {
   ].join('\n');
 }
 
+// Its own timeout: the statements run in order on one engine, about 15 s alone and more beside the whole
+// unit tier on the shared 2 cores.
 it('runs the Databricks SQL corpus: no regression from the baseline, no wrong answers', async () => {
   const text = await readFile(new URL('statements.jsonl', corpusDir), 'utf8');
   const entries = text
@@ -170,4 +172,4 @@ it('runs the Databricks SQL corpus: no regression from the baseline, no wrong an
     published ? `${published[1]}/${published[2]}` : 'no figure in DIALECT.md',
     `DIALECT.md's "Latest run" figure must be the run's: ${figure}`,
   ).toBe(`${pass}/${results.length}`);
-});
+}, 180_000);

@@ -17,7 +17,8 @@ import {
   type Translated,
 } from './translate/common.js';
 import { nameProjections, sparkName } from './translate/names.js';
-import { fn, ident, kindOf, Rewriter } from './translate/rewriter.js';
+import { fn, ident, kindOf } from './translate/ast.js';
+import { Rewriter } from './translate/rewriter.js';
 import { fixTokens, typedLiterals } from './translate/text.js';
 
 export {

@@ -1,6 +1,6 @@
 /** Spark's column names for projections that do not name themselves (`(5 % 2)`, `mod(5, 2)`, ...). */
 import type { Json, Node } from './common.js';
-import { fixedNames, ident, kindOf } from './rewriter.js';
+import { fixedNames, ident, kindOf } from './ast.js';
 
 /** Spark's auto-generated column name for simple expressions; undefined when we do not know it. */
 export function sparkName(n: Json): string | undefined {

@@ -7,6 +7,7 @@ import { parseDatabricksType, toDuckDbTypeText, type TypeNode } from '@minilake/
 import { polyglot } from '../polyglot.js';
 import { sqlError, unsupported } from '../sql-error.js';
 import { type Json, type Node, PATH_FUNCS, type TranslateOptions, isVolumePath } from './common.js';
+import { fixedNames, fn, ident, isIdent, isTableRef, kindOf, named, str } from './ast.js';
 import { writtenName } from './names.js';
 import { javaReplacement, javaToStrftime } from './text.js';
 
@@ -133,16 +134,6 @@ export function visiblyArray(x: Json): boolean {
   );
 }
 
-/** Spark's generated column names for nodes the rewrite replaced (current_database() ...). */
-export const fixedNames = new WeakMap<object, string>();
-
-export const named = (n: Node, name: string): Node => {
-  fixedNames.set(n, name);
-  return n;
-};
-
-export const str = (value: string): Node => ({ literal: { literal_type: 'string', value } });
-
 /** Spark's timestampdiff/datediff units -> DuckDB date_sub parts (whole units elapsed). */
 export const DIFF_UNITS: Record<string, string> = {
   year: 'year',
@@ -175,38 +166,6 @@ export const INTEGRAL = new Set([
   'tinyint',
   'tiny_int',
 ]);
-
-export const ident = (name: string, quoted = true): Node => ({ name, quoted, trailing_comments: [] });
-
-export const fn = (name: string, args: Json[]): Node => ({
-  function: {
-    name,
-    args,
-    distinct: false,
-    trailing_comments: [],
-    use_bracket_syntax: false,
-    no_parens: false,
-    quoted: false,
-  },
-});
-
-export function kindOf(n: Json): [string, Node] | undefined {
-  if (!n || typeof n !== 'object' || Array.isArray(n)) return undefined;
-  const keys = Object.keys(n);
-  if (keys.length !== 1) return undefined;
-  const k = keys[0]!;
-  const d = (n as Node)[k];
-  return [k, (d && typeof d === 'object' ? d : {}) as Node];
-}
-
-export function isIdent(v: Json): v is { name: string; quoted: boolean } {
-  return !!v && typeof v === 'object' && typeof (v as Node).name === 'string' && 'quoted' in (v as Node);
-}
-
-/** A table reference anywhere (FROM, INSERT, CREATE, DROP ...): {name, schema, catalog} identifiers. */
-export function isTableRef(v: Node): boolean {
-  return 'catalog' in v && 'schema' in v && isIdent(v.name);
-}
 
 export class Rewriter {
   params: string[] = [];
