@@ -169,7 +169,10 @@ export async function executeDatabricksSql<R extends DuckDBResultLike>(
   } catch (e) {
     // A failure inside the text's own BEGIN ... leaves the pooled connection in an aborted transaction:
     // roll it back so the next request on this connection starts clean.
-    if (s.inTransaction) await c.run('ROLLBACK').catch(() => undefined);
+    if (s.inTransaction) {
+      await c.run('ROLLBACK').catch(() => undefined);
+      env.engine.notifyChange?.();
+    }
     throw e;
   }
   return last as R;
@@ -196,8 +199,34 @@ const MACRO_ERROR_STATES: Record<string, string> = {
 };
 
 const DML = new Set(['INSERT', 'UPDATE', 'DELETE', 'MERGE']);
+/**
+ * Statements (by their first token) that may change the catalog, or publish or undo a transaction that
+ * did: after one runs, the engine's listeners are told. A false positive costs a metadata refresh.
+ */
+const CATALOG_CHANGING = new Set([
+  'CREATE',
+  'DROP',
+  'ALTER',
+  'ATTACH',
+  'DETACH',
+  'IMPORT',
+  'COMMENT',
+  'COMMIT',
+  'ROLLBACK',
+  'ABORT',
+  'END',
+]);
 
 async function runOne(stmt: SplitStatement, s: Session, final: boolean): Promise<DuckDBResultLike> {
+  if (!CATALOG_CHANGING.has(stmt.tokens[0]?.text.toUpperCase() ?? '')) return runStatement(stmt, s, final);
+  try {
+    return await runStatement(stmt, s, final);
+  } finally {
+    s.engine.notifyChange?.();
+  }
+}
+
+async function runStatement(stmt: SplitStatement, s: Session, final: boolean): Promise<DuckDBResultLike> {
   const hooks = {
     translateOnly: async (text: string) => {
       const p = await prepare(text, s);

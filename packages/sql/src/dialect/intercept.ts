@@ -3,7 +3,6 @@
  * DESCRIBE) with Databricks' output columns, Unity Catalog DDL, Delta-only clauses and commands.
  * Each is recognised from the token stream (polyglot's tokenizer), never from regexes over the text.
  */
-import { duckDbTypeToDatabricks } from '@minilake/engine-duckdb';
 import { Cursor, type SplitStatement } from './tokens.js';
 import { sqlError, unsupported } from './sql-error.js';
 import { quoteIdent, valuesResult, type Cell, type Session } from './session.js';
@@ -11,7 +10,7 @@ import type { DuckDBResultLike, TableMetadata } from './types.js';
 import { MACRO_DB } from './macros.js';
 import { isVolumePath } from './translate.js';
 import { resolveVolumes } from './volumes.js';
-import { checkName } from '@minilake/unity-catalog';
+import { checkName, duckDbTypeToDatabricks } from '@minilake/unity-catalog';
 
 /**
  * Unity Catalog's own name rule (checkName) for names SQL DDL creates, checked BEFORE anything runs, so that

@@ -7,7 +7,8 @@
 import { polyglot } from './polyglot.js';
 import { tokenType } from './tokens.js';
 import { sqlError, unsupported } from './sql-error.js';
-import { parseDatabricksType, toDuckDbTypeText, type TypeNode } from '@minilake/engine-duckdb';
+import { toDuckDbTypeText, type TypeNode } from '@minilake/engine-duckdb';
+import { parseDatabricksType } from '@minilake/unity-catalog';
 
 type Node = Record<string, unknown>;
 type Json = unknown;
