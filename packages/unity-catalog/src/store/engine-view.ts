@@ -172,30 +172,43 @@ export class EngineView {
   }
 
   private async buildSnapshot(catalog: string): Promise<CatalogSnapshot> {
+    return (await this.buildSnapshots([catalog])).get(catalog)!;
+  }
+
+  /**
+   * Snapshots of several catalogs from one pass over DuckDB's introspection functions (which walk every
+   * attached database whatever the filter): after a change nobody described, refreshing every catalog
+   * costs one pass, not one per catalog.
+   */
+  private async buildSnapshots(catalogs: string[]): Promise<Map<string, CatalogSnapshot>> {
     const engine = this.ctx.engine;
-    const db = engine.alias(catalog);
+    const byAlias = new Map<string, CatalogSnapshot>();
+    const out = new Map<string, CatalogSnapshot>();
+    for (const c of catalogs) {
+      const snap: CatalogSnapshot = { schemas: new Map() };
+      byAlias.set(engine.alias(c), snap);
+      out.set(c, snap);
+    }
+    const dbs = [...byAlias.keys()];
+    const filter = `database_name IN (${dbs.map(literal).join(', ')})`;
     const [schemaRows, viewRows, columnRows] = await Promise.all([
-      engine.all(`SELECT schema_name FROM duckdb_schemas() WHERE database_name = $db AND NOT internal`, {
-        db,
-      }),
+      engine.all(`SELECT database_name, schema_name FROM duckdb_schemas() WHERE ${filter} AND NOT internal`),
       engine.all(
-        `SELECT schema_name, view_name, comment, sql FROM duckdb_views() WHERE database_name = $db AND NOT internal`,
-        { db },
+        `SELECT database_name, schema_name, view_name, comment, sql FROM duckdb_views() WHERE ${filter} AND NOT internal`,
       ),
       engine.all(
-        `SELECT schema_name, table_name, column_name, data_type, column_index, is_nullable, comment
-           FROM duckdb_columns() WHERE database_name = $db ORDER BY schema_name, table_name, column_index`,
-        { db },
+        `SELECT database_name, schema_name, table_name, column_name, data_type, column_index, is_nullable, comment
+           FROM duckdb_columns() WHERE ${filter} ORDER BY database_name, schema_name, table_name, column_index`,
       ),
     ]);
-    const schemas = new Map<string, SchemaSnapshot>();
     for (const r of schemaRows) {
+      const snap = byAlias.get(String(r.database_name));
       const name = String(r.schema_name);
-      if (HIDDEN_SCHEMAS.has(name.toLowerCase())) continue;
-      schemas.set(name.toLowerCase(), { engineName: name, objects: new Map() });
+      if (!snap || HIDDEN_SCHEMAS.has(name.toLowerCase())) continue;
+      snap.schemas.set(name.toLowerCase(), { engineName: name, objects: new Map() });
     }
     for (const r of viewRows) {
-      const sch = schemas.get(String(r.schema_name).toLowerCase());
+      const sch = byAlias.get(String(r.database_name))?.schemas.get(String(r.schema_name).toLowerCase());
       if (!sch) continue;
       const name = String(r.view_name);
       sch.objects.set(name.toLowerCase(), {
@@ -210,7 +223,7 @@ export class EngineView {
       });
     }
     for (const r of columnRows) {
-      const sch = schemas.get(String(r.schema_name).toLowerCase());
+      const sch = byAlias.get(String(r.database_name))?.schemas.get(String(r.schema_name).toLowerCase());
       if (!sch) continue;
       const tname = String(r.table_name);
       const key = tname.toLowerCase();
@@ -222,9 +235,26 @@ export class EngineView {
         };
         sch.objects.set(key, obj);
       }
-      obj.columns.push(r as unknown as EngineColumn);
+      const { database_name: _db, ...col } = r;
+      obj.columns.push(col as unknown as EngineColumn);
     }
-    return { schemas };
+    return out;
+  }
+
+  /** Brings every catalog's snapshot to the current epoch in one pass (those not current already). */
+  private async refreshAll(catalogs: string[]): Promise<void> {
+    const epoch = this.ctx.engine.catalogEpoch;
+    const stale = catalogs.filter((c) => this.snapshots.get(c)?.epoch !== epoch);
+    if (stale.length < 2) return;
+    const built = this.buildSnapshots(stale);
+    for (const c of stale) {
+      const entry = { epoch, promise: built.then((m) => m.get(c)!) };
+      this.snapshots.set(c, entry);
+      entry.promise.catch(() => {
+        if (this.snapshots.get(c) === entry) this.snapshots.delete(c);
+      });
+    }
+    await built;
   }
 
   // ---- lookups ------------------------------------------------------------------------------------------
@@ -298,6 +328,7 @@ export class EngineView {
       const mine = everything ? [undefined] : changes.filter((ch) => ch!.catalog === name);
       if (mine.length) scopes.set(name, mine.some((ch) => ch?.schema === undefined) ? [undefined] : mine);
     }
+    if (everything) await this.refreshAll([...scopes.keys()]);
     for (const [catalog, chs] of scopes) {
       const epoch = this.ctx.engine.catalogEpoch;
       const snap = await this.snapshot(catalog);
