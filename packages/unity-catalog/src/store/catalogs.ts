@@ -2,6 +2,7 @@
 import { rename, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { invalidParameter, uuid } from '@minilake/core';
+import { ident } from '@minilake/engine-duckdb';
 import { catalogExists, metastoreNotFound, notEmpty } from '../errors.js';
 import { checkName } from '../names.js';
 import type { UcContext } from './context.js';
@@ -106,7 +107,7 @@ export class Catalogs {
     // A leftover file (from a run without persistence) must not leak old tables into a new catalog.
     await engine.detachCatalog(name, { deleteFile: true });
     await engine.attachCatalog(name);
-    await engine.run(`CREATE SCHEMA IF NOT EXISTS ${this.ctx.alias(name)}."default"`);
+    await engine.run(`CREATE SCHEMA IF NOT EXISTS ${this.ctx.alias(name)}.${ident('default')}`);
     const r = c.catalogs.set(
       name,
       clean({

@@ -235,7 +235,7 @@ export class Schemas {
         // DuckDB's built-in schema cannot be dropped: empty it instead.
         for (const o of await this.view.engineObjects(catalog, 'main'))
           await engine.run(
-            `DROP ${o.kind === 'VIEW' ? 'VIEW' : 'TABLE'} IF EXISTS ${a}."main".${ident(o.name)} CASCADE`,
+            `DROP ${o.kind === 'VIEW' ? 'VIEW' : 'TABLE'} IF EXISTS ${a}.${ident('main')}.${ident(o.name)} CASCADE`,
           );
       } else {
         await engine.run(`DROP SCHEMA IF EXISTS ${a}.${ident(engineName)} CASCADE`);
