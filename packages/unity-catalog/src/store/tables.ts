@@ -374,5 +374,8 @@ export class Tables {
       delete r.columns;
       this.ctx.touch(r);
     });
+    // Moves the epoch: a reconcile working from a snapshot older than the DDL this describes must not
+    // take the fresh record for one of an object dropped through SQL.
+    this.ctx.engine.notifyChange({ catalog: c, schema: s, name: n });
   }
 }
