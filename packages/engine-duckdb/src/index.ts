@@ -7,8 +7,8 @@ export {
   catalogAlias,
   catalogAliasToName,
   catalogFileName,
-  mayChangeCatalog,
   type CatalogChange,
+  type CatalogChangeListener,
   type DuckDbEngineOptions,
   type PooledConnection,
 } from './engine.js';

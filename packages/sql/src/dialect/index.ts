@@ -77,14 +77,45 @@ export async function executeDatabricksSql<R extends DuckDBResultLike>(
   forgetNamespaceIfChanged(c, stmts);
   let last: DuckDBResultLike | undefined;
   try {
-    for (let i = 0; i < stmts.length; i++) last = await runStatement(stmts[i]!, s, i === stmts.length - 1);
+    for (let i = 0; i < stmts.length; i++) last = await runOne(stmts[i]!, s, i === stmts.length - 1);
   } catch (e) {
     // A failure inside the text's own BEGIN ... leaves the pooled connection in an aborted transaction:
     // roll it back so the next request on this connection starts clean.
-    if (s.inTransaction) await c.run('ROLLBACK').catch(() => undefined);
+    if (s.inTransaction) {
+      await c.run('ROLLBACK').catch(() => undefined);
+      env.engine.notifyChange?.();
+    }
     throw e;
   }
   return last as R;
+}
+
+/**
+ * Statements (by their first token) that may change the catalog, or publish or undo a transaction that did:
+ * after one runs, the engine's listeners (Unity Catalog) are told. A false positive costs a metadata refresh.
+ */
+const CATALOG_CHANGING = new Set([
+  'CREATE',
+  'DROP',
+  'ALTER',
+  'ATTACH',
+  'DETACH',
+  'IMPORT',
+  'COMMENT',
+  'COMMIT',
+  'ROLLBACK',
+  'ABORT',
+  'END',
+]);
+
+/** One statement of the text, announcing a possible catalog change to the engine's listeners. */
+async function runOne(stmt: SplitStatement, s: Session, final: boolean): Promise<DuckDBResultLike> {
+  if (!CATALOG_CHANGING.has(stmt.tokens[0]?.text.toUpperCase() ?? '')) return runStatement(stmt, s, final);
+  try {
+    return await runStatement(stmt, s, final);
+  } finally {
+    s.engine.notifyChange?.();
+  }
 }
 
 /** Steps 2 to 4 for one statement of the text. */

@@ -2,7 +2,7 @@
  * What the command handlers (commands/*.ts) share: the stages they call back into for embedded queries, Unity
  * Catalog name rules, name resolution against the session, catalog listings and synthetic results.
  */
-import { duckDbTypeToDatabricks } from '@minilake/engine-duckdb';
+import { duckDbTypeToDatabricks } from '@minilake/unity-catalog';
 import { checkName } from '@minilake/unity-catalog';
 import { Cursor } from '../tokens.js';
 import { sqlError } from '../sql-error.js';
