@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import { createRequire } from 'node:module';
 import { parseArgs } from 'node:util';
+import { DependencyError, StateVersionError } from '@minilake/core';
 import { ConfigError, parseConfig } from './config.js';
 import { listen } from './listen.js';
 import { registry } from './registry.js';
@@ -80,6 +81,11 @@ async function main(): Promise<void> {
 }
 
 main().catch((e: unknown) => {
+  // Problems the user can fix: the message says what to do; a stack would only hide it.
+  if (e instanceof StateVersionError || e instanceof DependencyError) {
+    process.stderr.write(`minilake cannot start: ${e.message}\n`);
+    process.exit(1);
+  }
   process.stderr.write(`minilake failed to start: ${(e as Error)?.stack ?? String(e)}\n`);
   process.exit(1);
 });

@@ -9,3 +9,4 @@ export * from './logger.js';
 export * from './service.js';
 export * from './http.js';
 export * from './context.js';
+export * from './deps.js';

@@ -15,12 +15,13 @@ export const secretsService = defineService<SecretsApi>({
   name: 'secrets',
   description: 'Secrets API: scopes, write-only secrets encrypted at rest, ACLs (stored, not enforced)',
   create(ctx) {
-    const store = new SecretsStore(
-      ctx.state,
-      ctx.clock,
-      ctx.identity.userName,
-      ctx.state.persistent ? ctx.dataDir : undefined,
-    );
+    // The key sits beside the state it seals (the host's state folder, where it has always been), so the
+    // two move together; with persistence off there is no folder and the key lives only in memory.
+    const store = new SecretsStore(ctx.state, {
+      clock: ctx.clock,
+      owner: ctx.identity.userName,
+      ...(ctx.state.dir ? { keyDir: ctx.state.dir } : {}),
+    });
     return {
       app: secretsApp(store),
       state: [store],

@@ -34,9 +34,8 @@ interface SecretRecord {
 const NAME = /^[A-Za-z0-9_.-]{1,128}$/;
 const MAX_VALUE_BYTES = 128 * 1024;
 
-function loadKey(dataDir: string | undefined): Buffer {
-  if (!dataDir) return randomBytes(32);
-  const dir = path.join(dataDir, 'state');
+function loadKey(dir: string | undefined): Buffer {
+  if (!dir) return randomBytes(32);
   const file = path.join(dir, 'secrets.key');
   if (existsSync(file)) return Buffer.from(readFileSync(file, 'utf8').trim(), 'base64');
   mkdirSync(dir, { recursive: true });
@@ -50,17 +49,28 @@ export class SecretsStore extends CollectionStore {
   private readonly secrets: Collection<SecretRecord>;
   private readonly key: Buffer;
 
+  private readonly clock: Clock;
+  private readonly owner: string;
+
   constructor(
     db: StateDb,
-    private readonly clock: Clock,
-    private readonly owner: string,
-    /** Only given when persistence is on: the encryption key must outlive the process with the data. */
-    keyDir?: string,
+    opts: {
+      clock: Clock;
+      /** The creator of new scopes. */
+      owner: string;
+      /**
+       * Where `secrets.key` lives; only given when persistence is on: the key must outlive the process with
+       * the data. Without it the key is random and in memory.
+       */
+      keyDir?: string;
+    },
   ) {
     super('secrets', 1, db);
+    this.clock = opts.clock;
+    this.owner = opts.owner;
     this.scopes = this.collection('scopes');
     this.secrets = this.collection('secrets');
-    this.key = loadKey(keyDir);
+    this.key = loadKey(opts.keyDir);
   }
 
   private scope(name: string): ScopeRecord {

@@ -1,7 +1,8 @@
 import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import { defineService } from '@minilake/core';
-import { duckDbEngine } from '@minilake/engine-duckdb';
+import { DUCKDB_FOLDER, duckDbEngine } from '@minilake/engine-duckdb';
+import type { UnityCatalogApi } from '@minilake/unity-catalog';
 import { sqlApp } from './app.js';
 import { QueryHistoryStore } from './history.js';
 import { defaultStatementOptions, StatementManager, type StatementOptions } from './statements.js';
@@ -30,7 +31,9 @@ function numberSetting(text: string | undefined, fallback: number): number {
 export const sqlService = defineService<SqlApi>({
   name: 'sql',
   description: 'Statement Execution API, SQL warehouses, query history',
-  uses: ['unity-catalog'],
+  // Without unity-catalog statements run on the engine alone (no catalogs to manage).
+  optionalUses: ['unity-catalog'],
+  folders: [DUCKDB_FOLDER],
   configDefaults: {
     MINILAKE_WAREHOUSE_START_DELAY: '1',
     MINILAKE_SQL_RESULT_TTL: '3600',
@@ -48,12 +51,12 @@ export const sqlService = defineService<SqlApi>({
       resultTtlMs: ttl,
       limits: { ...defaultStatementOptions.limits, chunkBytes, memBytes: Math.min(1024 * 1024, chunkBytes) },
     };
-    const resultsDir = path.join(ctx.dataDir, 'sql', 'results');
+    const resultsDir = path.join(ctx.dir, 'results');
     // Statements do not survive a restart, so result files left by a previous process are orphans.
     await rm(resultsDir, { recursive: true, force: true });
     const statements = new StatementManager(
       engine,
-      ctx.peer('unity-catalog'),
+      ctx.optionalPeer<UnityCatalogApi>('unity-catalog'),
       warehouses,
       history,
       ctx.clock,

@@ -283,6 +283,18 @@ const likeToRegex = (pattern: string) =>
     'i',
   );
 
+export interface UnityCatalogStoreOptions {
+  engine: DuckDbEngine;
+  clock: Clock;
+  /** The current user: owner of what they create. */
+  user: string;
+  workspaceId: string;
+  /** Where managed volumes keep their files (`<dataDir>/volumes`). */
+  volumesDir: string;
+  /** The whole data dir, which external locations must stay outside of. */
+  dataDir: string;
+}
+
 export class UnityCatalogStore extends CollectionStore {
   private readonly catalogs: Collection<CatalogRecord>;
   private readonly schemas: Collection<SchemaRecord>;
@@ -310,15 +322,20 @@ export class UnityCatalogStore extends CollectionStore {
   >();
   private tablesRev = 0;
 
-  constructor(
-    db: StateDb,
-    readonly engine: DuckDbEngine,
-    private readonly clock: Clock,
-    private readonly user: string,
-    dataDir: string,
-    private readonly workspaceId: string,
-  ) {
+  readonly engine: DuckDbEngine;
+  private readonly clock: Clock;
+  private readonly user: string;
+  private readonly workspaceId: string;
+  /** The whole data dir: external locations must not overlap it. */
+  private readonly dataDir: string;
+
+  constructor(db: StateDb, opts: UnityCatalogStoreOptions) {
     super('unity-catalog', 1, db);
+    this.engine = opts.engine;
+    this.clock = opts.clock;
+    this.user = opts.user;
+    this.workspaceId = opts.workspaceId;
+    this.dataDir = opts.dataDir;
     this.catalogs = this.collection('catalogs');
     this.schemas = this.collection('schemas');
     this.tables = this.collection('tables');
@@ -337,7 +354,7 @@ export class UnityCatalogStore extends CollectionStore {
     this.functions = this.collection('functions');
     this.grants = this.collection('grants');
     this.meta = this.collection('meta');
-    this.volumesRoot = path.join(dataDir, 'volumes');
+    this.volumesRoot = opts.volumesDir;
   }
 
   /** Re-attaches every catalog after a restart. */
@@ -1515,7 +1532,7 @@ export class UnityCatalogStore extends CollectionStore {
       );
     const abs = path.resolve(p);
     const real = await realish(abs);
-    const dataDir = path.dirname(this.volumesRoot);
+    const dataDir = this.dataDir;
     for (const d of new Set([dataDir, await realish(dataDir)]))
       for (const x of new Set([abs, real]))
         if (overlaps(x, d))

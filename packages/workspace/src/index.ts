@@ -1,4 +1,5 @@
 import { defineService } from '@minilake/core';
+import type { IamApi } from '@minilake/iam';
 import { workspaceApp } from './app.js';
 import { canonicalPath } from './paths.js';
 import { WorkspaceStore, type ObjectType } from './store.js';
@@ -14,16 +15,6 @@ export interface WorkspaceApi {
   getStatus(path: string): ReturnType<WorkspaceStore['getStatus']>;
 }
 
-/**
- * The part of the iam service's api this package uses (structural: no package dependency on iam). With it
- * the permissions API answers 404 for a notebook, folder or file id that does not exist, and forgets an ACL
- * when its object is deleted.
- */
-interface IamPeer {
-  registerObjectType(requestObjectType: string, hooks: { exists(id: string): boolean }): void;
-  dropPermissions(requestObjectType: string, id: string): void;
-}
-
 const PERMISSION_TYPES: Record<ObjectType, string> = {
   NOTEBOOK: 'notebooks',
   DIRECTORY: 'directories',
@@ -33,9 +24,16 @@ const PERMISSION_TYPES: Record<ObjectType, string> = {
 export const workspaceService = defineService<WorkspaceApi>({
   name: 'workspace',
   description: 'Workspace API and workspace-files: notebooks and files on disk',
+  // With iam the permissions API answers 404 for a notebook, folder or file id that does not exist, and
+  // forgets an ACL when its object is deleted.
+  optionalUses: ['iam'],
   create(ctx) {
-    const store = new WorkspaceStore(ctx.state, ctx.clock, ctx.dataDir, ctx.identity.userName);
-    const iam = ctx.peer<IamPeer>('iam');
+    const store = new WorkspaceStore(ctx.state, {
+      clock: ctx.clock,
+      dir: ctx.dir,
+      userName: ctx.identity.userName,
+    });
+    const iam = ctx.optionalPeer<IamApi>('iam');
     if (iam) {
       for (const [type, request] of Object.entries(PERMISSION_TYPES) as [ObjectType, string][])
         iam.registerObjectType(request, { exists: (id) => store.hasObject(type, id) });
