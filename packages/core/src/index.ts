@@ -10,3 +10,4 @@ export * from './service.js';
 export * from './http.js';
 export * from './context.js';
 export * from './deps.js';
+export * from './text.js';

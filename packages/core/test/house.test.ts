@@ -3,6 +3,8 @@
  * MINILAKE_SERVICES pulls in), declared folders, the one error-handling installation (trailing slashes,
  * 501 vs 404) and null-means-absent in request bodies.
  */
+import { mkdir, mkdtemp, realpath, symlink } from 'node:fs/promises';
+import os from 'node:os';
 import path from 'node:path';
 import { Hono } from 'hono';
 import { describe, expect, it } from 'vitest';
@@ -11,8 +13,13 @@ import {
   createContext,
   DependencyError,
   installErrorHandling,
+  namePattern,
+  nestedQueryValue,
+  nestedQueryValues,
+  parseBase64,
   readJson,
   readQueryOrBody,
+  realpathOfExisting,
   silentLogger,
   startOrder,
   v,
@@ -156,5 +163,49 @@ describe('null means absent', () => {
     expect(res.status).toBe(400);
     expect(((await res.json()) as { message: string }).message).toContain('instance_pool_name');
     expect(withoutNulls(null)).toBeNull();
+  });
+});
+
+describe('shared parsers', () => {
+  it('base64: whitespace ignored, padding optional, impossible lengths and bad characters refused', () => {
+    expect(parseBase64('aGVsbG8=')?.toString()).toBe('hello');
+    expect(parseBase64('aGVs\nbG8=')?.toString()).toBe('hello');
+    expect(parseBase64('aGVsbG8')?.toString()).toBe('hello');
+    expect(parseBase64('')?.length).toBe(0);
+    expect(parseBase64('x12345678')).toBeUndefined();
+    expect(parseBase64('not base64!')).toBeUndefined();
+    expect(parseBase64('aGVsbG8=x')).toBeUndefined();
+  });
+
+  it('name patterns: SQL LIKE for the REST APIs, the SHOW syntax for SQL', () => {
+    const like = namePattern('sales_%', 'sql');
+    expect(like.test('SALES_2024')).toBe(true);
+    expect(like.test('sales')).toBe(false);
+    expect(namePattern('a*', 'sql').test('abc')).toBe(true);
+    expect(namePattern('a.b', 'sql').test('axb')).toBe(false);
+    const show = namePattern('tmp* | final', 'show');
+    expect(show.test('tmp_1')).toBe(true);
+    expect(show.test('FINAL')).toBe(true);
+    expect(show.test('other')).toBe(false);
+    expect(namePattern('a_b', 'show').test('axb')).toBe(false);
+  });
+
+  it('nested query parameters in both spellings, repeated or comma-separated', () => {
+    const url = 'http://x/list?filter_by.states=A&filter_by.states=B,C&filter_by[states]=D&filter_by.pinned=true';
+    expect(nestedQueryValues(url, 'filter_by.states')).toEqual(['A', 'B', 'C', 'D']);
+    expect(nestedQueryValue(url, 'filter_by.pinned')).toBe('true');
+    expect(nestedQueryValue('http://x/?filter_by[range][start]=5', 'filter_by.range.start')).toBe('5');
+    expect(nestedQueryValue(url, 'filter_by.none')).toBeUndefined();
+  });
+
+  it('the real path of a path that does not exist yet resolves symlinks on the part that does', async () => {
+    const root = await mkdtemp(path.join(os.tmpdir(), 'ml-real-'));
+    await mkdir(path.join(root, 'target'));
+    await symlink(path.join(root, 'target'), path.join(root, 'link'));
+    const real = await realpath(root);
+    expect(await realpathOfExisting(path.join(root, 'link', 'new', 'file'))).toBe(
+      path.join(real, 'target', 'new', 'file'),
+    );
+    expect(await realpathOfExisting(path.join(root, 'missing'))).toBe(path.join(real, 'missing'));
   });
 });

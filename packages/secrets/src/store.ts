@@ -5,7 +5,7 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { CollectionStore, invalidParameter, type Clock, type Collection, type StateDb } from '@minilake/core';
+import { CollectionStore, invalidParameter, parseBase64, type Clock, type Collection, type StateDb } from '@minilake/core';
 import {
   aclNotFound,
   invalidName,
@@ -188,9 +188,7 @@ export function secretValue(body: {
   if (hasString === hasBytes)
     throw invalidParameter('Exactly one of string_value and bytes_value must be set.');
   if (hasString) return Buffer.from(body.string_value!, 'utf8');
-  const b64 = body.bytes_value!;
-  if (!/^[A-Za-z0-9+/]*={0,2}$/.test(b64) || b64.length % 4 !== 0) {
-    throw invalidParameter('bytes_value must be base64-encoded.');
-  }
-  return Buffer.from(b64, 'base64');
+  const bytes = parseBase64(body.bytes_value!);
+  if (!bytes) throw invalidParameter('bytes_value must be base64-encoded.');
+  return bytes;
 }

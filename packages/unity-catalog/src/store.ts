@@ -4,12 +4,14 @@
  * Collections hold what the engine cannot: ids, owners, comments, properties, timestamps, EXTERNAL tables
  * (metadata over a storage_location), volumes and grants. No Hono or HTTP types here.
  */
-import { mkdir, realpath, rename, rm } from 'node:fs/promises';
+import { mkdir, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
 import {
   CollectionStore,
   invalidParameter,
+  namePattern,
   notFound,
+  realpathOfExisting,
   resolveUnder,
   uuid,
   type Clock,
@@ -270,18 +272,7 @@ function engineColumnOut(c: EngineColumn, partitions: string[] | undefined): Col
 
 const parseDuckTypeSafe = (t: string): TypeNode => parseDuckDbType(t);
 
-const likeToRegex = (pattern: string) =>
-  new RegExp(
-    '^' +
-      pattern
-        .split('')
-        .map((ch) =>
-          ch === '%' || ch === '*' ? '.*' : ch === '_' ? '.' : ch.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'),
-        )
-        .join('') +
-      '$',
-    'i',
-  );
+const likeToRegex = (pattern: string) => namePattern(pattern, 'sql');
 
 export interface UnityCatalogStoreOptions {
   engine: DuckDbEngine;
@@ -1980,20 +1971,6 @@ function overlaps(a: string, b: string): boolean {
 }
 
 /** The real path of `p`: symlinks resolved on its longest existing prefix, the rest appended. */
-async function realish(p: string): Promise<string> {
-  let head = p;
-  const tail: string[] = [];
-  for (let i = 0; i < 256; i++) {
-    try {
-      return path.join(await realpath(head), ...tail.reverse());
-    } catch {
-      const up = path.dirname(head);
-      if (up === head) return p;
-      tail.push(path.basename(head));
-      head = up;
-    }
-  }
-  return p;
-}
+const realish = realpathOfExisting;
 
 const sqlString = (s: string) => `'${s.replaceAll("'", "''")}'`;

@@ -3,6 +3,7 @@
  * DESCRIBE) with Databricks' output columns, Unity Catalog DDL, Delta-only clauses and commands.
  * Each is recognised from the token stream (polyglot's tokenizer), never from regexes over the text.
  */
+import { namePattern } from '@minilake/core';
 import { duckDbTypeToDatabricks } from '@minilake/engine-duckdb';
 import { Cursor, type SplitStatement } from './tokens.js';
 import { sqlError, unsupported } from './sql-error.js';
@@ -121,17 +122,8 @@ function resolveTable(s: Session, parts: string[]): { catalog: string; schema: s
   return { catalog: parts[0]!, schema: parts[1]!, table: parts[2]! };
 }
 
-function likeToRegex(pattern: string): RegExp {
-  // Databricks SHOW ... LIKE: '*' any chars, '|' alternatives, case-insensitive.
-  const alts = pattern.split('|').map((a) =>
-    a
-      .trim()
-      .split('*')
-      .map((x) => x.replace(/[.+?^${}()[\]\\]/g, '\\$&'))
-      .join('.*'),
-  );
-  return new RegExp(`^(?:${alts.join('|')})$`, 'i');
-}
+// Databricks SHOW ... LIKE: '*' any chars, '|' alternatives, case-insensitive (one parser, in core).
+const likeToRegex = (pattern: string): RegExp => namePattern(pattern, 'show');
 
 async function listCatalogs(s: Session): Promise<string[]> {
   const r = await s.conn.runAndReadAll(
