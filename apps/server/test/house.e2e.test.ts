@@ -26,7 +26,12 @@ describe('the minilake process and the house seams', () => {
 
     const r = spawnSync(process.execPath, [serverEntry, '--port', '0'], {
       encoding: 'utf8',
-      env: { ...process.env, MINILAKE_DATA_DIR: s.dataDir, MINILAKE_PERSIST: '1', MINILAKE_SERVICES: 'secrets' },
+      env: {
+        ...process.env,
+        MINILAKE_DATA_DIR: s.dataDir,
+        MINILAKE_PERSIST: '1',
+        MINILAKE_SERVICES: 'secrets',
+      },
       timeout: 20_000,
     });
     expect(r.status, r.stderr).not.toBe(0);

@@ -188,11 +188,7 @@ export class StateDb {
    * (see StateModule.migrate); when there is none, or it declines, this throws StateVersionError and leaves
    * the persisted state untouched: it is never dropped or misread. Returns true when a migration ran.
    */
-  declareVersion(
-    module: string,
-    version: number,
-    migrate?: StateModule['migrate'],
-  ): boolean {
+  declareVersion(module: string, version: number, migrate?: StateModule['migrate']): boolean {
     const previous = this.versions[module];
     if (previous === undefined || previous === version) {
       this.versions[module] = version;
@@ -202,7 +198,8 @@ export class StateDb {
     const mine: Record<string, Entries> = {};
     for (const [name, entries] of Object.entries(this.loaded))
       if (name.startsWith(prefix)) mine[name] = structuredClone(entries);
-    if (!migrate || !migrate(previous, mine)) throw new StateVersionError(module, previous, version, this.dir);
+    if (!migrate || !migrate(previous, mine))
+      throw new StateVersionError(module, previous, version, this.dir);
     for (const name of Object.keys(this.loaded)) if (name.startsWith(prefix)) delete this.loaded[name];
     Object.assign(this.loaded, mine);
     this.versions[module] = version;

@@ -70,7 +70,9 @@ describe('declared dependencies', () => {
     const peers = new Map<string, unknown>([['iam', { me: 1 }]]);
     const ctx = contextFor({ name: 'compute', optionalUses: ['iam'] }, { peers });
     expect(ctx.optionalPeer<{ me: number }>('iam')).toEqual({ me: 1 });
-    expect(() => ctx.optionalPeer('secrets')).toThrow(/'compute' looked up peer 'secrets' without declaring it/);
+    expect(() => ctx.optionalPeer('secrets')).toThrow(
+      /'compute' looked up peer 'secrets' without declaring it/,
+    );
     // A required lookup of an optional peer is a mistake too.
     expect(() => ctx.peer('iam')).toThrow(/add 'iam' to its uses/);
     const off = contextFor({ name: 'compute', optionalUses: ['iam'] });
@@ -159,7 +161,10 @@ describe('null means absent', () => {
   });
 
   it('a required field sent as null is still missing: a 400 naming it', async () => {
-    const res = await app.request('/create', { method: 'POST', body: JSON.stringify({ instance_pool_name: null }) });
+    const res = await app.request('/create', {
+      method: 'POST',
+      body: JSON.stringify({ instance_pool_name: null }),
+    });
     expect(res.status).toBe(400);
     expect(((await res.json()) as { message: string }).message).toContain('instance_pool_name');
     expect(withoutNulls(null)).toBeNull();
@@ -191,7 +196,8 @@ describe('shared parsers', () => {
   });
 
   it('nested query parameters in both spellings, repeated or comma-separated', () => {
-    const url = 'http://x/list?filter_by.states=A&filter_by.states=B,C&filter_by[states]=D&filter_by.pinned=true';
+    const url =
+      'http://x/list?filter_by.states=A&filter_by.states=B,C&filter_by[states]=D&filter_by.pinned=true';
     expect(nestedQueryValues(url, 'filter_by.states')).toEqual(['A', 'B', 'C', 'D']);
     expect(nestedQueryValue(url, 'filter_by.pinned')).toBe('true');
     expect(nestedQueryValue('http://x/?filter_by[range][start]=5', 'filter_by.range.start')).toBe('5');

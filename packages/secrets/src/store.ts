@@ -5,7 +5,14 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { CollectionStore, invalidParameter, parseBase64, type Clock, type Collection, type StateDb } from '@minilake/core';
+import {
+  CollectionStore,
+  invalidParameter,
+  parseBase64,
+  type Clock,
+  type Collection,
+  type StateDb,
+} from '@minilake/core';
 import {
   aclNotFound,
   invalidName,

@@ -327,7 +327,8 @@ async function historyFilter(c: Context): Promise<QueryFilter> {
   const users = list('user_ids').map(Number).filter(Number.isFinite);
   if (users.length) f.user_ids = users;
   const range = (b.query_start_time_range ?? {}) as Record<string, unknown>;
-  const start = nestedQueryValue(url, 'filter_by.query_start_time_range.start_time_ms') ?? range.start_time_ms;
+  const start =
+    nestedQueryValue(url, 'filter_by.query_start_time_range.start_time_ms') ?? range.start_time_ms;
   const end = nestedQueryValue(url, 'filter_by.query_start_time_range.end_time_ms') ?? range.end_time_ms;
   if (start !== undefined && start !== null && start !== '') f.start_time_ms = Number(start);
   if (end !== undefined && end !== null && end !== '') f.end_time_ms = Number(end);

@@ -31,7 +31,9 @@ export const serverEntry =
  */
 export async function serviceApp<Api>(
   def: ServiceDefinition<Api>,
-  opts: Omit<ContextOptions, 'service' | 'uses' | 'optionalUses' | 'folders'> & { peers?: Map<string, unknown> } = {},
+  opts: Omit<ContextOptions, 'service' | 'uses' | 'optionalUses' | 'folders'> & {
+    peers?: Map<string, unknown>;
+  } = {},
 ): Promise<{ app: Hono; instance: ServiceInstance<Api>; ctx: ServiceContext }> {
   const app = new Hono();
   const ctx = contextFor(def, { logger: silentLogger, hostApp: () => app, ...opts });

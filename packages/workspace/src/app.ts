@@ -10,7 +10,14 @@
  * - ACLs are not enforced: every caller is the workspace admin.
  */
 import { Hono, type Context, type MiddlewareHandler } from 'hono';
-import { invalidParameter, parseBase64, readJson, readQuery, readQueryOrBody, validate } from '@minilake/core';
+import {
+  invalidParameter,
+  parseBase64,
+  readJson,
+  readQuery,
+  readQueryOrBody,
+  validate,
+} from '@minilake/core';
 import { badBase64 } from './errors.js';
 import { canonicalPath, pathFromUrl } from './paths.js';
 import * as s from './schemas.js';

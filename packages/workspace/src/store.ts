@@ -91,7 +91,10 @@ export class WorkspaceStore extends CollectionStore {
   private readonly clock: Clock;
   private readonly userName: string;
 
-  constructor(db: StateDb, opts: { clock: Clock; userName: string; /** The service's folder. */ dir: string }) {
+  constructor(
+    db: StateDb,
+    opts: { clock: Clock; userName: string; /** The service's folder. */ dir: string },
+  ) {
     super('workspace', 1, db);
     this.clock = opts.clock;
     this.userName = opts.userName;
