@@ -22,7 +22,7 @@ Options:
 Environment:
   MINILAKE_DATA_DIR    where data lives (default: a temp folder removed on exit; ~/.minilake/data with persistence)
   MINILAKE_PERSIST     1 keeps every acknowledged write across restarts and crashes
-  MINILAKE_SERVICES    comma-separated services to enable (default all): ${[...registry.keys()].join(', ')}
+  MINILAKE_SERVICES    comma-separated services to enable, with those they require (default all): ${[...registry.keys()].join(', ')}
   MINILAKE_LOG_LEVEL   debug, info, warn, error or silent (default info)
 `;
 
