@@ -186,13 +186,14 @@ export class StateDb {
   /**
    * Declares a module's state version. A persisted state written by another version is handed to `migrate`
    * (see StateModule.migrate); when there is none, or it declines, this throws StateVersionError and leaves
-   * the persisted state untouched: it is never dropped or misread. Returns true when a migration ran.
+   * the persisted state untouched: it is never dropped or misread. Says whether the state was already at
+   * this version (or new) or has just been migrated.
    */
-  declareVersion(module: string, version: number, migrate?: StateModule['migrate']): boolean {
+  declareVersion(module: string, version: number, migrate?: StateModule['migrate']): 'current' | 'migrated' {
     const previous = this.versions[module];
     if (previous === undefined || previous === version) {
       this.versions[module] = version;
-      return false;
+      return 'current';
     }
     const prefix = `${module}/`;
     const mine: Record<string, Entries> = {};
@@ -210,7 +211,7 @@ export class StateDb {
       writeFileSync(tmp, JSON.stringify(this.currentSnapshot()));
       renameSync(tmp, this.snapshotPath);
     }
-    return true;
+    return 'migrated';
   }
 
   collection<V>(name: string): Collection<V> {
