@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import { createRequire } from 'node:module';
 import { parseArgs } from 'node:util';
+import { DependencyError, StateVersionError } from '@minilake/core';
 import { ConfigError, parseConfig } from './config.js';
 import { listen } from './listen.js';
 import { registry } from './registry.js';
@@ -21,7 +22,7 @@ Options:
 Environment:
   MINILAKE_DATA_DIR    where data lives (default: a temp folder removed on exit; ~/.minilake/data with persistence)
   MINILAKE_PERSIST     1 keeps every acknowledged write across restarts and crashes
-  MINILAKE_SERVICES    comma-separated services to enable (default all): ${[...registry.keys()].join(', ')}
+  MINILAKE_SERVICES    comma-separated services to enable, with those they require (default all): ${[...registry.keys()].join(', ')}
   MINILAKE_LOG_LEVEL   debug, info, warn, error or silent (default info)
 `;
 
@@ -80,6 +81,11 @@ async function main(): Promise<void> {
 }
 
 main().catch((e: unknown) => {
+  // Problems the user can fix: the message says what to do; a stack would only hide it.
+  if (e instanceof StateVersionError || e instanceof DependencyError) {
+    process.stderr.write(`minilake cannot start: ${e.message}\n`);
+    process.exit(1);
+  }
   process.stderr.write(`minilake failed to start: ${(e as Error)?.stack ?? String(e)}\n`);
   process.exit(1);
 });

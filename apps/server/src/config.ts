@@ -2,7 +2,7 @@
  * Configuration comes from MINILAKE_* variables (and --port/--host flags), parsed once here. A bad value stops
  * start-up with every problem listed, never a half-configured server.
  */
-import type { LogLevel } from '@minilake/core';
+import { withRequired, type LogLevel } from '@minilake/core';
 import { serviceNames, registry } from './registry.js';
 
 export interface MinilakeConfig {
@@ -101,12 +101,14 @@ export function parseConfig(
   }
 
   if (problems.length > 0) throw new ConfigError(problems);
+  // A selected service brings the services it requires (its `uses`), transitively; optional ones stay off.
+  const enabled = withRequired(registry, [...new Set(services)]);
   return {
     port,
     host,
     dataDir: env.MINILAKE_DATA_DIR || undefined,
     persist,
-    services: [...new Set(services)],
+    services: enabled,
     logLevel,
     userName,
     workspaceId,

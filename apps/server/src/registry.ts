@@ -1,5 +1,6 @@
 /**
- * The static registry of API groups, in creation order (a service comes after the ones it uses).
+ * The static registry of API groups: one line per package, in any order (the start order is derived from
+ * each definition's `uses` / `optionalUses`; this order only breaks ties and orders listings).
  * MINILAKE_SERVICES picks from these names; the admin routes and the 501 catch-all are always on.
  */
 import type { ServiceDefinition } from '@minilake/core';

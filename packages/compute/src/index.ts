@@ -1,4 +1,5 @@
 import { defineService, type ServiceContext } from '@minilake/core';
+import type { IamApi } from '@minilake/iam';
 import { computeApp } from './app.js';
 import { ComputeStore, type ClusterSource } from './store.js';
 
@@ -23,26 +24,6 @@ export interface ComputeApi {
   recordActivity(clusterId: string): void;
 }
 
-/**
- * The part of the iam service's api this package uses (structural: no package dependency on iam). Through
- * it compute makes its three object types known to the permissions API, which then answers 404 for a
- * cluster, policy or pool that does not exist, names the cluster's creator as its default owner, and forgets
- * an ACL when its object is deleted.
- */
-interface IamPeer {
-  registerObjectType(
-    definition: {
-      request: string;
-      objectType: string;
-      levels: readonly string[];
-      owner?: string;
-      admins: string;
-    },
-    hooks: { exists(id: string): boolean; owner?(id: string): string | undefined },
-  ): void;
-  dropPermissions(requestObjectType: string, id: string): void;
-}
-
 /** A delay setting in seconds (the host already checked it is a non-negative number). */
 function delayMs(ctx: ServiceContext, key: string, fallback: number): number {
   const n = Number(ctx.config[key]);
@@ -51,6 +32,9 @@ function delayMs(ctx: ServiceContext, key: string, fallback: number): number {
 
 export const computeService = defineService<ComputeApi>({
   name: 'compute',
+  // With iam the permissions API answers 404 for a cluster, policy or pool that does not exist, names the
+  // cluster's creator as its default owner, and forgets an ACL when its object is deleted.
+  optionalUses: ['iam'],
   description:
     'Clusters on a clock-driven state machine, cluster policies and families, instance pools, libraries',
   configDefaults: {
@@ -58,7 +42,7 @@ export const computeService = defineService<ComputeApi>({
     MINILAKE_CLUSTER_TERMINATE_DELAY: '1',
   },
   create(ctx) {
-    const iam = ctx.peer<IamPeer>('iam');
+    const iam = ctx.optionalPeer<IamApi>('iam');
     const store = new ComputeStore(ctx.state, {
       clock: ctx.clock,
       userName: ctx.identity.userName,

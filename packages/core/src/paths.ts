@@ -27,15 +27,21 @@ export function resolveUnder(root: string, userPath: string): string {
   return full;
 }
 
-async function deepestExisting(p: string): Promise<string> {
-  let current = p;
+/**
+ * The real path of `p`: symlinks resolved on its longest existing prefix, the rest appended as written. The
+ * one way to check where a path that may not exist yet really lands (path safety, overlapping locations).
+ */
+export async function realpathOfExisting(p: string): Promise<string> {
+  let head = p;
+  const tail: string[] = [];
   for (;;) {
     try {
-      return await realpath(current);
+      return path.join(await realpath(head), ...tail.reverse());
     } catch {
-      const parent = path.dirname(current);
-      if (parent === current) return current;
-      current = parent;
+      const up = path.dirname(head);
+      if (up === head) return p;
+      tail.push(path.basename(head));
+      head = up;
     }
   }
 }
@@ -43,8 +49,8 @@ async function deepestExisting(p: string): Promise<string> {
 /** Like resolveUnder, and also follows symlinks on the existing part of the path to check it stays inside. */
 export async function resolveUnderReal(root: string, userPath: string): Promise<string> {
   const full = resolveUnder(root, userPath);
-  const realRoot = await deepestExisting(path.resolve(root));
-  const realFull = await deepestExisting(full);
+  const realRoot = await realpathOfExisting(path.resolve(root));
+  const realFull = await realpathOfExisting(full);
   if (realFull !== realRoot && !realFull.startsWith(realRoot + path.sep)) {
     throw invalidParameter(`Path escapes its root: ${JSON.stringify(userPath)}`);
   }

@@ -26,7 +26,7 @@ describe('SecretsStore', () => {
   let store: SecretsStore;
   beforeEach(() => {
     clock = new ManualClock();
-    store = new SecretsStore(StateDb.memory(), clock, 'owner@example.com');
+    store = new SecretsStore(StateDb.memory(), { clock, owner: 'owner@example.com' });
   });
 
   it('creates and deletes scopes, refusing duplicates and missing ones', () => {
@@ -270,7 +270,7 @@ describe('Secrets persistence', () => {
     const clock = new ManualClock();
 
     let db = await StateDb.open(stateDir);
-    let store = new SecretsStore(db, clock, 'me', dir);
+    let store = new SecretsStore(db, { clock, owner: 'me', keyDir: stateDir });
     store.createScope('s');
     store.putSecret('s', 'pw', Buffer.from(plain));
     store.putSecret('s', 'bin', Buffer.from(plain, 'utf8'));
@@ -294,7 +294,7 @@ describe('Secrets persistence', () => {
     expect(await readFile(path.join(stateDir, 'snapshot.json'), 'utf8')).toContain('"s/pw"');
 
     db = await StateDb.open(stateDir);
-    store = new SecretsStore(db, clock, 'me', dir);
+    store = new SecretsStore(db, { clock, owner: 'me', keyDir: stateDir });
     expect(store.readSecret('s', 'pw').toString()).toBe(plain);
     expect(store.resolveReferences('{{secrets/s/bin}}')).toBe(plain);
     await db.close();

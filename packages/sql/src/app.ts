@@ -17,7 +17,7 @@ import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { Readable } from 'node:stream';
 import { Hono, type Context } from 'hono';
-import { readJson, readQuery, validate, v } from '@minilake/core';
+import { nestedQueryValue, nestedQueryValues, readJson, readQuery, validate, v } from '@minilake/core';
 import {
   badWaitTimeout,
   chunkNotFound,
@@ -321,10 +321,6 @@ function withDataArray(json: string, data: Uint8Array | string, depth: number): 
 /** filter_by arrives flattened in the query string (`filter_by.statuses=...`) or, from older clients, in a JSON body. */
 async function historyFilter(c: Context): Promise<QueryFilter> {
   const url = new URL(c.req.url);
-  const all = (k: string) => [
-    ...url.searchParams.getAll(`filter_by.${k}`),
-    ...url.searchParams.getAll(`filter_by[${k}]`),
-  ];
   const f: QueryFilter = {};
   let body: { filter_by?: Record<string, unknown> } = {};
   const text = await c.req.text().catch(() => '');
@@ -338,7 +334,7 @@ async function historyFilter(c: Context): Promise<QueryFilter> {
   const b = body.filter_by ?? {};
   const list = (k: string): string[] => {
     const fromBody = Array.isArray(b[k]) ? (b[k] as unknown[]).map(String) : [];
-    return [...all(k).flatMap((x) => x.split(',')), ...fromBody].filter(Boolean);
+    return [...nestedQueryValues(url, `filter_by.${k}`), ...fromBody].filter(Boolean);
   };
   const statuses = list('statuses');
   if (statuses.length) f.statuses = statuses;
@@ -349,8 +345,9 @@ async function historyFilter(c: Context): Promise<QueryFilter> {
   const users = list('user_ids').map(Number).filter(Number.isFinite);
   if (users.length) f.user_ids = users;
   const range = (b.query_start_time_range ?? {}) as Record<string, unknown>;
-  const start = url.searchParams.get('filter_by.query_start_time_range.start_time_ms') ?? range.start_time_ms;
-  const end = url.searchParams.get('filter_by.query_start_time_range.end_time_ms') ?? range.end_time_ms;
+  const start =
+    nestedQueryValue(url, 'filter_by.query_start_time_range.start_time_ms') ?? range.start_time_ms;
+  const end = nestedQueryValue(url, 'filter_by.query_start_time_range.end_time_ms') ?? range.end_time_ms;
   if (start !== undefined && start !== null && start !== '') f.start_time_ms = Number(start);
   if (end !== undefined && end !== null && end !== '') f.end_time_ms = Number(end);
   return f;

@@ -1,7 +1,9 @@
 import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import { defineService } from '@minilake/core';
-import { duckDbEngine } from '@minilake/engine-duckdb';
+import { DUCKDB_FOLDER, duckDbEngine } from '@minilake/engine-duckdb';
+import type { IamApi } from '@minilake/iam';
+import type { UnityCatalogApi } from '@minilake/unity-catalog';
 import { sqlApp } from './app.js';
 import { QueryHistoryStore } from './history.js';
 import {
@@ -44,20 +46,6 @@ export interface SqlApi {
   statements: StatementService;
 }
 
-/** The part of iam's api sql uses (structural: no package dependency on iam). */
-interface IamPeer {
-  registerObjectType(
-    definition: {
-      request: readonly string[];
-      objectType: string;
-      levels: readonly string[];
-      owner: string;
-      admins: string;
-    },
-    hooks: { exists(id: string): boolean; owner(id: string): string | undefined },
-  ): void;
-}
-
 function numberSetting(text: string | undefined, fallback: number): number {
   const n = text === undefined || text === '' ? NaN : Number(text);
   return Number.isFinite(n) && n >= 0 ? n : fallback;
@@ -66,7 +54,10 @@ function numberSetting(text: string | undefined, fallback: number): number {
 export const sqlService = defineService<SqlApi>({
   name: 'sql',
   description: 'Statement Execution API, SQL warehouses, query history',
-  uses: ['unity-catalog', 'iam'],
+  // Without unity-catalog statements run on the engine alone (no catalogs to manage); with iam, warehouses
+  // are a permissions object type.
+  optionalUses: ['unity-catalog', 'iam'],
+  folders: [DUCKDB_FOLDER],
   configDefaults: {
     MINILAKE_WAREHOUSE_START_DELAY: '1',
     MINILAKE_SQL_RESULT_TTL: '3600',
@@ -94,7 +85,7 @@ export const sqlService = defineService<SqlApi>({
         return undefined;
       }
     };
-    ctx.peer<IamPeer>('iam')?.registerObjectType(
+    ctx.optionalPeer<IamApi>('iam')?.registerObjectType(
       {
         request: ['sql/warehouses', 'warehouses'],
         objectType: 'warehouses',
@@ -119,7 +110,7 @@ export const sqlService = defineService<SqlApi>({
     await rm(resultsDir, { recursive: true, force: true });
     const statements = new StatementManager({
       engine,
-      uc: ctx.peer('unity-catalog'),
+      uc: ctx.optionalPeer<UnityCatalogApi>('unity-catalog'),
       warehouses,
       history,
       clock: ctx.clock,

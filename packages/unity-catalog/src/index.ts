@@ -1,5 +1,5 @@
 import { defineService } from '@minilake/core';
-import { duckDbEngine, type DuckDbEngine } from '@minilake/engine-duckdb';
+import { DUCKDB_FOLDER, duckDbEngine, type DuckDbEngine } from '@minilake/engine-duckdb';
 import { unityCatalogApp } from './app.js';
 import { UnityCatalogStore, type PermissionChange, type TableMetadataInput } from './store.js';
 
@@ -60,6 +60,8 @@ export const unityCatalogService = defineService<UnityCatalogApi>({
   name: 'unity-catalog',
   description: 'Unity Catalog on DuckDB: catalogs, schemas, tables, volumes, functions, grants',
   configDefaults: { MINILAKE_DUCKDB_MEMORY_LIMIT: '', MINILAKE_DUCKDB_THREADS: '' },
+  // Volumes have always lived in `<dataDir>/volumes`: kept, so persisted volumes stay where they are.
+  folders: ['volumes', DUCKDB_FOLDER],
   async create(ctx) {
     const engine = await duckDbEngine(ctx);
     const store = new UnityCatalogStore({
@@ -67,6 +69,8 @@ export const unityCatalogService = defineService<UnityCatalogApi>({
       engine,
       clock: ctx.clock,
       user: ctx.identity.userName,
+      volumesDir: ctx.folder('volumes'),
+      // External locations must stay outside everything MiniLake manages.
       dataDir: ctx.dataDir,
       workspaceId: ctx.identity.workspaceId,
       logger: ctx.logger,

@@ -34,7 +34,9 @@ export interface UnityCatalogStoreOptions {
   clock: Clock;
   /** The caller every change is recorded as (owner, created_by, updated_by). */
   user: string;
-  /** The server's data folder (managed volumes live in its `volumes/`). */
+  /** Where managed volumes keep their files (the service's `volumes` folder). */
+  volumesDir: string;
+  /** The whole data dir, which external locations must stay outside of. */
   dataDir: string;
   workspaceId: string;
   logger?: Logger;
@@ -70,6 +72,7 @@ export class UnityCatalogStore extends CollectionStore {
       engine: o.engine,
       clock: o.clock,
       user: o.user,
+      volumesDir: o.volumesDir,
       dataDir: o.dataDir,
       workspaceId: o.workspaceId,
     });

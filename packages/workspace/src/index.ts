@@ -1,4 +1,5 @@
 import { defineService } from '@minilake/core';
+import type { IamApi } from '@minilake/iam';
 import { workspaceApp } from './app.js';
 import { canonicalPath } from './paths.js';
 import { WorkspaceStore, type ObjectType } from './store.js';
@@ -14,26 +15,6 @@ export interface WorkspaceApi {
   getStatus(path: string): ReturnType<WorkspaceStore['getStatus']>;
 }
 
-/**
- * The part of the iam service's api this package uses (structural: no package dependency on iam). Through
- * it workspace makes notebooks, directories and files known to the permissions API, which then answers 404
- * for an object id that does not exist, and forgets an ACL when its object is deleted.
- */
-interface IamPeer {
-  registerObjectType(
-    definition: {
-      request: string;
-      objectType: string;
-      levels: readonly string[];
-      owner?: string;
-      admins: string;
-      adminsFrom?: string;
-    },
-    hooks: { exists(id: string): boolean },
-  ): void;
-  dropPermissions(requestObjectType: string, id: string): void;
-}
-
 /** Each workspace object type's permissions request path and `object_type`, as Databricks names them. */
 const PERMISSION_TYPES: Record<ObjectType, { request: string; objectType: string }> = {
   NOTEBOOK: { request: 'notebooks', objectType: 'notebook' },
@@ -44,9 +25,16 @@ const PERMISSION_TYPES: Record<ObjectType, { request: string; objectType: string
 export const workspaceService = defineService<WorkspaceApi>({
   name: 'workspace',
   description: 'Workspace API and workspace-files: notebooks and files on disk',
+  // With iam the permissions API answers 404 for a notebook, folder or file id that does not exist, and
+  // forgets an ACL when its object is deleted.
+  optionalUses: ['iam'],
   create(ctx) {
-    const store = new WorkspaceStore(ctx.state, ctx.clock, ctx.dataDir, ctx.identity.userName);
-    const iam = ctx.peer<IamPeer>('iam');
+    const store = new WorkspaceStore(ctx.state, {
+      clock: ctx.clock,
+      dir: ctx.dir,
+      userName: ctx.identity.userName,
+    });
+    const iam = ctx.optionalPeer<IamApi>('iam');
     if (iam) {
       for (const [type, names] of Object.entries(PERMISSION_TYPES) as [
         ObjectType,

@@ -34,7 +34,9 @@ export interface UcContextOptions {
   engine: DuckDbEngine;
   clock: Clock;
   user: string;
-  /** The server's data folder: managed volumes live in its `volumes/`, and external locations stay out of it. */
+  /** Where managed volumes keep their files (the service's `volumes` folder). */
+  volumesDir: string;
+  /** The whole data dir, which external locations must stay outside of. */
   dataDir: string;
   workspaceId: string;
 }
@@ -58,7 +60,7 @@ export class UcContext {
     this.clock = o.clock;
     this.user = o.user;
     this.dataDir = o.dataDir;
-    this.volumesRoot = path.join(o.dataDir, 'volumes');
+    this.volumesRoot = o.volumesDir;
     this.workspaceId = o.workspaceId;
   }
 

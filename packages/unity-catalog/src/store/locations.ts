@@ -4,9 +4,8 @@
  * symlinks), and, like Databricks, must not overlap another external volume or table. EXTERNAL tables may
  * keep cloud URIs as metadata only (nothing is ever read from them).
  */
-import { realpath } from 'node:fs/promises';
 import path from 'node:path';
-import { invalidParameter } from '@minilake/core';
+import { invalidParameter, realpathOfExisting } from '@minilake/core';
 import type { UcContext } from './context.js';
 
 /** Cloud schemes an EXTERNAL table may name as metadata only. */
@@ -22,21 +21,7 @@ function overlaps(a: string, b: string): boolean {
 }
 
 /** The real path of `p`: symlinks resolved on its longest existing prefix, the rest appended. */
-async function realish(p: string): Promise<string> {
-  let head = p;
-  const tail: string[] = [];
-  for (let i = 0; i < 256; i++) {
-    try {
-      return path.join(await realpath(head), ...tail.reverse());
-    } catch {
-      const up = path.dirname(head);
-      if (up === head) return p;
-      tail.push(path.basename(head));
-      head = up;
-    }
-  }
-  return p;
-}
+const realish = realpathOfExisting;
 
 /** Checks an EXTERNAL location and returns it as `file://<absolute path>` (or the remote URI as given). */
 export async function externalLocation(

@@ -2,7 +2,7 @@
  * The records the Unity Catalog keeps in its collections, and the wire shapes shared by several securables.
  * Records are JSON data: they change only through `Collection.update` / `set`, so every change is journaled.
  */
-import { invalidParameter } from '@minilake/core';
+import { invalidParameter, namePattern } from '@minilake/core';
 import { parseDuckDbType, type TypeNode } from '@minilake/engine-duckdb';
 import type { ColumnInput } from '../schemas.js';
 import { databricksTypeInfo, parseDatabricksType } from '../types.js';
@@ -225,15 +225,4 @@ export function typedColumns(columns: ColumnInput[] | null | undefined) {
 
 export type TypedColumn = ReturnType<typeof typedColumns>['typed'][number];
 
-export const likeToRegex = (pattern: string) =>
-  new RegExp(
-    '^' +
-      pattern
-        .split('')
-        .map((ch) =>
-          ch === '%' || ch === '*' ? '.*' : ch === '_' ? '.' : ch.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'),
-        )
-        .join('') +
-      '$',
-    'i',
-  );
+export const likeToRegex = (pattern: string): RegExp => namePattern(pattern, 'sql');

@@ -2,6 +2,7 @@
  * What the command handlers (commands/*.ts) share: the stages they call back into for embedded queries, Unity
  * Catalog name rules, name resolution against the session, catalog listings and synthetic results.
  */
+import { namePattern } from '@minilake/core';
 import { duckDbTypeToDatabricks } from '@minilake/unity-catalog';
 import { checkName } from '@minilake/unity-catalog';
 import { Cursor } from '../tokens.js';
@@ -121,17 +122,8 @@ export function resolveTable(
   return { catalog: parts[0]!, schema: parts[1]!, table: parts[2]! };
 }
 
-export function likeToRegex(pattern: string): RegExp {
-  // Databricks SHOW ... LIKE: '*' any chars, '|' alternatives, case-insensitive.
-  const alts = pattern.split('|').map((a) =>
-    a
-      .trim()
-      .split('*')
-      .map((x) => x.replace(/[.+?^${}()[\]\\]/g, '\\$&'))
-      .join('.*'),
-  );
-  return new RegExp(`^(?:${alts.join('|')})$`, 'i');
-}
+/** Databricks SHOW ... LIKE: '*' any chars, '|' alternatives, case-insensitive (one parser, in core). */
+export const likeToRegex = (pattern: string): RegExp => namePattern(pattern, 'show');
 
 export async function listCatalogs(s: Session): Promise<string[]> {
   const r = await s.conn.runAndReadAll(
