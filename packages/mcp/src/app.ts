@@ -29,7 +29,12 @@ export function hostnameOf(hostHeader: string): string | undefined {
   }
 }
 
-function rpcError(c: Context, status: 403 | 405 | 500, message: string, headers: Record<string, string> = {}) {
+function rpcError(
+  c: Context,
+  status: 403 | 405 | 500,
+  message: string,
+  headers: Record<string, string> = {},
+) {
   return c.json({ jsonrpc: '2.0', error: { code: -32000, message }, id: null }, status, headers);
 }
 
@@ -58,7 +63,8 @@ export function mcpApp(o: McpAppOptions): Hono {
       } catch {
         originHost = undefined;
       }
-      if (!originHost || !names.has(originHost)) return rpcError(c, 403, `Origin '${origin}' is not allowed.`);
+      if (!originHost || !names.has(originHost))
+        return rpcError(c, 403, `Origin '${origin}' is not allowed.`);
     }
     await next();
   });

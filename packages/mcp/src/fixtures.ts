@@ -45,7 +45,8 @@ export class Fixtures {
       if (this.warehouseId) {
         try {
           const w = await this.rest.get<Warehouse>(`/api/2.0/sql/warehouses/${this.warehouseId}`);
-          if (w.state !== 'DELETED' && w.state !== 'DELETING') return { id: this.warehouseId, created: false };
+          if (w.state !== 'DELETED' && w.state !== 'DELETING')
+            return { id: this.warehouseId, created: false };
         } catch {
           // gone (reset): look again
         }
@@ -53,9 +54,7 @@ export class Fixtures {
       const list = await this.rest.get<{ warehouses?: Warehouse[] }>('/api/2.0/sql/warehouses');
       const live = (list.warehouses ?? []).filter((w) => w.state !== 'DELETED' && w.state !== 'DELETING');
       const pick =
-        live.find((w) => w.name === MCP_WAREHOUSE_NAME) ??
-        live.find((w) => w.state === 'RUNNING') ??
-        live[0];
+        live.find((w) => w.name === MCP_WAREHOUSE_NAME) ?? live.find((w) => w.state === 'RUNNING') ?? live[0];
       if (pick) {
         this.warehouseId = pick.id;
         return { id: pick.id, created: false };

@@ -13,7 +13,8 @@ export { Rest, RestError, type Send } from './rest.js';
 
 export const mcpService = defineService({
   name: 'mcp',
-  description: 'MCP server for agents at /mcp: tools, resources and prompts over the REST API (MINILAKE_MCP=1)',
+  description:
+    'MCP server for agents at /mcp: tools, resources and prompts over the REST API (MINILAKE_MCP=1)',
   configDefaults: {
     MINILAKE_MCP_ALLOWED_HOSTS: '',
     MINILAKE_MCP_MAX_BODY_BYTES: String(16 * 1024 * 1024),

@@ -2,14 +2,17 @@
 import * as z from 'zod';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 
-const user = (text: string) => ({ messages: [{ role: 'user' as const, content: { type: 'text' as const, text } }] });
+const user = (text: string) => ({
+  messages: [{ role: 'user' as const, content: { type: 'text' as const, text } }],
+});
 
 export function registerPrompts(server: McpServer): void {
   server.registerPrompt(
     'explore_data',
     {
       title: 'Explore data',
-      description: 'Answer a question about the data in MiniLake: find the tables, check their columns, then query.',
+      description:
+        'Answer a question about the data in MiniLake: find the tables, check their columns, then query.',
       argsSchema: {
         question: z.string().describe('what you want to know'),
         catalog: z.string().optional().describe('catalog to look in (default: all)'),
@@ -29,7 +32,8 @@ export function registerPrompts(server: McpServer): void {
     'run_spark_job',
     {
       title: 'Run a Spark job',
-      description: 'Write and run a PySpark script on MiniLake with run_python_script, and report its output.',
+      description:
+        'Write and run a PySpark script on MiniLake with run_python_script, and report its output.',
       argsSchema: { goal: z.string().describe('what the Spark job should do') },
     },
     ({ goal }) =>
@@ -62,7 +66,8 @@ export function registerPrompts(server: McpServer): void {
     'seed_test_fixture',
     {
       title: 'Seed a test fixture',
-      description: 'Create a catalog, schema, warehouse and tables with test rows for a scenario, in a few calls.',
+      description:
+        'Create a catalog, schema, warehouse and tables with test rows for a scenario, in a few calls.',
       argsSchema: { scenario: z.string().describe('the test scenario the data is for') },
     },
     ({ scenario }) =>

@@ -150,7 +150,8 @@ export function registerResources(
     'minilake://warehouses',
     {
       title: 'SQL warehouses',
-      description: 'Every SQL warehouse and its state (live); run_sql uses "MiniLake MCP" when none is named.',
+      description:
+        'Every SQL warehouse and its state (live); run_sql uses "MiniLake MCP" when none is named.',
       mimeType: 'application/json',
     },
     async (uri) =>
@@ -230,7 +231,9 @@ export function registerResources(
       guarded(async () =>
         json(
           uri.href,
-          await rest.get(`/api/2.1/unity-catalog/tables/${encodeURIComponent(decodeURIComponent(String(full_name)))}`),
+          await rest.get(
+            `/api/2.1/unity-catalog/tables/${encodeURIComponent(decodeURIComponent(String(full_name)))}`,
+          ),
         ),
       ),
   );
@@ -250,9 +253,18 @@ export function registerResources(
           const r = await rest.get<{ objects?: unknown[] }>('/api/2.0/workspace/list', { path: p });
           return json(uri.href, { path: p, objects: r.objects ?? [] });
         }
-        const r = await rest.get<{ content?: string }>('/api/2.0/workspace/export', { path: p, format: 'SOURCE' });
+        const r = await rest.get<{ content?: string }>('/api/2.0/workspace/export', {
+          path: p,
+          format: 'SOURCE',
+        });
         return {
-          contents: [{ uri: uri.href, mimeType: 'text/plain', text: Buffer.from(r.content ?? '', 'base64').toString('utf8') }],
+          contents: [
+            {
+              uri: uri.href,
+              mimeType: 'text/plain',
+              text: Buffer.from(r.content ?? '', 'base64').toString('utf8'),
+            },
+          ],
         };
       }),
   );
@@ -267,9 +279,12 @@ export function registerResources(
     },
     async (uri, { run_id }) =>
       guarded(async () => {
-        const run = await rest.get<{ tasks?: { run_id: number; task_key: string }[] }>('/api/2.2/jobs/runs/get', {
-          run_id: String(run_id),
-        });
+        const run = await rest.get<{ tasks?: { run_id: number; task_key: string }[] }>(
+          '/api/2.2/jobs/runs/get',
+          {
+            run_id: String(run_id),
+          },
+        );
         const taskRuns = run.tasks?.length ? run.tasks : [{ run_id: Number(run_id), task_key: '' }];
         const outputs = [];
         for (const t of taskRuns)

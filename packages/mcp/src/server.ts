@@ -75,7 +75,9 @@ function errorResult(e: RestError): CallToolResult {
   return {
     isError: true,
     content: [{ type: 'text', text: `${e.errorCode}: ${e.message}` }],
-    structuredContent: { error_code: e.errorCode, message: e.message, http_status: e.status },
+    // No structuredContent: clients validate it against the tool's output schema even on errors. The code is
+    // the text's first word and in _meta.
+    _meta: { 'minilake/error_code': e.errorCode, 'minilake/http_status': e.status },
   };
 }
 
@@ -110,7 +112,9 @@ export async function buildMcpServer(host: McpHost): Promise<McpServer> {
           if (e instanceof RestError) return errorResult(e);
           // Arguments are not logged: they may hold a secret value.
           host.logger?.error(`MCP tool ${def.name} failed`, { error: String((e as Error)?.message ?? e) });
-          return errorResult(new RestError(500, 'INTERNAL_ERROR', `The tool ${def.name} failed unexpectedly.`));
+          return errorResult(
+            new RestError(500, 'INTERNAL_ERROR', `The tool ${def.name} failed unexpectedly.`),
+          );
         }
       },
     );

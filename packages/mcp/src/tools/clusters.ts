@@ -1,6 +1,16 @@
 import * as z from 'zod';
 import { compact } from '../rest.js';
-import { anyList, anyObject, CREATE, DESTROY, DESTROY_ONCE, READ, tool, UPDATE, type ToolEnv } from './define.js';
+import {
+  anyList,
+  anyObject,
+  CREATE,
+  DESTROY,
+  DESTROY_ONCE,
+  READ,
+  tool,
+  UPDATE,
+  type ToolEnv,
+} from './define.js';
 
 const C = '/api/2.1/clusters';
 const clusterId = { cluster_id: z.string().describe('cluster id') };
@@ -18,7 +28,10 @@ export const clusterTools = [
     needs: ['compute'],
     input: {
       cluster_name: z.string().min(1).describe('cluster name'),
-      spark_version: z.string().optional().describe('runtime key, e.g. 15.4.x-scala2.12 (default: the first listed)'),
+      spark_version: z
+        .string()
+        .optional()
+        .describe('runtime key, e.g. 15.4.x-scala2.12 (default: the first listed)'),
       node_type_id: z.string().optional().describe('node type (default: the first listed)'),
       num_workers: z.number().int().min(0).optional().describe('workers (default 0: single node)'),
       autotermination_minutes: z.number().int().min(0).optional().describe('idle minutes before it stops'),
@@ -95,7 +108,8 @@ export const clusterTools = [
   tool({
     name: 'terminate_cluster',
     title: 'Terminate cluster',
-    description: 'Terminates a cluster (clusters/delete: it stays listed as TERMINATED and can be started again).',
+    description:
+      'Terminates a cluster (clusters/delete: it stays listed as TERMINATED and can be started again).',
     needs: ['compute'],
     input: clusterId,
     output: clusterOut,

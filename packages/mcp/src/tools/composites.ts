@@ -17,7 +17,11 @@ export const quoteName = (name: string): string => `\`${name.replaceAll('`', '``
 function splitFullName(full: string): [string, string, string] {
   const parts = full.split('.');
   if (parts.length !== 3 || parts.some((p) => p === ''))
-    throw new RestError(400, 'INVALID_PARAMETER_VALUE', `'${full}' is not a three-part name catalog.schema.table.`);
+    throw new RestError(
+      400,
+      'INVALID_PARAMETER_VALUE',
+      `'${full}' is not a three-part name catalog.schema.table.`,
+    );
   return parts as [string, string, string];
 }
 
@@ -42,10 +46,16 @@ export async function catalogTree(env: ToolEnv, catalog: string, includeColumns:
   const schemas = (await ucList(env.rest, 'schemas', { catalog_name: catalog })) as Named[];
   const out = [];
   for (const s of schemas) {
-    const tables = (await ucList(env.rest, 'tables', { catalog_name: catalog, schema_name: s.name })) as Named[];
+    const tables = (await ucList(env.rest, 'tables', {
+      catalog_name: catalog,
+      schema_name: s.name,
+    })) as Named[];
     let volumes: Named[] = [];
     try {
-      volumes = (await ucList(env.rest, 'volumes', { catalog_name: catalog, schema_name: s.name })) as Named[];
+      volumes = (await ucList(env.rest, 'volumes', {
+        catalog_name: catalog,
+        schema_name: s.name,
+      })) as Named[];
     } catch {
       // volumes are optional in the tree
     }
@@ -67,7 +77,9 @@ export async function catalogTree(env: ToolEnv, catalog: string, includeColumns:
               : undefined,
           }),
         ),
-        volumes: volumes.map((v) => compact({ name: v.name, full_name: v.full_name, volume_type: v.volume_type })),
+        volumes: volumes.map((v) =>
+          compact({ name: v.name, full_name: v.full_name, volume_type: v.volume_type }),
+        ),
       }),
     );
   }
@@ -98,7 +110,9 @@ export const compositeTools = [
     output: {
       catalog: z.string(),
       comment: z.string().optional(),
-      schemas: anyList('{name, tables: [{name, full_name, table_type, columns: [{name, type_text}]}], volumes}'),
+      schemas: anyList(
+        '{name, tables: [{name, full_name, table_type, columns: [{name, type_text}]}], volumes}',
+      ),
     },
     hints: READ,
     run: ({ catalog, include_columns }, env) => catalogTree(env, catalog, include_columns ?? true),
@@ -115,7 +129,10 @@ export const compositeTools = [
         .array(
           z.object({
             name: z.string().min(1).describe('column name'),
-            type_text: z.string().min(1).describe('Databricks type: BIGINT, STRING, DECIMAL(10,2), DATE, ...'),
+            type_text: z
+              .string()
+              .min(1)
+              .describe('Databricks type: BIGINT, STRING, DECIMAL(10,2), DATE, ...'),
           }),
         )
         .min(1)
@@ -135,7 +152,8 @@ export const compositeTools = [
     async run({ full_name, columns, rows, recreate }, env) {
       const [catalog, schema, name] = splitFullName(full_name);
       const path = `${UC}/tables/${enc(full_name)}`;
-      const present = (await env.rest.get<{ table_exists?: boolean }>(`${path}/exists`)).table_exists === true;
+      const present =
+        (await env.rest.get<{ table_exists?: boolean }>(`${path}/exists`)).table_exists === true;
       let created = false;
       if (present && (recreate ?? true)) await env.rest.delete(path);
       if (!present || (recreate ?? true)) {
@@ -154,12 +172,15 @@ export const compositeTools = [
       const types = new Map((table.columns ?? []).map((c) => [c.name.toLowerCase(), c.type_text]));
       const typeOf = (col: string): string => {
         const t = types.get(col.toLowerCase());
-        if (!t) throw new RestError(400, 'INVALID_PARAMETER_VALUE', `Table ${full_name} has no column '${col}'.`);
+        if (!t)
+          throw new RestError(400, 'INVALID_PARAMETER_VALUE', `Table ${full_name} has no column '${col}'.`);
         return t;
       };
       const castTypes = columns.map((c) => typeOf(c.name));
       const cells = rows.map((row, i) => {
-        const values = Array.isArray(row) ? row : columns.map((c) => (row as Record<string, unknown>)[c.name]);
+        const values = Array.isArray(row)
+          ? row
+          : columns.map((c) => (row as Record<string, unknown>)[c.name]);
         if (values.length !== columns.length)
           throw new RestError(
             400,
@@ -215,7 +236,8 @@ export const compositeTools = [
       env.fixtures.setupLock.run(async () => {
         const schema = schemaArg ?? 'default';
         const catPath = `${UC}/catalogs/${enc(catalog)}`;
-        if (reset && (await exists(() => env.rest.get(catPath)))) await env.rest.delete(catPath, { force: true });
+        if (reset && (await exists(() => env.rest.get(catPath))))
+          await env.rest.delete(catPath, { force: true });
         let catalogCreated = false;
         if (!(await exists(() => env.rest.get(catPath)))) {
           await env.rest.post(`${UC}/catalogs`, { name: catalog });

@@ -24,13 +24,33 @@ export interface Hints {
 }
 
 /** Reads state, changes nothing. */
-export const READ: Hints = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
+export const READ: Hints = {
+  readOnlyHint: true,
+  destructiveHint: false,
+  idempotentHint: true,
+  openWorldHint: false,
+};
 /** Creates something new each call (a second call makes a second object or fails with ALREADY_EXISTS). */
-export const CREATE: Hints = { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false };
+export const CREATE: Hints = {
+  readOnlyHint: false,
+  destructiveHint: false,
+  idempotentHint: false,
+  openWorldHint: false,
+};
 /** Changes state; calling it again with the same arguments changes nothing more. */
-export const UPDATE: Hints = { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false };
+export const UPDATE: Hints = {
+  readOnlyHint: false,
+  destructiveHint: false,
+  idempotentHint: true,
+  openWorldHint: false,
+};
 /** Overwrites or removes data; repeating it has no further effect. */
-export const DESTROY: Hints = { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false };
+export const DESTROY: Hints = {
+  readOnlyHint: false,
+  destructiveHint: true,
+  idempotentHint: true,
+  openWorldHint: false,
+};
 /** Overwrites or removes data, and a repeat does something again (a new run, a new statement). */
 export const DESTROY_ONCE: Hints = {
   readOnlyHint: false,

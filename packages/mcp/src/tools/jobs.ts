@@ -4,7 +4,17 @@
  */
 import * as z from 'zod';
 import { compact, RestError } from '../rest.js';
-import { anyList, anyObject, CREATE, DESTROY, DESTROY_ONCE, READ, tool, UPDATE, type ToolEnv } from './define.js';
+import {
+  anyList,
+  anyObject,
+  CREATE,
+  DESTROY,
+  DESTROY_ONCE,
+  READ,
+  tool,
+  UPDATE,
+  type ToolEnv,
+} from './define.js';
 
 const J = '/api/2.2/jobs';
 const jobId = z.number().int().describe('job id');
@@ -28,7 +38,9 @@ async function runOutput(env: ToolEnv, run_id: number): Promise<Record<string, u
   for (const t of taskRuns) {
     try {
       const o = await env.rest.get<Record<string, unknown>>(`${J}/runs/get-output`, { run_id: t.run_id });
-      outputs.push(compact({ task_key: t.task_key || undefined, run_id: t.run_id, ...o, metadata: undefined }));
+      outputs.push(
+        compact({ task_key: t.task_key || undefined, run_id: t.run_id, ...o, metadata: undefined }),
+      );
     } catch (e) {
       if (!(e instanceof RestError)) throw e;
       outputs.push({ task_key: t.task_key, run_id: t.run_id, error: `${e.errorCode}: ${e.message}` });
@@ -175,7 +187,10 @@ export const jobsTools = [
       name: z.string().optional().describe('run name (default mcp-script)'),
       timeout_seconds: z.number().int().min(1).max(3600).describe('give up waiting after this many seconds'),
       delta: z.boolean().optional().describe('configure the Delta Lake extension in the Spark session'),
-      packages: z.array(z.string()).optional().describe('PyPI requirements to install, e.g. ["pandas==2.2.3"]'),
+      packages: z
+        .array(z.string())
+        .optional()
+        .describe('PyPI requirements to install, e.g. ["pandas==2.2.3"]'),
     },
     output: {
       run_id: z.number(),

@@ -1,6 +1,16 @@
 import * as z from 'zod';
 import { RestError, compact } from '../rest.js';
-import { anyList, anyObject, CREATE, DESTROY, DESTROY_ONCE, READ, tool, UPDATE, type ToolEnv } from './define.js';
+import {
+  anyList,
+  anyObject,
+  CREATE,
+  DESTROY,
+  DESTROY_ONCE,
+  READ,
+  tool,
+  UPDATE,
+  type ToolEnv,
+} from './define.js';
 
 const STATEMENTS = '/api/2.0/sql/statements';
 const WAREHOUSES = '/api/2.0/sql/warehouses';
@@ -23,7 +33,9 @@ const statementOutput = {
   columns: z
     .array(z.object({ name: z.string(), type_text: z.string().optional() }))
     .describe('result columns with their Databricks types'),
-  rows: z.array(z.array(z.unknown())).describe('result rows; values as the Statement API renders them (strings)'),
+  rows: z
+    .array(z.array(z.unknown()))
+    .describe('result rows; values as the Statement API renders them (strings)'),
   row_count: z.number().describe('rows in the full result'),
   truncated: z.boolean().describe('true when max_rows cut the result'),
 };
@@ -41,7 +53,9 @@ function shape(r: StatementResponse, warehouseId?: string): Record<string, unkno
     statement_id: r.statement_id,
     state,
     warehouse_id: warehouseId,
-    columns: (r.manifest?.schema?.columns ?? []).map((c) => compact({ name: c.name, type_text: c.type_text })),
+    columns: (r.manifest?.schema?.columns ?? []).map((c) =>
+      compact({ name: c.name, type_text: c.type_text }),
+    ),
     rows: r.result?.data_array ?? [],
     row_count: r.manifest?.total_row_count ?? 0,
     truncated: r.manifest?.truncated ?? false,
@@ -137,7 +151,8 @@ export const sqlTools = [
   tool({
     name: 'get_statement',
     title: 'Get statement',
-    description: 'The state and first rows of a statement started by run_sql (for one that was still RUNNING).',
+    description:
+      'The state and first rows of a statement started by run_sql (for one that was still RUNNING).',
     needs: ['sql'],
     input: { statement_id: z.string().describe('id returned by run_sql') },
     output: statementOutput,
@@ -188,7 +203,8 @@ export const sqlTools = [
   tool({
     name: 'query_history',
     title: 'Query history',
-    description: 'Recent statements (most recent first) with their text, state, duration, rows and error message.',
+    description:
+      'Recent statements (most recent first) with their text, state, duration, rows and error message.',
     needs: ['sql'],
     input: {
       max_results: z.number().int().min(1).max(1000).optional().describe('how many (default 20)'),
@@ -224,7 +240,10 @@ export const warehouseTools = [
     needs: ['sql'],
     input: {
       name: z.string().min(1).describe('warehouse name'),
-      cluster_size: z.string().optional().describe('2X-Small ... 4X-Large (stored, not enforced; default Small)'),
+      cluster_size: z
+        .string()
+        .optional()
+        .describe('2X-Small ... 4X-Large (stored, not enforced; default Small)'),
       auto_stop_mins: z.number().int().min(0).optional().describe('idle minutes before it stops; 0 never'),
       enable_serverless_compute: z.boolean().optional().describe('serverless warehouse (type PRO)'),
     },
@@ -261,7 +280,8 @@ export const warehouseTools = [
   tool({
     name: 'start_warehouse',
     title: 'Start SQL warehouse',
-    description: 'Starts a stopped warehouse (STOPPED -> STARTING -> RUNNING). Statements also start it on their own.',
+    description:
+      'Starts a stopped warehouse (STOPPED -> STARTING -> RUNNING). Statements also start it on their own.',
     needs: ['sql'],
     input: idArg,
     output: warehouseOut,

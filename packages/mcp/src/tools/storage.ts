@@ -13,7 +13,8 @@ const encoding = z
   .describe('how content is given: text (UTF-8, default) or base64 (binary)');
 const toBase64 = (content: string, enc?: 'text' | 'base64') =>
   enc === 'base64' ? content : Buffer.from(content, 'utf8').toString('base64');
-const toBytes = (content: string, enc?: 'text' | 'base64') => Buffer.from(content, enc === 'base64' ? 'base64' : 'utf8');
+const toBytes = (content: string, enc?: 'text' | 'base64') =>
+  Buffer.from(content, enc === 'base64' ? 'base64' : 'utf8');
 
 /** Bytes as text when they are valid UTF-8, else base64. */
 function fromBytes(bytes: Buffer): { content: string; encoding: 'text' | 'base64' } {
@@ -41,7 +42,10 @@ export const workspaceTools = [
       path: z.string().describe('absolute workspace path, e.g. /Users/me/etl.py'),
       content: z.string().describe('file content'),
       encoding,
-      format: z.enum(['AUTO', 'SOURCE', 'JUPYTER', 'RAW']).optional().describe('import format (default AUTO)'),
+      format: z
+        .enum(['AUTO', 'SOURCE', 'JUPYTER', 'RAW'])
+        .optional()
+        .describe('import format (default AUTO)'),
       language: z.enum(['PYTHON', 'SQL', 'SCALA', 'R']).optional().describe('notebook language for SOURCE'),
       overwrite: z.boolean().optional().describe('replace an existing object (default true)'),
     },
@@ -212,7 +216,9 @@ export const filesTools = [
     description: 'The files and folders in a volume directory.',
     needs: ['files'],
     input: { path: z.string().describe('directory, e.g. /Volumes/main/default/landing') },
-    output: { contents: anyList('DirectoryEntry records {path, is_directory, file_size, last_modified, name}') },
+    output: {
+      contents: anyList('DirectoryEntry records {path, is_directory, file_size, last_modified, name}'),
+    },
     hints: READ,
     async run({ path }, { rest }) {
       const contents: unknown[] = [];
@@ -251,7 +257,8 @@ export const dbfsTools = [
   tool({
     name: 'dbfs_put',
     title: 'DBFS put',
-    description: 'Writes a DBFS file (up to 1 MiB per call through dbfs/put; larger content is streamed in blocks).',
+    description:
+      'Writes a DBFS file (up to 1 MiB per call through dbfs/put; larger content is streamed in blocks).',
     needs: ['files'],
     input: {
       path: dbfsPath,
@@ -269,7 +276,10 @@ export const dbfsTools = [
       } else {
         const { handle } = await rest.post<{ handle: number }>(`${DBFS}/create`, { path: a.path, overwrite });
         for (let off = 0; off < bytes.length; off += MiB)
-          await rest.post(`${DBFS}/add-block`, { handle, data: bytes.subarray(off, off + MiB).toString('base64') });
+          await rest.post(`${DBFS}/add-block`, {
+            handle,
+            data: bytes.subarray(off, off + MiB).toString('base64'),
+          });
         await rest.post(`${DBFS}/close`, { handle });
       }
       return { path: a.path, size: bytes.length };

@@ -30,7 +30,7 @@ const column = z.object({
   type_text: z.string().describe('Databricks type: BIGINT, STRING, DECIMAL(10,2), ARRAY<INT>, ...'),
   type_name: z.string().optional().describe('type family (INT, STRING, DECIMAL, ...); derived when omitted'),
   nullable: z.boolean().optional().describe('default true'),
-  comment: z.string().optional(),
+  comment: z.string().optional().describe('free-text comment'),
 });
 
 export const ucTools = [
@@ -39,7 +39,10 @@ export const ucTools = [
     title: 'Create catalog',
     description: 'Creates a Unity Catalog catalog (its own DuckDB database file) with a default schema.',
     needs: NEEDS,
-    input: { name: z.string().min(1).describe('catalog name'), comment: z.string().optional() },
+    input: {
+      name: z.string().min(1).describe('catalog name'),
+      comment: z.string().optional().describe('free-text comment'),
+    },
     output: { catalog: anyObject.describe('CatalogInfo') },
     hints: CREATE,
     run: async (a, { rest }) => ({ catalog: await rest.post(`${UC}/catalogs`, compact(a)) }),
@@ -88,7 +91,7 @@ export const ucTools = [
     input: {
       name: z.string().min(1).describe('schema name'),
       catalog_name: z.string().min(1).describe('catalog it goes in'),
-      comment: z.string().optional(),
+      comment: z.string().optional().describe('free-text comment'),
     },
     output: { schema: anyObject.describe('SchemaInfo') },
     hints: CREATE,
@@ -144,7 +147,7 @@ export const ucTools = [
       table_type: z.enum(['MANAGED', 'EXTERNAL']).describe('MANAGED (data in MiniLake) or EXTERNAL'),
       data_source_format: z.string().optional().describe('DELTA (default), PARQUET, CSV, JSON, ...'),
       storage_location: z.string().optional().describe('required for EXTERNAL tables'),
-      comment: z.string().optional(),
+      comment: z.string().optional().describe('free-text comment'),
     },
     output: { table: anyObject.describe('TableInfo') },
     hints: CREATE,
@@ -178,7 +181,8 @@ export const ucTools = [
   tool({
     name: 'table_exists',
     title: 'Table exists',
-    description: 'Whether a table exists (false for a missing table; an error only for a missing schema or catalog).',
+    description:
+      'Whether a table exists (false for a missing table; an error only for a missing schema or catalog).',
     needs: NEEDS,
     input: { full_name: fullName('table') },
     output: { full_name: z.string(), table_exists: z.boolean() },
@@ -213,7 +217,7 @@ export const ucTools = [
       schema_name: z.string().min(1).describe('schema'),
       volume_type: z.enum(['MANAGED', 'EXTERNAL']).optional().describe('default MANAGED'),
       storage_location: z.string().optional().describe('required for EXTERNAL volumes'),
-      comment: z.string().optional(),
+      comment: z.string().optional().describe('free-text comment'),
     },
     output: { volume: anyObject.describe('VolumeInfo') },
     hints: CREATE,
