@@ -67,7 +67,7 @@ export function parseConfig(
   // MCP is opt-in: the default service list leaves it out, MINILAKE_MCP=1 adds it.
   const mcp = parseBool('MINILAKE_MCP', env.MINILAKE_MCP, problems);
   const rawServices = (env.MINILAKE_SERVICES ?? '').trim();
-  let services = serviceNames.filter((s) => s !== 'mcp');
+  let services = serviceNames;
   if (rawServices !== '' && rawServices !== 'all') {
     services = rawServices
       .split(',')

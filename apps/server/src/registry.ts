@@ -27,4 +27,5 @@ const ordered = [
 ] as ServiceDefinition<unknown>[];
 
 export const registry = new Map(ordered.map((d) => [d.name, d]));
-export const serviceNames = ordered.map((d) => d.name);
+// The services enabled by default; MCP is opt-in (MINILAKE_MCP=1, or named in MINILAKE_SERVICES).
+export const serviceNames = ordered.map((d) => d.name).filter((n) => n !== 'mcp');
