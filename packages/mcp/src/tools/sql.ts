@@ -130,7 +130,7 @@ export const sqlTools = [
         .array(
           z.object({
             name: z.string().describe('marker name, used as :name in the statement'),
-            value: z.string().nullable().optional().describe('value as text; omitted or null is NULL'),
+            value: z.string().optional().describe('value as text; omitted is NULL'),
             type: z.string().optional().describe('SQL type of the value (default STRING)'),
           }),
         )
