@@ -480,3 +480,41 @@ describe('MCP over Streamable HTTP', () => {
     expect(server.output()).not.toContain(secret);
   });
 });
+
+describe('MCP with MINILAKE_PERSIST=1', () => {
+  it('keeps what a tool acknowledged across kill -9', async () => {
+    const env = { MINILAKE_MCP: '1', MINILAKE_PERSIST: '1', MINILAKE_WAREHOUSE_START_DELAY: '0.1' };
+    const first = await startServer({ env });
+    const c1 = await connect(first.url);
+    await c1.callTool({ name: 'setup_fixture', arguments: { catalog: 'kept', schema: 's' } });
+    const seeded = await c1.callTool({
+      name: 'seed_table',
+      arguments: {
+        full_name: 'kept.s.t',
+        columns: [{ name: 'amount', type_text: 'DECIMAL(10,2)' }],
+        rows: [['1.25'], ['2.50']],
+      },
+    });
+    expect(seeded.isError).toBeFalsy();
+    await c1.close();
+    await first.kill9();
+    const second = await startServer({ env, dataDir: first.dataDir });
+    try {
+      const c2 = await connect(second.url);
+      const r = await c2.callTool({
+        name: 'run_sql',
+        arguments: { statement: 'SELECT SUM(amount) FROM kept.s.t' },
+      });
+      expect((r.structuredContent as { rows: unknown[][] }).rows).toEqual([['3.75']]);
+      const again = await c2.callTool({ name: 'setup_fixture', arguments: { catalog: 'kept', schema: 's' } });
+      expect((again.structuredContent as { created: unknown }).created).toEqual({
+        catalog: false,
+        schema: false,
+        warehouse: false,
+      });
+      await c2.close();
+    } finally {
+      await second.stop();
+    }
+  });
+});
