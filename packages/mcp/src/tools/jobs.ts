@@ -152,7 +152,7 @@ export const jobsTools = [
     description: 'Runs, most recent first; of one job when job_id is given.',
     needs: ['jobs'],
     input: {
-      job_id: jobId.optional(),
+      job_id: z.number().int().optional().describe('only the runs of this job'),
       active_only: z.boolean().optional().describe('only runs not yet terminated'),
       limit: z.number().int().min(1).max(25).optional().describe('page size (default 25)'),
     },
