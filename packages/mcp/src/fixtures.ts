@@ -27,8 +27,22 @@ export class Fixtures {
   readonly setupLock = new Mutex();
   private readonly warehouseLock = new Mutex();
   private warehouseId: string | undefined;
+  private readonly memo = new Map<string, Promise<unknown>>();
 
   constructor(private readonly rest: Rest) {}
+
+  /** Computes a value once per host (a failure is not remembered). */
+  once<T>(key: string, compute: () => Promise<T>): Promise<T> {
+    let p = this.memo.get(key) as Promise<T> | undefined;
+    if (!p) {
+      p = compute().catch((e: unknown) => {
+        this.memo.delete(key);
+        throw e;
+      });
+      this.memo.set(key, p);
+    }
+    return p;
+  }
 
   /** Forgets the remembered warehouse (after reset_state). */
   forget(): void {

@@ -7,6 +7,7 @@ import { ResourceTemplate, type McpServer } from '@modelcontextprotocol/sdk/serv
 import { RestError } from './rest.js';
 import type { ToolDef, ToolEnv } from './tools/define.js';
 import { catalogTree } from './tools/composites.js';
+import { probedDialect } from './dialect-probes.js';
 import { ucList } from './tools/unity-catalog.js';
 import { AGENT_GUIDE, ERROR_GUIDE, PYSPARK_GUIDE, SQL_DIALECT_BODY, SQL_DIALECT_HEADER } from './guides.js';
 
@@ -81,10 +82,18 @@ export function registerResources(
     {
       title: 'SQL dialect: Databricks SQL on DuckDB',
       description:
-        'What Databricks SQL MiniLake runs as on Databricks, what it refuses and why, and the known differences. Read it before writing SQL.',
+        'What Databricks SQL MiniLake runs as on Databricks, what it refuses and why, and the known differences; with a table of constructs checked live on this server (their value or refusal). Read it before writing SQL.',
       mimeType: 'text/markdown',
     },
-    async (uri) => markdown(uri.href, `${SQL_DIALECT_HEADER}\n${SQL_DIALECT_BODY}`),
+    async (uri) => {
+      let probed = '';
+      try {
+        probed = await probedDialect(env);
+      } catch (e) {
+        probed = `## Checked on this server\n\nThe probes could not run: ${(e as Error).message}\n`;
+      }
+      return markdown(uri.href, `${SQL_DIALECT_HEADER}\n${probed}\n${SQL_DIALECT_BODY}`);
+    },
   );
 
   server.registerResource(

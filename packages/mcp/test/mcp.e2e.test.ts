@@ -248,6 +248,11 @@ describe('MCP over Streamable HTTP', () => {
     expect(sql.mcp_tools).toContain('run_sql');
     const dialect = ((await client.readResource({ uri: 'minilake://sql-dialect' })).contents[0] as any).text;
     expect(dialect).toMatch(/UNSUPPORTED_FEATURE/);
+    // The generated part: constructs run on this server, with their value or refusal.
+    expect(dialect).toContain(
+      '| 0-based array subscript | `SELECT array(10, 20, 30)[1] AS v` | runs: "20" |',
+    );
+    expect(dialect).toMatch(/Delta time travel .*error: BAD_REQUEST: \[UNSUPPORTED_FEATURE\]/);
     for (const uri of ['minilake://pyspark-guide', 'minilake://error-codes', 'minilake://agent-guide'])
       expect(((await client.readResource({ uri })).contents[0] as any).text.length).toBeGreaterThan(100);
     const cats = JSON.parse(
@@ -261,7 +266,8 @@ describe('MCP over Streamable HTTP', () => {
     const qh = JSON.parse(
       ((await client.readResource({ uri: 'minilake://query-history' })).contents[0] as any).text,
     );
-    expect(qh.queries.some((q: any) => /SUM\(amount\)/.test(q.query_text))).toBe(true);
+    // The dialect probes just ran: they are the latest statements.
+    expect(qh.queries.some((q: any) => /any_table/.test(q.query_text))).toBe(true);
     const tree = JSON.parse(
       ((await client.readResource({ uri: 'minilake://catalog/sales' })).contents[0] as any).text,
     );
