@@ -24,13 +24,20 @@ export interface ComputeApi {
 }
 
 /**
- * The part of the iam service's api this package uses (structural: no package dependency on iam). With it
- * the permissions API answers 404 for a cluster, policy or pool that does not exist, names the cluster's
- * creator as its default owner, and forgets an ACL when its object is deleted.
+ * The part of the iam service's api this package uses (structural: no package dependency on iam). Through
+ * it compute makes its three object types known to the permissions API, which then answers 404 for a
+ * cluster, policy or pool that does not exist, names the cluster's creator as its default owner, and forgets
+ * an ACL when its object is deleted.
  */
 interface IamPeer {
   registerObjectType(
-    requestObjectType: string,
+    definition: {
+      request: string;
+      objectType: string;
+      levels: readonly string[];
+      owner?: string;
+      admins: string;
+    },
     hooks: { exists(id: string): boolean; owner?(id: string): string | undefined },
   ): void;
   dropPermissions(requestObjectType: string, id: string): void;
@@ -60,12 +67,31 @@ export const computeService = defineService<ComputeApi>({
       terminateDelayMs: delayMs(ctx, 'MINILAKE_CLUSTER_TERMINATE_DELAY', 1),
       onDeleted: (type, id) => iam?.dropPermissions(type, id),
     });
-    iam?.registerObjectType('clusters', {
-      exists: (id) => store.clusterOwner(id) !== undefined,
-      owner: (id) => store.clusterOwner(id),
-    });
-    iam?.registerObjectType('cluster-policies', { exists: (id) => store.policyExists(id) });
-    iam?.registerObjectType('instance-pools', { exists: (id) => store.poolExists(id) });
+    // The permission object types as Databricks has them (levels, the creator's and the admins' level).
+    iam?.registerObjectType(
+      {
+        request: 'clusters',
+        objectType: 'cluster',
+        levels: ['CAN_ATTACH_TO', 'CAN_RESTART', 'CAN_MANAGE'],
+        owner: 'CAN_MANAGE',
+        admins: 'CAN_MANAGE',
+      },
+      { exists: (id) => store.clusterOwner(id) !== undefined, owner: (id) => store.clusterOwner(id) },
+    );
+    iam?.registerObjectType(
+      { request: 'cluster-policies', objectType: 'cluster-policy', levels: ['CAN_USE'], admins: 'CAN_USE' },
+      { exists: (id) => store.policyExists(id) },
+    );
+    iam?.registerObjectType(
+      {
+        request: 'instance-pools',
+        objectType: 'instance-pool',
+        levels: ['CAN_ATTACH_TO', 'CAN_MANAGE'],
+        owner: 'CAN_MANAGE',
+        admins: 'CAN_MANAGE',
+      },
+      { exists: (id) => store.poolExists(id) },
+    );
     return {
       app: computeApp(store),
       state: [store],

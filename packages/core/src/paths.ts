@@ -52,8 +52,10 @@ export async function resolveUnderReal(root: string, userPath: string): Promise<
 }
 
 /**
- * The path that follows `prefix` in a request URL, decoded one segment at a time so an encoded slash, a NUL
- * byte or a dot segment cannot sneak past routing. Returns an absolute path.
+ * The path that follows `prefix` in a request URL, decoded one segment at a time. An encoded slash (`%2F`) is
+ * a separator, as Databricks treats it: the real CLI sends a whole workspace path as one escaped segment
+ * (`import-file/Users%2Fdev%40x%2F.bundle%2Fdatabricks.yml`). The escape checks run on the decoded parts, so
+ * an encoded `..`, `.`, NUL or backslash still never gets through. Returns an absolute path.
  */
 export function pathFromUrl(url: string, prefix: string): string {
   const pathname = new URL(url).pathname;
@@ -61,17 +63,19 @@ export function pathFromUrl(url: string, prefix: string): string {
   const out: string[] = [];
   for (const raw of rest.split('/')) {
     if (raw === '') continue;
-    let s: string;
+    let decoded: string;
     try {
-      s = decodeURIComponent(raw);
+      decoded = decodeURIComponent(raw);
     } catch {
       throw invalidParameter(`Invalid percent-encoding in path segment ${JSON.stringify(raw)}`);
     }
-    if (s.includes('/') || s.includes('\\'))
-      throw invalidParameter(`Path segment ${JSON.stringify(s)} must not contain a slash`);
-    if (s.includes('\0')) throw invalidParameter('Path must not contain NUL bytes');
-    if (s === '..' || s === '.') throw invalidParameter(`Path must not contain '${s}' segments`);
-    out.push(s);
+    if (decoded.includes('\\')) throw invalidParameter(`Invalid path segment ${JSON.stringify(decoded)}`);
+    if (decoded.includes('\0')) throw invalidParameter('Path must not contain NUL bytes');
+    for (const s of decoded.split('/')) {
+      if (s === '') continue;
+      if (s === '..' || s === '.') throw invalidParameter(`Path must not contain '${s}' segments`);
+      out.push(s);
+    }
   }
   return '/' + out.join('/');
 }

@@ -13,7 +13,11 @@ export interface SecretsApi {
 
 export const secretsService = defineService<SecretsApi>({
   name: 'secrets',
-  description: 'Secrets API: scopes, write-only secrets encrypted at rest, ACLs (stored, not enforced)',
+  description: 'Secrets API: scopes, secrets encrypted at rest, ACLs (stored, not enforced)',
+  configDefaults: {
+    // 1: `GET secrets/get` answers 403 as the seeds had it, and values are readable only by jobs.
+    MINILAKE_SECRETS_WRITE_ONLY: '0',
+  },
   create(ctx) {
     const store = new SecretsStore(
       ctx.state,
@@ -22,7 +26,7 @@ export const secretsService = defineService<SecretsApi>({
       ctx.state.persistent ? ctx.dataDir : undefined,
     );
     return {
-      app: secretsApp(store),
+      app: secretsApp(store, { writeOnly: ctx.config.MINILAKE_SECRETS_WRITE_ONLY === '1' }),
       state: [store],
       api: {
         resolveReferences: (text) => store.resolveReferences(text),

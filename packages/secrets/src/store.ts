@@ -113,7 +113,7 @@ export class SecretsStore extends CollectionStore {
       .sort((a, b) => a.key.localeCompare(b.key));
   }
 
-  /** For jobs only (dbutils and {{secrets/...}} references); never exposed through the REST API. */
+  /** The value's bytes: for `GET secrets/get` (unless write-only) and for jobs' {{secrets/...}} references. */
   readSecret(scope: string, key: string): Buffer {
     this.scope(scope);
     const s = this.secrets.get(`${scope}/${key}`);

@@ -15,19 +15,30 @@ export interface WorkspaceApi {
 }
 
 /**
- * The part of the iam service's api this package uses (structural: no package dependency on iam). With it
- * the permissions API answers 404 for a notebook, folder or file id that does not exist, and forgets an ACL
- * when its object is deleted.
+ * The part of the iam service's api this package uses (structural: no package dependency on iam). Through
+ * it workspace makes notebooks, directories and files known to the permissions API, which then answers 404
+ * for an object id that does not exist, and forgets an ACL when its object is deleted.
  */
 interface IamPeer {
-  registerObjectType(requestObjectType: string, hooks: { exists(id: string): boolean }): void;
+  registerObjectType(
+    definition: {
+      request: string;
+      objectType: string;
+      levels: readonly string[];
+      owner?: string;
+      admins: string;
+      adminsFrom?: string;
+    },
+    hooks: { exists(id: string): boolean },
+  ): void;
   dropPermissions(requestObjectType: string, id: string): void;
 }
 
-const PERMISSION_TYPES: Record<ObjectType, string> = {
-  NOTEBOOK: 'notebooks',
-  DIRECTORY: 'directories',
-  FILE: 'files',
+/** Each workspace object type's permissions request path and `object_type`, as Databricks names them. */
+const PERMISSION_TYPES: Record<ObjectType, { request: string; objectType: string }> = {
+  NOTEBOOK: { request: 'notebooks', objectType: 'notebook' },
+  DIRECTORY: { request: 'directories', objectType: 'directory' },
+  FILE: { request: 'files', objectType: 'file' },
 };
 
 export const workspaceService = defineService<WorkspaceApi>({
@@ -37,9 +48,22 @@ export const workspaceService = defineService<WorkspaceApi>({
     const store = new WorkspaceStore(ctx.state, ctx.clock, ctx.dataDir, ctx.identity.userName);
     const iam = ctx.peer<IamPeer>('iam');
     if (iam) {
-      for (const [type, request] of Object.entries(PERMISSION_TYPES) as [ObjectType, string][])
-        iam.registerObjectType(request, { exists: (id) => store.hasObject(type, id) });
-      store.onDeleted = (type, id) => iam.dropPermissions(PERMISSION_TYPES[type], id);
+      for (const [type, names] of Object.entries(PERMISSION_TYPES) as [
+        ObjectType,
+        (typeof PERMISSION_TYPES)[ObjectType],
+      ][])
+        iam.registerObjectType(
+          {
+            ...names,
+            levels: ['CAN_READ', 'CAN_RUN', 'CAN_EDIT', 'CAN_MANAGE'],
+            owner: 'CAN_MANAGE',
+            admins: 'CAN_MANAGE',
+            // admins manage the whole tree from its root folder
+            adminsFrom: '/directories/0',
+          },
+          { exists: (id) => store.hasObject(type, id) },
+        );
+      store.onDeleted = (type, id) => iam.dropPermissions(PERMISSION_TYPES[type].request, id);
     }
     return {
       app: workspaceApp(store),
