@@ -4,6 +4,7 @@ import { parseArgs } from 'node:util';
 import { DependencyError, StateVersionError } from '@minilake/core';
 import { ConfigError, parseConfig } from './config.js';
 import { listen } from './listen.js';
+import { runMcpStdio } from './mcp-stdio.js';
 import { registry } from './registry.js';
 import { createMinilake } from './server.js';
 
@@ -12,6 +13,7 @@ const version = (createRequire(import.meta.url)('../package.json') as { version:
 const help = `minilake ${version}: the Databricks API on your laptop
 
 Usage: minilake [--port N] [--host ADDR]
+       minilake mcp --stdio [--url URL]   (MCP over stdio; see minilake mcp --help)
 
 Options:
   -p, --port N      port to listen on (MINILAKE_PORT, default 8000; 0 picks a free port)
@@ -24,9 +26,11 @@ Environment:
   MINILAKE_PERSIST     1 keeps every acknowledged write across restarts and crashes
   MINILAKE_SERVICES    comma-separated services to enable, with those they require (default all): ${[...registry.keys()].join(', ')}
   MINILAKE_LOG_LEVEL   debug, info, warn, error or silent (default info)
+  MINILAKE_MCP         1 serves the MCP server for agents at /mcp
 `;
 
 async function main(): Promise<void> {
+  if (process.argv[2] === 'mcp') return runMcpStdio(process.argv.slice(3), process.env);
   let flags;
   try {
     flags = parseArgs({

@@ -64,6 +64,8 @@ export function parseConfig(
       `MINILAKE_LOG_LEVEL=${JSON.stringify(env.MINILAKE_LOG_LEVEL)} must be one of ${levels.join(', ')}`,
     );
   }
+  // MCP is opt-in: the default service list leaves it out, MINILAKE_MCP=1 adds it.
+  const mcp = parseBool('MINILAKE_MCP', env.MINILAKE_MCP, problems);
   const rawServices = (env.MINILAKE_SERVICES ?? '').trim();
   let services = serviceNames;
   if (rawServices !== '' && rawServices !== 'all') {
@@ -78,6 +80,7 @@ export function parseConfig(
       );
     }
   }
+  if (mcp && !services.includes('mcp')) services = [...services, 'mcp'];
   const workspaceId = env.MINILAKE_WORKSPACE_ID ?? '1000000000000000';
   if (!/^\d{1,18}$/.test(workspaceId))
     problems.push(`MINILAKE_WORKSPACE_ID=${JSON.stringify(workspaceId)} must be digits`);

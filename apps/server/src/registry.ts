@@ -7,6 +7,7 @@ import type { ServiceDefinition } from '@minilake/core';
 import { computeService } from '@minilake/compute';
 import { filesService } from '@minilake/files';
 import { iamService } from '@minilake/iam';
+import { mcpService } from '@minilake/mcp';
 import { secretsService } from '@minilake/secrets';
 import { sqlService } from '@minilake/sql';
 import { unityCatalogService } from '@minilake/unity-catalog';
@@ -22,7 +23,10 @@ const ordered = [
   filesService,
   computeService,
   workspaceAdminService,
+  // Last: its tools call every other service through the host's routes.
+  mcpService,
 ] as ServiceDefinition<unknown>[];
 
 export const registry = new Map(ordered.map((d) => [d.name, d]));
-export const serviceNames = ordered.map((d) => d.name);
+// The services enabled by default; MCP is opt-in (MINILAKE_MCP=1, or named in MINILAKE_SERVICES).
+export const serviceNames = ordered.map((d) => d.name).filter((n) => n !== 'mcp');
