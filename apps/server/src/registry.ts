@@ -8,6 +8,7 @@ import { filesService } from '@minilake/files';
 import { iamService } from '@minilake/iam';
 import { secretsService } from '@minilake/secrets';
 import { sqlService } from '@minilake/sql';
+import { thriftService } from '@minilake/thrift';
 import { unityCatalogService } from '@minilake/unity-catalog';
 import { workspaceService } from '@minilake/workspace';
 import { workspaceAdminService } from '@minilake/workspace-admin';
@@ -17,6 +18,7 @@ const ordered = [
   secretsService,
   unityCatalogService,
   sqlService,
+  thriftService,
   workspaceService,
   filesService,
   computeService,
