@@ -21,7 +21,6 @@ import { readJson, readQuery, validate, v } from '@minilake/core';
 import {
   badWaitTimeout,
   chunkNotFound,
-  formatNeedsExternalLinks,
   resultLinkExpired,
   statementNotFound,
   statementNotSucceeded,
@@ -29,7 +28,12 @@ import {
 import type { QueryFilter, QueryHistoryStore } from './history.js';
 import { chunkContent, contentType, type ChunkInfo } from './results.js';
 import * as s from './schemas.js';
-import type { Statement, StatementManager } from './statements.js';
+import {
+  STATEMENT_API_CLIENT,
+  type SqlRequest,
+  type Statement,
+  type StatementManager,
+} from './statements.js';
 import type { Origin, WarehouseStore } from './warehouses.js';
 
 const STATEMENTS = '/api/2.0/sql/statements';
@@ -158,11 +162,7 @@ export function sqlApp(
   app.post(STATEMENTS, async (c) => {
     const body = await readJson(c, s.ExecuteStatementRequest);
     const wait = parseWaitTimeout(body.wait_timeout);
-    const format = body.format ?? 'JSON_ARRAY';
-    if (format !== 'JSON_ARRAY' && (body.disposition ?? 'INLINE') === 'INLINE')
-      throw formatNeedsExternalLinks(format);
-    warehouses.usable(body.warehouse_id);
-    const stmt = statements.start(body);
+    const stmt = statements.execute(toSqlRequest(body));
     if (wait > 0) {
       const ended = await statements.wait(stmt, wait * 1000);
       if (!ended && body.on_wait_timeout === 'CANCEL') statements.cancel(stmt);
@@ -288,6 +288,24 @@ export function sqlApp(
   });
 
   return app;
+}
+
+/** The REST request in the statement service's wire-neutral form. */
+function toSqlRequest(body: s.ExecuteStatementInput): SqlRequest {
+  const r: SqlRequest = {
+    statement: body.statement,
+    warehouseId: body.warehouse_id,
+    client: STATEMENT_API_CLIENT,
+  };
+  if (body.catalog) r.catalog = body.catalog;
+  if (body.schema) r.schema = body.schema;
+  if (body.parameters) r.parameters = body.parameters;
+  if (body.format) r.format = body.format;
+  if (body.disposition) r.disposition = body.disposition;
+  if (body.row_limit !== undefined) r.rowLimit = body.row_limit;
+  if (body.byte_limit !== undefined) r.byteLimit = body.byte_limit;
+  if (body.query_tags) r.queryTags = body.query_tags;
+  return r;
 }
 
 /**

@@ -28,7 +28,7 @@ export interface DuckDbEngineLike {
   readonly catalogEpoch?: number;
 }
 
-/** The Unity Catalog operations intercepted DDL goes through (all optional: absent = unsupported here). */
+/** The Unity Catalog operations SQL DDL handled by MiniLake (commands/ddl.ts) goes through (all optional: absent = unsupported here). */
 export interface UnityCatalogApiLike {
   createCatalog?(req: { name: string; comment?: string }): unknown;
   deleteCatalog?(name: string, force: boolean): unknown;
