@@ -5,7 +5,8 @@
  * - The generated TCLIService processor and types shipped in `@databricks/sql` decode and encode every
  *   message; this package only implements the handler.
  * - An unknown warehouse is HTTP 404 before any Thrift is read (the connectors report the status).
- * - Cluster paths run on the warehouse of the same id if there is one, else the first warehouse.
+ * - Cluster paths run on the warehouse of the same id if there is one, else on the starter warehouse.
+ * - Query history names the client by the first word of its User-Agent (PyDatabricksSqlConnector/4.9.0).
  */
 import { createRequire } from 'node:module';
 import { Hono } from 'hono';
@@ -42,13 +43,13 @@ export function processThrift(handler: unknown, body: Buffer): Promise<Buffer> {
 export interface ThriftAppOptions {
   service: ThriftService;
   /** The warehouse a path names, or undefined when there is none (404). */
-  resolveWarehouse(kind: 'warehouse' | 'cluster', id: string): Promise<string | undefined>;
+  resolveWarehouse(kind: 'warehouse' | 'cluster', id: string): string | undefined;
 }
 
 export function thriftApp(o: ThriftAppOptions): Hono {
   const app = new Hono();
   const serve = async (kind: 'warehouse' | 'cluster', id: string, req: Request): Promise<Response> => {
-    const warehouseId = await o.resolveWarehouse(kind, id);
+    const warehouseId = o.resolveWarehouse(kind, id);
     if (!warehouseId)
       throw new DatabricksError(
         404,
@@ -60,7 +61,8 @@ export function thriftApp(o: ThriftAppOptions): Hono {
     const body = Buffer.from(await req.arrayBuffer());
     let reply: Buffer;
     try {
-      reply = await processThrift(o.service.handler(warehouseId), body);
+      const client = req.headers.get('user-agent')?.split(' ')[0] || 'Thrift';
+      reply = await processThrift(o.service.handler(warehouseId, client), body);
     } catch {
       throw new DatabricksError(
         400,

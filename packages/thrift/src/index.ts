@@ -1,7 +1,8 @@
 import { defineService } from '@minilake/core';
-import type { SqlApi } from '@minilake/sql';
+import { DatabricksError } from '@minilake/core';
+import { STARTER_WAREHOUSE_ID, type SqlApi } from '@minilake/sql';
 import { thriftApp } from './app.js';
-import { restRunner } from './runner.js';
+import { serviceRunner, type Runner } from './runner.js';
 import { ThriftService } from './service.js';
 
 export { thriftApp, processThrift } from './app.js';
@@ -24,26 +25,26 @@ export const thriftService = defineService({
   },
   create(ctx) {
     const request = (p: string, init?: RequestInit) => ctx.request(p, init);
+    const sql = ctx.peer<SqlApi>('sql');
+    const unavailable: Runner = {
+      start: () =>
+        Promise.reject(new DatabricksError(501, 'NOT_IMPLEMENTED', 'The sql service is not enabled.')),
+    };
     const service = new ThriftService({
-      runner: restRunner(request),
+      runner: sql ? serviceRunner(sql.statements) : unavailable,
       request,
       clock: ctx.clock,
       logger: ctx.logger,
       idleMs: seconds(ctx.config.MINILAKE_THRIFT_SESSION_IDLE, 3600) * 1000,
     });
-    const sql = ctx.peer<SqlApi>('sql');
-    const firstWarehouse = async (): Promise<string | undefined> => {
-      const res = await request('/api/2.0/sql/warehouses');
-      if (!res.ok) return undefined;
-      const body = (await res.json()) as { warehouses?: { id: string }[] };
-      return body.warehouses?.[0]?.id;
-    };
     const app = thriftApp({
       service,
-      async resolveWarehouse(kind, id) {
+      resolveWarehouse(kind, id) {
         if (!sql) return undefined;
         if (sql.warehouseExists(id)) return id;
-        return kind === 'cluster' ? firstWarehouse() : undefined;
+        // The starter warehouse is provisioned by its first statement (or refused in strict mode there).
+        if (id === STARTER_WAREHOUSE_ID || kind === 'cluster') return STARTER_WAREHOUSE_ID;
+        return undefined;
       },
     });
     const sessions = {

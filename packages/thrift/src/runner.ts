@@ -3,11 +3,12 @@
  * warehouse in this namespace, give me typed (Arrow) results, cancel". Everything Thrift-specific stays out
  * of here, so the endpoint does not care which statement service runs the SQL.
  *
- * This implementation goes through the sql service's REST Statement Execution API in process
- * (`ctx.request`), with ARROW_STREAM + EXTERNAL_LINKS (no 25 MiB inline limit, typed Arrow columns): the
- * statement lands in query history like any other, on the same engine and dialect.
+ * It runs on the sql service's statement service (`ctx.peer<SqlApi>('sql').statements`), the one the REST
+ * Statement Execution API uses, with ARROW_STREAM + EXTERNAL_LINKS (no 25 MiB inline limit, typed Arrow
+ * columns): same engine, same dialect, same warehouse state machine, and every statement in query history.
  */
-import type { ServiceContext } from '@minilake/core';
+import { readFile } from 'node:fs/promises';
+import type { StatementService } from '@minilake/sql';
 
 export interface RunParameter {
   name: string;
@@ -21,6 +22,8 @@ export interface RunRequest {
   catalog?: string;
   schema?: string;
   parameters?: RunParameter[];
+  /** The front end as query history shows it (client_application). */
+  client?: string;
 }
 
 export type RunState = 'PENDING' | 'RUNNING' | 'SUCCEEDED' | 'FAILED' | 'CANCELED' | 'CLOSED';
@@ -57,121 +60,68 @@ export interface Runner {
   start(req: RunRequest): Promise<Execution>;
 }
 
-export class RunnerError extends Error {
-  constructor(
-    readonly code: string,
-    message: string,
-    readonly status: number,
-  ) {
-    super(message);
-  }
-}
+type Stmt = ReturnType<StatementService['execute']>;
 
-const TERMINAL = new Set<RunState>(['SUCCEEDED', 'FAILED', 'CANCELED', 'CLOSED']);
-
-interface StatementResponse {
-  statement_id: string;
-  status: { state: RunState; error?: { error_code: string; message: string }; sql_state?: string };
-  manifest?: {
-    schema?: { columns?: RunColumn[] };
-    total_row_count?: number;
-    total_chunk_count?: number;
-  };
-  result?: { external_links?: { chunk_index: number; external_link: string }[] };
-}
-
-type Request = ServiceContext['request'];
-
-async function json<T>(res: Response): Promise<T> {
-  const body = (await res.json()) as T & { error_code?: string; message?: string };
-  if (!res.ok) throw new RunnerError(body.error_code ?? 'INTERNAL_ERROR', body.message ?? '', res.status);
-  return body;
-}
-
-class RestExecution implements Execution {
-  private last: StatementResponse;
-  private canceling = false;
+class ServiceExecution implements Execution {
   readonly done: Promise<void>;
 
   constructor(
-    private readonly request: Request,
-    first: StatementResponse,
+    private readonly service: StatementService,
+    private readonly stmt: Stmt,
   ) {
-    this.last = first;
-    this.done = this.poll();
+    this.done = stmt.done;
   }
 
   get id(): string {
-    return this.last.statement_id;
-  }
-
-  private async poll(): Promise<void> {
-    // The REST API has no long poll on GET: back off from 1 ms to 50 ms (engine time, not the clock).
-    let delay = 1;
-    while (!TERMINAL.has(this.last.status.state)) {
-      await new Promise((r) => setTimeout(r, delay));
-      delay = Math.min(50, delay * 2);
-      this.last = await json<StatementResponse>(await this.request(`/api/2.0/sql/statements/${this.id}`));
-    }
+    return this.stmt.id;
   }
 
   status(): RunStatus {
-    const s = this.last;
-    const out: RunStatus = { state: s.status.state };
-    if (s.status.error)
+    const s = this.stmt;
+    const out: RunStatus = { state: s.state };
+    if (s.error)
       out.error = {
-        code: s.status.error.error_code,
-        message: s.status.error.message,
-        ...(s.status.sql_state ? { sqlState: s.status.sql_state } : {}),
+        code: s.error.error_code,
+        message: s.error.message,
+        ...(s.sqlState ? { sqlState: s.sqlState } : {}),
       };
-    if (s.manifest) {
-      out.columns = s.manifest.schema?.columns ?? [];
-      out.totalRows = s.manifest.total_row_count ?? 0;
-      out.chunkCount = s.manifest.total_chunk_count ?? 0;
+    if (s.state === 'SUCCEEDED' && s.result) {
+      out.columns = s.result.columns;
+      out.totalRows = s.result.totalRows;
+      out.chunkCount = s.result.chunks.length;
     }
     return out;
   }
 
   async chunk(i: number): Promise<Uint8Array> {
-    const r = await json<{ external_links?: { external_link: string }[] }>(
-      await this.request(`/api/2.0/sql/statements/${this.id}/result/chunks/${i}`),
-    );
-    const link = r.external_links?.[0]?.external_link;
-    if (!link) throw new RunnerError('INTERNAL_ERROR', `chunk ${i} has no link`, 500);
-    const u = new URL(link);
-    const res = await this.request(u.pathname + u.search);
-    if (!res.ok) throw new RunnerError('INTERNAL_ERROR', `chunk ${i}: HTTP ${res.status}`, 500);
-    return new Uint8Array(await res.arrayBuffer());
+    const c = this.stmt.result?.chunks[i];
+    if (!c) throw new Error(`The result of statement ${this.id} has no chunk ${i}`);
+    if (c.mem !== undefined) return typeof c.mem === 'string' ? Buffer.from(c.mem) : c.mem;
+    if (c.file) return readFile(c.file);
+    return new Uint8Array();
   }
 
-  async cancel(): Promise<void> {
-    if (this.canceling || TERMINAL.has(this.last.status.state)) return;
-    this.canceling = true;
-    await this.request(`/api/2.0/sql/statements/${this.id}/cancel`, { method: 'POST' });
+  cancel(): Promise<void> {
+    this.service.cancel(this.stmt);
+    return Promise.resolve();
   }
 }
 
-export function restRunner(request: Request): Runner {
+export function serviceRunner(service: StatementService): Runner {
   return {
-    async start(req) {
-      const body: Record<string, unknown> = {
+    start(req) {
+      // Throws the service's DatabricksError (a missing warehouse is 404 RESOURCE_DOES_NOT_EXIST).
+      const stmt = service.execute({
         statement: req.statement,
-        warehouse_id: req.warehouseId,
+        warehouseId: req.warehouseId,
         format: 'ARROW_STREAM',
         disposition: 'EXTERNAL_LINKS',
-        wait_timeout: '0s',
-      };
-      if (req.catalog) body.catalog = req.catalog;
-      if (req.schema) body.schema = req.schema;
-      if (req.parameters?.length) body.parameters = req.parameters;
-      const first = await json<StatementResponse>(
-        await request('/api/2.0/sql/statements', {
-          method: 'POST',
-          headers: { 'content-type': 'application/json' },
-          body: JSON.stringify(body),
-        }),
-      );
-      return new RestExecution(request, first);
+        ...(req.catalog ? { catalog: req.catalog } : {}),
+        ...(req.schema ? { schema: req.schema } : {}),
+        ...(req.parameters?.length ? { parameters: req.parameters } : {}),
+        ...(req.client ? { client: req.client } : {}),
+      });
+      return Promise.resolve(new ServiceExecution(service, stmt));
     },
   };
 }

@@ -5,11 +5,10 @@
  * processor from @databricks/sql calls these methods; they return plain objects the generated structs accept.
  */
 import { randomUUID } from 'node:crypto';
-import type { Clock, Logger } from '@minilake/core';
+import { DatabricksError, type Clock, type Logger } from '@minilake/core';
 import * as meta from './metadata.js';
 import { ResultCursor, rowsSource, tableSchema, type BatchSource, type Caps } from './results.js';
 import type { Execution, RunParameter, Runner } from './runner.js';
-import { RunnerError } from './runner.js';
 import { sessionCommand } from './session-commands.js';
 import { tableFromIPC, type RecordBatch } from 'apache-arrow';
 
@@ -97,7 +96,8 @@ function i64(x: unknown): number | undefined {
 function parameters(list: Req[] | undefined | null): RunParameter[] | undefined {
   if (!list?.length) return undefined;
   return list.map((p, i) => {
-    const out: RunParameter = { name: p.name ?? `_${p.ordinal ?? i + 1}` };
+    // Positional markers (`?`) bind by ordinal: DuckDB numbers them from 1 under those names.
+    const out: RunParameter = { name: p.name ?? String(p.ordinal ?? i + 1) };
     const v = p.value;
     if (v && v.stringValue !== null && v.stringValue !== undefined) out.value = String(v.stringValue);
     else if (v && v.doubleValue !== null && v.doubleValue !== undefined) out.value = String(v.doubleValue);
@@ -114,7 +114,7 @@ export class ThriftService {
   constructor(private readonly o: ServiceOptions) {}
 
   /** The handler object for the generated processor, for one endpoint (a warehouse). */
-  handler(warehouseId: string): Record<string, (req: Req) => Promise<unknown>> {
+  handler(warehouseId: string, client?: string): Record<string, (req: Req) => Promise<unknown>> {
     const wrap =
       (f: (req: Req) => Promise<unknown> | unknown) =>
       async (req: Req): Promise<unknown> => {
@@ -130,7 +130,7 @@ export class ThriftService {
       OpenSession: wrap((r) => this.openSession(warehouseId, r)),
       CloseSession: wrap((r) => this.closeSession(r)),
       GetInfo: wrap((r) => this.getInfo(r)),
-      ExecuteStatement: wrap((r) => this.executeStatement(r)),
+      ExecuteStatement: wrap((r) => this.executeStatement(r, client)),
       GetTypeInfo: wrap((r) => this.metadata(r, OpType.GET_TYPE_INFO, () => meta.getTypeInfo())),
       GetCatalogs: wrap((r) => this.metadata(r, OpType.GET_CATALOGS, () => meta.getCatalogs(this.o.request))),
       GetSchemas: wrap((r) =>
@@ -290,7 +290,7 @@ export class ThriftService {
     return { operationId: op.handle, operationType: op.type, hasResultSet: true };
   }
 
-  private async executeStatement(r: Req): Promise<unknown> {
+  private async executeStatement(r: Req, client: string | undefined): Promise<unknown> {
     const s = this.session(r.sessionHandle);
     if (!s) return { status: invalidHandle('SessionHandle') };
     const op = this.newOperation(s, OpType.EXECUTE_STATEMENT, r);
@@ -302,11 +302,13 @@ export class ThriftService {
         warehouseId: s.warehouseId,
         ...(s.explicitNamespace ? { catalog: s.catalog, schema: s.schema } : {}),
         ...(parameters(r.parameters) ? { parameters: parameters(r.parameters)! } : {}),
+        ...(client ? { client } : {}),
       });
     } catch (e) {
       this.operations.delete(op.key);
       s.operations.delete(op.key);
-      const message = e instanceof RunnerError ? `${e.code}: ${e.message}` : (e as Error).message;
+      if (!(e instanceof DatabricksError)) throw e;
+      const message = `${e.errorCode}: ${e.message}`;
       return { status: { statusCode: StatusCode.ERROR, errorMessage: message, displayMessage: message } };
     }
     if (cmd?.kind === 'use')
@@ -319,8 +321,7 @@ export class ThriftService {
     // runAsync=false: answer when it is done. runAsync=true with direct results: wait briefly, as Databricks
     // does (a quick statement comes back FINISHED with its rows in the same response).
     if (!r.runAsync) await op.exec.done;
-    else if (r.getDirectResults)
-      await Promise.race([op.exec.done, new Promise((res) => setTimeout(res, 5000))]);
+    else if (r.getDirectResults) await settledWithin(op.exec.done, DIRECT_RESULTS_WAIT_MS);
     return this.withDirectResults(op, r);
   }
 
@@ -456,10 +457,7 @@ export class ThriftService {
     const op = this.operation(r.operationHandle);
     if (!op) return { status: invalidHandle('OperationHandle') };
     const st = this.status(op);
-    if (st.operationState !== OpState.FINISHED)
-      return {
-        status: { statusCode: StatusCode.ERROR, errorMessage: 'The operation has no result set yet' },
-      };
+    if (st.operationState !== OpState.FINISHED) return { status: notFinished(st) };
     return this.metadataResp(op);
   }
 
@@ -472,19 +470,39 @@ export class ThriftService {
     const op = this.operation(r.operationHandle);
     if (!op) return { status: invalidHandle('OperationHandle') };
     const st = this.status(op);
-    if (st.operationState !== OpState.FINISHED)
-      return {
-        status: {
-          statusCode: StatusCode.ERROR,
-          errorMessage: st.errorMessage ?? 'The operation is not finished',
-          ...(st.sqlState ? { sqlState: st.sqlState } : {}),
-        },
-      };
+    if (st.operationState !== OpState.FINISHED) return { status: notFinished(st) };
     const page = await this.fetchPage(op, i64(r.maxRows) ?? 100000);
     const resp: Record<string, unknown> = { status: ok(), hasMoreRows: page.hasMore, results: page.rowSet };
     if (r.includeResultSetMetadata) resp.resultSetMetadata = await this.metadataResp(op);
     return resp;
   }
+}
+
+/** How long an async ExecuteStatement with direct results waits before answering RUNNING (engine time). */
+const DIRECT_RESULTS_WAIT_MS = 400;
+
+async function settledWithin(p: Promise<void>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([p, new Promise<void>((res) => (timer = setTimeout(res, ms)))]);
+  clearTimeout(timer);
+}
+
+/** The error status of a result request on an operation that has no result (yet, or ever). */
+function notFinished(st: Record<string, unknown>) {
+  const message =
+    st.operationState === OpState.CANCELED
+      ? 'The statement was canceled.'
+      : st.operationState === OpState.ERROR
+        ? String(st.errorMessage)
+        : st.operationState === OpState.CLOSED
+          ? 'The operation is closed.'
+          : 'The statement is still running: poll GetOperationStatus until it is FINISHED.';
+  return {
+    statusCode: StatusCode.ERROR,
+    errorMessage: message,
+    displayMessage: message,
+    ...(st.sqlState ? { sqlState: st.sqlState as string } : {}),
+  };
 }
 
 function notSupported(what: string) {
