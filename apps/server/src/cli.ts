@@ -3,6 +3,7 @@ import { createRequire } from 'node:module';
 import { parseArgs } from 'node:util';
 import { ConfigError, parseConfig } from './config.js';
 import { listen } from './listen.js';
+import { tlsMaterial } from './tls.js';
 import { registry } from './registry.js';
 import { createMinilake } from './server.js';
 
@@ -55,9 +56,10 @@ async function main(): Promise<void> {
     throw e;
   }
   const ml = await createMinilake(config);
-  const l = await listen(ml, config.port, config.host);
+  const tls = config.tls ? await tlsMaterial(config.tls, ml.dataDir) : undefined;
+  const l = await listen(ml, config.port, config.host, tls);
   ml.logger.info(
-    `MiniLake ${version} listening on ${l.url} (services: ${ml.services.join(', ') || 'none'}; data: ${ml.dataDir}${config.persist ? ', persistent' : ''})`,
+    `MiniLake ${version} listening on ${l.url} (services: ${ml.services.join(', ') || 'none'}; data: ${ml.dataDir}${config.persist ? ', persistent' : ''}${tls ? `; certificate: ${tls.certFile}` : ''})`,
   );
 
   let signalled = false;

@@ -2,9 +2,13 @@
  * The real `@databricks/sql` driver (2.1.0) against the built server over plain http. The driver hard-codes
  * https, so the test wraps its connection options with https: false (README, "Client settings").
  */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DBSQLClient } from '@databricks/sql';
-import { startServer, uniqueName, jsonInit, type RunningServer } from '@minilake/testing';
+import { serverEntry, startServer, uniqueName, jsonInit, type RunningServer } from '@minilake/testing';
 
 /** A DBSQLClient whose connection options say https: false (its private getConnectionOptions, wrapped). */
 function httpClient(): DBSQLClient {
@@ -130,5 +134,44 @@ describe('@databricks/sql over Thrift', () => {
     ).rejects.toThrow(/^\[[A-Z_]+\] Catalog 'no_such_catalog' was not found/);
     await session.close();
     await client.close();
+  });
+});
+
+describe('@databricks/sql over TLS (MINILAKE_TLS=1)', () => {
+  it('serves https with a self-signed certificate for localhost that the driver trusts through customCaCert', async () => {
+    const dataDir = mkdtempSync(path.join(os.tmpdir(), 'minilake-tls-'));
+    const proc = spawn(process.execPath, [serverEntry, '--port', '0'], {
+      env: { ...process.env, MINILAKE_DATA_DIR: dataDir, MINILAKE_TLS: '1' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    try {
+      const port = await new Promise<number>((resolve, reject) => {
+        let out = '';
+        const onData = (d: Buffer) => {
+          out += d.toString();
+          const m = /listening on https:\/\/127\.0\.0\.1:(\d+) /.exec(out);
+          if (m) resolve(Number(m[1]));
+        };
+        proc.stdout!.on('data', onData);
+        proc.stderr!.on('data', onData);
+        proc.once('exit', (code) => reject(new Error(`server exited with ${code}: ${out}`)));
+      });
+      const client = new DBSQLClient();
+      await client.connect({
+        host: 'localhost',
+        port,
+        path: '/sql/1.0/warehouses/dev',
+        token: 'dapi-test',
+        customCaCert: readFileSync(path.join(dataDir, 'tls', 'cert.pem')),
+      });
+      const session = await client.openSession();
+      const op = await session.executeStatement("SELECT 'secure' AS s");
+      expect(await op.fetchAll()).toEqual([{ s: 'secure' }]);
+      await op.close();
+      await session.close();
+      await client.close();
+    } finally {
+      proc.kill('SIGTERM');
+    }
   });
 });
