@@ -479,7 +479,7 @@ export class ThriftService {
 }
 
 /** How long an async ExecuteStatement with direct results waits before answering RUNNING (engine time). */
-const DIRECT_RESULTS_WAIT_MS = 400;
+const DIRECT_RESULTS_WAIT_MS = 1000;
 
 async function settledWithin(p: Promise<void>, ms: number): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
