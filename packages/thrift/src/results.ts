@@ -21,7 +21,7 @@ import {
   type Data,
   type Vector,
 } from 'apache-arrow';
-import { arrowType, parseType, scalarName, thriftTypeId, TTypeId, type DbType } from './types.js';
+import { arrowType, parseType, scalarName, thriftTypeId, type DbType } from './types.js';
 
 export interface ResultColumn {
   name: string;
@@ -53,8 +53,6 @@ interface Col {
   /** The Arrow type on the wire for this client. */
   out: DataType;
 }
-
-const encoder = new TextEncoder();
 
 function ipcBytes(schema: Schema, batches: RecordBatch[]): Uint8Array {
   const w = new RecordBatchStreamWriter();
@@ -187,7 +185,7 @@ export class ResultCursor {
 
   /** A batch in the statement service's layout reshaped to the wire schema. */
   private shape(b: RecordBatch): RecordBatch {
-    const children = this.cols.map((c, i) => convert(b.getChildAt(i)!, c, this.caps).data[0]!);
+    const children = this.cols.map((c, i) => convert(b.getChildAt(i)!, c).data[0]!);
     const data = makeData({
       type: new Struct(this.schema.fields),
       length: b.numRows,
@@ -284,7 +282,7 @@ function decimalText(x: unknown, db: DbType): string {
 }
 
 /** One source column (statement service layout) as the wire type. */
-function convert(v: Vector, c: Col, caps: Caps): Vector {
+function convert(v: Vector, c: Col): Vector {
   const src = v.type as DataType;
   const out = c.out;
   if (DataType.isTimestamp(out) && DataType.isTimestamp(src) && src.unit === out.unit)
@@ -303,7 +301,7 @@ function convert(v: Vector, c: Col, caps: Caps): Vector {
     );
   }
   if (c.db.kind !== 'scalar' && DataType.isUtf8(src)) {
-    const values = mapValues(v, (x) => fromJson(JSON.parse(x as string), c.db, caps));
+    const values = mapValues(v, (x) => fromJson(JSON.parse(x as string), c.db));
     return vectorFromArray(values, out);
   }
   return vectorFromArray(
@@ -322,7 +320,7 @@ function sameType(a: DataType, b: DataType): boolean {
 }
 
 function mapValues(v: Vector, f: (x: unknown) => unknown): unknown[] {
-  const out = new Array<unknown>(v.length);
+  const out = Array.from<unknown>({ length: v.length });
   for (let i = 0; i < v.length; i++) {
     const x = v.get(i) as unknown;
     out[i] = x === null || x === undefined ? null : f(x);
@@ -343,22 +341,22 @@ function scalarValue(x: unknown, t: DataType): unknown {
 }
 
 /** A value of a nested column from its JSON text (as the statement service renders it) to Arrow input. */
-function fromJson(x: unknown, t: DbType, caps: Caps): unknown {
+function fromJson(x: unknown, t: DbType): unknown {
   if (x === null || x === undefined) return null;
   switch (t.kind) {
     case 'array':
-      return (x as unknown[]).map((e) => fromJson(e, t.element, caps));
+      return (x as unknown[]).map((e) => fromJson(e, t.element));
     case 'map':
       return new Map(
         Object.entries(x as Record<string, unknown>).map(([k, val]) => [
-          fromJson(parseKey(k, t.key), t.key, caps),
-          fromJson(val, t.value, caps),
+          fromJson(parseKey(k, t.key), t.key),
+          fromJson(val, t.value),
         ]),
       );
     case 'struct': {
       const o = x as Record<string, unknown>;
       const r: Record<string, unknown> = {};
-      for (const f of t.fields) r[f.name] = fromJson(o[f.name], f.type, caps);
+      for (const f of t.fields) r[f.name] = fromJson(o[f.name], f.type);
       return r;
     }
   }
@@ -420,5 +418,3 @@ export function rowsSource(columns: ResultColumn[], rows: unknown[][], caps: Cap
     },
   };
 }
-
-export { encoder };

@@ -224,7 +224,7 @@ export class ThriftService {
 
   private openSession(warehouseId: string, r: Req): unknown {
     const guid = uuidBytes();
-    const conf: Record<string, string> = { ...(r.configuration ?? {}) };
+    const conf: Record<string, string> = { ...r.configuration };
     const ns = r.initialNamespace ?? {};
     const s: Session = {
       key: guid.toString('hex'),
