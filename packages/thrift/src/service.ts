@@ -273,14 +273,17 @@ export class ThriftService {
       closed: false,
       started: this.o.clock.now(),
       caps: {
-        // Metadata requests carry no capabilities; Arrow is what both connectors read best there too.
-        arrow: type === OpType.EXECUTE_STATEMENT ? r.canReadArrowResult === true : true,
+        // Metadata requests say nothing of what the client reads: column-based sets, which every client reads
+        // (the Python connector installed without pyarrow cannot read Arrow).
+        arrow: type === OpType.EXECUTE_STATEMENT && r.canReadArrowResult === true,
         lz4: type === OpType.EXECUTE_STATEMENT && r.canDecompressLZ4Result === true,
         decimalAsArrow: arrowTypes.decimalAsArrow === true,
         complexAsArrow: arrowTypes.complexTypesAsArrow === true,
         timeZone: s.conf['spark.sql.session.timeZone'] || 'Etc/UTC',
       },
     };
+    // Column-based sets carry decimals and nested values as text, whatever the Arrow flags say.
+    if (!op.caps.arrow) op.caps.decimalAsArrow = op.caps.complexAsArrow = false;
     this.operations.set(op.key, op);
     s.operations.add(op.key);
     return op;
