@@ -5,6 +5,7 @@ import { DependencyError, StateVersionError } from '@minilake/core';
 import { ConfigError, parseConfig } from './config.js';
 import { listen } from './listen.js';
 import { runMcpStdio } from './mcp-stdio.js';
+import { tlsMaterial } from './tls.js';
 import { registry } from './registry.js';
 import { createMinilake } from './server.js';
 
@@ -60,9 +61,10 @@ async function main(): Promise<void> {
     throw e;
   }
   const ml = await createMinilake(config);
-  const l = await listen(ml, config.port, config.host);
+  const tls = config.tls ? await tlsMaterial(config.tls, ml.dataDir) : undefined;
+  const l = await listen(ml, config.port, config.host, tls);
   ml.logger.info(
-    `MiniLake ${version} listening on ${l.url} (services: ${ml.services.join(', ') || 'none'}; data: ${ml.dataDir}${config.persist ? ', persistent' : ''})`,
+    `MiniLake ${version} listening on ${l.url} (services: ${ml.services.join(', ') || 'none'}; data: ${ml.dataDir}${config.persist ? ', persistent' : ''}${tls ? `; certificate: ${tls.certFile}` : ''})`,
   );
 
   let signalled = false;

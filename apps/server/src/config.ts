@@ -14,6 +14,8 @@ export interface MinilakeConfig {
   logLevel: LogLevel;
   userName: string;
   workspaceId: string;
+  /** HTTPS (MINILAKE_TLS=1, or MINILAKE_TLS_CERT + MINILAKE_TLS_KEY); undefined serves plain http. */
+  tls: { certFile?: string; keyFile?: string } | undefined;
   /** Every MINILAKE_* variable services may read, with service defaults applied. */
   serviceConfig: Record<string, string | undefined>;
 }
@@ -88,6 +90,12 @@ export function parseConfig(
   if (!/^[^\s/]+$/.test(userName))
     problems.push(`MINILAKE_USER=${JSON.stringify(userName)} must be a user name without spaces or slashes`);
 
+  const certFile = env.MINILAKE_TLS_CERT || undefined;
+  const keyFile = env.MINILAKE_TLS_KEY || undefined;
+  if (!!certFile !== !!keyFile) problems.push('MINILAKE_TLS_CERT and MINILAKE_TLS_KEY go together');
+  const tlsOn = parseBool('MINILAKE_TLS', env.MINILAKE_TLS, problems) || (!!certFile && !!keyFile);
+  const tls = tlsOn ? { ...(certFile ? { certFile } : {}), ...(keyFile ? { keyFile } : {}) } : undefined;
+
   const serviceConfig: Record<string, string | undefined> = {};
   for (const def of registry.values()) Object.assign(serviceConfig, def.configDefaults);
   for (const [k, v] of Object.entries(env))
@@ -115,6 +123,7 @@ export function parseConfig(
     logLevel,
     userName,
     workspaceId,
+    tls,
     serviceConfig,
   };
 }

@@ -1,7 +1,9 @@
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
 import { serve } from '@hono/node-server';
 import type { Minilake } from './server.js';
+import type { TlsMaterial } from './tls.js';
 
 export interface Listening {
   url: string;
@@ -11,11 +13,14 @@ export interface Listening {
   shutdown(): Promise<void>;
 }
 
-export function listen(ml: Minilake, port: number, host: string): Promise<Listening> {
+export function listen(ml: Minilake, port: number, host: string, tls?: TlsMaterial): Promise<Listening> {
   return new Promise((resolve, reject) => {
-    const server = serve({ fetch: ml.app.fetch, port, hostname: host }, (info: AddressInfo) => {
+    const https = tls
+      ? { createServer: createHttpsServer, serverOptions: { cert: tls.cert, key: tls.key } }
+      : {};
+    const server = serve({ fetch: ml.app.fetch, port, hostname: host, ...https }, (info: AddressInfo) => {
       const shownHost = host.includes(':') ? `[${host}]` : host;
-      const url = `http://${shownHost}:${info.port}`;
+      const url = `${tls ? 'https' : 'http'}://${shownHost}:${info.port}`;
       // A wildcard bind is reached back through loopback.
       ml.listening(url.replace(/\/\/(0\.0\.0\.0|\[::\])(?=:)/, '//127.0.0.1'));
       let stopping: Promise<void> | undefined;

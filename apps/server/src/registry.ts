@@ -10,6 +10,7 @@ import { iamService } from '@minilake/iam';
 import { mcpService } from '@minilake/mcp';
 import { secretsService } from '@minilake/secrets';
 import { sqlService } from '@minilake/sql';
+import { thriftService } from '@minilake/thrift';
 import { unityCatalogService } from '@minilake/unity-catalog';
 import { workspaceService } from '@minilake/workspace';
 import { workspaceAdminService } from '@minilake/workspace-admin';
@@ -19,6 +20,7 @@ const ordered = [
   secretsService,
   unityCatalogService,
   sqlService,
+  thriftService,
   workspaceService,
   filesService,
   computeService,

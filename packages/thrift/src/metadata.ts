@@ -1,0 +1,494 @@
+/**
+ * The metadata calls (GetCatalogs, GetSchemas, GetTables, GetColumns, GetFunctions, GetTypeInfo,
+ * GetPrimaryKeys, GetCrossReference, GetTableTypes) answered from Unity Catalog through its REST routes, with
+ * the JDBC column sets Databricks returns. Name arguments are JDBC patterns (`%`, `_`; `*` as on Databricks).
+ */
+import type { ResultColumn } from './results.js';
+import { parseType, scalarName } from './types.js';
+
+type Request = (path: string, init?: RequestInit) => Promise<Response>;
+
+export interface MetaResult {
+  columns: ResultColumn[];
+  rows: unknown[][];
+}
+
+const S = (name: string): ResultColumn => ({ name, typeText: 'STRING' });
+const I = (name: string): ResultColumn => ({ name, typeText: 'INT' });
+const H = (name: string): ResultColumn => ({ name, typeText: 'SMALLINT' });
+const B = (name: string): ResultColumn => ({ name, typeText: 'BOOLEAN' });
+
+/** A JDBC search pattern as a predicate (null/empty/`%`/`*` match everything), case-insensitive. */
+export function pattern(p: string | null | undefined): (s: string) => boolean {
+  if (p === null || p === undefined || p === '' || p === '%' || p === '*') return () => true;
+  let re = '^';
+  for (let i = 0; i < p.length; i++) {
+    const ch = p[i]!;
+    if (ch === '\\' && i + 1 < p.length) re += escapeRe(p[++i]!);
+    else if (ch === '%' || ch === '*') re += '.*';
+    else if (ch === '_') re += '.';
+    else re += escapeRe(ch);
+  }
+  const rx = new RegExp(`${re}$`, 'is');
+  return (s) => rx.test(s);
+}
+
+const escapeRe = (c: string) => c.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+
+async function get<T>(request: Request, path: string): Promise<T | undefined> {
+  const res = await request(path);
+  if (res.status === 404) return undefined;
+  if (!res.ok) throw new Error(`${path}: HTTP ${res.status} ${await res.text()}`);
+  return (await res.json()) as T;
+}
+
+interface Named {
+  name: string;
+}
+interface UcTable {
+  name: string;
+  catalog_name: string;
+  schema_name: string;
+  table_type?: string;
+  comment?: string;
+  columns?: UcColumn[];
+  table_constraints?: {
+    primary_key_constraint?: { name: string; child_columns: string[] };
+    foreign_key_constraint?: {
+      name: string;
+      child_columns: string[];
+      parent_table: string;
+      parent_columns: string[];
+    };
+  }[];
+}
+interface UcColumn {
+  name: string;
+  type_text?: string;
+  type_name?: string;
+  type_precision?: number;
+  type_scale?: number;
+  position?: number;
+  nullable?: boolean;
+  comment?: string;
+}
+
+const q = encodeURIComponent;
+
+async function catalogs(request: Request): Promise<string[]> {
+  const r = await get<{ catalogs?: Named[] }>(request, '/api/2.1/unity-catalog/catalogs');
+  return (r?.catalogs ?? []).map((c) => c.name).sort();
+}
+
+async function schemas(request: Request, catalog: string): Promise<string[]> {
+  const r = await get<{ schemas?: Named[] }>(
+    request,
+    `/api/2.1/unity-catalog/schemas?catalog_name=${q(catalog)}`,
+  );
+  return (r?.schemas ?? []).map((s) => s.name).sort();
+}
+
+async function tables(request: Request, catalog: string, schema: string): Promise<UcTable[]> {
+  const r = await get<{ tables?: UcTable[] }>(
+    request,
+    `/api/2.1/unity-catalog/tables?catalog_name=${q(catalog)}&schema_name=${q(schema)}`,
+  );
+  return (r?.tables ?? []).sort((a, b) => a.name.localeCompare(b.name));
+}
+
+async function table(request: Request, full: string): Promise<UcTable | undefined> {
+  return get<UcTable>(request, `/api/2.1/unity-catalog/tables/${q(full)}`);
+}
+
+/** Catalog names matching: an exact name (not a pattern, as JDBC defines catalog arguments) or all. */
+async function catalogsFor(request: Request, catalog: string | null | undefined): Promise<string[]> {
+  const all = await catalogs(request);
+  if (!catalog || catalog === '%' || catalog === '*') return all;
+  const m = pattern(catalog);
+  return all.filter(m);
+}
+
+async function schemasFor(
+  request: Request,
+  catalog: string | null | undefined,
+  schema: string | null | undefined,
+): Promise<[string, string][]> {
+  const out: [string, string][] = [];
+  const m = pattern(schema);
+  for (const c of await catalogsFor(request, catalog))
+    for (const s of await schemas(request, c)) if (m(s)) out.push([c, s]);
+  return out;
+}
+
+export async function getCatalogs(request: Request): Promise<MetaResult> {
+  return { columns: [S('TABLE_CAT')], rows: (await catalogs(request)).map((c) => [c]) };
+}
+
+export async function getSchemas(
+  request: Request,
+  catalog?: string | null,
+  schema?: string | null,
+): Promise<MetaResult> {
+  const rows = (await schemasFor(request, catalog, schema)).map(([c, s]) => [s, c]);
+  return { columns: [S('TABLE_SCHEM'), S('TABLE_CATALOG')], rows };
+}
+
+const TABLE_COLUMNS = [
+  'TABLE_CAT',
+  'TABLE_SCHEM',
+  'TABLE_NAME',
+  'TABLE_TYPE',
+  'REMARKS',
+  'TYPE_CAT',
+  'TYPE_SCHEM',
+  'TYPE_NAME',
+  'SELF_REFERENCING_COL_NAME',
+  'REF_GENERATION',
+].map(S);
+
+function jdbcTableType(t: string | undefined): string {
+  return t === 'VIEW' || t === 'MATERIALIZED_VIEW' ? 'VIEW' : 'TABLE';
+}
+
+export async function getTables(
+  request: Request,
+  catalog?: string | null,
+  schema?: string | null,
+  tableName?: string | null,
+  types?: string[] | null,
+): Promise<MetaResult> {
+  const m = pattern(tableName);
+  const wanted = types?.length ? new Set(types.map((t) => t.toUpperCase())) : undefined;
+  const rows: unknown[][] = [];
+  for (const [c, s] of await schemasFor(request, catalog, schema))
+    for (const t of await tables(request, c, s)) {
+      const type = jdbcTableType(t.table_type);
+      if (!m(t.name) || (wanted && !wanted.has(type))) continue;
+      rows.push([c, s, t.name, type, t.comment ?? '', null, null, null, null, null]);
+    }
+  return { columns: TABLE_COLUMNS, rows };
+}
+
+/** java.sql.Types codes, as Databricks reports DATA_TYPE. */
+function jdbcType(typeText: string): number {
+  const db = parseType(typeText);
+  switch (scalarName(db)) {
+    case 'BOOLEAN':
+      return 16;
+    case 'TINYINT':
+      return -6;
+    case 'SMALLINT':
+      return 5;
+    case 'INT':
+      return 4;
+    case 'BIGINT':
+      return -5;
+    case 'FLOAT':
+      return 6;
+    case 'DOUBLE':
+      return 8;
+    case 'DECIMAL':
+      return 3;
+    case 'DATE':
+      return 91;
+    case 'TIMESTAMP':
+    case 'TIMESTAMP_NTZ':
+      return 93;
+    case 'BINARY':
+      return -2;
+    case 'ARRAY':
+      return 2003;
+    case 'STRUCT':
+      return 2002;
+    case 'MAP':
+      return 2000;
+    case 'NULL':
+      return 0;
+    case 'STRING':
+    case 'VARCHAR':
+    case 'CHAR':
+      return 12;
+    default:
+      return 1111;
+  }
+}
+
+function columnSize(typeText: string): number | null {
+  const db = parseType(typeText);
+  const sizes: Record<string, number> = {
+    BOOLEAN: 1,
+    TINYINT: 3,
+    SMALLINT: 5,
+    INT: 10,
+    BIGINT: 19,
+    FLOAT: 7,
+    DOUBLE: 15,
+    DATE: 10,
+    TIMESTAMP: 29,
+    TIMESTAMP_NTZ: 29,
+  };
+  const n = scalarName(db);
+  if (n === 'DECIMAL' && db.kind === 'scalar') return db.precision ?? 10;
+  return sizes[n] ?? null;
+}
+
+const COLUMNS_COLUMNS: ResultColumn[] = [
+  S('TABLE_CAT'),
+  S('TABLE_SCHEM'),
+  S('TABLE_NAME'),
+  S('COLUMN_NAME'),
+  I('DATA_TYPE'),
+  S('TYPE_NAME'),
+  I('COLUMN_SIZE'),
+  { name: 'BUFFER_LENGTH', typeText: 'TINYINT' },
+  I('DECIMAL_DIGITS'),
+  I('NUM_PREC_RADIX'),
+  I('NULLABLE'),
+  S('REMARKS'),
+  S('COLUMN_DEF'),
+  I('SQL_DATA_TYPE'),
+  I('SQL_DATETIME_SUB'),
+  I('CHAR_OCTET_LENGTH'),
+  I('ORDINAL_POSITION'),
+  S('IS_NULLABLE'),
+  S('SCOPE_CATALOG'),
+  S('SCOPE_SCHEMA'),
+  S('SCOPE_TABLE'),
+  H('SOURCE_DATA_TYPE'),
+  S('IS_AUTO_INCREMENT'),
+];
+
+export async function getColumns(
+  request: Request,
+  catalog?: string | null,
+  schema?: string | null,
+  tableName?: string | null,
+  columnName?: string | null,
+): Promise<MetaResult> {
+  const mt = pattern(tableName);
+  const mc = pattern(columnName);
+  const rows: unknown[][] = [];
+  for (const [c, s] of await schemasFor(request, catalog, schema))
+    for (const listed of await tables(request, c, s)) {
+      if (!mt(listed.name)) continue;
+      const t = listed.columns ? listed : await table(request, `${c}.${s}.${listed.name}`);
+      (t?.columns ?? []).forEach((col, i) => {
+        if (!mc(col.name)) return;
+        const typeText = (col.type_text ?? col.type_name ?? 'string').toUpperCase();
+        const db = parseType(typeText);
+        const numeric = ['TINYINT', 'SMALLINT', 'INT', 'BIGINT', 'FLOAT', 'DOUBLE', 'DECIMAL'].includes(
+          scalarName(db),
+        );
+        const nullable = col.nullable !== false;
+        rows.push([
+          c,
+          s,
+          listed.name,
+          col.name,
+          jdbcType(typeText),
+          typeText,
+          columnSize(typeText),
+          null,
+          scalarName(db) === 'DECIMAL' && db.kind === 'scalar' ? (db.scale ?? 0) : numeric ? 0 : null,
+          numeric ? 10 : null,
+          nullable ? 1 : 0,
+          col.comment ?? '',
+          null,
+          null,
+          null,
+          null,
+          // Spark's Thrift server numbers columns from 0 here; Databricks does the same.
+          col.position ?? i,
+          nullable ? 'YES' : 'NO',
+          null,
+          null,
+          null,
+          null,
+          'NO',
+        ]);
+      });
+    }
+  return { columns: COLUMNS_COLUMNS, rows };
+}
+
+export async function getFunctions(
+  request: Request,
+  catalog?: string | null,
+  schema?: string | null,
+  functionName?: string | null,
+): Promise<MetaResult> {
+  const m = pattern(functionName);
+  const rows: unknown[][] = [];
+  for (const [c, s] of await schemasFor(request, catalog, schema)) {
+    const r = await get<{ functions?: { name: string; comment?: string }[] }>(
+      request,
+      `/api/2.1/unity-catalog/functions?catalog_name=${q(c)}&schema_name=${q(s)}`,
+    );
+    for (const f of r?.functions ?? []) if (m(f.name)) rows.push([c, s, f.name, f.comment ?? '', 0, f.name]);
+  }
+  return {
+    columns: [
+      S('FUNCTION_CAT'),
+      S('FUNCTION_SCHEM'),
+      S('FUNCTION_NAME'),
+      S('REMARKS'),
+      I('FUNCTION_TYPE'),
+      S('SPECIFIC_NAME'),
+    ],
+    rows,
+  };
+}
+
+export async function getPrimaryKeys(
+  request: Request,
+  catalog?: string | null,
+  schema?: string | null,
+  tableName?: string | null,
+): Promise<MetaResult> {
+  const rows: unknown[][] = [];
+  if (catalog && schema && tableName) {
+    const t = await table(request, `${catalog}.${schema}.${tableName}`);
+    for (const k of t?.table_constraints ?? []) {
+      const pk = k.primary_key_constraint;
+      if (pk)
+        pk.child_columns.forEach((col, i) => rows.push([catalog, schema, tableName, col, i + 1, pk.name]));
+    }
+  }
+  return {
+    columns: [
+      S('TABLE_CAT'),
+      S('TABLE_SCHEM'),
+      S('TABLE_NAME'),
+      S('COLUMN_NAME'),
+      I('KEY_SEQ'),
+      S('PK_NAME'),
+    ],
+    rows,
+  };
+}
+
+export async function getCrossReference(
+  request: Request,
+  parent: { catalog?: string | null; schema?: string | null; table?: string | null },
+  foreign: { catalog?: string | null; schema?: string | null; table?: string | null },
+): Promise<MetaResult> {
+  const rows: unknown[][] = [];
+  if (foreign.catalog && foreign.schema && foreign.table) {
+    const t = await table(request, `${foreign.catalog}.${foreign.schema}.${foreign.table}`);
+    for (const k of t?.table_constraints ?? []) {
+      const fk = k.foreign_key_constraint;
+      if (!fk) continue;
+      const [pc, ps, pt] = fk.parent_table.split('.');
+      if (parent.table && pt !== parent.table) continue;
+      if (parent.schema && ps !== parent.schema) continue;
+      if (parent.catalog && pc !== parent.catalog) continue;
+      fk.child_columns.forEach((col, i) =>
+        rows.push([
+          pc,
+          ps,
+          pt,
+          fk.parent_columns[i] ?? null,
+          foreign.catalog,
+          foreign.schema,
+          foreign.table,
+          col,
+          i + 1,
+          3,
+          3,
+          fk.name,
+          null,
+          7,
+        ]),
+      );
+    }
+  }
+  return {
+    columns: [
+      S('PKTABLE_CAT'),
+      S('PKTABLE_SCHEM'),
+      S('PKTABLE_NAME'),
+      S('PKCOLUMN_NAME'),
+      S('FKTABLE_CAT'),
+      S('FKTABLE_SCHEM'),
+      S('FKTABLE_NAME'),
+      S('FKCOLUMN_NAME'),
+      I('KEY_SEQ'),
+      H('UPDATE_RULE'),
+      H('DELETE_RULE'),
+      S('FK_NAME'),
+      S('PK_NAME'),
+      H('DEFERRABILITY'),
+    ],
+    rows,
+  };
+}
+
+export function getTableTypes(): MetaResult {
+  return { columns: [S('TABLE_TYPE')], rows: [['TABLE'], ['VIEW']] };
+}
+
+const TYPE_INFO: [string, number, number | null, boolean][] = [
+  ['TINYINT', -6, 3, false],
+  ['SMALLINT', 5, 5, false],
+  ['INT', 4, 10, false],
+  ['BIGINT', -5, 19, false],
+  ['FLOAT', 6, 7, false],
+  ['DOUBLE', 8, 15, false],
+  ['DECIMAL', 3, 38, false],
+  ['BOOLEAN', 16, null, false],
+  ['STRING', 12, null, true],
+  ['BINARY', -2, null, false],
+  ['DATE', 91, null, false],
+  ['TIMESTAMP', 93, null, false],
+  ['TIMESTAMP_NTZ', 93, null, false],
+  ['INTERVAL', 1111, null, false],
+  ['ARRAY', 2003, null, false],
+  ['MAP', 2000, null, false],
+  ['STRUCT', 2002, null, false],
+  ['VOID', 0, null, false],
+];
+
+export function getTypeInfo(): MetaResult {
+  return {
+    columns: [
+      S('TYPE_NAME'),
+      I('DATA_TYPE'),
+      I('PRECISION'),
+      S('LITERAL_PREFIX'),
+      S('LITERAL_SUFFIX'),
+      S('CREATE_PARAMS'),
+      H('NULLABLE'),
+      B('CASE_SENSITIVE'),
+      H('SEARCHABLE'),
+      B('UNSIGNED_ATTRIBUTE'),
+      B('FIXED_PREC_SCALE'),
+      B('AUTO_INCREMENT'),
+      S('LOCAL_TYPE_NAME'),
+      H('MINIMUM_SCALE'),
+      H('MAXIMUM_SCALE'),
+      I('SQL_DATA_TYPE'),
+      I('SQL_DATETIME_SUB'),
+      I('NUM_PREC_RADIX'),
+    ],
+    rows: TYPE_INFO.map(([name, code, precision, cs]) => [
+      name,
+      code,
+      precision,
+      cs ? "'" : null,
+      cs ? "'" : null,
+      name === 'DECIMAL' ? 'precision,scale' : null,
+      1,
+      cs,
+      3,
+      precision === null ? true : false,
+      false,
+      false,
+      name,
+      0,
+      name === 'DECIMAL' ? 38 : 0,
+      null,
+      null,
+      precision === null ? null : 10,
+    ]),
+  };
+}
