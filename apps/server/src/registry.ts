@@ -6,6 +6,7 @@ import type { ServiceDefinition } from '@minilake/core';
 import { computeService } from '@minilake/compute';
 import { filesService } from '@minilake/files';
 import { iamService } from '@minilake/iam';
+import { jobsService } from '@minilake/jobs';
 import { secretsService } from '@minilake/secrets';
 import { sqlService } from '@minilake/sql';
 import { unityCatalogService } from '@minilake/unity-catalog';
@@ -21,6 +22,7 @@ const ordered = [
   filesService,
   computeService,
   workspaceAdminService,
+  jobsService,
 ] as ServiceDefinition<unknown>[];
 
 export const registry = new Map(ordered.map((d) => [d.name, d]));

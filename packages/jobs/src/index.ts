@@ -1,0 +1,133 @@
+import { defineService, EngineUnavailable, type ServiceContext } from '@minilake/core';
+import { jobsApp } from './app.js';
+import type { SparkEngine } from './engine.js';
+import { FileResolver, type FilesPeer, type VolumesPeer, type WorkspacePeer } from './resolve.js';
+import { Scheduler } from './scheduler.js';
+import { JobsService } from './service.js';
+import { JobsStore } from './store.js';
+import type { ComputePeer, SecretsPeer } from './tasks.js';
+import { Triggers } from './triggers.js';
+
+export { JobsStore } from './store.js';
+export type { JobRecord, RunRecord, TaskRunRecord, TaskOutput, LifeCycle } from './store.js';
+export { Scheduler } from './scheduler.js';
+export { JobsService } from './service.js';
+export { jobsApp } from './app.js';
+export { resolveRefs, type RefContext } from './refs.js';
+export { quartz } from './triggers.js';
+export type { SparkEngine, SparkTask, SparkTaskResult, SparkRun } from './engine.js';
+
+/** What other services (mcp) may use. */
+export interface JobsApi {
+  service: JobsService;
+}
+
+/**
+ * The part of the iam service's api this package uses (structural: no package dependency on iam). Kept in
+ * this one function so a change of iam's registration call touches one place.
+ */
+interface IamPeer {
+  registerObjectType(
+    requestObjectType: string,
+    hooks: { exists(id: string): boolean; owner?(id: string): string | undefined },
+  ): void;
+  dropPermissions(requestObjectType: string, id: string): void;
+}
+function registerJobPermissions(iam: IamPeer | undefined, store: JobsStore) {
+  iam?.registerObjectType('jobs', { exists: (id) => store.hasJob(id), owner: (id) => store.jobOwner(id) });
+  return (jobId: number) => iam?.dropPermissions('jobs', String(jobId));
+}
+
+/** The Spark engine, created on first use (so a server without a Spark install starts, and says so per task). */
+function engineLoader(_ctx: ServiceContext): () => Promise<SparkEngine> {
+  return async () => {
+    throw new EngineUnavailable('spark', 'packages/engine-spark is not part of this build');
+  };
+}
+
+function positiveInt(text: string | undefined, fallback: number): number {
+  const n = Number(text);
+  return Number.isInteger(n) && n > 0 ? n : fallback;
+}
+
+export const jobsService = defineService<JobsApi>({
+  name: 'jobs',
+  description: 'Jobs API and a real scheduler: task DAGs on Spark, run_if, retries, timeouts, triggers',
+  uses: ['iam', 'secrets', 'workspace', 'files', 'unity-catalog', 'compute', 'sql'],
+  configDefaults: { MINILAKE_JOBS_TASK_CONCURRENCY: '4' },
+  create(ctx) {
+    const store = new JobsStore(ctx.state, ctx.clock);
+    const onJobDeleted = registerJobPermissions(ctx.peer<IamPeer>('iam'), store);
+    const files = new FileResolver({
+      workspace: ctx.peer<WorkspacePeer>('workspace'),
+      files: ctx.peer<FilesPeer>('files'),
+      volumes: ctx.peer<VolumesPeer>('unity-catalog'),
+    });
+    let engine: Promise<SparkEngine> | undefined;
+    const load = engineLoader(ctx);
+    const getEngine = () => {
+      engine ??= load().catch((e: unknown) => {
+        engine = undefined; // an install that appears later is picked up by the next task
+        throw e;
+      });
+      return engine;
+    };
+    const scheduler = new Scheduler({
+      store,
+      clock: ctx.clock,
+      logger: ctx.logger,
+      dir: ctx.dir,
+      userName: ctx.identity.userName,
+      taskConcurrency: positiveInt(ctx.config.MINILAKE_JOBS_TASK_CONCURRENCY, 4),
+      deps: {
+        engine: getEngine,
+        files,
+        secrets: ctx.peer<SecretsPeer>('secrets'),
+        compute: ctx.peer<ComputePeer>('compute'),
+        ctx,
+      },
+    });
+    scheduler.recover();
+    const triggers = new Triggers({
+      store,
+      clock: ctx.clock,
+      logger: ctx.logger,
+      files,
+      start: (job, trigger) => scheduler.runJob(job, { trigger }),
+    });
+    scheduler.onFinished((r) => triggers.runEnded(r));
+    triggers.armAll();
+    const service = new JobsService({
+      store,
+      scheduler,
+      triggers,
+      clock: ctx.clock,
+      userName: ctx.identity.userName,
+      baseUrl: () => ctx.selfUrl() ?? '',
+      hooks: { onJobDeleted },
+    });
+    const state = {
+      name: store.name,
+      version: store.version,
+      reset: async () => {
+        await scheduler.close();
+        triggers.close();
+        await store.reset();
+        scheduler.reopen();
+        triggers.reopen();
+      },
+      snapshot: () => store.snapshot(),
+      restore: (snap: unknown) => store.restore(snap),
+    };
+    return {
+      app: jobsApp(service),
+      state: [state],
+      api: { service },
+      async close() {
+        triggers.close();
+        await scheduler.close();
+        if (engine) await (await engine.catch(() => undefined))?.close();
+      },
+    };
+  },
+});
