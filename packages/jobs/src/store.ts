@@ -28,6 +28,8 @@ export interface Termination {
 
 export interface JobRecord {
   job_id: number;
+  /** Creation order (ids are random; several jobs can share a millisecond). */
+  seq?: number;
   creator_user_name: string;
   run_as_user_name: string;
   created_time: number;
@@ -64,6 +66,8 @@ export interface RepairItem {
 
 export interface RunRecord {
   run_id: number;
+  /** Creation order, for runs/list (several runs can share a millisecond). */
+  seq?: number;
   job_id?: number;
   run_name: string;
   run_type: 'JOB_RUN' | 'SUBMIT_RUN' | 'WORKFLOW_RUN';
@@ -119,8 +123,12 @@ export class JobsStore extends CollectionStore {
     this.reindex();
   }
 
+  private seq = 0;
+
   private reindex(): void {
     this.taskIndex.clear();
+    for (const j of this.jobs.values()) this.seq = Math.max(this.seq, j.seq ?? 0);
+    for (const r of this.runs.values()) this.seq = Math.max(this.seq, r.seq ?? 0);
     for (const r of this.runs.values()) for (const t of r.tasks) this.taskIndex.set(t.run_id, r.run_id);
   }
 
@@ -138,6 +146,7 @@ export class JobsStore extends CollectionStore {
   createJob(settings: JobSettings, user: string): JobRecord {
     const job: JobRecord = {
       job_id: numericId(),
+      seq: ++this.seq,
       creator_user_name: user,
       run_as_user_name: user,
       created_time: this.clock.now(),
@@ -182,8 +191,8 @@ export class JobsStore extends CollectionStore {
       const n = q.name.toLowerCase();
       all = all.filter((j) => (j.settings.name ?? '').toLowerCase() === n);
     }
-    all.sort((a, b) => a.created_time - b.created_time || a.job_id - b.job_id);
-    return jobsPage(all, (j) => `${pad(j.created_time)}:${pad(j.job_id)}`, q, { defaultLimit: 20, maxLimit: 100 });
+    all.sort((a, b) => (a.seq ?? 0) - (b.seq ?? 0) || a.job_id - b.job_id);
+    return jobsPage(all, (j) => `${pad(j.seq ?? 0)}:${pad(j.job_id)}`, q, { defaultLimit: 20, maxLimit: 100 });
   }
 
   // ---- runs
@@ -193,6 +202,7 @@ export class JobsStore extends CollectionStore {
   }
 
   addRun(run: RunRecord): RunRecord {
+    run.seq = ++this.seq;
     for (const t of run.tasks) this.taskIndex.set(t.run_id, run.run_id);
     return this.runs.set(String(run.run_id), run);
   }
@@ -256,12 +266,12 @@ export class JobsStore extends CollectionStore {
     if (q.start_time_from) all = all.filter((r) => r.start_time >= q.start_time_from!);
     if (q.start_time_to) all = all.filter((r) => r.start_time <= q.start_time_to!);
     // Newest first, as the real service lists them.
-    all.sort((a, b) => b.start_time - a.start_time || b.run_id - a.run_id);
+    all.sort((a, b) => (b.seq ?? 0) - (a.seq ?? 0));
     if (q.offset) all = all.slice(q.offset);
     const limit = q.limit === 0 ? 25 : q.limit;
     return jobsPage(
       all,
-      (r) => `${pad(Number.MAX_SAFE_INTEGER - r.start_time)}:${pad(Number.MAX_SAFE_INTEGER - r.run_id)}`,
+      (r) => pad(Number.MAX_SAFE_INTEGER - (r.seq ?? 0)),
       { limit, page_token: q.page_token },
       { defaultLimit: 20, maxLimit: 25 },
     );
