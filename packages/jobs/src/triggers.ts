@@ -32,6 +32,8 @@ export function validateTriggers(s: JobSettings): void {
 const UNIT_MS: Record<string, number> = { HOURS: 3_600_000, DAYS: 86_400_000, WEEKS: 604_800_000 };
 /** How often a file-arrival trigger looks at its folder (Databricks checks about every minute). */
 const FILE_POLL_MS = 2_000;
+const CONTINUOUS_GAP_MS = 1_000;
+const CONTINUOUS_FAILURE_BACKOFF_MS = 10_000;
 
 export interface TriggerOptions {
   store: JobsStore;
@@ -186,9 +188,9 @@ export class Triggers {
     const s = this.o.store.getJob(run.job_id).settings;
     if (!s.continuous || s.continuous.pause_status === 'PAUSED') return;
     const jobId = run.job_id;
-    const delay = run.result === 'SUCCESS' ? 0 : 10_000;
-    if (delay === 0) queueMicrotask(() => this.continuous(jobId));
-    else this.add(jobId, this.o.clock.setTimeout(() => this.continuous(jobId), delay));
+    // A short pause between runs (longer after a failure), so a job that ends at once does not spin.
+    const delay = run.result === 'SUCCESS' ? CONTINUOUS_GAP_MS : CONTINUOUS_FAILURE_BACKOFF_MS;
+    this.add(jobId, this.o.clock.setTimeout(() => this.continuous(jobId), delay));
   }
 
   reopen(): void {
