@@ -222,3 +222,19 @@ def test_active_run_after_kill9_ends_internal_error(tmp_path):
     finally:
         if s.proc.poll() is None:
             s.proc.kill()
+
+
+def test_job_permissions_have_one_owner(w):
+    created = w.jobs.create(name=unique("perm"), tasks=[jobs.Task(task_key="c", condition_task=jobs.ConditionTask(op=jobs.ConditionTaskOp.EQUAL_TO, left="1", right="1"))])
+    me = w.current_user.me().user_name
+    perms = w.jobs.get_permissions(str(created.job_id))
+    owners = [a for a in perms.access_control_list if any(p.permission_level == jobs.JobPermissionLevel.IS_OWNER for p in a.all_permissions)]
+    assert [a.user_name for a in owners] == [me]
+    w.jobs.set_permissions(str(created.job_id), access_control_list=[
+        jobs.JobAccessControlRequest(user_name=me, permission_level=jobs.JobPermissionLevel.IS_OWNER),
+        jobs.JobAccessControlRequest(group_name="users", permission_level=jobs.JobPermissionLevel.CAN_VIEW),
+    ])
+    levels = {(a.user_name or a.group_name): a.all_permissions[0].permission_level for a in w.jobs.get_permissions(str(created.job_id)).access_control_list}
+    assert levels["users"] == jobs.JobPermissionLevel.CAN_VIEW
+    with pytest.raises(Exception):
+        w.jobs.get_permissions("987654321")

@@ -63,7 +63,9 @@ export function jobsApp(svc: JobsService): Hono {
     });
     app.get(`${B}/runs/list`, (c) => {
       const q = readQuery(c, s.ListRunsRequest);
-      const clean = Object.fromEntries(Object.entries(q).filter(([, v]) => v !== null && v !== undefined && v !== ''));
+      const clean = Object.fromEntries(
+        Object.entries(q).filter(([, v]) => v !== null && v !== undefined && v !== ''),
+      );
       return c.json(svc.listRuns(clean));
     });
     app.post(`${B}/runs/cancel`, async (c) => {
@@ -79,7 +81,9 @@ export function jobsApp(svc: JobsService): Hono {
       svc.deleteRun((await readJson(c, s.RunIdBody)).run_id);
       return c.json({});
     });
-    app.get(`${B}/runs/get-output`, async (c) => c.json(svc.output((await readQueryOrBody(c, s.GetRunOutputRequest)).run_id)));
+    app.get(`${B}/runs/get-output`, async (c) =>
+      c.json(svc.output((await readQueryOrBody(c, s.GetRunOutputRequest)).run_id)),
+    );
     app.post(`${B}/runs/repair`, async (c) => c.json(svc.repair(await readJson(c, s.RepairRun))));
     app.get(`${B}/runs/export`, async (c) => {
       const q = await readQueryOrBody(c, s.ExportRunRequest);

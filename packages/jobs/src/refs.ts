@@ -13,7 +13,10 @@ export interface RefContext {
   triggerType: string;
   parameters: Record<string, string>;
   task?: { name: string; runId: number; executionCount: number; notebookPath?: string };
-  tasks: Record<string, { runId: number; resultState?: string; executionCount: number; values: Record<string, unknown> }>;
+  tasks: Record<
+    string,
+    { runId: number; resultState?: string; executionCount: number; values: Record<string, unknown> }
+  >;
   workspaceId: string;
   workspaceUrl: string;
   input?: string;
@@ -64,7 +67,8 @@ function lookup(ref: string, c: RefContext): string | undefined {
       if (tail === 'repair_count') return String(c.repairCount);
       if (tail === 'trigger.type') return c.triggerType;
       if (rest[0] === 'start_time' && rest.length === 2) return timeField(c.startTime, rest[1]!);
-      if (rest[0] === 'trigger' && rest[1] === 'time' && rest.length === 3) return timeField(c.startTime, rest[2]!);
+      if (rest[0] === 'trigger' && rest[1] === 'time' && rest.length === 3)
+        return timeField(c.startTime, rest[2]!);
       if (rest[0] === 'parameters' && rest.length >= 2) return c.parameters[rest.slice(1).join('.')];
       return undefined;
     case 'task':
@@ -120,7 +124,7 @@ function lookup(ref: string, c: RefContext): string | undefined {
 }
 
 export function resolveRefs(text: string, c: RefContext): string {
-  return text.replace(/\{\{\s*([A-Za-z_][\w.\-]*)\s*\}\}/g, (m, ref: string) => lookup(ref, c) ?? m);
+  return text.replace(/\{\{\s*([A-Za-z_][\w.-]*)\s*\}\}/g, (m, ref: string) => lookup(ref, c) ?? m);
 }
 
 export function resolveAll<T>(value: T, c: RefContext): T {

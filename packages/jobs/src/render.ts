@@ -121,7 +121,8 @@ export function renderTask(run: RunRecord, t: TaskRunRecord, now: number, baseUr
     run_page_url: runPageUrl(baseUrl, run.job_id, t.run_id),
   };
   if (t.cluster_id) out.cluster_instance = { cluster_id: t.cluster_id };
-  if (t.condition && spec.condition_task) out.condition_task = { ...(spec.condition_task as Json), ...t.condition };
+  if (t.condition && spec.condition_task)
+    out.condition_task = { ...(spec.condition_task as Json), ...t.condition };
   if (t.for_each_stats && spec.for_each_task) {
     out.for_each_task = { ...(spec.for_each_task as Json), stats: t.for_each_stats };
   }
@@ -175,7 +176,13 @@ export function renderRun(
   return out;
 }
 
-export function renderOutput(run: RunRecord, t: TaskRunRecord, o: TaskOutput, now: number, baseUrl: string): Json {
+export function renderOutput(
+  run: RunRecord,
+  t: TaskRunRecord,
+  o: TaskOutput,
+  now: number,
+  baseUrl: string,
+): Json {
   const out: Json = {
     metadata: {
       ...renderTask(run, t, now, baseUrl),
@@ -193,7 +200,8 @@ export function renderOutput(run: RunRecord, t: TaskRunRecord, o: TaskOutput, no
   if (o.error) out.error = o.error;
   if (o.error_trace) out.error_trace = o.error_trace;
   if (t.spec.notebook_task && !t.life.startsWith('RUN') && t.end_time) {
-    out.notebook_output = o.notebook_result === undefined ? {} : { result: o.notebook_result, truncated: false };
+    out.notebook_output =
+      o.notebook_result === undefined ? {} : { result: o.notebook_result, truncated: false };
   }
   if (t.run_job_run_id !== undefined) out.run_job_output = { run_id: t.run_job_run_id };
   return out;

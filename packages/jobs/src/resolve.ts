@@ -75,7 +75,8 @@ export class FileResolver {
   }
 
   async workspaceContent(p: string): Promise<Buffer> {
-    if (!this.peers.workspace) throw new TaskFileError(`Cannot read ${p}: the workspace service is not enabled.`);
+    if (!this.peers.workspace)
+      throw new TaskFileError(`Cannot read ${p}: the workspace service is not enabled.`);
     try {
       return await this.peers.workspace.read(p);
     } catch (e) {

@@ -33,7 +33,51 @@ export interface RunRequest {
   job_parameters?: Record<string, string>;
   overriding_parameters?: Json;
   parent_task_run_id?: number;
+  /** run-now `only`: run just these task keys. */
+  only?: string[];
 }
+
+/**
+ * The tasks a run executes. A legacy single-task job (API 2.0: the task fields at the top of the settings)
+ * runs as one task named after the job; `only` keeps the named tasks and drops dependencies on the rest.
+ */
+export function runTasks(settings: JobSettings, only?: string[]): TaskSpec[] {
+  let tasks = settings.tasks ?? [];
+  if (tasks.length === 0) {
+    const single = SINGLE_TASK_FIELDS.filter((f) => settings[f] !== undefined);
+    if (single.some((f) => f.endsWith('_task'))) {
+      const t: TaskSpec = {
+        task_key: (settings.name ?? 'task').replace(/[^\w.-]/g, '_').slice(0, 100) || 'task',
+      };
+      const from = settings as Json;
+      const to = t as Json;
+      for (const f of single) to[f] = from[f];
+      for (const f of ['max_retries', 'min_retry_interval_millis', 'retry_on_timeout']) {
+        if (from[f] !== undefined) to[f] = from[f];
+      }
+      tasks = [normalizeTask(t, false)];
+    }
+  }
+  if (only?.length) {
+    const keep = new Set(only);
+    tasks = tasks
+      .filter((t) => keep.has(t.task_key))
+      .map((t) => ({ ...t, depends_on: (t.depends_on ?? []).filter((d) => keep.has(d.task_key)) }));
+  }
+  return tasks;
+}
+
+const SINGLE_TASK_FIELDS = [
+  'notebook_task',
+  'spark_python_task',
+  'python_wheel_task',
+  'spark_jar_task',
+  'spark_submit_task',
+  'pipeline_task',
+  'existing_cluster_id',
+  'new_cluster',
+  'libraries',
+] as const;
 
 interface Live {
   cancels: Map<number, () => void>;
@@ -168,7 +212,7 @@ export class Scheduler {
       life: 'PENDING',
       message: '',
       user_cancelled_or_timedout: false,
-      tasks: (settings.tasks ?? []).map((t) => this.newTaskRun(t)),
+      tasks: runTasks(settings, req.only).map((t) => this.newTaskRun(t)),
       repair_history: [],
     };
     const params = this.jobParameters(settings, req.job_parameters);
@@ -177,8 +221,16 @@ export class Scheduler {
       run.overriding_parameters = req.overriding_parameters;
     }
     if (req.parent_task_run_id !== undefined) run.parent_task_run_id = req.parent_task_run_id;
-    run.repair_history.push({ id: run.run_id, type: 'ORIGINAL', start_time: run.start_time, end_time: 0, task_run_ids: run.tasks.map((t) => t.run_id) });
-    const active = this.store.allRuns().filter((r) => r.job_id === job.job_id && isActive(r.life) && r.life !== 'QUEUED').length;
+    run.repair_history.push({
+      id: run.run_id,
+      type: 'ORIGINAL',
+      start_time: run.start_time,
+      end_time: 0,
+      task_run_ids: run.tasks.map((t) => t.run_id),
+    });
+    const active = this.store
+      .allRuns()
+      .filter((r) => r.job_id === job.job_id && isActive(r.life) && r.life !== 'QUEUED').length;
     const max = settings.max_concurrent_runs ?? 1;
     if (active >= max) {
       if (settings.queue?.enabled) {
@@ -224,7 +276,13 @@ export class Scheduler {
       tasks: (s.tasks ?? []).map((t) => this.newTaskRun(t)),
       repair_history: [],
     };
-    run.repair_history.push({ id: run.run_id, type: 'ORIGINAL', start_time: run.start_time, end_time: 0, task_run_ids: run.tasks.map((t) => t.run_id) });
+    run.repair_history.push({
+      id: run.run_id,
+      type: 'ORIGINAL',
+      start_time: run.start_time,
+      end_time: 0,
+      task_run_ids: run.tasks.map((t) => t.run_id),
+    });
     this.store.addRun(run);
     this.begin(run.run_id);
     return run;
@@ -322,7 +380,9 @@ export class Scheduler {
                 : d === 'DISABLED'
                   ? 'This task is disabled.'
                   : d === 'CANCELED'
-                    ? live.reason === 'TIMEOUT' ? 'The run timed out.' : 'Run cancelled.'
+                    ? live.reason === 'TIMEOUT'
+                      ? 'The run timed out.'
+                      : 'Run cancelled.'
                     : `Upstream task ${d === 'UPSTREAM_FAILED' ? 'failed' : 'was canceled'}.`;
           }
         });
@@ -339,7 +399,11 @@ export class Scheduler {
     try {
       if (!live || this.closed) return;
       if (live.reason) {
-        this.completeTask(runId, taskRunId, { result: live.reason === 'TIMEOUT' ? 'TIMEDOUT' : 'CANCELED', message: live.reason === 'TIMEOUT' ? 'The run timed out.' : 'Run cancelled.', output: {} });
+        this.completeTask(runId, taskRunId, {
+          result: live.reason === 'TIMEOUT' ? 'TIMEDOUT' : 'CANCELED',
+          message: live.reason === 'TIMEOUT' ? 'The run timed out.' : 'Run cancelled.',
+          output: {},
+        });
         return;
       }
       const run = this.store.updateRun(runId, (r) => {
@@ -355,7 +419,11 @@ export class Scheduler {
         { run, task, workDir, register: (fn) => void live.cancels.set(taskRunId, fn) },
       ).catch((e: unknown): Outcome => {
         this.o.logger.error('task failed to run', { error: (e as Error)?.stack ?? String(e) });
-        return { result: 'FAILED', message: `MiniLake could not run this task: ${(e as Error)?.message ?? String(e)}`, output: { error: String((e as Error)?.message ?? e) } };
+        return {
+          result: 'FAILED',
+          message: `MiniLake could not run this task: ${(e as Error)?.message ?? String(e)}`,
+          output: { error: String((e as Error)?.message ?? e) },
+        };
       });
       live.cancels.delete(taskRunId);
       if (outcome.result === 'CANCELED' && live.reason === 'TIMEOUT') {
@@ -368,7 +436,10 @@ export class Scheduler {
     }
   }
 
-  private runChild(jobId: number, req: RunRequest): { runId: number; done: Promise<RunRecord>; cancel(): void } {
+  private runChild(
+    jobId: number,
+    req: RunRequest,
+  ): { runId: number; done: Promise<RunRecord>; cancel(): void } {
     const job = this.store.getJob(jobId);
     const child = this.runJob(job, { ...req, trigger: 'RUN_JOB_TASK' });
     return { runId: child.run_id, done: this.waitFor(child.run_id), cancel: () => this.cancel(child.run_id) };
@@ -451,10 +522,20 @@ export class Scheduler {
         term = { code: 'SUCCESS', type: 'SUCCESS', message: '' };
       } else if (leaves.every(succeeded)) {
         result = 'SUCCESS_WITH_FAILURES';
-        term = { code: 'SUCCESS_WITH_FAILURES', type: 'SUCCESS', message: 'Some tasks failed, but every leaf task succeeded.' };
+        term = {
+          code: 'SUCCESS_WITH_FAILURES',
+          type: 'SUCCESS',
+          message: 'Some tasks failed, but every leaf task succeeded.',
+        };
       } else {
-        const bad = latest.find((t) => failed(t) && !t.result?.startsWith('UPSTREAM')) ?? leaves.find((t) => !succeeded(t))!;
-        result = latest.some((t) => failed(t)) ? (bad.result === 'TIMEDOUT' ? 'TIMEDOUT' : 'FAILED') : 'CANCELED';
+        const bad =
+          latest.find((t) => failed(t) && !t.result?.startsWith('UPSTREAM')) ??
+          leaves.find((t) => !succeeded(t))!;
+        result = latest.some((t) => failed(t))
+          ? bad.result === 'TIMEDOUT'
+            ? 'TIMEDOUT'
+            : 'FAILED'
+          : 'CANCELED';
         const message = `Task ${bad.task_key} failed with message: ${bad.message || WORKLOAD_FAILED}.`;
         term = { code: 'RUN_EXECUTION_ERROR', type: 'CLIENT_ERROR', message };
       }
@@ -482,7 +563,9 @@ export class Scheduler {
     const runs = this.store.allRuns().filter((r) => r.job_id === jobId);
     const queued = runs.filter((r) => r.life === 'QUEUED').sort((a, b) => a.start_time - b.start_time);
     for (const q of queued) {
-      const active = this.store.allRuns().filter((r) => r.job_id === jobId && isActive(r.life) && r.life !== 'QUEUED').length;
+      const active = this.store
+        .allRuns()
+        .filter((r) => r.job_id === jobId && isActive(r.life) && r.life !== 'QUEUED').length;
       if (active >= (q.settings.max_concurrent_runs ?? 1)) break;
       this.begin(q.run_id);
     }
@@ -544,11 +627,21 @@ export class Scheduler {
    * runs/repair: reruns the named tasks (or every failed one) and, when asked, the tasks that depend on them;
    * the other tasks keep their results and task values.
    */
-  repair(runId: number, body: { rerun_tasks?: string[]; rerun_all_failed_tasks?: boolean; rerun_dependent_tasks?: boolean; job_parameters?: Record<string, string>; overriding?: Json }): number {
+  repair(
+    runId: number,
+    body: {
+      rerun_tasks?: string[];
+      rerun_all_failed_tasks?: boolean;
+      rerun_dependent_tasks?: boolean;
+      job_parameters?: Record<string, string>;
+      overriding?: Json;
+    },
+  ): number {
     const run = this.store.getRun(runId);
     const latest = this.latest(run);
     const keys = new Set<string>(body.rerun_tasks ?? []);
-    for (const k of keys) if (!latest.has(k)) throw new RepairError(`Task ${k} does not exist in run ${runId}.`);
+    for (const k of keys)
+      if (!latest.has(k)) throw new RepairError(`Task ${k} does not exist in run ${runId}.`);
     if (body.rerun_all_failed_tasks) for (const t of latest.values()) if (!succeeded(t)) keys.add(t.task_key);
     if (body.rerun_dependent_tasks) {
       let grew = true;
@@ -563,7 +656,8 @@ export class Scheduler {
         }
       }
     }
-    if (keys.size === 0) throw new RepairError('No tasks to repair: name them in rerun_tasks or set rerun_all_failed_tasks.');
+    if (keys.size === 0)
+      throw new RepairError('No tasks to repair: name them in rerun_tasks or set rerun_all_failed_tasks.');
     const repairId = this.store.newRunId();
     const fresh: TaskRunRecord[] = [];
     this.store.updateRun(runId, (r) => {
@@ -575,7 +669,8 @@ export class Scheduler {
         r.tasks.push(n);
       }
       if (body.job_parameters && r.job_parameters) {
-        for (const p of r.job_parameters) if (body.job_parameters[p.name] !== undefined) p.value = body.job_parameters[p.name]!;
+        for (const p of r.job_parameters)
+          if (body.job_parameters[p.name] !== undefined) p.value = body.job_parameters[p.name]!;
       }
       if (body.overriding && Object.keys(body.overriding).length) r.overriding_parameters = body.overriding;
       r.life = 'PENDING';
@@ -584,7 +679,13 @@ export class Scheduler {
       r.message = '';
       r.user_cancelled_or_timedout = false;
       r.end_time = 0;
-      r.repair_history.push({ id: repairId, type: 'REPAIR', start_time: this.now(), end_time: 0, task_run_ids: fresh.map((t) => t.run_id) });
+      r.repair_history.push({
+        id: repairId,
+        type: 'REPAIR',
+        start_time: this.now(),
+        end_time: 0,
+        task_run_ids: fresh.map((t) => t.run_id),
+      });
     });
     this.begin(runId);
     return repairId;

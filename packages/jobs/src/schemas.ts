@@ -4,7 +4,10 @@ import { qBool, qInt, v } from '@minilake/core';
 const id = () =>
   v.pipe(
     v.union([v.number(), v.string()]),
-    v.check((x) => (typeof x === 'number' ? Number.isInteger(x) : /^\d{1,16}$/.test(x)), 'must be an integer'),
+    v.check(
+      (x) => (typeof x === 'number' ? Number.isInteger(x) : /^\d{1,16}$/.test(x)),
+      'must be an integer',
+    ),
     v.transform((x) => Number(x)),
   );
 const opt = <S extends v.GenericSchema>(s: S) => v.optional(v.nullish(s));

@@ -3,7 +3,13 @@ import { invalidParameter, type Clock } from '@minilake/core';
 import { jobNotFound, multiTaskOutput, runNotFound } from './errors.js';
 import { renderBaseJob, renderJob, renderOutput, renderRun } from './render.js';
 import { RepairError, type Scheduler } from './scheduler.js';
-import { applyUpdate, validateSettings, withServerDefaults, type JobSettings, type Json } from './settings.js';
+import {
+  applyUpdate,
+  validateSettings,
+  withServerDefaults,
+  type JobSettings,
+  type Json,
+} from './settings.js';
 import type { JobsStore } from './store.js';
 import { validateTriggers, type Triggers } from './triggers.js';
 
@@ -51,7 +57,13 @@ export class JobsService {
     return renderJob(this.store.getJob(jobId), pageToken);
   }
 
-  list(q: { limit?: number; page_token?: string; name?: string; expand_tasks?: boolean; offset?: number }): Json {
+  list(q: {
+    limit?: number;
+    page_token?: string;
+    name?: string;
+    expand_tasks?: boolean;
+    offset?: number;
+  }): Json {
     const page = this.store.listJobs(q);
     const out: Json = { has_more: page.hasMore };
     if (page.items.length) out.jobs = page.items.map((j) => renderBaseJob(j, q.expand_tasks ?? false));
@@ -98,15 +110,33 @@ export class JobsService {
       const id = this.store.newRunId();
       const existing = this.store.claimIdempotencyToken(body.idempotency_token, id);
       if (existing !== undefined) return { run_id: existing, number_in_job: existing };
-      const run = this.startWithId(job.job_id, params, overriding, body.queue as Json | undefined);
+      const run = this.startWithId(
+        job.job_id,
+        params,
+        overriding,
+        body.queue as Json | undefined,
+        body.only as string[] | undefined,
+      );
       this.store.claimIdempotencyToken(body.idempotency_token, run);
       return { run_id: run, number_in_job: run };
     }
-    const run = this.startWithId(job.job_id, params, overriding, body.queue as Json | undefined);
+    const run = this.startWithId(
+      job.job_id,
+      params,
+      overriding,
+      body.queue as Json | undefined,
+      body.only as string[] | undefined,
+    );
     return { run_id: run, number_in_job: run };
   }
 
-  private startWithId(jobId: number, params: Record<string, string> | undefined, overriding: Json, queue?: Json): number {
+  private startWithId(
+    jobId: number,
+    params: Record<string, string> | undefined,
+    overriding: Json,
+    queue?: Json,
+    only?: string[],
+  ): number {
     let job = this.store.getJob(jobId);
     if (queue && typeof queue.enabled === 'boolean') {
       job = { ...job, settings: { ...job.settings, queue: { enabled: queue.enabled } } };
@@ -114,6 +144,7 @@ export class JobsService {
     return this.o.scheduler.runJob(job, {
       ...(params ? { job_parameters: params } : {}),
       ...(Object.keys(overriding).length ? { overriding_parameters: overriding } : {}),
+      ...(only?.length ? { only } : {}),
     }).run_id;
   }
 
@@ -146,7 +177,11 @@ export class JobsService {
     const out: Json = { has_more: page.hasMore };
     if (page.items.length) {
       out.runs = page.items.map((r) =>
-        renderRun(r, { now: this.o.clock.now(), baseUrl: this.o.baseUrl(), expandTasks: q.expand_tasks ?? false }),
+        renderRun(r, {
+          now: this.o.clock.now(),
+          baseUrl: this.o.baseUrl(),
+          expandTasks: q.expand_tasks ?? false,
+        }),
       );
     }
     if (page.nextPageToken) out.next_page_token = page.nextPageToken;
@@ -159,7 +194,8 @@ export class JobsService {
   }
 
   cancelAll(jobId: number | undefined, queuedOnly: boolean): void {
-    if (jobId === undefined && !queuedOnly) throw invalidParameter('Either job_id or all_queued_runs must be set.');
+    if (jobId === undefined && !queuedOnly)
+      throw invalidParameter('Either job_id or all_queued_runs must be set.');
     if (jobId !== undefined) this.store.getJob(jobId);
     this.o.scheduler.cancelAll(jobId, queuedOnly);
   }
@@ -208,7 +244,8 @@ export class JobsService {
 
   export(runId: number, views: string | undefined): Json {
     const { run, task } = this.taskRun(runId);
-    if (!task.spec.notebook_task) throw invalidParameter(`Run ${runId} is not a notebook task run; only notebook runs can be exported.`);
+    if (!task.spec.notebook_task)
+      throw invalidParameter(`Run ${runId} is not a notebook task run; only notebook runs can be exported.`);
     if (views === 'DASHBOARDS') return { views: [] };
     const out = this.store.output(task.run_id);
     const esc = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');

@@ -69,7 +69,8 @@ export function validateTasks(tasks: unknown, where = 'tasks'): TaskSpec[] {
   for (const [i, t] of tasks.entries()) {
     if (!isObject(t)) throw invalidParameter(`Invalid value for field '${where}[${i}]': expected an object`);
     const key = t.task_key;
-    if (typeof key !== 'string' || key === '') throw invalidParameter(`Task key must be specified (${where}[${i}]).`);
+    if (typeof key !== 'string' || key === '')
+      throw invalidParameter(`Task key must be specified (${where}[${i}]).`);
     if (!TASK_KEY.test(key)) {
       throw invalidParameter(
         `Invalid task_key '${key}': it may only contain alphanumeric characters, '_', '-' and '.', up to 100 characters.`,
@@ -85,13 +86,17 @@ export function validateTasks(tasks: unknown, where = 'tasks'): TaskSpec[] {
   for (const t of tasks as TaskSpec[]) {
     for (const d of t.depends_on ?? []) {
       if (!byKey.has(d.task_key)) {
-        throw invalidParameter(`Task ${t.task_key} depends on ${d.task_key}, which does not exist in the job.`);
+        throw invalidParameter(
+          `Task ${t.task_key} depends on ${d.task_key}, which does not exist in the job.`,
+        );
       }
       if (d.task_key === t.task_key) throw invalidParameter(`Task ${t.task_key} depends on itself.`);
     }
   }
   // Kahn's algorithm: whatever is left once no task without pending dependencies remains is a cycle.
-  const pending = new Map([...byKey.values()].map((t) => [t.task_key, new Set((t.depends_on ?? []).map((d) => d.task_key))]));
+  const pending = new Map(
+    [...byKey.values()].map((t) => [t.task_key, new Set((t.depends_on ?? []).map((d) => d.task_key))]),
+  );
   let progress = true;
   while (progress) {
     progress = false;
@@ -103,7 +108,8 @@ export function validateTasks(tasks: unknown, where = 'tasks'): TaskSpec[] {
       }
     }
   }
-  if (pending.size > 0) throw invalidParameter(`The job's tasks form a cycle: ${[...pending.keys()].sort().join(', ')}.`);
+  if (pending.size > 0)
+    throw invalidParameter(`The job's tasks form a cycle: ${[...pending.keys()].sort().join(', ')}.`);
   return tasks as TaskSpec[];
 }
 
@@ -132,7 +138,9 @@ export function withServerDefaults(settings: JobSettings): JobSettings {
   s.webhook_notifications ??= {};
   s.timeout_seconds ??= 0;
   s.max_concurrent_runs ??= 1;
-  s.format ??= 'MULTI_TASK';
+  // A legacy single-task job (task fields at the top, API 2.0) is stored as SINGLE_TASK.
+  const single = !s.tasks && Object.keys(s).some((k) => k.endsWith('_task'));
+  s.format ??= single ? 'SINGLE_TASK' : 'MULTI_TASK';
   s.name ??= 'Untitled';
   for (const t of s.tasks ?? []) normalizeTask(t, s.git_source !== undefined);
   return s;
@@ -142,7 +150,8 @@ export function normalizeTask(t: TaskSpec, git: boolean): TaskSpec {
   t.email_notifications ??= {};
   t.run_if ??= 'ALL_SUCCESS';
   t.timeout_seconds ??= 0;
-  if (t.depends_on) t.depends_on.sort((a, b) => (a.task_key < b.task_key ? -1 : a.task_key > b.task_key ? 1 : 0));
+  if (t.depends_on)
+    t.depends_on.sort((a, b) => (a.task_key < b.task_key ? -1 : a.task_key > b.task_key ? 1 : 0));
   const nb = t.notebook_task as Json | undefined;
   if (nb && nb.source === undefined) nb.source = git ? 'GIT' : 'WORKSPACE';
   return t;
@@ -171,7 +180,11 @@ const KEYED: Record<string, string> = {
  * environments, parameters) merge by key, and `fieldsToRemove` names top-level fields or `tasks/<key>`-style
  * entries to drop.
  */
-export function applyUpdate(current: JobSettings, changes: JobSettings, fieldsToRemove: string[]): JobSettings {
+export function applyUpdate(
+  current: JobSettings,
+  changes: JobSettings,
+  fieldsToRemove: string[],
+): JobSettings {
   const next: Json = structuredClone(current);
   for (const [k, v] of Object.entries(changes)) {
     const key = KEYED[k];

@@ -34,7 +34,8 @@ export async function runSqlFile(
       parameters: Object.entries(input.parameters).map(([name, value]) => ({ name, value })),
     }),
   });
-  if (r.status !== 200) return { ok: false, error: String(r.body.message ?? `SQL statement failed (${r.status})`), summary: '' };
+  if (r.status !== 200)
+    return { ok: false, error: String(r.body.message ?? `SQL statement failed (${r.status})`), summary: '' };
   const id = String(r.body.statement_id);
   for (;;) {
     const status = r.body.status as { state?: string; error?: { message?: string } } | undefined;
@@ -42,7 +43,11 @@ export async function runSqlFile(
     if (TERMINAL.includes(state)) {
       if (state === 'SUCCEEDED') {
         const m = r.body.manifest as { total_row_count?: number } | undefined;
-        return { ok: true, error: '', summary: `Statement ${id} succeeded (${m?.total_row_count ?? 0} rows).\n` };
+        return {
+          ok: true,
+          error: '',
+          summary: `Statement ${id} succeeded (${m?.total_row_count ?? 0} rows).\n`,
+        };
       }
       return { ok: false, error: status?.error?.message ?? `SQL statement ${state}`, summary: '' };
     }

@@ -2,7 +2,15 @@
  * Jobs, runs and task outputs, kept in journaled collections. The store knows nothing of HTTP; the scheduler
  * changes runs only through `updateRun`, so every state change reaches the journal.
  */
-import { CollectionStore, invalidParameter, jobsPage, numericId, type Clock, type Collection, type StateDb } from '@minilake/core';
+import {
+  CollectionStore,
+  invalidParameter,
+  jobsPage,
+  numericId,
+  type Clock,
+  type Collection,
+  type StateDb,
+} from '@minilake/core';
 import { jobNotFound, runActive, runNotFound } from './errors.js';
 import type { JobSettings, Json, TaskSpec } from './settings.js';
 
@@ -17,7 +25,14 @@ export type LifeCycle =
   | 'BLOCKED'
   | 'WAITING_FOR_RETRY';
 
-export const ACTIVE: readonly LifeCycle[] = ['QUEUED', 'PENDING', 'RUNNING', 'TERMINATING', 'BLOCKED', 'WAITING_FOR_RETRY'];
+export const ACTIVE: readonly LifeCycle[] = [
+  'QUEUED',
+  'PENDING',
+  'RUNNING',
+  'TERMINATING',
+  'BLOCKED',
+  'WAITING_FOR_RETRY',
+];
 export const isActive = (l: LifeCycle) => ACTIVE.includes(l);
 
 export interface Termination {
@@ -192,7 +207,10 @@ export class JobsStore extends CollectionStore {
       all = all.filter((j) => (j.settings.name ?? '').toLowerCase() === n);
     }
     all.sort((a, b) => (a.seq ?? 0) - (b.seq ?? 0) || a.job_id - b.job_id);
-    return jobsPage(all, (j) => `${pad(j.seq ?? 0)}:${pad(j.job_id)}`, q, { defaultLimit: 20, maxLimit: 100 });
+    return jobsPage(all, (j) => `${pad(j.seq ?? 0)}:${pad(j.job_id)}`, q, {
+      defaultLimit: 20,
+      maxLimit: 100,
+    });
   }
 
   // ---- runs
@@ -258,7 +276,9 @@ export class JobsStore extends CollectionStore {
     if (q.active_only && q.completed_only) {
       throw invalidParameter('active_only and completed_only cannot both be true.');
     }
-    let all = [...this.runs.values()].filter((r) => r.parent_task_run_id === undefined || q.job_id !== undefined);
+    let all = [...this.runs.values()].filter(
+      (r) => r.parent_task_run_id === undefined || q.job_id !== undefined,
+    );
     if (q.job_id !== undefined) all = all.filter((r) => r.job_id === q.job_id);
     if (q.active_only) all = all.filter((r) => isActive(r.life));
     if (q.completed_only) all = all.filter((r) => !isActive(r.life));

@@ -130,17 +130,23 @@ function refContext(d: ExecDeps, input: ExecInput): RefContext {
 function resolveSecrets(d: ExecDeps, where: string, values: Record<string, string>, found: Set<string>) {
   const out: Record<string, string> = {};
   for (const [k, v] of Object.entries(values)) {
-    out[k] = String(v).replace(/\{\{\s*secrets\/([^/}\s]+)\/([^}\s]+)\s*\}\}/g, (_m, scope: string, key: string) => {
-      if (!d.secrets) throw new TaskFileError(`${where} ${k} references a secret, but the secrets service is not enabled.`);
-      let value: string;
-      try {
-        value = d.secrets.readSecret(scope, key).toString('utf8');
-      } catch {
-        throw new TaskFileError(`${where} ${k} references secret ${scope}/${key}, which does not exist.`);
-      }
-      if (value) found.add(value);
-      return value;
-    });
+    out[k] = String(v).replace(
+      /\{\{\s*secrets\/([^/}\s]+)\/([^}\s]+)\s*\}\}/g,
+      (_m, scope: string, key: string) => {
+        if (!d.secrets)
+          throw new TaskFileError(
+            `${where} ${k} references a secret, but the secrets service is not enabled.`,
+          );
+        let value: string;
+        try {
+          value = d.secrets.readSecret(scope, key).toString('utf8');
+        } catch {
+          throw new TaskFileError(`${where} ${k} references secret ${scope}/${key}, which does not exist.`);
+        }
+        if (value) found.add(value);
+        return value;
+      },
+    );
   }
   return out;
 }
@@ -159,7 +165,11 @@ interface Compute {
   dependencies?: string[];
 }
 
-async function waitForCluster(d: ExecDeps, id: string, signal: { canceled: boolean }): Promise<Record<string, unknown>> {
+async function waitForCluster(
+  d: ExecDeps,
+  id: string,
+  signal: { canceled: boolean },
+): Promise<Record<string, unknown>> {
   for (let i = 0; ; i++) {
     const c = d.compute!.getCluster(id);
     if (!c) throw new TaskFileError(`Cluster ${id} does not exist.`);
@@ -172,11 +182,18 @@ async function waitForCluster(d: ExecDeps, id: string, signal: { canceled: boole
   }
 }
 
-async function computeFor(d: ExecDeps, run: RunRecord, spec: TaskSpec, secrets: Set<string>, signal: { canceled: boolean }): Promise<Compute> {
+async function computeFor(
+  d: ExecDeps,
+  run: RunRecord,
+  spec: TaskSpec,
+  secrets: Set<string>,
+  signal: { canceled: boolean },
+): Promise<Compute> {
   let cluster: Json | undefined;
   let clusterId: string | undefined;
   if (spec.existing_cluster_id) {
-    if (!d.compute) throw new TaskFileError('existing_cluster_id needs the compute service, which is not enabled.');
+    if (!d.compute)
+      throw new TaskFileError('existing_cluster_id needs the compute service, which is not enabled.');
     clusterId = spec.existing_cluster_id;
     cluster = await waitForCluster(d, clusterId, signal);
     d.compute.recordActivity(clusterId);
@@ -191,11 +208,17 @@ async function computeFor(d: ExecDeps, run: RunRecord, spec: TaskSpec, secrets: 
     const env = spec.environment_key
       ? (run.settings.environments ?? []).find((e) => e.environment_key === spec.environment_key)
       : undefined;
-    if (spec.environment_key && !env) throw new TaskFileError(`Environment ${spec.environment_key} is not defined in environments.`);
+    if (spec.environment_key && !env)
+      throw new TaskFileError(`Environment ${spec.environment_key} is not defined in environments.`);
     const deps = env?.spec?.dependencies;
     return { compute: 'serverless', env: {}, conf: {}, ...(deps?.length ? { dependencies: deps } : {}) };
   }
-  const env = resolveSecrets(d, 'spark_env_vars', (cluster.spark_env_vars as Record<string, string>) ?? {}, secrets);
+  const env = resolveSecrets(
+    d,
+    'spark_env_vars',
+    (cluster.spark_env_vars as Record<string, string>) ?? {},
+    secrets,
+  );
   const conf = resolveSecrets(d, 'spark_conf', (cluster.spark_conf as Record<string, string>) ?? {}, secrets);
   return { compute: 'classic', env, conf, ...(clusterId ? { clusterId } : {}) };
 }
@@ -251,9 +274,16 @@ function condition(c: Json): Outcome {
     case 'GREATER_THAN_OR_EQUAL':
     case 'LESS_THAN':
     case 'LESS_THAN_OR_EQUAL': {
-      if (!numeric) return fail(`condition_task: ${op} needs numeric operands, got '${left}' and '${right}'.`);
+      if (!numeric)
+        return fail(`condition_task: ${op} needs numeric operands, got '${left}' and '${right}'.`);
       value =
-        op === 'GREATER_THAN' ? ln > rn : op === 'GREATER_THAN_OR_EQUAL' ? ln >= rn : op === 'LESS_THAN' ? ln < rn : ln <= rn;
+        op === 'GREATER_THAN'
+          ? ln > rn
+          : op === 'GREATER_THAN_OR_EQUAL'
+            ? ln >= rn
+            : op === 'LESS_THAN'
+              ? ln < rn
+              : ln <= rn;
       break;
     }
     default:
@@ -278,7 +308,13 @@ async function runJobTask(d: ExecDeps, input: ExecInput, rj: Json): Promise<Outc
   input.register(() => child.cancel());
   const done = await child.done;
   const ok = done.result === 'SUCCESS' || done.result === 'SUCCESS_WITH_FAILURES' || done.life === 'SKIPPED';
-  const result = ok ? 'SUCCESS' : done.result === 'CANCELED' ? 'CANCELED' : done.result === 'TIMEDOUT' ? 'TIMEDOUT' : 'FAILED';
+  const result = ok
+    ? 'SUCCESS'
+    : done.result === 'CANCELED'
+      ? 'CANCELED'
+      : done.result === 'TIMEDOUT'
+        ? 'TIMEDOUT'
+        : 'FAILED';
   return {
     result,
     message: ok ? '' : `The triggered run ${child.runId} ended ${done.result ?? done.life}.`,
@@ -313,7 +349,10 @@ async function forEach(d: ExecDeps, input: ExecInput, refs: RefContext): Promise
       const i = next++;
       const item = items[i];
       const iterInput = typeof item === 'string' ? item : JSON.stringify(item);
-      const iterTask: TaskRunRecord = { ...input.task, spec: { ...fe.task!, task_key: `${input.task.task_key}_iteration_${i}` } };
+      const iterTask: TaskRunRecord = {
+        ...input.task,
+        spec: { ...fe.task!, task_key: `${input.task.task_key}_iteration_${i}` },
+      };
       const out = await executeTask(d, {
         ...input,
         task: iterTask,
@@ -342,15 +381,21 @@ async function forEach(d: ExecDeps, input: ExecInput, refs: RefContext): Promise
   if (stats.failed > 0) {
     return { ...fail(`${stats.failed} of ${stats.total} iterations failed.`), forEachStats };
   }
-  return { result: 'SUCCESS', message: '', output: { logs: logs.join(''), logs_truncated: false }, forEachStats };
+  return {
+    result: 'SUCCESS',
+    message: '',
+    output: { logs: logs.join(''), logs_truncated: false },
+    forEachStats,
+  };
 }
 
 async function sqlTask(d: ExecDeps, input: ExecInput, sql: Json, refs: RefContext): Promise<Outcome> {
   const file = sql.file as { path?: string; source?: string } | undefined;
-  if (!file?.path) return fail('Only sql_task with a file is supported by MiniLake (query, dashboard and alert are not).');
+  if (!file?.path)
+    return fail('Only sql_task with a file is supported by MiniLake (query, dashboard and alert are not).');
   if (file.source === 'GIT') return fail('sql_task files from git_source are not supported by MiniLake.');
   const warehouse = String(sql.warehouse_id ?? '');
-  const text = (await d.files.localFileText(file.path, input.workDir));
+  const text = await d.files.localFileText(file.path, input.workDir);
   const params = resolveAll(asRecord(sql.parameters), refs);
   const r = await runSqlFile(d.ctx, { statement: text, warehouseId: warehouse, parameters: params });
   if (r.ok) return { result: 'SUCCESS', message: '', output: { logs: r.summary, logs_truncated: false } };
@@ -383,31 +428,59 @@ async function sparkTask(d: ExecDeps, input: ExecInput, type: string, refs: RefC
     if (t.source === 'GIT') return fail('Tasks from git_source are not supported by MiniLake.');
     kind = 'python';
     file = await d.files.localFile(resolveRefs(t.python_file, refs), workDir);
-    args = resolveAll(over.python_params !== undefined ? asStrings(over.python_params) : asStrings(t.parameters), refs);
+    args = resolveAll(
+      over.python_params !== undefined ? asStrings(over.python_params) : asStrings(t.parameters),
+      refs,
+    );
   } else if (type === 'notebook_task') {
-    const t = spec.notebook_task as { notebook_path?: string; base_parameters?: Record<string, string>; source?: string };
+    const t = spec.notebook_task as {
+      notebook_path?: string;
+      base_parameters?: Record<string, string>;
+      source?: string;
+    };
     if (!t.notebook_path) return fail('notebook_task.notebook_path is required.');
     if (t.source === 'GIT') return fail('Notebooks from git_source are not supported by MiniLake.');
     kind = 'notebook';
     const nb = await d.files.notebook(t.notebook_path, workDir);
     file = nb.file;
     source = nb.source;
-    Object.assign(widgets, resolveAll(asRecord(t.base_parameters), refs), resolveAll(asRecord(over.notebook_params), refs));
+    Object.assign(
+      widgets,
+      resolveAll(asRecord(t.base_parameters), refs),
+      resolveAll(asRecord(over.notebook_params), refs),
+    );
   } else {
-    const t = spec.python_wheel_task as { package_name?: string; entry_point?: string; parameters?: string[]; named_parameters?: Record<string, string> };
-    if (!t.package_name || !t.entry_point) return fail('python_wheel_task needs package_name and entry_point.');
+    const t = spec.python_wheel_task as {
+      package_name?: string;
+      entry_point?: string;
+      parameters?: string[];
+      named_parameters?: Record<string, string>;
+    };
+    if (!t.package_name || !t.entry_point)
+      return fail('python_wheel_task needs package_name and entry_point.');
     const wheels = [
       ...(spec.libraries ?? []).map((l) => l.whl).filter((x): x is string => typeof x === 'string'),
       ...(dependencies ?? []).filter((x) => x.endsWith('.whl')),
     ];
-    if (wheels.length === 0) return fail('python_wheel_task needs a wheel in libraries (whl) or in its environment dependencies.');
+    if (wheels.length === 0)
+      return fail('python_wheel_task needs a wheel in libraries (whl) or in its environment dependencies.');
     const local = await Promise.all(wheels.map((w) => d.files.localFile(w, workDir)));
     kind = 'wheel';
     file = local[0]!;
     dependencies = [...local.slice(1), ...(dependencies ?? []).filter((x) => !x.endsWith('.whl'))];
-    args = resolveAll(over.python_params !== undefined ? asStrings(over.python_params) : asStrings(t.parameters), refs);
-    const named = over.python_named_params !== undefined ? asRecord(over.python_named_params) : asRecord(t.named_parameters);
-    wheel = { packageName: t.package_name, entryPoint: t.entry_point, namedParameters: resolveAll(named, refs) };
+    args = resolveAll(
+      over.python_params !== undefined ? asStrings(over.python_params) : asStrings(t.parameters),
+      refs,
+    );
+    const named =
+      over.python_named_params !== undefined
+        ? asRecord(over.python_named_params)
+        : asRecord(t.named_parameters);
+    wheel = {
+      packageName: t.package_name,
+      entryPoint: t.entry_point,
+      namedParameters: resolveAll(named, refs),
+    };
   }
   const upstream: Record<string, Record<string, unknown>> = {};
   for (const [k, v] of Object.entries(refs.tasks)) upstream[k] = v.values;
@@ -422,7 +495,12 @@ async function sparkTask(d: ExecDeps, input: ExecInput, type: string, refs: RefC
     sparkConf: compute.conf,
     compute: compute.compute,
     taskValues: upstream,
-    context: { ...(run.job_id !== undefined ? { jobId: run.job_id } : {}), runId: run.run_id, taskRunId: task.run_id, taskKey: task.task_key },
+    context: {
+      ...(run.job_id !== undefined ? { jobId: run.job_id } : {}),
+      runId: run.run_id,
+      taskRunId: task.run_id,
+      taskKey: task.task_key,
+    },
     workDir,
     ...(wheel ? { wheel } : {}),
     ...(dependencies?.length ? { dependencies } : {}),

@@ -24,8 +24,15 @@ export function quartz(expr: string, timezone = 'UTC'): Cron {
 export function validateTriggers(s: JobSettings): void {
   if (s.schedule) quartz(s.schedule.quartz_cron_expression, s.schedule.timezone_id || 'UTC');
   const p = s.trigger?.periodic as { interval?: number; unit?: string } | undefined;
-  if (p && (!Number.isInteger(p.interval) || (p.interval ?? 0) < 1 || !['HOURS', 'DAYS', 'WEEKS'].includes(p.unit ?? ''))) {
-    throw invalidParameter('trigger.periodic needs a positive integer interval and a unit of HOURS, DAYS or WEEKS.');
+  if (
+    p &&
+    (!Number.isInteger(p.interval) ||
+      (p.interval ?? 0) < 1 ||
+      !['HOURS', 'DAYS', 'WEEKS'].includes(p.unit ?? ''))
+  ) {
+    throw invalidParameter(
+      'trigger.periodic needs a positive integer interval and a unit of HOURS, DAYS or WEEKS.',
+    );
   }
 }
 
@@ -171,14 +178,24 @@ export class Triggers {
         last = this.o.clock.now();
         this.fire(jobId, 'FILE_ARRIVAL');
       } else if (arrived) this.seen.set(jobId, before!); // keep it pending until the gap has passed
-      if (!this.closed && this.o.store.hasJob(String(jobId))) this.add(jobId, this.o.clock.setTimeout(() => void poll(), FILE_POLL_MS));
+      if (!this.closed && this.o.store.hasJob(String(jobId)))
+        this.add(
+          jobId,
+          this.o.clock.setTimeout(() => void poll(), FILE_POLL_MS),
+        );
     };
     void poll();
   }
 
   /** A continuous job always has one run: start one now if none is active. */
   private continuous(jobId: number): void {
-    const active = this.o.store.allRuns().some((r) => r.job_id === jobId && ['QUEUED', 'PENDING', 'RUNNING', 'TERMINATING', 'BLOCKED', 'WAITING_FOR_RETRY'].includes(r.life));
+    const active = this.o.store
+      .allRuns()
+      .some(
+        (r) =>
+          r.job_id === jobId &&
+          ['QUEUED', 'PENDING', 'RUNNING', 'TERMINATING', 'BLOCKED', 'WAITING_FOR_RETRY'].includes(r.life),
+      );
     if (!active) this.fire(jobId, 'CONTINUOUS');
   }
 
@@ -190,7 +207,10 @@ export class Triggers {
     const jobId = run.job_id;
     // A short pause between runs (longer after a failure), so a job that ends at once does not spin.
     const delay = run.result === 'SUCCESS' ? CONTINUOUS_GAP_MS : CONTINUOUS_FAILURE_BACKOFF_MS;
-    this.add(jobId, this.o.clock.setTimeout(() => this.continuous(jobId), delay));
+    this.add(
+      jobId,
+      this.o.clock.setTimeout(() => this.continuous(jobId), delay),
+    );
   }
 
   reopen(): void {

@@ -17,7 +17,9 @@ afterAll(async () => {
 async function call(method: string, path: string, body?: unknown) {
   const res = await app.request(path, {
     method,
-    ...(body !== undefined ? { body: JSON.stringify(body), headers: { 'content-type': 'application/json' } } : {}),
+    ...(body !== undefined
+      ? { body: JSON.stringify(body), headers: { 'content-type': 'application/json' } }
+      : {}),
   });
   return { status: res.status, body: (await res.json()) as any };
 }
@@ -93,7 +95,10 @@ describe('jobs wire shapes', () => {
   it('unknown job and run ids answer 400 with the message clients parse', async () => {
     const j = await call('GET', '/api/2.2/jobs/get?job_id=987654321');
     expect(j.status).toBe(400);
-    expect(j.body).toEqual({ error_code: 'INVALID_PARAMETER_VALUE', message: 'Job 987654321 does not exist.' });
+    expect(j.body).toEqual({
+      error_code: 'INVALID_PARAMETER_VALUE',
+      message: 'Job 987654321 does not exist.',
+    });
     const r = await call('GET', '/api/2.2/jobs/runs/get?run_id=123');
     expect(r.status).toBe(400);
     expect(r.body.message).toBe('Run 123 does not exist.');
@@ -102,27 +107,43 @@ describe('jobs wire shapes', () => {
   });
 
   it('rejects bad DAGs', async () => {
-    const dup = await call('POST', '/api/2.2/jobs/create', { tasks: [cond('a', '1', '1'), cond('a', '1', '1')] });
+    const dup = await call('POST', '/api/2.2/jobs/create', {
+      tasks: [cond('a', '1', '1'), cond('a', '1', '1')],
+    });
     expect(dup.status).toBe(400);
-    const missing = await call('POST', '/api/2.2/jobs/create', { tasks: [cond('a', '1', '1', { depends_on: [{ task_key: 'z' }] })] });
+    const missing = await call('POST', '/api/2.2/jobs/create', {
+      tasks: [cond('a', '1', '1', { depends_on: [{ task_key: 'z' }] })],
+    });
     expect(missing.status).toBe(400);
     const cycle = await call('POST', '/api/2.2/jobs/create', {
-      tasks: [cond('a', '1', '1', { depends_on: [{ task_key: 'b' }] }), cond('b', '1', '1', { depends_on: [{ task_key: 'a' }] })],
+      tasks: [
+        cond('a', '1', '1', { depends_on: [{ task_key: 'b' }] }),
+        cond('b', '1', '1', { depends_on: [{ task_key: 'a' }] }),
+      ],
     });
     expect(cycle.status).toBe(400);
     expect(cycle.body.message).toContain('cycle');
-    const cron = await call('POST', '/api/2.2/jobs/create', { schedule: { quartz_cron_expression: 'not a cron' } });
+    const cron = await call('POST', '/api/2.2/jobs/create', {
+      schedule: { quartz_cron_expression: 'not a cron' },
+    });
     expect(cron.status).toBe(400);
   });
 
   it('jobs/get pages tasks at 100 and list pages with has_more', async () => {
     const tasks = Array.from({ length: 230 }, (_, i) => cond(`t${String(i).padStart(3, '0')}`, '1', '1'));
-    const c = await call('POST', '/api/2.2/jobs/create', { name: 'big', tasks, job_clusters: [{ job_cluster_key: 'k', new_cluster: {} }] });
+    const c = await call('POST', '/api/2.2/jobs/create', {
+      name: 'big',
+      tasks,
+      job_clusters: [{ job_cluster_key: 'k', new_cluster: {} }],
+    });
     const seen: string[] = [];
     let token: string | undefined;
     let pages = 0;
     do {
-      const g = await call('GET', `/api/2.2/jobs/get?job_id=${c.body.job_id}${token ? `&page_token=${token}` : ''}`);
+      const g = await call(
+        'GET',
+        `/api/2.2/jobs/get?job_id=${c.body.job_id}${token ? `&page_token=${token}` : ''}`,
+      );
       pages++;
       seen.push(...g.body.settings.tasks.map((t: any) => t.task_key));
       if (pages === 1) expect(g.body.settings.job_clusters).toHaveLength(1);
@@ -175,7 +196,10 @@ describe('jobs wire shapes', () => {
       ['b', '2'],
       ['c', '1'],
     ]);
-    await call('POST', '/api/2.2/jobs/reset', { job_id: id, new_settings: { name: 'r', tasks: [cond('z', '1', '1')] } });
+    await call('POST', '/api/2.2/jobs/reset', {
+      job_id: id,
+      new_settings: { name: 'r', tasks: [cond('z', '1', '1')] },
+    });
     const r = await call('GET', `/api/2.2/jobs/get?job_id=${id}`);
     expect(r.body.settings.name).toBe('r');
     expect(r.body.settings.schedule).toBeUndefined();
@@ -231,27 +255,38 @@ describe('runs', () => {
     expect(multi.status).toBe(400);
 
     // job parameters flow into references
-    const rn2 = await call('POST', '/api/2.2/jobs/run-now', { job_id: c.body.job_id, job_parameters: { env: 'prod' } });
+    const rn2 = await call('POST', '/api/2.2/jobs/run-now', {
+      job_id: c.body.job_id,
+      job_parameters: { env: 'prod' },
+    });
     const run2 = await waitRun(rn2.body.run_id);
     expect(run2.tasks.find((t: any) => t.task_key === 'on_true').state.result_state).toBe('SUCCESS');
     expect(run2.tasks.find((t: any) => t.task_key === 'on_false').state.result_state).toBe('EXCLUDED');
   });
 
   it('all tasks succeeding or only non-leaf failures give SUCCESS / SUCCESS_WITH_FAILURES', async () => {
-    const ok = await call('POST', '/api/2.2/jobs/create', { tasks: [cond('a', '1', '1'), cond('b', '1', '1', { depends_on: [{ task_key: 'a' }] })] });
-    const r1 = await waitRun((await call('POST', '/api/2.2/jobs/run-now', { job_id: ok.body.job_id })).body.run_id);
+    const ok = await call('POST', '/api/2.2/jobs/create', {
+      tasks: [cond('a', '1', '1'), cond('b', '1', '1', { depends_on: [{ task_key: 'a' }] })],
+    });
+    const r1 = await waitRun(
+      (await call('POST', '/api/2.2/jobs/run-now', { job_id: ok.body.job_id })).body.run_id,
+    );
     expect(r1.state.result_state).toBe('SUCCESS');
     expect(r1.status.termination_details).toEqual({ code: 'SUCCESS', type: 'SUCCESS', message: '' });
     const swf = await call('POST', '/api/2.2/jobs/create', {
       tasks: [failing('a'), cond('b', '1', '1', { depends_on: [{ task_key: 'a' }], run_if: 'ALL_DONE' })],
     });
-    const r2 = await waitRun((await call('POST', '/api/2.2/jobs/run-now', { job_id: swf.body.job_id })).body.run_id);
+    const r2 = await waitRun(
+      (await call('POST', '/api/2.2/jobs/run-now', { job_id: swf.body.job_id })).body.run_id,
+    );
     expect(r2.state.result_state).toBe('SUCCESS_WITH_FAILURES');
   });
 
   it('retries a failing task max_retries times, each attempt listed', async () => {
     const c = await call('POST', '/api/2.2/jobs/create', { tasks: [failing('a', { max_retries: 2 })] });
-    const run = await waitRun((await call('POST', '/api/2.2/jobs/run-now', { job_id: c.body.job_id })).body.run_id);
+    const run = await waitRun(
+      (await call('POST', '/api/2.2/jobs/run-now', { job_id: c.body.job_id })).body.run_id,
+    );
     expect(run.tasks.map((t: any) => [t.attempt_number, t.state.result_state])).toEqual([
       [0, 'FAILED'],
       [1, 'FAILED'],
@@ -262,18 +297,30 @@ describe('runs', () => {
 
   it('repair reruns the failed task and its dependents', async () => {
     const c = await call('POST', '/api/2.2/jobs/create', {
-      tasks: [cond('a', '1', '1'), failing('b', { depends_on: [{ task_key: 'a' }] }), cond('c', '1', '1', { depends_on: [{ task_key: 'b' }] })],
+      tasks: [
+        cond('a', '1', '1'),
+        failing('b', { depends_on: [{ task_key: 'a' }] }),
+        cond('c', '1', '1', { depends_on: [{ task_key: 'b' }] }),
+      ],
     });
-    const run = await waitRun((await call('POST', '/api/2.2/jobs/run-now', { job_id: c.body.job_id })).body.run_id);
+    const run = await waitRun(
+      (await call('POST', '/api/2.2/jobs/run-now', { job_id: c.body.job_id })).body.run_id,
+    );
     const aRun = run.tasks.find((t: any) => t.task_key === 'a').run_id;
     // fix the task in the job, then repair: the repaired task runs the job's settings as they were for this run
-    const rep = await call('POST', '/api/2.2/jobs/runs/repair', { run_id: run.run_id, rerun_all_failed_tasks: true, rerun_dependent_tasks: true });
+    const rep = await call('POST', '/api/2.2/jobs/runs/repair', {
+      run_id: run.run_id,
+      rerun_all_failed_tasks: true,
+      rerun_dependent_tasks: true,
+    });
     expect(rep.status).toBe(200);
     expect(typeof rep.body.repair_id).toBe('number');
     const after = await waitRun(run.run_id);
     expect(after.tasks.map((t: any) => t.task_key).sort()).toEqual(['a', 'b', 'c']);
     expect(after.tasks.find((t: any) => t.task_key === 'a').run_id).toBe(aRun);
-    expect(after.tasks.find((t: any) => t.task_key === 'b').run_id).not.toBe(run.tasks.find((t: any) => t.task_key === 'b').run_id);
+    expect(after.tasks.find((t: any) => t.task_key === 'b').run_id).not.toBe(
+      run.tasks.find((t: any) => t.task_key === 'b').run_id,
+    );
     expect(after.repair_history.map((h: any) => h.type)).toEqual(['ORIGINAL', 'REPAIR']);
     const hist = await call('GET', `/api/2.2/jobs/runs/get?run_id=${run.run_id}&include_history=true`);
     expect(hist.body.tasks).toHaveLength(5);
@@ -281,7 +328,12 @@ describe('runs', () => {
 
   it('max_concurrent_runs skips without a queue and queues with one; cancel and list filters', async () => {
     // a run_job_task whose child job is itself limited keeps the parent active while the child waits
-    const child = await call('POST', '/api/2.2/jobs/create', { name: 'child', max_concurrent_runs: 0, queue: { enabled: true }, tasks: [cond('x', '1', '1')] });
+    const child = await call('POST', '/api/2.2/jobs/create', {
+      name: 'child',
+      max_concurrent_runs: 0,
+      queue: { enabled: true },
+      tasks: [cond('x', '1', '1')],
+    });
     const parent = await call('POST', '/api/2.2/jobs/create', {
       name: 'parent',
       tasks: [{ task_key: 'call', run_job_task: { job_id: child.body.job_id } }],
@@ -302,9 +354,14 @@ describe('runs', () => {
     expect(skipped.state.state_message).toContain('maximum concurrent runs');
     const active = await call('GET', `/api/2.2/jobs/runs/list?job_id=${parent.body.job_id}&active_only=true`);
     expect(active.body.runs.map((r: any) => r.run_id)).toEqual([first.body.run_id]);
-    const done = await call('GET', `/api/2.2/jobs/runs/list?job_id=${parent.body.job_id}&completed_only=true`);
+    const done = await call(
+      'GET',
+      `/api/2.2/jobs/runs/list?job_id=${parent.body.job_id}&completed_only=true`,
+    );
     expect(done.body.runs.map((r: any) => r.run_id)).toEqual([second.body.run_id]);
-    expect((await call('GET', '/api/2.2/jobs/runs/list?active_only=true&completed_only=true')).status).toBe(400);
+    expect((await call('GET', '/api/2.2/jobs/runs/list?active_only=true&completed_only=true')).status).toBe(
+      400,
+    );
     expect((await call('POST', '/api/2.2/jobs/runs/delete', { run_id: first.body.run_id })).status).toBe(400);
 
     await call('POST', '/api/2.2/jobs/runs/cancel', { run_id: first.body.run_id });
@@ -319,10 +376,19 @@ describe('runs', () => {
 
   it('idempotency_token returns the same run; runs/submit runs one-time tasks', async () => {
     const c = await call('POST', '/api/2.2/jobs/create', { tasks: [cond('a', '1', '1')] });
-    const a = await call('POST', '/api/2.2/jobs/run-now', { job_id: c.body.job_id, idempotency_token: 'tok-1' });
-    const b = await call('POST', '/api/2.2/jobs/run-now', { job_id: c.body.job_id, idempotency_token: 'tok-1' });
+    const a = await call('POST', '/api/2.2/jobs/run-now', {
+      job_id: c.body.job_id,
+      idempotency_token: 'tok-1',
+    });
+    const b = await call('POST', '/api/2.2/jobs/run-now', {
+      job_id: c.body.job_id,
+      idempotency_token: 'tok-1',
+    });
     expect(b.body.run_id).toBe(a.body.run_id);
-    const s = await call('POST', '/api/2.2/jobs/runs/submit', { run_name: 'once', tasks: [cond('x', '{{job.run_id}}', '0', {})] });
+    const s = await call('POST', '/api/2.2/jobs/runs/submit', {
+      run_name: 'once',
+      tasks: [cond('x', '{{job.run_id}}', '0', {})],
+    });
     const run = await waitRun(s.body.run_id);
     expect(run.run_type).toBe('SUBMIT_RUN');
     expect(run.run_name).toBe('once');
@@ -332,19 +398,55 @@ describe('runs', () => {
   });
 
   it('runs/list pages newest first', async () => {
-    const c = await call('POST', '/api/2.2/jobs/create', { max_concurrent_runs: 10, tasks: [cond('a', '1', '1')] });
+    const c = await call('POST', '/api/2.2/jobs/create', {
+      max_concurrent_runs: 10,
+      tasks: [cond('a', '1', '1')],
+    });
     const ids: number[] = [];
-    for (let i = 0; i < 5; i++) ids.push((await call('POST', '/api/2.2/jobs/run-now', { job_id: c.body.job_id })).body.run_id);
+    for (let i = 0; i < 5; i++)
+      ids.push((await call('POST', '/api/2.2/jobs/run-now', { job_id: c.body.job_id })).body.run_id);
     for (const id of ids) await waitRun(id);
     const seen: number[] = [];
     let t: string | undefined;
     do {
-      const p = await call('GET', `/api/2.2/jobs/runs/list?job_id=${c.body.job_id}&limit=2${t ? `&page_token=${t}` : ''}`);
+      const p = await call(
+        'GET',
+        `/api/2.2/jobs/runs/list?job_id=${c.body.job_id}&limit=2${t ? `&page_token=${t}` : ''}`,
+      );
       seen.push(...p.body.runs.map((r: any) => r.run_id));
       expect(p.body.runs[0].tasks).toBeUndefined();
       t = p.body.next_page_token;
     } while (t);
     expect(new Set(seen)).toEqual(new Set(ids));
     expect(seen).toHaveLength(5);
+  });
+
+  it('run-now only runs the named tasks; a legacy single-task job runs as one task', async () => {
+    const c = await call('POST', '/api/2.2/jobs/create', {
+      tasks: [
+        cond('a', '1', '1'),
+        cond('b', '1', '1', { depends_on: [{ task_key: 'a' }] }),
+        cond('c', '1', '1'),
+      ],
+    });
+    const run = await waitRun(
+      (await call('POST', '/api/2.2/jobs/run-now', { job_id: c.body.job_id, only: ['b'] })).body.run_id,
+    );
+    expect(run.tasks.map((t: any) => t.task_key)).toEqual(['b']);
+    expect(run.state.result_state).toBe('SUCCESS');
+    const legacy = await call('POST', '/api/2.0/jobs/create', {
+      name: 'legacy job',
+      spark_jar_task: { main_class_name: 'x' },
+    });
+    const g = await call('GET', `/api/2.0/jobs/get?job_id=${legacy.body.job_id}`);
+    expect(g.body.settings.format).toBe('SINGLE_TASK');
+    const lr = await waitRun(
+      (await call('POST', '/api/2.0/jobs/run-now', { job_id: legacy.body.job_id })).body.run_id,
+      '2.0',
+    );
+    expect(lr.tasks).toHaveLength(1);
+    expect(lr.tasks[0].state.result_state).toBe('FAILED');
+    const out = await call('GET', `/api/2.0/jobs/runs/get-output?run_id=${lr.run_id}`);
+    expect(out.body.error).toBe('spark_jar_task is not supported by MiniLake.');
   });
 });

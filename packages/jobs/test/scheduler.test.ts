@@ -19,7 +19,8 @@ async function setup() {
     const res = await s.app.request(p, { method, ...(body ? { body: JSON.stringify(body) } : {}) });
     return (await res.json()) as any;
   };
-  const runs = async (jobId: number) => (await call('GET', `/api/2.2/jobs/runs/list?job_id=${jobId}&limit=25`)).runs ?? [];
+  const runs = async (jobId: number) =>
+    (await call('GET', `/api/2.2/jobs/runs/list?job_id=${jobId}&limit=25`)).runs ?? [];
   return { clock, call, runs, close: () => s.instance.close?.() };
 }
 
@@ -49,7 +50,9 @@ describe('triggers', () => {
     // unpausing through update arms it
     await call('POST', '/api/2.2/jobs/update', {
       job_id: paused.job_id,
-      new_settings: { schedule: { quartz_cron_expression: '0 30 * * * ?', timezone_id: 'UTC', pause_status: 'UNPAUSED' } },
+      new_settings: {
+        schedule: { quartz_cron_expression: '0 30 * * * ?', timezone_id: 'UTC', pause_status: 'UNPAUSED' },
+      },
     });
     clock.advance(60 * 60_000);
     await flush();
@@ -76,7 +79,10 @@ describe('triggers', () => {
     clock.advance(2 * 3_600_000);
     await flush();
     expect((await runs(p.job_id)).map((r: any) => r.trigger)).toEqual(['PERIODIC']);
-    const c = await call('POST', '/api/2.2/jobs/create', { tasks: [cond('a')], continuous: { pause_status: 'UNPAUSED' } });
+    const c = await call('POST', '/api/2.2/jobs/create', {
+      tasks: [cond('a')],
+      continuous: { pause_status: 'UNPAUSED' },
+    });
     await flush();
     expect(await runs(c.job_id)).toHaveLength(1);
     clock.advance(1_000);
@@ -84,7 +90,10 @@ describe('triggers', () => {
     const r = await runs(c.job_id);
     expect(r).toHaveLength(2);
     expect(r[0].trigger).toBe('CONTINUOUS');
-    await call('POST', '/api/2.2/jobs/update', { job_id: c.job_id, new_settings: { continuous: { pause_status: 'PAUSED' } } });
+    await call('POST', '/api/2.2/jobs/update', {
+      job_id: c.job_id,
+      new_settings: { continuous: { pause_status: 'PAUSED' } },
+    });
     clock.advance(10_000);
     await flush();
     expect((await runs(c.job_id)).length).toBeLessThanOrEqual(3);
@@ -118,7 +127,10 @@ describe('persistence', () => {
     const clock = new ManualClock();
     const db = await StateDb.open(dir);
     const store = new JobsStore(db, clock);
-    const job = store.createJob({ name: 'p', max_concurrent_runs: 1, tasks: [{ task_key: 'a', run_job_task: { job_id: 1 } }] }, 'u');
+    const job = store.createJob(
+      { name: 'p', max_concurrent_runs: 1, tasks: [{ task_key: 'a', run_job_task: { job_id: 1 } }] },
+      'u',
+    );
     const run = store.addRun({
       run_id: 42,
       job_id: job.job_id,
@@ -132,7 +144,18 @@ describe('persistence', () => {
       life: 'RUNNING',
       message: '',
       user_cancelled_or_timedout: false,
-      tasks: [{ run_id: 43, task_key: 'a', spec: { task_key: 'a' }, attempt_number: 0, life: 'RUNNING', message: '', start_time: clock.now(), end_time: 0 }],
+      tasks: [
+        {
+          run_id: 43,
+          task_key: 'a',
+          spec: { task_key: 'a' },
+          attempt_number: 0,
+          life: 'RUNNING',
+          message: '',
+          start_time: clock.now(),
+          end_time: 0,
+        },
+      ],
       repair_history: [],
     });
     await db.flush(); // what an acknowledged write guarantees; no close, as after kill -9
@@ -145,7 +168,11 @@ describe('persistence', () => {
       dir,
       userName: 'u',
       taskConcurrency: 1,
-      deps: { engine: () => Promise.reject(new Error('none')), files: new FileResolver({}), ctx: {} as never },
+      deps: {
+        engine: () => Promise.reject(new Error('none')),
+        files: new FileResolver({}),
+        ctx: {} as never,
+      },
     });
     scheduler.recover();
     const after = store2.getRun(run.run_id);
