@@ -1,4 +1,5 @@
-import { defineService, EngineUnavailable, type ServiceContext } from '@minilake/core';
+import { defineService, type ServiceContext } from '@minilake/core';
+import { sparkConfigDefaults, sparkEngine } from '@minilake/engine-spark';
 import { jobsApp } from './app.js';
 import type { SparkEngine } from './engine.js';
 import { FileResolver, type FilesPeer, type VolumesPeer, type WorkspacePeer } from './resolve.js';
@@ -39,10 +40,8 @@ function registerJobPermissions(iam: IamPeer | undefined, store: JobsStore) {
 }
 
 /** The Spark engine, created on first use (so a server without a Spark install starts, and says so per task). */
-function engineLoader(_ctx: ServiceContext): () => Promise<SparkEngine> {
-  return async () => {
-    throw new EngineUnavailable('spark', 'packages/engine-spark is not part of this build');
-  };
+function engineLoader(ctx: ServiceContext): () => Promise<SparkEngine> {
+  return () => sparkEngine(ctx);
 }
 
 function positiveInt(text: string | undefined, fallback: number): number {
@@ -54,7 +53,8 @@ export const jobsService = defineService<JobsApi>({
   name: 'jobs',
   description: 'Jobs API and a real scheduler: task DAGs on Spark, run_if, retries, timeouts, triggers',
   uses: ['iam', 'secrets', 'workspace', 'files', 'unity-catalog', 'compute', 'sql'],
-  configDefaults: { MINILAKE_JOBS_TASK_CONCURRENCY: '4' },
+  // The Spark engine is not a service: its MINILAKE_SPARK_* settings are declared by its user.
+  configDefaults: { MINILAKE_JOBS_TASK_CONCURRENCY: '4', ...sparkConfigDefaults },
   create(ctx) {
     const store = new JobsStore(ctx.state, ctx.clock);
     const onJobDeleted = registerJobPermissions(ctx.peer<IamPeer>('iam'), store);

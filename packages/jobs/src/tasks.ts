@@ -421,13 +421,16 @@ async function sparkTask(d: ExecDeps, input: ExecInput, type: string, refs: RefC
   let args: string[] = [];
   let wheel: SparkTask['wheel'];
   let source: string | undefined;
+  let sourcePath: string | undefined;
   let dependencies = compute.dependencies;
   if (type === 'spark_python_task') {
     const t = spec.spark_python_task as { python_file?: string; parameters?: string[]; source?: string };
     if (!t.python_file) return fail('spark_python_task.python_file is required.');
     if (t.source === 'GIT') return fail('Tasks from git_source are not supported by MiniLake.');
     kind = 'python';
-    file = await d.files.localFile(resolveRefs(t.python_file, refs), workDir);
+    const pyPath = resolveRefs(t.python_file, refs);
+    file = await d.files.localFile(pyPath, workDir);
+    if (d.files.isWorkspacePath(pyPath)) sourcePath = pyPath;
     args = resolveAll(
       over.python_params !== undefined ? asStrings(over.python_params) : asStrings(t.parameters),
       refs,
@@ -444,6 +447,7 @@ async function sparkTask(d: ExecDeps, input: ExecInput, type: string, refs: RefC
     const nb = await d.files.notebook(t.notebook_path, workDir);
     file = nb.file;
     source = nb.source;
+    sourcePath = t.notebook_path;
     Object.assign(
       widgets,
       resolveAll(asRecord(t.base_parameters), refs),
@@ -505,6 +509,8 @@ async function sparkTask(d: ExecDeps, input: ExecInput, type: string, refs: RefC
     ...(wheel ? { wheel } : {}),
     ...(dependencies?.length ? { dependencies } : {}),
     ...(timeout > 0 ? { timeoutMs: timeout * 1000 } : {}),
+    ...(secrets.size ? { redact: [...secrets] } : {}),
+    ...(sourcePath ? { sourcePath } : {}),
   };
   if (signal.canceled) return { result: 'CANCELED', message: 'Run cancelled.', output: {} };
   let engine: SparkEngine;
