@@ -238,3 +238,32 @@ def test_job_permissions_have_one_owner(w):
     assert levels["users"] == jobs.JobPermissionLevel.CAN_VIEW
     with pytest.raises(Exception):
         w.jobs.get_permissions("987654321")
+
+
+def test_existing_cluster_applies_its_env_and_is_started(w, home, spark):
+    from databricks.sdk.service import compute
+
+    cluster = w.clusters.create_and_wait(
+        cluster_name=unique("jobs"), spark_version="15.4.x-scala2.12", node_type_id="i3.xlarge", num_workers=0,
+        spark_env_vars={"GREETING": "from-the-cluster"},
+    )
+    w.clusters.delete_and_wait(cluster.cluster_id)  # terminated: the task must start it, as Databricks does
+    show = put(w, f"{home}/env.py", "import os\nprint('greeting=' + os.environ['GREETING'])\n")
+    created = w.jobs.create(name=unique("cl"), tasks=[py_task("t", show, existing_cluster_id=cluster.cluster_id)])
+    run = w.jobs.run_now_and_wait(created.job_id)
+    assert run.state.result_state == jobs.RunResultState.SUCCESS
+    assert run.tasks[0].cluster_instance.cluster_id == cluster.cluster_id
+    assert "greeting=from-the-cluster" in w.jobs.get_run_output(run.tasks[0].run_id).logs
+    assert w.clusters.get(cluster.cluster_id).state == compute.State.RUNNING
+
+
+def test_sql_task_file_runs_on_the_sql_engine(w, home):
+    wh = w.warehouses.create_and_wait(name=unique("wh"), cluster_size="Small").id
+    cat = unique("jobs_cat")
+    w.catalogs.create(cat)
+    sql = put(w, f"{home}/load.sql", f"CREATE TABLE {cat}.default.loaded AS SELECT 42 AS answer")
+    created = w.jobs.create(name=unique("sql"), tasks=[jobs.Task(task_key="q", sql_task=jobs.SqlTask(warehouse_id=wh, file=jobs.SqlTaskFile(path=sql)))])
+    run = w.jobs.run_now_and_wait(created.job_id)
+    assert run.state.result_state == jobs.RunResultState.SUCCESS, w.jobs.get_run_output(run.tasks[0].run_id).error
+    r = w.statement_execution.execute_statement(warehouse_id=wh, statement=f"SELECT answer FROM {cat}.default.loaded")
+    assert r.result.data_array == [["42"]]

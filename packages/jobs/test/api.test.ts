@@ -449,4 +449,61 @@ describe('runs', () => {
     const out = await call('GET', `/api/2.0/jobs/runs/get-output?run_id=${lr.run_id}`);
     expect(out.body.error).toBe('spark_jar_task is not supported by MiniLake.');
   });
+
+  it('for_each_task runs its task once per input; failures fail it', async () => {
+    const c = await call('POST', '/api/2.2/jobs/create', {
+      tasks: [
+        {
+          task_key: 'each',
+          for_each_task: {
+            inputs: '[1, 2, 3]',
+            concurrency: 2,
+            task: {
+              task_key: 'inner',
+              condition_task: { op: 'GREATER_THAN', left: '{{input}}', right: '0' },
+            },
+          },
+        },
+        {
+          task_key: 'each_bad',
+          for_each_task: { inputs: '["a"]', task: { task_key: 'inner2', dbt_task: { commands: [] } } },
+        },
+      ],
+    });
+    const run = await waitRun(
+      (await call('POST', '/api/2.2/jobs/run-now', { job_id: c.body.job_id })).body.run_id,
+    );
+    const each = run.tasks.find((t: any) => t.task_key === 'each');
+    expect(each.state.result_state).toBe('SUCCESS');
+    expect(each.for_each_task.stats.task_run_stats).toMatchObject({
+      total_iterations: 3,
+      succeeded_iterations: 3,
+    });
+    expect(run.tasks.find((t: any) => t.task_key === 'each_bad').state.result_state).toBe('FAILED');
+  });
+});
+
+describe('dynamic value references', () => {
+  it('resolves job, task, run and time references', async () => {
+    const { resolveRefs } = await import('../src/refs.js');
+    const ctx = {
+      jobId: 7,
+      jobName: 'n',
+      runId: 9,
+      repairCount: 0,
+      startTime: Date.UTC(2026, 2, 4, 5, 6, 7),
+      triggerType: 'periodic',
+      parameters: { env: 'prod' },
+      task: { name: 't', runId: 10, executionCount: 1 },
+      tasks: { up: { runId: 8, resultState: 'SUCCESS', executionCount: 1, values: { k: 3, o: { a: 1 } } } },
+      workspaceId: '1',
+      workspaceUrl: 'http://x',
+    };
+    expect(
+      resolveRefs(
+        '{{job.id}}/{{job.run_id}}/{{task.name}}/{{task.run_id}}/{{job.parameters.env}}/{{tasks.up.values.k}}/{{tasks.up.values.o}}/{{job.start_time.iso_date}}/{{job.trigger.type}}/{{ tasks.up.result_state }}/{{unknown.x}}',
+        ctx,
+      ),
+    ).toBe('7/9/t/10/prod/3/{"a":1}/2026-03-04/periodic/SUCCESS/{{unknown.x}}');
+  });
 });
