@@ -17,6 +17,9 @@ import type { SparkEngine, SparkRun, SparkTask, SparkTaskResult } from './types.
 const DELTA_CONF: Record<string, string> = {
   'spark.sql.extensions': 'io.delta.sql.DeltaSparkSessionExtension',
   'spark.sql.catalog.spark_catalog': 'org.apache.spark.sql.delta.catalog.DeltaCatalog',
+  // Delta's SQL parser drops named parameter markers on Spark 4.1 (spark.sql(text, args=...) fails with
+  // UNBOUND_SQL_PARAMETER); the legacy constants-only substitution binds them, which %sql cells need.
+  'spark.sql.legacy.parameterSubstitution.constantsOnly': 'true',
 };
 
 /** Spark's UI and console progress bar are noise for a job run; a task may turn them back on. */

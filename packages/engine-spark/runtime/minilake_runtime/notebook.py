@@ -43,8 +43,9 @@ def parse_source(text):
         if line.rstrip() == SEPARATOR:
             body = list(cur)
             # "# DBTITLE 1,Title" names a cell; it is not code.
-            if body and body[0].startswith("# DBTITLE"):
-                body[0] = ""
+            first = next((i for i, ln in enumerate(body) if ln.strip()), None)
+            if first is not None and body[first].startswith("# DBTITLE"):
+                body[first] = ""
             nonblank = [ln for ln in body if ln.strip()]
             if nonblank and all(ln.startswith("# MAGIC") for ln in nonblank):
                 src = "\n".join(ln[len("# MAGIC ") :] if ln.startswith("# MAGIC ") else ln[len("# MAGIC") :] for ln in body)

@@ -55,11 +55,11 @@ class Rest:
             return payload
         return json.loads(payload) if payload else {}
 
-    def get(self, path, **query):
-        return self.request("GET", path, query=query)
+    def get(self, route, /, **query):
+        return self.request("GET", route, query=query)
 
-    def post(self, path, body):
-        return self.request("POST", path, body=body)
+    def post(self, route, body):
+        return self.request("POST", route, body=body)
 
 
 def quote_path(p):
