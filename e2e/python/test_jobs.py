@@ -2,6 +2,7 @@
 
 Tests that execute Python skip only when the Spark install is missing (`bash packages/engine-spark/install.sh`
 sets it up; CI runs it). The API and persistence tests run everywhere."""
+import base64
 import time
 
 import pytest
@@ -267,3 +268,50 @@ def test_sql_task_file_runs_on_the_sql_engine(w, home):
     assert run.state.result_state == jobs.RunResultState.SUCCESS, w.jobs.get_run_output(run.tasks[0].run_id).error
     r = w.statement_execution.execute_statement(warehouse_id=wh, statement=f"SELECT answer FROM {cat}.default.loaded")
     assert r.result.data_array == [["42"]]
+
+
+def _wheel(name, version, module_src, entry):
+    """A minimal pure-Python wheel, built by hand (no build backend needed)."""
+    import hashlib
+    import io
+    import zipfile
+
+    dist = f"{name}-{version}.dist-info"
+    files = {
+        f"{name}/__init__.py": "",
+        f"{name}/main.py": module_src,
+        f"{dist}/METADATA": f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n",
+        f"{dist}/WHEEL": "Wheel-Version: 1.0\nGenerator: minilake-test\nRoot-Is-Purelib: true\nTag: py3-none-any\n",
+        f"{dist}/entry_points.txt": f"[console_scripts]\n{entry} = {name}.main:main\n",
+    }
+    record = []
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as z:
+        for path, text in files.items():
+            data = text.encode()
+            z.writestr(path, data)
+            digest = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
+            record.append(f"{path},sha256={digest},{len(data)}")
+        record.append(f"{dist}/RECORD,,")
+        z.writestr(f"{dist}/RECORD", "\n".join(record) + "\n")
+    return buf.getvalue()
+
+
+# engine-spark's runtime iterates importlib.metadata.entry_points() as a flat list, which on Python < 3.12 yields
+# group names, so every wheel task fails there with "'str' object has no attribute 'name'". Remove this mark once
+# packages/engine-spark/runtime/minilake_runtime/main.py (_run_wheel) selects by group.
+@pytest.mark.xfail(reason="engine-spark _run_wheel entry_points() lookup on Python < 3.12", strict=False)
+def test_python_wheel_task_runs_its_entry_point(w, home, spark):
+    whl = _wheel("mlwheel", "0.1.0", "import sys\n\ndef main():\n    print('wheel says', sys.argv[1:])\n", "run")
+    path = f"{home}/mlwheel-0.1.0-py3-none-any.whl"
+    w.workspace.upload(path, whl, format=ImportFormat.AUTO, overwrite=True)
+    from databricks.sdk.service.compute import Library
+
+    created = w.jobs.create(
+        name=unique("whl"),
+        tasks=[jobs.Task(task_key="w", python_wheel_task=jobs.PythonWheelTask(package_name="mlwheel", entry_point="run", parameters=["x", "y"]), libraries=[Library(whl=path)])],
+    )
+    run = w.jobs.run_now_and_wait(created.job_id)
+    out = w.jobs.get_run_output(run.tasks[0].run_id)
+    assert run.state.result_state == jobs.RunResultState.SUCCESS, (out.error, out.logs)
+    assert "wheel says ['x', 'y']" in out.logs
