@@ -397,6 +397,7 @@ export class Scheduler {
     await this.slots.acquire();
     const live = this.live.get(runId);
     try {
+      if (!this.store.findRun(runId)) return;
       if (!live || this.closed) return;
       if (live.reason) {
         this.completeTask(runId, taskRunId, {
@@ -426,10 +427,13 @@ export class Scheduler {
         };
       });
       live.cancels.delete(taskRunId);
-      if (outcome.result === 'CANCELED' && live.reason === 'TIMEOUT') {
-        outcome.result = 'TIMEDOUT';
-        outcome.message = 'The run timed out.';
+      // Work stopped because the run was cancelled or timed out ends that way, whatever the work reported.
+      if (live.reason && outcome.result !== 'SUCCESS') {
+        outcome.result = live.reason === 'TIMEOUT' ? 'TIMEDOUT' : 'CANCELED';
+        outcome.message = live.reason === 'TIMEOUT' ? 'The run timed out.' : 'Run cancelled.';
       }
+      // After a reset or close the run is gone (or belongs to a new live entry): nothing to record.
+      if (this.live.get(runId) !== live) return;
       this.completeTask(runId, taskRunId, outcome);
     } finally {
       this.slots.release();
@@ -446,6 +450,7 @@ export class Scheduler {
   }
 
   private completeTask(runId: number, taskRunId: number, outcome: Outcome): void {
+    if (!this.store.findRun(runId)) return;
     if (outcome.output) this.store.setOutput(taskRunId, outcome.output);
     const live = this.live.get(runId);
     let retry: TaskRunRecord | undefined;
@@ -479,6 +484,7 @@ export class Scheduler {
       const id = retry.run_id;
       const fire = () => {
         live?.timers.delete(stopTimer);
+        if (this.live.get(runId) !== live || !this.store.findRun(runId)) return;
         this.store.updateRun(runId, (r) => {
           const t = r.tasks.find((x) => x.run_id === id)!;
           if (t.life === 'WAITING_FOR_RETRY') t.life = 'PENDING';
