@@ -203,7 +203,7 @@ export class Scheduler {
       run_id: this.store.newRunId(),
       job_id: job.job_id,
       run_name: settings.name ?? 'Untitled',
-      run_type: req.parent_task_run_id !== undefined ? 'JOB_RUN' : 'JOB_RUN',
+      run_type: 'JOB_RUN',
       trigger: req.trigger ?? 'ONE_TIME',
       creator_user_name: this.o.userName,
       settings,

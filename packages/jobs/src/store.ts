@@ -276,9 +276,7 @@ export class JobsStore extends CollectionStore {
     if (q.active_only && q.completed_only) {
       throw invalidParameter('active_only and completed_only cannot both be true.');
     }
-    let all = [...this.runs.values()].filter(
-      (r) => r.parent_task_run_id === undefined || q.job_id !== undefined,
-    );
+    let all = [...this.runs.values()];
     if (q.job_id !== undefined) all = all.filter((r) => r.job_id === q.job_id);
     if (q.active_only) all = all.filter((r) => isActive(r.life));
     if (q.completed_only) all = all.filter((r) => !isActive(r.life));
