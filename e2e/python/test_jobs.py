@@ -315,3 +315,13 @@ def test_python_wheel_task_runs_its_entry_point(w, home, spark):
     out = w.jobs.get_run_output(run.tasks[0].run_id)
     assert run.state.result_state == jobs.RunResultState.SUCCESS, (out.error, out.logs)
     assert "wheel says ['x', 'y']" in out.logs
+
+
+def test_sql_notebook_runs_its_cells_on_spark(w, home, spark):
+    nb = f"{home}/sqlnb"
+    w.workspace.upload(nb, b"-- Databricks notebook source\nCREATE OR REPLACE TEMP VIEW v AS SELECT 41 + 1 AS answer;\n\n-- COMMAND ----------\n\nSELECT * FROM v\n",
+                       language=Language.SQL, format=ImportFormat.SOURCE, overwrite=True)
+    created = w.jobs.create(name=unique("sqlnb"), tasks=[jobs.Task(task_key="n", notebook_task=jobs.NotebookTask(notebook_path=nb))])
+    run = w.jobs.run_now_and_wait(created.job_id)
+    out = w.jobs.get_run_output(run.tasks[0].run_id)
+    assert run.state.result_state == jobs.RunResultState.SUCCESS, (out.error, out.logs)

@@ -22,6 +22,25 @@ export interface VolumesPeer {
 
 export class TaskFileError extends Error {}
 
+/**
+ * A SQL-language notebook in the Python source layout the engine runs: each cell becomes a `%sql` magic cell
+ * (cells that already carry a magic, `-- MAGIC %python`, keep it). The SQL text itself is not touched.
+ */
+export function sqlNotebookAsPython(source: string): string {
+  const body = source.replace(/^-- Databricks notebook source\r?\n/, '');
+  const cells = body.split(/^-- COMMAND ----------\r?$/m).map((c) => c.replace(/^\r?\n+|\s+$/g, ''));
+  const out = cells
+    .filter((c) => c !== '')
+    .map((cell) => {
+      const lines = cell.split(/\r?\n/);
+      if (lines.every((l) => l.startsWith('-- MAGIC') || l === '')) {
+        return lines.map((l) => l.replace(/^-- MAGIC ?/, '# MAGIC ')).join('\n');
+      }
+      return ['# MAGIC %sql', ...lines.map((l) => `# MAGIC ${l}`)].join('\n');
+    });
+  return `# Databricks notebook source\n${out.join('\n\n# COMMAND ----------\n\n')}\n`;
+}
+
 export interface FileResolverOptions {
   workspace?: WorkspacePeer | undefined;
   files?: FilesPeer | undefined;
@@ -101,10 +120,12 @@ export class FileResolver {
     } catch {
       // a file (not a notebook) at that path: its extension says what it is
     }
-    const ext = language === 'SQL' ? '.sql' : p.endsWith('.ipynb') ? '.ipynb' : '.py';
+    const text = content.toString('utf8');
+    const sql = language === 'SQL' || text.startsWith('-- Databricks notebook source');
+    const ext = !sql && (p.endsWith('.ipynb') || text.trimStart().startsWith('{')) ? '.ipynb' : '.py';
     await mkdir(workDir, { recursive: true });
     const file = path.join(workDir, path.basename(p).replace(/\.(py|ipynb|sql)$/, '') + ext);
-    await writeFile(file, content);
+    await writeFile(file, sql ? sqlNotebookAsPython(text) : content);
     return { file, source: content.toString('utf8'), language };
   }
 }

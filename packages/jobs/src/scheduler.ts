@@ -260,7 +260,8 @@ export class Scheduler {
   /** runs/submit: a one-time run of the given tasks, not attached to a job. */
   submit(settings: JobSettings): RunRecord {
     const s = structuredClone(settings);
-    for (const t of s.tasks ?? []) normalizeTask(t, s.git_source !== undefined);
+    s.tasks = runTasks(s); // a legacy single-task submit (API 2.0) carries its task at the top
+    for (const t of s.tasks) normalizeTask(t, s.git_source !== undefined);
     const run: RunRecord = {
       run_id: this.store.newRunId(),
       run_name: (s.run_name as string | undefined) ?? 'Untitled',
@@ -273,7 +274,7 @@ export class Scheduler {
       life: 'PENDING',
       message: '',
       user_cancelled_or_timedout: false,
-      tasks: (s.tasks ?? []).map((t) => this.newTaskRun(t)),
+      tasks: s.tasks.map((t) => this.newTaskRun(t)),
       repair_history: [],
     };
     run.repair_history.push({

@@ -506,4 +506,13 @@ describe('dynamic value references', () => {
       ),
     ).toBe('7/9/t/10/prod/3/{"a":1}/2026-03-04/periodic/SUCCESS/{{unknown.x}}');
   });
+
+  it('a SQL notebook becomes %sql cells for the engine, its SQL untouched', async () => {
+    const { sqlNotebookAsPython } = await import('../src/resolve.js');
+    const src =
+      "-- Databricks notebook source\nSELECT 1;\n\n-- COMMAND ----------\n\n-- MAGIC %python\n-- MAGIC print('x')\n\n-- COMMAND ----------\n\nCREATE TABLE t AS\nSELECT ':a' AS s\n";
+    expect(sqlNotebookAsPython(src)).toBe(
+      "# Databricks notebook source\n# MAGIC %sql\n# MAGIC SELECT 1;\n\n# COMMAND ----------\n\n# MAGIC %python\n# MAGIC print('x')\n\n# COMMAND ----------\n\n# MAGIC %sql\n# MAGIC CREATE TABLE t AS\n# MAGIC SELECT ':a' AS s\n",
+    );
+  });
 });
