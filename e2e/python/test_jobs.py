@@ -239,6 +239,11 @@ def test_job_permissions_have_one_owner(w):
     assert levels["users"] == jobs.JobPermissionLevel.CAN_VIEW
     with pytest.raises(Exception):
         w.jobs.get_permissions("987654321")
+    # an access_control_list on create becomes the job's permissions
+    acl = w.jobs.create(name=unique("perm2"), access_control_list=[jobs.JobAccessControlRequest(group_name="users", permission_level=jobs.JobPermissionLevel.CAN_MANAGE_RUN)],
+                        tasks=[jobs.Task(task_key="c", condition_task=jobs.ConditionTask(op=jobs.ConditionTaskOp.EQUAL_TO, left="1", right="1"))])
+    levels = {(a.user_name or a.group_name): a.all_permissions[0].permission_level for a in w.jobs.get_permissions(str(acl.job_id)).access_control_list}
+    assert levels["users"] == jobs.JobPermissionLevel.CAN_MANAGE_RUN and levels[me] == jobs.JobPermissionLevel.IS_OWNER
 
 
 def test_existing_cluster_applies_its_env_and_is_started(w, home, spark):

@@ -17,7 +17,7 @@ export function jobsApp(svc: JobsService): Hono {
   const app = new Hono();
   for (const ver of VERSIONS) {
     const B = `/api/${ver}/jobs`;
-    app.post(`${B}/create`, async (c) => c.json(svc.create(await readJson(c, s.CreateJob))));
+    app.post(`${B}/create`, async (c) => c.json(await svc.create(await readJson(c, s.CreateJob))));
     app.get(`${B}/get`, async (c) => {
       const q = await readQueryOrBody(c, s.GetJobRequest);
       return c.json(svc.get(q.job_id, q.page_token ?? undefined));

@@ -1,4 +1,4 @@
-import { defineService, type ServiceContext } from '@minilake/core';
+import { DatabricksError, defineService, type ServiceContext } from '@minilake/core';
 import { sparkConfigDefaults, sparkEngine } from '@minilake/engine-spark';
 import { jobsApp } from './app.js';
 import type { SparkEngine } from './engine.js';
@@ -104,7 +104,26 @@ export const jobsService = defineService<JobsApi>({
       clock: ctx.clock,
       userName: ctx.identity.userName,
       baseUrl: () => ctx.selfUrl() ?? '',
-      hooks: { onJobDeleted },
+      hooks: {
+        onJobDeleted,
+        // The permissions API is iam's: the ACL goes through it exactly as a client's PUT would.
+        setAcl: async (jobId, acl) => {
+          if (!ctx.peer('iam')) return;
+          const res = await ctx.request(`/api/2.0/permissions/jobs/${jobId}`, {
+            method: 'PUT',
+            headers: { 'content-type': 'application/json' },
+            body: JSON.stringify({ access_control_list: acl }),
+          });
+          if (!res.ok) {
+            const b = (await res.json().catch(() => ({}))) as { error_code?: string; message?: string };
+            throw new DatabricksError(
+              res.status,
+              b.error_code ?? 'INVALID_PARAMETER_VALUE',
+              b.message ?? 'Invalid access_control_list',
+            );
+          }
+        },
+      },
     });
     const state = {
       name: store.name,

@@ -16,6 +16,8 @@ import { validateTriggers, type Triggers } from './triggers.js';
 export interface JobsHooks {
   /** Called after a job is deleted (iam forgets its ACL). */
   onJobDeleted?(jobId: number): void;
+  /** Called with a create request's access_control_list. */
+  setAcl?(jobId: number, acl: Json[]): Promise<void>;
 }
 
 const PARAM_KEYS = [
@@ -44,12 +46,24 @@ export class JobsService {
     return this.o.store;
   }
 
-  create(body: Json): { job_id: number } {
+  /** `access_control_list` is not a setting: it becomes the job's permissions (through iam). */
+  async create(body: Json): Promise<{ job_id: number }> {
     const s = withServerDefaults(validateSettings(body, 'settings'));
+    const acl = s.access_control_list as Json[] | undefined;
     delete s.access_control_list;
     validateTriggers(s);
     const job = this.store.createJob(s, this.o.userName);
     this.o.triggers.arm(job.job_id);
+    if (acl?.length && this.o.hooks?.setAcl) {
+      try {
+        await this.o.hooks.setAcl(job.job_id, acl);
+      } catch (e) {
+        // The real service refuses the whole create when its ACL is invalid.
+        this.store.deleteJob(job.job_id);
+        this.o.triggers.arm(job.job_id);
+        throw e;
+      }
+    }
     return { job_id: job.job_id };
   }
 

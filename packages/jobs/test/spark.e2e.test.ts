@@ -1,6 +1,6 @@
 /**
- * The scheduler with the real Spark engine: tiny Python scripts really run. Skips only when the Spark
- * install is missing, naming the command that installs it.
+ * The scheduler with the real Spark engine: tiny Python scripts really run. In the e2e tier because it starts
+ * JVMs. Skips only when the Spark install is missing, naming the command that installs it.
  */
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
