@@ -54,6 +54,13 @@ const isHostOnly = (k: string) =>
   k === 'PYTHONPATH' ||
   k === 'VIRTUAL_ENV';
 
+/** A local master, or a cluster on this machine's loopback: the driver need not listen anywhere else. */
+function onLoopback(master: string): boolean {
+  if (master.startsWith('local')) return true;
+  const m = /^spark:\/\/([^:/,]+)/.exec(master);
+  return m !== null && ['127.0.0.1', 'localhost', '::1'].includes(m[1]!);
+}
+
 interface RuntimeResult {
   notebookResult?: string | null;
   taskValues?: Record<string, unknown>;
@@ -277,7 +284,7 @@ class Engine implements SparkEngine {
       };
       const master = this.settings.master;
       if (remote) extra.SPARK_REMOTE = remote;
-      else if (master.startsWith('local') && !task.env.SPARK_LOCAL_IP) extra.SPARK_LOCAL_IP = '127.0.0.1';
+      else if (onLoopback(master) && !task.env.SPARK_LOCAL_IP) extra.SPARK_LOCAL_IP = '127.0.0.1';
       const env = this.childEnv(extra, task.env);
       const driverLog = path.join(task.workDir, 'driver-log4j.txt');
       const args = serverless
