@@ -74,7 +74,8 @@ class Engine implements SparkEngine {
   private readonly dir: string;
   private install?: SparkInstall;
   private locating?: Promise<SparkInstall>;
-  private readonly running = new Set<{ cancel(): void }>();
+  /** Every task not yet finished, with the promise that settles when its process is gone. */
+  private readonly running = new Map<{ cancel(): void }, Promise<unknown>>();
   private readonly connect: ConnectServer;
   private readonly envs: EnvCache;
   private log4jReady?: Promise<string>;
@@ -191,7 +192,6 @@ class Engine implements SparkEngine {
             proc?.kill();
           }, task.timeoutMs)
         : undefined;
-    this.running.add(handle);
     const base = (): Pick<SparkTaskResult, 'logs' | 'logsTruncated' | 'taskValues' | 'exitCode'> => ({
       logs: '',
       logsTruncated: false,
@@ -207,7 +207,9 @@ class Engine implements SparkEngine {
           : 'The task was canceled',
     });
     const result = (async (): Promise<SparkTaskResult> => {
-      if (this.closed) throw new EngineUnavailable('Spark', 'the engine is closed');
+      if (this.closed) {
+        return { ...base(), outcome: 'FAILED', error: 'The Spark engine is closed', unavailable: true };
+      }
       let inst: SparkInstall;
       try {
         inst = await this.locate();
@@ -342,16 +344,26 @@ class Engine implements SparkEngine {
         if (timer) clearTimeout(timer);
         this.running.delete(handle);
       });
+    this.running.set(
+      handle,
+      result.catch(() => undefined),
+    );
     return { result, cancel: handle.cancel };
   }
 
+  /** Kills every running task and waits until their processes are gone. */
+  private async stopAll(): Promise<void> {
+    for (const h of this.running.keys()) h.cancel();
+    await Promise.all(this.running.values());
+  }
+
   async reset(): Promise<void> {
-    for (const h of [...this.running]) h.cancel();
+    await this.stopAll();
   }
 
   async close(): Promise<void> {
     this.closed = true;
-    for (const h of [...this.running]) h.cancel();
+    await this.stopAll();
     await this.connect.stop();
   }
 }
