@@ -23,7 +23,8 @@ if [ -f "$dir/.complete" ] && cmp -s "$dir/.complete" "$here/versions.json"; the
   echo "$dir/venv/bin/python"
   exit 0
 fi
-command -v java >/dev/null || { echo "install.sh: Java 17 (java on PATH) is needed by Spark" >&2; exit 1; }
+command -v java >/dev/null || { echo "install.sh: Spark needs Java 17 on PATH (Debian: apt-get install openjdk-17-jre-headless)" >&2; exit 1; }
+command -v mvn >/dev/null || { echo "install.sh: fetching the Delta jars needs Maven (Debian: apt-get install maven)" >&2; exit 1; }
 mkdir -p "$dir/jars"
 if [ ! -x "$dir/venv/bin/python" ]; then
   "$py" -m venv "$dir/venv"
@@ -41,9 +42,14 @@ for coord in "${jars[@]}"; do
   IFS=: read -r g a v <<<"$coord"
   if [ ! -f "$dir/jars/$a-$v.jar" ]; then
     echo "install.sh: fetching $coord" >&2
-    mvn -B -q -Dmaven.repo.local="$cache/m2" \
+    # Maven's output is shown only when it fails (its quiet mode still prints colour codes).
+    if ! out=$(mvn -B -q -Dstyle.color=never -Dmaven.repo.local="$cache/m2" \
       org.apache.maven.plugins:maven-dependency-plugin:3.8.1:copy \
-      -Dartifact="$coord:jar" -DoutputDirectory="$dir/jars" -Dmdep.overWriteIfNewer=true >&2
+      -Dartifact="$coord:jar" -DoutputDirectory="$dir/jars" -Dmdep.overWriteIfNewer=true 2>&1); then
+      echo "$out" >&2
+      echo "install.sh: Maven could not fetch $coord" >&2
+      exit 1
+    fi
   fi
 done
 # A quick proof that the install imports (no JVM started here: that is what the tests do).

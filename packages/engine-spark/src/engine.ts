@@ -54,6 +54,13 @@ const isHostOnly = (k: string) =>
   k === 'PYTHONPATH' ||
   k === 'VIRTUAL_ENV';
 
+/** A local master, or a cluster on this machine's loopback: the driver need not listen anywhere else. */
+function onLoopback(master: string): boolean {
+  if (master.startsWith('local')) return true;
+  const m = /^spark:\/\/([^:/,]+)/.exec(master);
+  return m !== null && ['127.0.0.1', 'localhost', '::1'].includes(m[1]!);
+}
+
 interface RuntimeResult {
   notebookResult?: string | null;
   taskValues?: Record<string, unknown>;
@@ -67,7 +74,8 @@ class Engine implements SparkEngine {
   private readonly dir: string;
   private install?: SparkInstall;
   private locating?: Promise<SparkInstall>;
-  private readonly running = new Set<{ cancel(): void }>();
+  /** Every task not yet finished, with the promise that settles when its process is gone. */
+  private readonly running = new Map<{ cancel(): void }, Promise<unknown>>();
   private readonly connect: ConnectServer;
   private readonly envs: EnvCache;
   private log4jReady?: Promise<string>;
@@ -184,7 +192,6 @@ class Engine implements SparkEngine {
             proc?.kill();
           }, task.timeoutMs)
         : undefined;
-    this.running.add(handle);
     const base = (): Pick<SparkTaskResult, 'logs' | 'logsTruncated' | 'taskValues' | 'exitCode'> => ({
       logs: '',
       logsTruncated: false,
@@ -200,7 +207,9 @@ class Engine implements SparkEngine {
           : 'The task was canceled',
     });
     const result = (async (): Promise<SparkTaskResult> => {
-      if (this.closed) throw new EngineUnavailable('Spark', 'the engine is closed');
+      if (this.closed) {
+        return { ...base(), outcome: 'FAILED', error: 'The Spark engine is closed', unavailable: true };
+      }
       let inst: SparkInstall;
       try {
         inst = await this.locate();
@@ -277,7 +286,7 @@ class Engine implements SparkEngine {
       };
       const master = this.settings.master;
       if (remote) extra.SPARK_REMOTE = remote;
-      else if (master.startsWith('local') && !task.env.SPARK_LOCAL_IP) extra.SPARK_LOCAL_IP = '127.0.0.1';
+      else if (onLoopback(master) && !task.env.SPARK_LOCAL_IP) extra.SPARK_LOCAL_IP = '127.0.0.1';
       const env = this.childEnv(extra, task.env);
       const driverLog = path.join(task.workDir, 'driver-log4j.txt');
       const args = serverless
@@ -335,16 +344,26 @@ class Engine implements SparkEngine {
         if (timer) clearTimeout(timer);
         this.running.delete(handle);
       });
+    this.running.set(
+      handle,
+      result.catch(() => undefined),
+    );
     return { result, cancel: handle.cancel };
   }
 
+  /** Kills every running task and waits until their processes are gone. */
+  private async stopAll(): Promise<void> {
+    for (const h of this.running.keys()) h.cancel();
+    await Promise.all(this.running.values());
+  }
+
   async reset(): Promise<void> {
-    for (const h of [...this.running]) h.cancel();
+    await this.stopAll();
   }
 
   async close(): Promise<void> {
     this.closed = true;
-    for (const h of [...this.running]) h.cancel();
+    await this.stopAll();
     await this.connect.stop();
   }
 }

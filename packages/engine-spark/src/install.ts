@@ -169,6 +169,12 @@ export async function locateInstall(settings: SparkSettings): Promise<SparkInsta
   ) {
     throw new EngineUnavailable('Spark', `the Delta jars are missing from ${jarsDir}: ${fix}`);
   }
+  if (!javaFound()) {
+    throw new EngineUnavailable(
+      'Spark',
+      'Java 17 is needed and neither JAVA_HOME nor a java on PATH was found (Debian: apt-get install openjdk-17-jre-headless)',
+    );
+  }
   const runtimeDir = findRuntime(settings);
   return {
     python,
@@ -181,6 +187,14 @@ export async function locateInstall(settings: SparkSettings): Promise<SparkInsta
     entry: path.join(runtimeDir, 'minilake_entry.py'),
     supervisor: path.join(runtimeDir, 'minilake_supervise.py'),
   };
+}
+
+/** spark-submit fails at once without Java; say so before a task starts. */
+function javaFound(): boolean {
+  // The environment a child inherits (as spawn does), not configuration.
+  const env = process.env;
+  if (env.JAVA_HOME && existsSync(path.join(env.JAVA_HOME, 'bin', 'java'))) return true;
+  return (env.PATH ?? '').split(path.delimiter).some((d) => d !== '' && existsSync(path.join(d, 'java')));
 }
 
 export function firstLine(e: unknown): string {

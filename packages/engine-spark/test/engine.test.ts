@@ -2,14 +2,15 @@
  * What needs no Spark: the missing-install path (a clear failure naming the install command, at once),
  * settings, the output tail, and the runtime's notebook parser and SQL splitter (run on the system Python).
  */
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { EngineUnavailable } from '@minilake/core';
 import { describe, expect, it } from 'vitest';
 import { defaultInstallDir, settingsFrom, sparkConfigDefaults, sparkVersions } from '../src/index.js';
 import { TailBuffer } from '../src/proc.js';
-import { engineFor, task, tmp, write } from './helpers.js';
+import { alive, engineFor, task, tmp, write } from './helpers.js';
 
 const runtimeDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../runtime');
 
@@ -103,5 +104,34 @@ describe('runtime parsing (system Python)', () => {
       ['md', '# Title', 11],
       ['pip', 'install tabulate==0.9.0', 16],
     ]);
+  });
+});
+
+describe('the supervisor', () => {
+  it('kills its whole process group when the server that started it is gone', async () => {
+    const dir = tmp('supervise-');
+    const pidFile = path.join(dir, 'pid');
+    // A stand-in for the MiniLake server: the supervisor watches its pid.
+    const server = spawn('sleep', ['60'], { stdio: 'ignore' });
+    const sup = spawn(
+      'python3',
+      [
+        path.join(runtimeDir, 'minilake_supervise.py'),
+        'python3',
+        '-c',
+        `import os, time; open(${JSON.stringify(pidFile)}, "w").write(str(os.getpid())); time.sleep(60)`,
+      ],
+      { env: { ...process.env, MINILAKE_SERVER_PID: String(server.pid) }, detached: true, stdio: 'ignore' },
+    );
+    const exited = new Promise((r) => sup.once('exit', r));
+    const deadline = Date.now() + 10_000;
+    while (!existsSync(pidFile) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    const child = Number(readFileSync(pidFile, 'utf8'));
+    expect(alive(child)).toBe(true);
+    server.kill('SIGKILL');
+    const t0 = Date.now();
+    await exited;
+    expect(Date.now() - t0).toBeLessThan(3000);
+    expect(alive(child)).toBe(false);
   });
 });

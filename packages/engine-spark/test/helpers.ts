@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createContext, type ServiceContext } from '@minilake/core';
@@ -51,12 +51,19 @@ export function task(dir: string, t: Partial<SparkTask> & Pick<SparkTask, 'file'
   };
 }
 
-/** True while a process with this pid exists. */
+/** True while a process (or, for a negative number, a process group) exists and is not a zombie. */
 export function alive(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return true;
   } catch {
     return false;
+  }
+  if (pid < 0) return true;
+  try {
+    // A killed process that nobody reaped yet is a zombie: dead for our purpose.
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 1).trim()[0] !== 'Z';
+  } catch {
+    return !existsSync('/proc/self');
   }
 }

@@ -127,12 +127,20 @@ def _run_wheel(task):
     pkg, ep_name = w["packageName"], w["entryPoint"]
     named = w.get("namedParameters")
     sys.argv = [pkg] + (["--%s=%s" % kv for kv in named.items()] if named else list(task.get("args") or []))
-    from importlib.metadata import entry_points
+    from importlib.metadata import distributions
 
     # Databricks: the named entry point of the package's metadata, else the function $packageName.$entryPoint.
-    eps = [e for e in entry_points() if e.name == ep_name]
-    mine = [e for e in eps if e.dist is not None and _canonical(e.dist.name) == _canonical(pkg)]
-    chosen = (mine or [e for e in eps if e.group == "console_scripts"] or [None])[0]
+    # Walked per distribution: entry_points() with no argument is a dict of groups before Python 3.12.
+    mine, scripts = [], []
+    for dist in distributions():
+        for e in dist.entry_points:
+            if e.name != ep_name:
+                continue
+            if _canonical(dist.metadata["Name"] or "") == _canonical(pkg):
+                mine.append(e)
+            elif e.group == "console_scripts":
+                scripts.append(e)
+    chosen = (mine or scripts or [None])[0]
     if chosen is not None:
         fn = chosen.load()
     else:
