@@ -302,10 +302,6 @@ def _wheel(name, version, module_src, entry):
     return buf.getvalue()
 
 
-# engine-spark's runtime iterates importlib.metadata.entry_points() as a flat list, which on Python < 3.12 yields
-# group names, so every wheel task fails there with "'str' object has no attribute 'name'". Remove this mark once
-# packages/engine-spark/runtime/minilake_runtime/main.py (_run_wheel) selects by group.
-@pytest.mark.xfail(reason="engine-spark _run_wheel entry_points() lookup on Python < 3.12", strict=False)
 def test_python_wheel_task_runs_its_entry_point(w, home, spark):
     whl = _wheel("mlwheel", "0.1.0", "import sys\n\ndef main():\n    print('wheel says', sys.argv[1:])\n", "run")
     path = f"{home}/mlwheel-0.1.0-py3-none-any.whl"
