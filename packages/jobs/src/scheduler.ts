@@ -300,9 +300,12 @@ export class Scheduler {
     });
     const timeout = run.settings.timeout_seconds ?? 0;
     if (timeout > 0) {
-      live.stopTimeout = this.o.clock.setTimeout(() => this.stop(runId, 'TIMEOUT'), timeout * 1000);
+      live.stopTimeout = this.o.clock.setTimeout(
+        () => this.guard(() => this.stop(runId, 'TIMEOUT')),
+        timeout * 1000,
+      );
     }
-    queueMicrotask(() => this.drive(runId));
+    queueMicrotask(() => this.guard(() => this.drive(runId)));
   }
 
   /** The latest attempt of each task key (retries and repairs add attempts). */
@@ -389,9 +392,27 @@ export class Scheduler {
         });
       }
     }
-    for (const id of toStart) void this.startTask(runId, id);
+    for (const id of toStart) this.launch(runId, id);
     const latest = [...this.latest(run).values()];
     if (latest.every((t) => isTerminal(t.life))) this.finish(runId);
+  }
+
+  /**
+   * Work started from a callback (a microtask, a timer, a finished process) has no caller to throw to: a bug
+   * there is logged, never allowed to take the server down as an unhandled rejection.
+   */
+  private guard(fn: () => void): void {
+    try {
+      fn();
+    } catch (e) {
+      this.o.logger.error('the jobs scheduler failed', { error: (e as Error)?.stack ?? String(e) });
+    }
+  }
+
+  private launch(runId: number, taskRunId: number): void {
+    this.startTask(runId, taskRunId).catch((e: unknown) =>
+      this.o.logger.error('the jobs scheduler failed', { error: (e as Error)?.stack ?? String(e) }),
+    );
   }
 
   private async startTask(runId: number, taskRunId: number): Promise<void> {
@@ -490,14 +511,14 @@ export class Scheduler {
           const t = r.tasks.find((x) => x.run_id === id)!;
           if (t.life === 'WAITING_FOR_RETRY') t.life = 'PENDING';
         });
-        void this.startTask(runId, id);
+        this.launch(runId, id);
       };
       // Retries without an interval start at once (a timer of 0 on a manual clock would wait for a step).
       let stopTimer: () => void = () => undefined;
       if (retryDelay > 0) {
-        stopTimer = this.o.clock.setTimeout(fire, retryDelay);
+        stopTimer = this.o.clock.setTimeout(() => this.guard(fire), retryDelay);
         live?.timers.add(stopTimer);
-      } else queueMicrotask(fire);
+      } else queueMicrotask(() => this.guard(fire));
       return;
     }
     this.drive(runId);
