@@ -29,13 +29,28 @@ export interface JobsApi {
  */
 interface IamPeer {
   registerObjectType(
-    requestObjectType: string,
+    definition: {
+      request: string;
+      objectType: string;
+      levels: readonly string[];
+      owner?: string;
+      admins: string;
+    },
     hooks: { exists(id: string): boolean; owner?(id: string): string | undefined },
   ): void;
   dropPermissions(requestObjectType: string, id: string): void;
 }
 function registerJobPermissions(iam: IamPeer | undefined, store: JobsStore) {
-  iam?.registerObjectType('jobs', { exists: (id) => store.hasJob(id), owner: (id) => store.jobOwner(id) });
+  iam?.registerObjectType(
+    {
+      request: 'jobs',
+      objectType: 'job',
+      levels: ['CAN_VIEW', 'CAN_MANAGE_RUN', 'IS_OWNER', 'CAN_MANAGE'],
+      owner: 'IS_OWNER',
+      admins: 'CAN_MANAGE',
+    },
+    { exists: (id) => store.hasJob(id), owner: (id) => store.jobOwner(id) },
+  );
   return (jobId: number) => iam?.dropPermissions('jobs', String(jobId));
 }
 
@@ -52,16 +67,19 @@ function positiveInt(text: string | undefined, fallback: number): number {
 export const jobsService = defineService<JobsApi>({
   name: 'jobs',
   description: 'Jobs API and a real scheduler: task DAGs on Spark, run_if, retries, timeouts, triggers',
-  uses: ['iam', 'secrets', 'workspace', 'files', 'unity-catalog', 'compute', 'sql'],
+  // Every peer is optional: the API and the non-code tasks work alone; each peer adds what it owns.
+  optionalUses: ['iam', 'secrets', 'workspace', 'files', 'unity-catalog', 'compute', 'sql'],
+  // The shared Spark engine this service opens keeps its files in <dataDir>/spark.
+  folders: ['spark'],
   // The Spark engine is not a service: its MINILAKE_SPARK_* settings are declared by its user.
   configDefaults: { MINILAKE_JOBS_TASK_CONCURRENCY: '4', ...sparkConfigDefaults },
   create(ctx) {
     const store = new JobsStore(ctx.state, ctx.clock);
-    const onJobDeleted = registerJobPermissions(ctx.peer<IamPeer>('iam'), store);
+    const onJobDeleted = registerJobPermissions(ctx.optionalPeer<IamPeer>('iam'), store);
     const files = new FileResolver({
-      workspace: ctx.peer<WorkspacePeer>('workspace'),
-      files: ctx.peer<FilesPeer>('files'),
-      volumes: ctx.peer<VolumesPeer>('unity-catalog'),
+      workspace: ctx.optionalPeer<WorkspacePeer>('workspace'),
+      files: ctx.optionalPeer<FilesPeer>('files'),
+      volumes: ctx.optionalPeer<VolumesPeer>('unity-catalog'),
     });
     let engine: Promise<SparkEngine> | undefined;
     const load = engineLoader(ctx);
@@ -82,8 +100,8 @@ export const jobsService = defineService<JobsApi>({
       deps: {
         engine: getEngine,
         files,
-        secrets: ctx.peer<SecretsPeer>('secrets'),
-        compute: ctx.peer<ComputePeer>('compute'),
+        secrets: ctx.optionalPeer<SecretsPeer>('secrets'),
+        compute: ctx.optionalPeer<ComputePeer>('compute'),
         ctx,
       },
     });
@@ -108,7 +126,7 @@ export const jobsService = defineService<JobsApi>({
         onJobDeleted,
         // The permissions API is iam's: the ACL goes through it exactly as a client's PUT would.
         setAcl: async (jobId, acl) => {
-          if (!ctx.peer('iam')) return;
+          if (!ctx.optionalPeer('iam')) return;
           const res = await ctx.request(`/api/2.0/permissions/jobs/${jobId}`, {
             method: 'PUT',
             headers: { 'content-type': 'application/json' },
