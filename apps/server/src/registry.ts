@@ -7,6 +7,7 @@ import type { ServiceDefinition } from '@minilake/core';
 import { computeService } from '@minilake/compute';
 import { filesService } from '@minilake/files';
 import { iamService } from '@minilake/iam';
+import { jobsService } from '@minilake/jobs';
 import { mcpService } from '@minilake/mcp';
 import { secretsService } from '@minilake/secrets';
 import { sqlService } from '@minilake/sql';
@@ -25,6 +26,7 @@ const ordered = [
   filesService,
   computeService,
   workspaceAdminService,
+  jobsService,
   // Last: its tools call every other service through the host's routes.
   mcpService,
 ] as ServiceDefinition<unknown>[];

@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# Installs MiniLake's Spark once: a venv with PySpark + delta-spark (and the Spark Connect client) and the
+# Delta jars, under ${MINILAKE_CACHE:-~/.cache/minilake}/spark-<pyspark>-delta-<delta>/. The versions come
+# from versions.json next to this script, the one place they are pinned (the TypeScript side reads it too,
+# so both agree on the folder). Re-running is a no-op once the folder is complete. Prints the venv's python.
+#
+#   bash packages/engine-spark/install.sh            # install (or check) the cached Spark
+#   bash packages/engine-spark/install.sh --print    # print the install folder and exit
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+cache=${MINILAKE_CACHE:-$HOME/.cache/minilake}
+py=${PYTHON:-python3}
+ver() { "$py" -c 'import json,sys; v=json.load(open(sys.argv[1])); print(eval(sys.argv[2], {"v": v}))' "$here/versions.json" "$1"; }
+pyspark=$(ver 'v["pyspark"]')
+delta=$(ver 'v["deltaSpark"]')
+dir="$cache/spark-$pyspark-delta-$delta"
+if [ "${1:-}" = "--print" ]; then
+  echo "$dir"
+  exit 0
+fi
+# The marker holds versions.json: a changed pin list (e.g. a new Python dependency) re-runs the install.
+if [ -f "$dir/.complete" ] && cmp -s "$dir/.complete" "$here/versions.json"; then
+  echo "$dir/venv/bin/python"
+  exit 0
+fi
+command -v java >/dev/null || { echo "install.sh: Spark needs Java 17 on PATH (Debian: apt-get install openjdk-17-jre-headless)" >&2; exit 1; }
+command -v mvn >/dev/null || { echo "install.sh: fetching the Delta jars needs Maven (Debian: apt-get install maven)" >&2; exit 1; }
+mkdir -p "$dir/jars"
+if [ ! -x "$dir/venv/bin/python" ]; then
+  "$py" -m venv "$dir/venv"
+fi
+pipargs=(-q --disable-pip-version-check)
+# A pre-downloaded wheel/sdist folder only saves a download; the registry is still used for the rest.
+[ -d /tmp/pipwarm ] && pipargs+=(--find-links /tmp/pipwarm)
+mapfile -t reqs < <(ver '"\n".join(v["python"])')
+echo "install.sh: pip install ${reqs[*]} into $dir/venv" >&2
+"$dir/venv/bin/pip" install "${pipargs[@]}" "${reqs[@]}" >&2
+# Jars through Maven's own resolver (the standard repository, no host written here), into a local
+# repository inside the cache so ~/.m2 is left alone.
+mapfile -t jars < <(ver '"\n".join(v["jars"])')
+for coord in "${jars[@]}"; do
+  IFS=: read -r g a v <<<"$coord"
+  if [ ! -f "$dir/jars/$a-$v.jar" ]; then
+    echo "install.sh: fetching $coord" >&2
+    # Maven's output is shown only when it fails (its quiet mode still prints colour codes).
+    if ! out=$(mvn -B -q -Dstyle.color=never -Dmaven.repo.local="$cache/m2" \
+      org.apache.maven.plugins:maven-dependency-plugin:3.8.1:copy \
+      -Dartifact="$coord:jar" -DoutputDirectory="$dir/jars" -Dmdep.overWriteIfNewer=true 2>&1); then
+      echo "$out" >&2
+      echo "install.sh: Maven could not fetch $coord" >&2
+      exit 1
+    fi
+  fi
+done
+# A quick proof that the install imports (no JVM started here: that is what the tests do).
+"$dir/venv/bin/python" -c 'import pyspark, delta, pyspark.sql.connect.session' >&2
+cp "$here/versions.json" "$dir/.complete"
+echo "$dir/venv/bin/python"

@@ -1,0 +1,379 @@
+/**
+ * The Spark engine: runs a task's Python (script, notebook or wheel entry point) with `spark` and `dbutils`,
+ * on one of two executors behind the same launch(): `subprocess` (spark-submit from the PySpark install,
+ * --master local[*] or MINILAKE_SPARK_MASTER) for classic compute, and the warm Spark Connect server for
+ * serverless. It knows nothing of HTTP or Databricks JSON: the caller maps SparkTaskResult onto run output.
+ */
+import { existsSync } from 'node:fs';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { EngineUnavailable, type Logger, type ServiceContext } from '@minilake/core';
+import { ConnectServer } from './connect.js';
+import { EnvCache, EnvInstallError } from './envs.js';
+import { firstLine, locateInstall, settingsFrom, type SparkInstall, type SparkSettings } from './install.js';
+import { startProc, type Proc } from './proc.js';
+import type { SparkEngine, SparkRun, SparkTask, SparkTaskResult } from './types.js';
+
+const DELTA_CONF: Record<string, string> = {
+  'spark.sql.extensions': 'io.delta.sql.DeltaSparkSessionExtension',
+  'spark.sql.catalog.spark_catalog': 'org.apache.spark.sql.delta.catalog.DeltaCatalog',
+  // Delta's SQL parser drops named parameter markers on Spark 4.1 (spark.sql(text, args=...) fails with
+  // UNBOUND_SQL_PARAMETER); the legacy constants-only substitution binds them, which %sql cells need.
+  'spark.sql.legacy.parameterSubstitution.constantsOnly': 'true',
+};
+
+/** Spark's UI and console progress bar are noise for a job run; a task may turn them back on. */
+const QUIET_CONF: Record<string, string> = {
+  'spark.ui.enabled': 'false',
+  'spark.ui.showConsoleProgress': 'false',
+};
+
+/** Driver logs go to a file per attempt (like a cluster's driver log), not into the task's output. */
+const LOG4J = `# Written by MiniLake's Spark engine: the JVM's own logs go to the file named by -Dminilake.log.file.
+rootLogger.level = info
+rootLogger.appenderRef.file.ref = file
+appender.file.type = File
+appender.file.name = file
+appender.file.fileName = \${sys:minilake.log.file}
+appender.file.layout.type = PatternLayout
+appender.file.layout.pattern = %d{yy/MM/dd HH:mm:ss} %p %c{1}: %m%n%ex
+logger.jetty.name = org.sparkproject.jetty
+logger.jetty.level = warn
+`;
+
+/** The one line the JVM prints on stderr for the vector module Spark enables; it is not the user's output. */
+const JVM_BANNER = 'WARNING: Using incubator modules: jdk.incubator.vector';
+
+/** Environment variables of the host that must not leak into a task (they would point the SDK elsewhere). */
+const isHostOnly = (k: string) =>
+  k.startsWith('DATABRICKS_') ||
+  k.startsWith('MINILAKE_') ||
+  k.startsWith('PYSPARK_') ||
+  k === 'SPARK_REMOTE' ||
+  k === 'SPARK_CONNECT_MODE_ENABLED' ||
+  k === 'PYTHONPATH' ||
+  k === 'VIRTUAL_ENV';
+
+/** A local master, or a cluster on this machine's loopback: the driver need not listen anywhere else. */
+function onLoopback(master: string): boolean {
+  if (master.startsWith('local')) return true;
+  const m = /^spark:\/\/([^:/,]+)/.exec(master);
+  return m !== null && ['127.0.0.1', 'localhost', '::1'].includes(m[1]!);
+}
+
+interface RuntimeResult {
+  notebookResult?: string | null;
+  taskValues?: Record<string, unknown>;
+  error?: string | null;
+  errorTrace?: string | null;
+}
+
+class Engine implements SparkEngine {
+  private readonly settings: SparkSettings;
+  private readonly logger: Logger;
+  private readonly dir: string;
+  private install?: SparkInstall;
+  private locating?: Promise<SparkInstall>;
+  /** Every task not yet finished, with the promise that settles when its process is gone. */
+  private readonly running = new Map<{ cancel(): void }, Promise<unknown>>();
+  private readonly connect: ConnectServer;
+  private readonly envs: EnvCache;
+  private log4jReady?: Promise<string>;
+  private closed = false;
+
+  constructor(private readonly ctx: ServiceContext) {
+    this.settings = settingsFrom(ctx.config);
+    this.logger = ctx.logger.child('spark');
+    // Engines keep their files under <dataDir>/<engine>/ (the service's own ctx.dir is the caller's).
+    this.dir = path.join(ctx.dataDir, 'spark');
+    this.envs = new EnvCache(path.join(this.settings.cacheDir, 'spark-envs'), () => this.install!);
+    this.connect = new ConnectServer({
+      dir: path.join(this.dir, 'connect'),
+      master: this.settings.connectMaster,
+      startTimeoutMs: this.settings.connectStartTimeoutMs,
+      logger: this.logger,
+      commonArgs: (logFile, localDir) => this.commonArgs(this.install!, logFile, localDir, {}),
+      env: (extra) => this.childEnv({ ...extra, SPARK_LOCAL_IP: '127.0.0.1' }),
+    });
+  }
+
+  /** Found once; a missing install is looked for again on the next call, so installing needs no restart. */
+  private locate(): Promise<SparkInstall> {
+    if (this.install) return Promise.resolve(this.install);
+    if (!this.locating) {
+      this.locating = locateInstall(this.settings)
+        .then((i) => {
+          this.install = i;
+          return i;
+        })
+        .finally(() => {
+          this.locating = undefined;
+        });
+    }
+    return this.locating;
+  }
+
+  async check(): Promise<void> {
+    await this.locate();
+  }
+
+  async prewarm(): Promise<void> {
+    const inst = await this.locate();
+    await this.log4jFile();
+    await this.connect.ensure(inst);
+  }
+
+  private log4jFile(): Promise<string> {
+    this.log4jReady ??= (async () => {
+      await mkdir(this.dir, { recursive: true });
+      const f = path.join(this.dir, 'log4j2.properties');
+      await writeFile(f, LOG4J);
+      return f;
+    })();
+    return this.log4jReady;
+  }
+
+  private commonArgs(
+    inst: SparkInstall,
+    logFile: string,
+    localDir: string,
+    userConf: Record<string, string>,
+  ): string[] {
+    const log4j = path.join(this.dir, 'log4j2.properties');
+    const javaOpts = [`-Dlog4j2.configurationFile=file:${log4j}`, `-Dminilake.log.file=${logFile}`];
+    const conf: Record<string, string> = {
+      ...DELTA_CONF,
+      ...QUIET_CONF,
+      // Spark's scratch space (shuffle, block manager) inside the attempt's folder, so a killed task
+      // leaves nothing in /tmp.
+      'spark.local.dir': localDir,
+      ...userConf,
+    };
+    const userJava = userConf['spark.driver.extraJavaOptions'];
+    conf['spark.driver.extraJavaOptions'] = [...javaOpts, ...(userJava ? [userJava] : [])].join(' ');
+    const args: string[] = [];
+    if (inst.jars.length > 0) args.push('--jars', inst.jars.join(','));
+    for (const [k, v] of Object.entries(conf)) args.push('--conf', `${k}=${v}`);
+    return args;
+  }
+
+  private childEnv(extra: Record<string, string>, taskEnv: Record<string, string> = {}) {
+    const env: Record<string, string> = {};
+    // A child inherits the host's environment as any process does (PATH, JAVA_HOME, HOME); this is not
+    // configuration, which comes through ctx.config. Variables that would redirect the task are dropped.
+    for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !isHostOnly(k)) env[k] = v;
+    Object.assign(env, taskEnv, extra, {
+      PYTHONUNBUFFERED: '1',
+      MINILAKE_SERVER_PID: String(process.pid),
+    });
+    if (this.install) env.SPARK_HOME = this.install.sparkHome;
+    return env;
+  }
+
+  launch(task: SparkTask): SparkRun {
+    const t0 = Date.now();
+    let proc: Proc | undefined;
+    let stopped: 'CANCELED' | 'TIMEDOUT' | undefined;
+    const abort = new AbortController();
+    const handle = {
+      cancel: () => {
+        if (stopped) return;
+        stopped = 'CANCELED';
+        abort.abort();
+        proc?.kill();
+      },
+    };
+    const timer =
+      task.timeoutMs && task.timeoutMs > 0
+        ? setTimeout(() => {
+            if (stopped) return;
+            stopped = 'TIMEDOUT';
+            abort.abort();
+            proc?.kill();
+          }, task.timeoutMs)
+        : undefined;
+    const base = (): Pick<SparkTaskResult, 'logs' | 'logsTruncated' | 'taskValues' | 'exitCode'> => ({
+      logs: '',
+      logsTruncated: false,
+      taskValues: {},
+      exitCode: null,
+    });
+    const stoppedResult = (): SparkTaskResult => ({
+      ...base(),
+      outcome: stopped!,
+      error:
+        stopped === 'TIMEDOUT'
+          ? `The task timed out after ${Math.round(task.timeoutMs! / 1000)} s and was stopped`
+          : 'The task was canceled',
+    });
+    const result = (async (): Promise<SparkTaskResult> => {
+      if (this.closed) {
+        return { ...base(), outcome: 'FAILED', error: 'The Spark engine is closed', unavailable: true };
+      }
+      let inst: SparkInstall;
+      try {
+        inst = await this.locate();
+      } catch (e) {
+        if (e instanceof EngineUnavailable) {
+          return { ...base(), outcome: 'FAILED', error: e.message, unavailable: true };
+        }
+        throw e;
+      }
+      if (stopped) return stoppedResult();
+      await mkdir(task.workDir, { recursive: true });
+      await this.log4jFile();
+      let python = inst.python;
+      const deps = task.dependencies ?? [];
+      if (deps.length > 0 || task.kind === 'wheel') {
+        try {
+          python = await this.envs.python(deps, task.kind === 'wheel' ? task.file : undefined, abort.signal);
+        } catch (e) {
+          if (stopped) return stoppedResult();
+          const output = e instanceof EnvInstallError ? e.output : '';
+          return {
+            ...base(),
+            outcome: 'FAILED',
+            error: firstLine(e),
+            logs: output.slice(-this.settings.logBytes),
+          };
+        }
+      }
+      if (stopped) return stoppedResult();
+      const serverless = task.compute === 'serverless';
+      let remote: string | undefined;
+      if (serverless) {
+        try {
+          remote = `sc://127.0.0.1:${await this.connect.ensure(inst)}`;
+        } catch (e) {
+          if (stopped) return stoppedResult();
+          return {
+            ...base(),
+            outcome: 'FAILED',
+            error: firstLine(e),
+            unavailable: e instanceof EngineUnavailable,
+          };
+        }
+      }
+      if (stopped) return stoppedResult();
+      const resultFile = path.join(task.workDir, 'minilake-result.json');
+      const taskFile = path.join(task.workDir, 'minilake-task.json');
+      await writeFile(
+        taskFile,
+        JSON.stringify({
+          kind: task.kind,
+          file: task.file,
+          args: task.args,
+          widgets: task.widgets,
+          wheel: task.wheel ?? null,
+          taskValues: task.taskValues,
+          context: task.context,
+          sourcePath: task.sourcePath ?? null,
+          sparkConf: serverless ? task.sparkConf : {},
+          serverless,
+          workDir: task.workDir,
+          resultFile,
+        }),
+      );
+      const selfUrl = this.ctx.selfUrl();
+      const extra: Record<string, string> = {
+        MINILAKE_TASK_FILE: taskFile,
+        PYSPARK_PYTHON: python,
+        PYSPARK_DRIVER_PYTHON: python,
+        DATABRICKS_AUTH_TYPE: 'pat',
+        DATABRICKS_TOKEN: task.token ?? 'dapi-minilake-task',
+        ...(selfUrl ? { DATABRICKS_HOST: selfUrl } : {}),
+        DATABRICKS_JOB_RUN_ID: String(task.context.runId),
+      };
+      const master = this.settings.master;
+      if (remote) extra.SPARK_REMOTE = remote;
+      else if (onLoopback(master) && !task.env.SPARK_LOCAL_IP) extra.SPARK_LOCAL_IP = '127.0.0.1';
+      const env = this.childEnv(extra, task.env);
+      const driverLog = path.join(task.workDir, 'driver-log4j.txt');
+      const args = serverless
+        ? [inst.supervisor, python, inst.entry]
+        : [
+            inst.supervisor,
+            inst.sparkSubmit,
+            '--master',
+            master,
+            '--name',
+            `minilake-${task.context.taskKey}-${task.id}`,
+            ...this.commonArgs(inst, driverLog, path.join(task.workDir, 'spark-local'), task.sparkConf),
+            inst.entry,
+          ];
+      proc = startProc({ cmd: inst.python, args, env, cwd: task.workDir, logBytes: this.settings.logBytes });
+      if (stopped) proc.kill();
+      const r = await proc.done;
+      let rt: RuntimeResult = {};
+      if (existsSync(resultFile)) {
+        try {
+          rt = JSON.parse(await readFile(resultFile, 'utf8')) as RuntimeResult;
+        } catch {
+          rt = {};
+        }
+      }
+      let logs = r.output
+        .split('\n')
+        .filter((l) => l !== JVM_BANNER)
+        .join('\n');
+      for (const secret of task.redact ?? []) if (secret) logs = logs.split(secret).join('[REDACTED]');
+      const common = {
+        exitCode: r.exitCode,
+        logs,
+        logsTruncated: r.truncated,
+        taskValues: rt.taskValues ?? {},
+        ...(rt.notebookResult != null ? { notebookResult: rt.notebookResult } : {}),
+      };
+      if (stopped) return { ...stoppedResult(), ...common };
+      if (r.spawnError)
+        return { ...common, outcome: 'FAILED', error: `Could not start the task: ${r.spawnError}` };
+      if (r.exitCode === 0) return { ...common, outcome: 'SUCCESS' };
+      return {
+        ...common,
+        outcome: 'FAILED',
+        error:
+          rt.error ??
+          (r.exitCode === null
+            ? `Process was killed by ${r.signal ?? 'a signal'}`
+            : `Process exited with code ${r.exitCode}`),
+        ...(rt.errorTrace ? { errorTrace: rt.errorTrace } : {}),
+      };
+    })()
+      .then((res) => ({ ...res, durationMs: Date.now() - t0 }))
+      .finally(() => {
+        if (timer) clearTimeout(timer);
+        this.running.delete(handle);
+      });
+    this.running.set(
+      handle,
+      result.catch(() => undefined),
+    );
+    return { result, cancel: handle.cancel };
+  }
+
+  /** Kills every running task and waits until their processes are gone. */
+  private async stopAll(): Promise<void> {
+    for (const h of this.running.keys()) h.cancel();
+    await Promise.all(this.running.values());
+  }
+
+  async reset(): Promise<void> {
+    await this.stopAll();
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    await this.stopAll();
+    await this.connect.stop();
+  }
+}
+
+/** The host's one Spark engine (shared by every service that asks, through ctx.shared). */
+export function sparkEngine(ctx: ServiceContext): Promise<SparkEngine> {
+  return ctx.shared('spark', () => new Engine(ctx));
+}
+
+/** A fresh engine not shared through the host (tests, embedders). */
+export function createSparkEngine(ctx: ServiceContext): SparkEngine {
+  return new Engine(ctx);
+}

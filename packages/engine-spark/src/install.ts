@@ -1,0 +1,203 @@
+/**
+ * Where the Spark install is and what it holds. The versions are pinned once, in versions.json, which
+ * install.sh reads too: both derive the same cache folder from them, so the server finds what the install
+ * step made without being told.
+ */
+import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { readdir } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { EngineUnavailable } from '@minilake/core';
+import versions from '../versions.json' with { type: 'json' };
+
+const run = promisify(execFile);
+
+export const sparkVersions: {
+  pyspark: string;
+  deltaSpark: string;
+  jars: string[];
+  python: string[];
+} = versions;
+
+/** MINILAKE_SPARK_* settings with their defaults ('' means "derived", see the README). */
+export const sparkConfigDefaults: Record<string, string> = {
+  /** The Python of the Spark install; '' = <MINILAKE_CACHE>/spark-<pyspark>-delta-<delta>/venv/bin/python. */
+  MINILAKE_SPARK_PYTHON: '',
+  /** A folder of jars added to every Spark application; '' = the install's jars/ (Delta). */
+  MINILAKE_SPARK_JARS: '',
+  /** Where classic tasks run: local[*], spark://host:7077, k8s://... */
+  MINILAKE_SPARK_MASTER: 'local[*]',
+  /** The master of the warm Spark Connect server that serverless tasks use. */
+  MINILAKE_SPARK_CONNECT_MASTER: 'local[*]',
+  /** Seconds the Spark Connect server may take to start before serverless tasks fail. */
+  MINILAKE_SPARK_CONNECT_START_TIMEOUT: '180',
+  /** Bytes of a task's output kept (the tail) in its result. */
+  MINILAKE_SPARK_LOG_BYTES: '5242880',
+  /** The folder holding minilake_entry.py; '' = the one shipped in this package. */
+  MINILAKE_SPARK_RUNTIME: '',
+};
+
+export interface SparkSettings {
+  cacheDir: string;
+  python?: string;
+  jarsDir?: string;
+  master: string;
+  connectMaster: string;
+  connectStartTimeoutMs: number;
+  logBytes: number;
+  runtimeDir?: string;
+}
+
+export function settingsFrom(config: Readonly<Record<string, string | undefined>>): SparkSettings {
+  const get = (k: string) => {
+    const v = config[k] ?? sparkConfigDefaults[k];
+    return v === undefined || v === '' ? undefined : v;
+  };
+  const num = (k: string) => {
+    const n = Number(get(k));
+    return Number.isFinite(n) && n > 0 ? n : Number(sparkConfigDefaults[k]);
+  };
+  return {
+    cacheDir: get('MINILAKE_CACHE') ?? path.join(os.homedir(), '.cache', 'minilake'),
+    python: get('MINILAKE_SPARK_PYTHON'),
+    jarsDir: get('MINILAKE_SPARK_JARS'),
+    master: get('MINILAKE_SPARK_MASTER') ?? 'local[*]',
+    connectMaster: get('MINILAKE_SPARK_CONNECT_MASTER') ?? 'local[*]',
+    connectStartTimeoutMs: num('MINILAKE_SPARK_CONNECT_START_TIMEOUT') * 1000,
+    logBytes: num('MINILAKE_SPARK_LOG_BYTES'),
+    runtimeDir: get('MINILAKE_SPARK_RUNTIME'),
+  };
+}
+
+/** The folder install.sh fills, derived from the pinned versions. */
+export function defaultInstallDir(cacheDir: string): string {
+  return path.join(cacheDir, `spark-${sparkVersions.pyspark}-delta-${sparkVersions.deltaSpark}`);
+}
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+
+/**
+ * The package's own folder. Unbundled (src/ or dist/) it is one level up; when apps/server bundles this
+ * package, import.meta.url is the server's dist/, so the monorepo layout is tried next.
+ */
+function packageRoots(): string[] {
+  return [path.resolve(here, '..'), path.resolve(here, '../../../packages/engine-spark')];
+}
+
+export function installCommand(): string {
+  const script = packageRoots()
+    .map((r) => path.join(r, 'install.sh'))
+    .find((p) => existsSync(p));
+  return `bash ${script ?? 'packages/engine-spark/install.sh'}`;
+}
+
+export function findRuntime(settings: SparkSettings): string {
+  const candidates = settings.runtimeDir
+    ? [settings.runtimeDir]
+    : packageRoots().map((r) => path.join(r, 'runtime'));
+  const found = candidates.find((d) => existsSync(path.join(d, 'minilake_entry.py')));
+  if (!found) {
+    throw new EngineUnavailable(
+      'Spark',
+      `the task runtime (minilake_entry.py) is not in ${candidates.join(' or ')}; set MINILAKE_SPARK_RUNTIME to the package's runtime/ folder`,
+    );
+  }
+  return found;
+}
+
+export interface SparkInstall {
+  python: string;
+  sparkHome: string;
+  sparkSubmit: string;
+  /** The install venv's site-packages, which per-environment venvs see through a .pth file. */
+  sitePackages: string;
+  /** site-packages relative to the venv's prefix (lib/python3.11/site-packages). */
+  siteRelative: string;
+  jars: string[];
+  runtimeDir: string;
+  entry: string;
+  supervisor: string;
+}
+
+export async function locateInstall(settings: SparkSettings): Promise<SparkInstall> {
+  const dir = defaultInstallDir(settings.cacheDir);
+  const python = settings.python ?? path.join(dir, 'venv', 'bin', 'python');
+  const fix = `run \`${installCommand()}\` (PySpark ${sparkVersions.pyspark}, delta-spark ${sparkVersions.deltaSpark}, cached under ${settings.cacheDir})`;
+  if (!existsSync(python)) {
+    throw new EngineUnavailable(
+      'Spark',
+      settings.python
+        ? `MINILAKE_SPARK_PYTHON=${settings.python} does not exist`
+        : `PySpark is not installed (no ${python}): ${fix}`,
+    );
+  }
+  if (!settings.python && !existsSync(path.join(dir, '.complete'))) {
+    throw new EngineUnavailable('Spark', `the Spark install in ${dir} is incomplete: ${fix}`);
+  }
+  let out: string;
+  try {
+    ({ stdout: out } = await run(
+      python,
+      [
+        '-c',
+        'import os, sys, sysconfig, pyspark; p = sysconfig.get_path("purelib"); print(os.path.dirname(pyspark.__file__)); print(p); print(os.path.relpath(p, sys.prefix))',
+      ],
+      { timeout: 60_000 },
+    ));
+  } catch (e) {
+    throw new EngineUnavailable('Spark', `${python} cannot import pyspark (${firstLine(e)}): ${fix}`);
+  }
+  const [sparkHome, sitePackages, siteRelative] = out.trim().split('\n');
+  const sparkSubmit = path.join(sparkHome!, 'bin', 'spark-submit');
+  if (!existsSync(sparkSubmit)) {
+    throw new EngineUnavailable('Spark', `${sparkSubmit} is missing: ${fix}`);
+  }
+  const jarsDir = settings.jarsDir ?? path.join(dir, 'jars');
+  const jars = existsSync(jarsDir)
+    ? (await readdir(jarsDir))
+        .filter((f) => f.endsWith('.jar'))
+        .sort()
+        .map((f) => path.join(jarsDir, f))
+    : [];
+  if (
+    !settings.jarsDir &&
+    !settings.python &&
+    !jars.some((j) => path.basename(j).startsWith('delta-spark'))
+  ) {
+    throw new EngineUnavailable('Spark', `the Delta jars are missing from ${jarsDir}: ${fix}`);
+  }
+  if (!javaFound()) {
+    throw new EngineUnavailable(
+      'Spark',
+      'Java 17 is needed and neither JAVA_HOME nor a java on PATH was found (Debian: apt-get install openjdk-17-jre-headless)',
+    );
+  }
+  const runtimeDir = findRuntime(settings);
+  return {
+    python,
+    sparkHome: sparkHome!,
+    sparkSubmit,
+    sitePackages: sitePackages!,
+    siteRelative: siteRelative!,
+    jars,
+    runtimeDir,
+    entry: path.join(runtimeDir, 'minilake_entry.py'),
+    supervisor: path.join(runtimeDir, 'minilake_supervise.py'),
+  };
+}
+
+/** spark-submit fails at once without Java; say so before a task starts. */
+function javaFound(): boolean {
+  // The environment a child inherits (as spawn does), not configuration.
+  const env = process.env;
+  if (env.JAVA_HOME && existsSync(path.join(env.JAVA_HOME, 'bin', 'java'))) return true;
+  return (env.PATH ?? '').split(path.delimiter).some((d) => d !== '' && existsSync(path.join(d, 'java')));
+}
+
+export function firstLine(e: unknown): string {
+  const m = e instanceof Error ? e.message : String(e);
+  return m.split('\n').find((l) => l.trim() !== '') ?? m;
+}

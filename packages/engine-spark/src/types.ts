@@ -1,0 +1,75 @@
+/** The engine's contract with its callers (the Jobs package): plain data in, plain data out, no HTTP. */
+
+export interface SparkTask {
+  /** Unique per attempt, for logs. */
+  id: string;
+  kind: 'python' | 'notebook' | 'wheel';
+  /**
+   * Absolute local path: a .py script, a notebook source (.py Databricks source with '# COMMAND ----------'
+   * cells and '# MAGIC %sql' cells, or .ipynb), or a .whl.
+   */
+  file: string;
+  /** argv (spark_python_task parameters / python_params). */
+  args: string[];
+  /** dbutils.widgets values (notebook base_parameters + notebook_params + job parameters). */
+  widgets: Record<string, string>;
+  wheel?: { packageName: string; entryPoint: string; namedParameters?: Record<string, string> };
+  /** spark_env_vars, secrets already resolved by the caller. */
+  env: Record<string, string>;
+  sparkConf: Record<string, string>;
+  /** classic: spark-submit (or MINILAKE_SPARK_MASTER); serverless: warm Spark Connect. */
+  compute: 'classic' | 'serverless';
+  /** pip requirements (serverless environments / pypi libraries): per-environment cached venv. */
+  dependencies?: string[];
+  /** Upstream values for dbutils.jobs.taskValues.get, by task key. */
+  taskValues: Record<string, Record<string, unknown>>;
+  context: { jobId?: number; runId: number; taskRunId: number; taskKey: string };
+  /** A folder the caller owns for this attempt. */
+  workDir: string;
+  /** The engine kills the process at timeout -> TIMEDOUT. */
+  timeoutMs?: number;
+  /**
+   * Strings that must never appear in the returned logs (secret values the caller resolved into `env`);
+   * each is replaced by `[REDACTED]`, as Databricks does in task output.
+   */
+  redact?: string[];
+  /** The task file's workspace path, so dbutils.notebook.run and %run resolve relative paths. */
+  sourcePath?: string;
+  /** The token the task's DATABRICKS_TOKEN carries (any token is accepted by MiniLake). */
+  token?: string;
+}
+
+export interface SparkTaskResult {
+  outcome: 'SUCCESS' | 'FAILED' | 'TIMEDOUT' | 'CANCELED';
+  exitCode: number | null;
+  /** stdout+stderr as the user's code printed it (tail kept, bounded). */
+  logs: string;
+  logsTruncated: boolean;
+  /** One line: 'ZeroDivisionError: division by zero', 'Process exited with code 3', ... */
+  error?: string;
+  /** The Python traceback. */
+  errorTrace?: string;
+  /** dbutils.notebook.exit(value). */
+  notebookResult?: string;
+  /** Set by this task via dbutils.jobs.taskValues.set. */
+  taskValues: Record<string, unknown>;
+  /** True when the task never started because the Spark install is missing (error says what to run). */
+  unavailable?: boolean;
+  /** Wall time of the attempt, from launch to the end of the process. */
+  durationMs?: number;
+}
+
+export interface SparkRun {
+  readonly result: Promise<SparkTaskResult>;
+  cancel(): void;
+}
+
+export interface SparkEngine {
+  launch(task: SparkTask): SparkRun;
+  /** Rejects with EngineUnavailable (naming the install command) when Spark is not installed. */
+  check(): Promise<void>;
+  /** Starts the warm Spark Connect server now instead of on the first serverless task. */
+  prewarm(): Promise<void>;
+  /** Kills every running task and stops the Spark Connect server. */
+  close(): Promise<void>;
+}

@@ -1,0 +1,314 @@
+/**
+ * Jobs, runs and task outputs, kept in journaled collections. The store knows nothing of HTTP; the scheduler
+ * changes runs only through `updateRun`, so every state change reaches the journal.
+ */
+import {
+  CollectionStore,
+  invalidParameter,
+  jobsPage,
+  numericId,
+  type Clock,
+  type Collection,
+  type StateDb,
+} from '@minilake/core';
+import { jobNotFound, runActive, runNotFound } from './errors.js';
+import type { JobSettings, Json, TaskSpec } from './settings.js';
+
+export type LifeCycle =
+  | 'QUEUED'
+  | 'PENDING'
+  | 'RUNNING'
+  | 'TERMINATING'
+  | 'TERMINATED'
+  | 'SKIPPED'
+  | 'INTERNAL_ERROR'
+  | 'BLOCKED'
+  | 'WAITING_FOR_RETRY';
+
+export const ACTIVE: readonly LifeCycle[] = [
+  'QUEUED',
+  'PENDING',
+  'RUNNING',
+  'TERMINATING',
+  'BLOCKED',
+  'WAITING_FOR_RETRY',
+];
+export const isActive = (l: LifeCycle) => ACTIVE.includes(l);
+
+export interface Termination {
+  code: string;
+  type: string;
+  message: string;
+}
+
+export interface JobRecord {
+  job_id: number;
+  /** Creation order (ids are random; several jobs can share a millisecond). */
+  seq?: number;
+  creator_user_name: string;
+  run_as_user_name: string;
+  created_time: number;
+  settings: JobSettings;
+}
+
+export interface TaskRunRecord {
+  run_id: number;
+  task_key: string;
+  spec: TaskSpec;
+  attempt_number: number;
+  life: LifeCycle;
+  result?: string;
+  message: string;
+  start_time: number;
+  end_time: number;
+  termination?: Termination;
+  cluster_id?: string;
+  condition?: { left: string; right: string; op: string; outcome: 'true' | 'false' };
+  values?: Record<string, unknown>;
+  for_each_stats?: Json;
+  run_job_run_id?: number;
+  /** Replaced by a later attempt or a repair: shown only with include_history. */
+  superseded?: boolean;
+}
+
+export interface RepairItem {
+  id: number;
+  type: 'ORIGINAL' | 'REPAIR';
+  start_time: number;
+  end_time: number;
+  task_run_ids: number[];
+}
+
+export interface RunRecord {
+  run_id: number;
+  /** Creation order, for runs/list (several runs can share a millisecond). */
+  seq?: number;
+  job_id?: number;
+  run_name: string;
+  run_type: 'JOB_RUN' | 'SUBMIT_RUN' | 'WORKFLOW_RUN';
+  trigger: string;
+  creator_user_name: string;
+  /** The settings this run executes (a snapshot: editing the job later does not change a running run). */
+  settings: JobSettings;
+  job_parameters?: { name: string; default?: string; value: string }[];
+  overriding_parameters?: Json;
+  start_time: number;
+  end_time: number;
+  life: LifeCycle;
+  result?: string;
+  message: string;
+  termination?: Termination;
+  queue_reason?: string;
+  user_cancelled_or_timedout: boolean;
+  tasks: TaskRunRecord[];
+  repair_history: RepairItem[];
+  /** The run_job_task that started this run, if any. */
+  parent_task_run_id?: number;
+}
+
+export interface TaskOutput {
+  logs?: string;
+  logs_truncated?: boolean;
+  error?: string;
+  error_trace?: string;
+  notebook_result?: string;
+  /** The notebook or script source, for runs/export. */
+  source?: string;
+}
+
+const pad = (n: number) => String(n).padStart(16, '0');
+
+export class JobsStore extends CollectionStore {
+  private readonly jobs: Collection<JobRecord>;
+  private readonly runs: Collection<RunRecord>;
+  private readonly outputs: Collection<TaskOutput>;
+  private readonly tokens: Collection<number>;
+  /** Task run id to its run id (derived, rebuilt from the runs). */
+  private readonly taskIndex = new Map<number, number>();
+
+  constructor(
+    db: StateDb,
+    private readonly clock: Clock,
+  ) {
+    super('jobs', 1, db);
+    this.jobs = this.collection('jobs');
+    this.runs = this.collection('runs');
+    this.outputs = this.collection('outputs');
+    this.tokens = this.collection('idempotency');
+    this.reindex();
+  }
+
+  private seq = 0;
+
+  private reindex(): void {
+    this.taskIndex.clear();
+    for (const j of this.jobs.values()) this.seq = Math.max(this.seq, j.seq ?? 0);
+    for (const r of this.runs.values()) this.seq = Math.max(this.seq, r.seq ?? 0);
+    for (const r of this.runs.values()) for (const t of r.tasks) this.taskIndex.set(t.run_id, r.run_id);
+  }
+
+  override restore(snapshot: unknown): void {
+    super.restore(snapshot);
+    this.reindex();
+  }
+
+  protected override onReset(): void {
+    this.taskIndex.clear();
+  }
+
+  // ---- jobs
+
+  createJob(settings: JobSettings, user: string): JobRecord {
+    const job: JobRecord = {
+      job_id: numericId(),
+      seq: ++this.seq,
+      creator_user_name: user,
+      run_as_user_name: user,
+      created_time: this.clock.now(),
+      settings,
+    };
+    return this.jobs.set(String(job.job_id), job);
+  }
+
+  getJob(id: number): JobRecord {
+    const j = this.jobs.get(String(id));
+    if (!j) throw jobNotFound(id);
+    return j;
+  }
+
+  hasJob(id: string): boolean {
+    return this.jobs.has(id);
+  }
+
+  jobOwner(id: string): string | undefined {
+    return this.jobs.get(id)?.creator_user_name;
+  }
+
+  setSettings(id: number, settings: JobSettings): JobRecord {
+    this.getJob(id);
+    return this.jobs.update(String(id), (j) => {
+      j.settings = settings;
+    })!;
+  }
+
+  deleteJob(id: number): void {
+    this.getJob(id);
+    this.jobs.delete(String(id));
+  }
+
+  allJobs(): JobRecord[] {
+    return [...this.jobs.values()];
+  }
+
+  listJobs(q: { limit?: number; page_token?: string; name?: string }) {
+    let all = [...this.jobs.values()];
+    if (q.name) {
+      const n = q.name.toLowerCase();
+      all = all.filter((j) => (j.settings.name ?? '').toLowerCase() === n);
+    }
+    all.sort((a, b) => (a.seq ?? 0) - (b.seq ?? 0) || a.job_id - b.job_id);
+    return jobsPage(all, (j) => `${pad(j.seq ?? 0)}:${pad(j.job_id)}`, q, {
+      defaultLimit: 20,
+      maxLimit: 100,
+    });
+  }
+
+  // ---- runs
+
+  newRunId(): number {
+    return numericId();
+  }
+
+  addRun(run: RunRecord): RunRecord {
+    run.seq = ++this.seq;
+    for (const t of run.tasks) this.taskIndex.set(t.run_id, run.run_id);
+    return this.runs.set(String(run.run_id), run);
+  }
+
+  findRun(id: number): RunRecord | undefined {
+    return this.runs.get(String(id));
+  }
+
+  getRun(id: number): RunRecord {
+    const r = this.runs.get(String(id));
+    if (!r) throw runNotFound(id);
+    return r;
+  }
+
+  /** The run holding task run `id`, or undefined. */
+  runOfTask(id: number): RunRecord | undefined {
+    const runId = this.taskIndex.get(id);
+    return runId === undefined ? undefined : this.runs.get(String(runId));
+  }
+
+  updateRun(id: number, change: (r: RunRecord) => void): RunRecord {
+    const r = this.runs.update(String(id), change);
+    if (!r) throw runNotFound(id);
+    for (const t of r.tasks) this.taskIndex.set(t.run_id, r.run_id);
+    return r;
+  }
+
+  deleteRun(id: number): void {
+    const r = this.getRun(id);
+    if (isActive(r.life)) throw runActive(id);
+    for (const t of r.tasks) {
+      this.taskIndex.delete(t.run_id);
+      this.outputs.delete(String(t.run_id));
+    }
+    this.runs.delete(String(id));
+  }
+
+  allRuns(): RunRecord[] {
+    return [...this.runs.values()];
+  }
+
+  listRuns(q: {
+    job_id?: number;
+    active_only?: boolean;
+    completed_only?: boolean;
+    run_type?: string;
+    start_time_from?: number;
+    start_time_to?: number;
+    limit?: number;
+    page_token?: string;
+    offset?: number;
+  }) {
+    if (q.active_only && q.completed_only) {
+      throw invalidParameter('active_only and completed_only cannot both be true.');
+    }
+    let all = [...this.runs.values()];
+    if (q.job_id !== undefined) all = all.filter((r) => r.job_id === q.job_id);
+    if (q.active_only) all = all.filter((r) => isActive(r.life));
+    if (q.completed_only) all = all.filter((r) => !isActive(r.life));
+    if (q.run_type) all = all.filter((r) => r.run_type === q.run_type);
+    if (q.start_time_from) all = all.filter((r) => r.start_time >= q.start_time_from!);
+    if (q.start_time_to) all = all.filter((r) => r.start_time <= q.start_time_to!);
+    // Newest first, as the real service lists them.
+    all.sort((a, b) => (b.seq ?? 0) - (a.seq ?? 0));
+    if (q.offset) all = all.slice(q.offset);
+    const limit = q.limit === 0 ? 25 : q.limit;
+    return jobsPage(
+      all,
+      (r) => pad(Number.MAX_SAFE_INTEGER - (r.seq ?? 0)),
+      { limit, page_token: q.page_token },
+      { defaultLimit: 20, maxLimit: 25 },
+    );
+  }
+
+  claimIdempotencyToken(token: string, runId: number): number | undefined {
+    const existing = this.tokens.get(token);
+    if (existing !== undefined && this.runs.has(String(existing))) return existing;
+    this.tokens.set(token, runId);
+    return undefined;
+  }
+
+  // ---- outputs
+
+  setOutput(taskRunId: number, out: TaskOutput): void {
+    this.outputs.set(String(taskRunId), out);
+  }
+
+  output(taskRunId: number): TaskOutput {
+    return this.outputs.get(String(taskRunId)) ?? {};
+  }
+}

@@ -1,0 +1,184 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ManualClock, StateDb } from '@minilake/core';
+import { serviceApp } from '@minilake/testing';
+import { jobsService, JobsStore, Scheduler, quartz } from '../src/index.js';
+import { FileResolver } from '../src/resolve.js';
+
+const cond = (key: string) => ({ task_key: key, condition_task: { op: 'EQUAL_TO', left: '1', right: '1' } });
+const flush = async () => {
+  for (let i = 0; i < 20; i++) await new Promise((r) => setImmediate(r));
+};
+
+async function setup() {
+  const clock = new ManualClock(Date.UTC(2026, 0, 5, 10, 0, 0));
+  const s = await serviceApp(jobsService, { clock });
+  const call = async (method: string, p: string, body?: unknown) => {
+    const res = await s.app.request(p, { method, ...(body ? { body: JSON.stringify(body) } : {}) });
+    return (await res.json()) as any;
+  };
+  const runs = async (jobId: number) =>
+    (await call('GET', `/api/2.2/jobs/runs/list?job_id=${jobId}&limit=25`)).runs ?? [];
+  return { clock, call, runs, close: () => s.instance.close?.() };
+}
+
+describe('triggers', () => {
+  it('a Quartz schedule fires on the clock, in its time zone, and not while paused', async () => {
+    const { clock, call, runs, close } = await setup();
+    const { job_id } = await call('POST', '/api/2.2/jobs/create', {
+      tasks: [cond('a')],
+      schedule: { quartz_cron_expression: '0 30 * * * ?', timezone_id: 'Europe/Paris' },
+    });
+    const paused = await call('POST', '/api/2.2/jobs/create', {
+      tasks: [cond('a')],
+      schedule: { quartz_cron_expression: '0 30 * * * ?', timezone_id: 'UTC', pause_status: 'PAUSED' },
+    });
+    clock.advance(29 * 60_000);
+    await flush();
+    expect(await runs(job_id)).toHaveLength(0);
+    clock.advance(60_000);
+    await flush();
+    const r = await runs(job_id);
+    expect(r).toHaveLength(1);
+    expect(r[0].trigger).toBe('PERIODIC');
+    clock.advance(60 * 60_000);
+    await flush();
+    expect(await runs(job_id)).toHaveLength(2);
+    expect(await runs(paused.job_id)).toHaveLength(0);
+    // unpausing through update arms it
+    await call('POST', '/api/2.2/jobs/update', {
+      job_id: paused.job_id,
+      new_settings: {
+        schedule: { quartz_cron_expression: '0 30 * * * ?', timezone_id: 'UTC', pause_status: 'UNPAUSED' },
+      },
+    });
+    clock.advance(60 * 60_000);
+    await flush();
+    expect(await runs(paused.job_id)).toHaveLength(1);
+    await close();
+  });
+
+  it('reads Quartz syntax: seconds, ?, 1-7 weekdays, n/step, L', () => {
+    const from = new Date(Date.UTC(2023, 10, 14, 22, 13, 20)); // a Tuesday
+    const next = (e: string) => quartz(e, 'UTC').nextRun(from)!.toISOString();
+    expect(next('0 0/5 * * * ?')).toBe('2023-11-14T22:15:00.000Z');
+    expect(next('0 0 12 ? * 1')).toBe('2023-11-19T12:00:00.000Z'); // 1 = Sunday in Quartz
+    expect(next('0 0 12 ? * 2#1')).toBe('2023-12-04T12:00:00.000Z'); // first Monday
+    expect(next('0 0 0 L * ?')).toBe('2023-11-30T00:00:00.000Z');
+    expect(next('0 0 12 * * ? *')).toBe('2023-11-15T12:00:00.000Z'); // with the year field
+  });
+
+  it('periodic and continuous triggers start runs', async () => {
+    const { clock, call, runs, close } = await setup();
+    const p = await call('POST', '/api/2.2/jobs/create', {
+      tasks: [cond('a')],
+      trigger: { periodic: { interval: 2, unit: 'HOURS' } },
+    });
+    clock.advance(2 * 3_600_000);
+    await flush();
+    expect((await runs(p.job_id)).map((r: any) => r.trigger)).toEqual(['PERIODIC']);
+    const c = await call('POST', '/api/2.2/jobs/create', {
+      tasks: [cond('a')],
+      continuous: { pause_status: 'UNPAUSED' },
+    });
+    await flush();
+    expect(await runs(c.job_id)).toHaveLength(1);
+    clock.advance(1_000);
+    await flush();
+    const r = await runs(c.job_id);
+    expect(r).toHaveLength(2);
+    expect(r[0].trigger).toBe('CONTINUOUS');
+    await call('POST', '/api/2.2/jobs/update', {
+      job_id: c.job_id,
+      new_settings: { continuous: { pause_status: 'PAUSED' } },
+    });
+    clock.advance(10_000);
+    await flush();
+    expect((await runs(c.job_id)).length).toBeLessThanOrEqual(3);
+    await close();
+  });
+
+  it('a file arriving in the watched folder starts a run', async () => {
+    const { clock, call, runs, close } = await setup();
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'jobs-arrival-'));
+    const { job_id } = await call('POST', '/api/2.2/jobs/create', {
+      tasks: [cond('a')],
+      trigger: { file_arrival: { url: dir } },
+    });
+    await flush();
+    clock.advance(2_000);
+    await flush();
+    expect(await runs(job_id)).toHaveLength(0);
+    writeFileSync(path.join(dir, 'new.csv'), 'a,b\n');
+    clock.advance(2_000);
+    await flush();
+    const r = await runs(job_id);
+    expect(r).toHaveLength(1);
+    expect(r[0].trigger).toBe('FILE_ARRIVAL');
+    await close();
+  });
+});
+
+describe('persistence', () => {
+  it('a run that was active when the process died ends INTERNAL_ERROR, never RUNNING', async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'jobs-state-'));
+    const clock = new ManualClock();
+    const db = await StateDb.open(dir);
+    const store = new JobsStore(db, clock);
+    const job = store.createJob(
+      { name: 'p', max_concurrent_runs: 1, tasks: [{ task_key: 'a', run_job_task: { job_id: 1 } }] },
+      'u',
+    );
+    const run = store.addRun({
+      run_id: 42,
+      job_id: job.job_id,
+      run_name: 'p',
+      run_type: 'JOB_RUN',
+      trigger: 'ONE_TIME',
+      creator_user_name: 'u',
+      settings: job.settings,
+      start_time: clock.now(),
+      end_time: 0,
+      life: 'RUNNING',
+      message: '',
+      user_cancelled_or_timedout: false,
+      tasks: [
+        {
+          run_id: 43,
+          task_key: 'a',
+          spec: { task_key: 'a' },
+          attempt_number: 0,
+          life: 'RUNNING',
+          message: '',
+          start_time: clock.now(),
+          end_time: 0,
+        },
+      ],
+      repair_history: [],
+    });
+    await db.flush(); // what an acknowledged write guarantees; no close, as after kill -9
+    const db2 = await StateDb.open(dir);
+    const store2 = new JobsStore(db2, clock);
+    const scheduler = new Scheduler({
+      store: store2,
+      clock,
+      logger: (await import('@minilake/core')).silentLogger,
+      dir,
+      userName: 'u',
+      taskConcurrency: 1,
+      deps: {
+        engine: () => Promise.reject(new Error('none')),
+        files: new FileResolver({}),
+        ctx: {} as never,
+      },
+    });
+    scheduler.recover();
+    const after = store2.getRun(run.run_id);
+    expect(after.life).toBe('INTERNAL_ERROR');
+    expect(after.message).toContain('stopped while this run was active');
+    expect(after.tasks[0]!.life).toBe('INTERNAL_ERROR');
+    expect(store2.getJob(job.job_id).settings.name).toBe('p');
+  });
+});
