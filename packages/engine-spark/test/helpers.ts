@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createContext, type ServiceContext } from '@minilake/core';
@@ -66,4 +66,23 @@ export function alive(pid: number): boolean {
   } catch {
     return !existsSync('/proc/self');
   }
+}
+
+/** The live (non-zombie) processes of a process group, read from /proc. */
+export function groupMembers(pgid: number): number[] {
+  const out: number[] = [];
+  for (const d of readdirSync('/proc')) {
+    if (!/^\d+$/.test(d)) continue;
+    try {
+      const stat = readFileSync(`/proc/${d}/stat`, 'utf8');
+      const [state, , pgrp] = stat
+        .slice(stat.lastIndexOf(')') + 1)
+        .trim()
+        .split(' ');
+      if (Number(pgrp) === pgid && state !== 'Z') out.push(Number(d));
+    } catch {
+      // the process ended while we looked
+    }
+  }
+  return out;
 }
