@@ -2,64 +2,13 @@
 
 Every test talks to it with the real databricks-sdk (pinned in requirements.txt)."""
 import os
-import re
-import shutil
-import subprocess
-import tempfile
-import threading
-import time
+import sys
 
 import pytest
-import requests
 from databricks.sdk import WorkspaceClient
 
-ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
-ENTRY = os.environ.get("MINILAKE_SERVER_ENTRY") or os.path.join(ROOT, "apps", "server", "dist", "cli.js")
-
-
-class Server:
-    def __init__(self, env=None):
-        if not os.path.exists(ENTRY):
-            raise RuntimeError(f"{ENTRY} is missing: run 'pnpm build' first")
-        self.data_dir = tempfile.mkdtemp(prefix="minilake-py-")
-        full_env = dict(os.environ, MINILAKE_DATA_DIR=self.data_dir, MINILAKE_LOG_LEVEL="info")
-        full_env.update(env or {})
-        self.proc = subprocess.Popen(
-            ["node", ENTRY, "--port", "0"],
-            env=full_env,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            text=True,
-        )
-        self.output = []
-        self.url = None
-        ready = threading.Event()
-
-        def pump():
-            for line in self.proc.stdout:
-                self.output.append(line)
-                m = re.search(r"listening on (http://\S+) ", line)
-                if m and not self.url:
-                    self.url = m.group(1)
-                    ready.set()
-            ready.set()
-
-        threading.Thread(target=pump, daemon=True).start()
-        if not ready.wait(30) or not self.url:
-            self.proc.kill()
-            raise RuntimeError("server did not start:\n" + "".join(self.output))
-
-    def reset(self):
-        r = requests.post(f"{self.url}/_minilake/reset", timeout=30)
-        r.raise_for_status()
-
-    def stop(self):
-        self.proc.terminate()
-        try:
-            self.proc.wait(15)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-        shutil.rmtree(self.data_dir, ignore_errors=True)
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "lib"))
+from minilake import ENTRY, ROOT, Server, unique  # noqa: E402,F401  (re-exported for the test modules)
 
 
 @pytest.fixture(scope="session")
@@ -89,6 +38,3 @@ def w(server):
 def url(server):
     return server.url
 
-
-def unique(prefix="t"):
-    return f"{prefix}_{os.getpid()}_{time.time_ns() % 10**9}"

@@ -145,3 +145,29 @@ def test_sql_reads_a_csv_uploaded_to_a_volume(w, volume):
         warehouse_id=wh, statement=f"SELECT * FROM read_csv('{missing}/people.csv')")
     assert r.status.state == StatementState.FAILED
     assert "does not exist" in r.status.error.message
+
+
+def test_files_api_escaped_slashes_are_separators(w, url, volume):
+    """A client that escapes the whole path into one segment (%2F) names the same file, as on Databricks."""
+    import http.client
+    from urllib.parse import quote, urlparse
+
+    u = urlparse(url)
+
+    def raw(method, path, body=None):
+        conn = http.client.HTTPConnection(u.hostname, u.port, timeout=30)
+        conn.request(method, path, body=body, headers={"Authorization": "Bearer dapi-x"})
+        r = conn.getresponse()
+        out = (r.status, r.read())
+        conn.close()
+        return out
+
+    one = quote(f"{volume}/esc/a.txt".lstrip("/"), safe="")
+    assert raw("PUT", f"/api/2.0/fs/files/{one}?overwrite=true", b"escaped")[0] == 204
+    assert w.files.download(f"{volume}/esc/a.txt").contents.read() == b"escaped"
+    assert raw("GET", f"/api/2.0/fs/files/{one}") == (200, b"escaped")
+    assert [e.path for e in w.files.list_directory_contents(f"{volume}/esc")] == [f"{volume}/esc/a.txt"]
+    assert raw("GET", f"/api/2.0/fs/directories/{quote(volume.lstrip('/') + '/esc', safe='')}")[0] == 200
+    bad = quote(f"{volume}/../../../etc/passwd".lstrip("/"), safe="")
+    assert raw("GET", f"/api/2.0/fs/files/{bad}")[0] == 400
+    assert raw("PUT", f"/api/2.0/fs/files/{bad}", b"x")[0] == 400

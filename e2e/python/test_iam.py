@@ -129,7 +129,7 @@ def test_service_principals(w):
         w.service_principals.get(sp.id)
 
 
-def test_permissions_on_clusters_and_jobs(w):
+def test_permissions_on_clusters_and_warehouses(w):
     me = w.current_user.me().user_name
     cluster_id = _cluster(w)
     perms = w.permissions.get("clusters", cluster_id)
@@ -139,24 +139,31 @@ def test_permissions_on_clusters_and_jobs(w):
     admins = [a for a in perms.access_control_list if a.group_name == "admins"][0]
     assert admins.all_permissions[0].inherited is True
 
+    # warehouses have an owner (IS_OWNER) that a PUT without one keeps
+    wh = w.warehouses.create(name=unique("perm"), cluster_size="Small").response.id
     g = w.groups.create(display_name=unique("readers"))
-    w.permissions.set("jobs", "42", access_control_list=[
+    w.permissions.set("warehouses", wh, access_control_list=[
         iam.AccessControlRequest(group_name=g.display_name, permission_level=iam.PermissionLevel.CAN_VIEW)])
-    w.permissions.update("jobs", "42", access_control_list=[
-        iam.AccessControlRequest(group_name="users", permission_level=iam.PermissionLevel.CAN_MANAGE_RUN)])
+    w.permissions.update("warehouses", wh, access_control_list=[
+        iam.AccessControlRequest(group_name="users", permission_level=iam.PermissionLevel.CAN_USE)])
     acl = {(a.user_name or a.group_name): [p.permission_level.value for p in a.all_permissions]
-           for a in w.permissions.get("jobs", "42").access_control_list}
-    assert acl == {me: ["IS_OWNER"], g.display_name: ["CAN_VIEW"], "users": ["CAN_MANAGE_RUN"],
+           for a in w.permissions.get("warehouses", wh).access_control_list}
+    assert acl == {me: ["IS_OWNER"], g.display_name: ["CAN_VIEW"], "users": ["CAN_USE"],
                    "admins": ["CAN_MANAGE"]}
     levels = [l.permission_level.value for l in
-              w.permissions.get_permission_levels("jobs", "42").permission_levels]
-    assert set(levels) == {"CAN_VIEW", "CAN_MANAGE_RUN", "IS_OWNER", "CAN_MANAGE"}
+              w.permissions.get_permission_levels("warehouses", wh).permission_levels]
+    assert set(levels) == {"CAN_USE", "CAN_MANAGE", "CAN_MONITOR", "CAN_VIEW", "IS_OWNER"}
     with pytest.raises(BadRequest):
         w.permissions.set("clusters", cluster_id, access_control_list=[
             iam.AccessControlRequest(user_name=me, permission_level=iam.PermissionLevel.IS_OWNER)])
-    # the typed helpers of other services hit the same store
-    w.jobs.set_permissions("43", access_control_list=[])
-    assert w.jobs.get_permissions("43").object_id == "/jobs/43"
+    # the typed helpers of other services hit the same store, under the provider's sql/warehouses path
+    got = w.warehouses.get_permissions(wh)
+    assert got.object_id == f"/sql/warehouses/{wh}" and got.object_type == "warehouses"
+    with pytest.raises(NotFound):
+        w.warehouses.get_permissions("0123456789abcdef")
+    # a type no running MiniLake package registered is refused as Databricks refuses an unknown one
+    with pytest.raises(BadRequest, match="request_object_type is not recognized: pipelines"):
+        w.permissions.get("pipelines", "p1")
 
 
 def test_tokens_value_returned_once(w):
@@ -240,3 +247,11 @@ def test_permissions_follow_the_objects_lifecycle(w):
     w.instance_pools.delete(instance_pool_id=pool_id)
     with pytest.raises(NotFound):
         w.permissions.get("instance-pools", pool_id)
+
+
+def test_scim_filter_with_an_unquoted_value(w):
+    """The Python SDK's own integration tests filter with an unquoted value; Databricks accepts it."""
+    name = f"any-{unique('g').replace('_', '')}"
+    g = w.groups.create(display_name=name)
+    assert [x.id for x in w.groups.list(filter=f"displayName eq {name}")] == [g.id]
+    assert list(w.groups.list(filter="displayName eq any-nosuchgroup")) == []

@@ -1,11 +1,12 @@
-"""Secrets through the real SDK: scopes, write-only values, ACLs."""
+"""Secrets through the real SDK: scopes, values (readable as on Databricks, or write-only by setting), ACLs."""
 import base64
 
 import pytest
+from databricks.sdk import WorkspaceClient
 from databricks.sdk.errors import BadRequest, NotFound, ResourceAlreadyExists, PermissionDenied
 from databricks.sdk.service.workspace import AclPermission
 
-from conftest import unique
+from conftest import Server, unique
 
 
 def test_scope_and_secret_lifecycle(w):
@@ -21,9 +22,12 @@ def test_scope_and_secret_lifecycle(w):
     assert keys == ["blob", "password"]
     assert all(s.last_updated_timestamp > 0 for s in w.secrets.list_secrets(scope=scope))
 
-    with pytest.raises(PermissionDenied) as e:
-        w.secrets.get_secret(scope=scope, key="password")
-    assert "hunter2" not in str(e.value)
+    # as on Databricks for a caller with READ (every caller, while ACLs are not enforced)
+    got = w.secrets.get_secret(scope=scope, key="password")
+    assert got.key == "password" and base64.b64decode(got.value) == b"hunter2"
+    assert base64.b64decode(w.secrets.get_secret(scope=scope, key="blob").value) == b"\x00\x01"
+    with pytest.raises(NotFound):
+        w.secrets.get_secret(scope=scope, key="nope")
 
     w.secrets.delete_secret(scope=scope, key="blob")
     assert [s.key for s in w.secrets.list_secrets(scope=scope)] == ["password"]
@@ -53,3 +57,21 @@ def test_errors_never_echo_a_secret_value(w):
             w.api_client.do("POST", "/api/2.0/secrets/put", body={"scope": scope, "key": "k", **body})
         assert e.value.error_code == "INVALID_PARAMETER_VALUE"
         assert "12345678" not in str(e.value)
+
+
+def test_write_only_setting_refuses_get(tmp_path):
+    """MINILAKE_SECRETS_WRITE_ONLY=1 restores the write-only behaviour: get is 403 and shows no value."""
+    s = Server(env={"MINILAKE_SECRETS_WRITE_ONLY": "1"})
+    try:
+        w = WorkspaceClient(host=s.url, token="dapi-minilake-test", auth_type="pat")
+        scope = unique("wo")
+        w.secrets.create_scope(scope=scope)
+        w.secrets.put_secret(scope=scope, key="password", string_value="hunter2")
+        with pytest.raises(PermissionDenied) as e:
+            w.secrets.get_secret(scope=scope, key="password")
+        assert "hunter2" not in str(e.value)
+        assert base64.b64encode(b"hunter2").decode() not in str(e.value)
+        assert [x.key for x in w.secrets.list_secrets(scope=scope)] == ["password"]
+    finally:
+        s.stop()
+    assert not any("hunter2" in line for line in s.output)

@@ -8,7 +8,8 @@
 # Prints the tools folder last; e2e/tools/env.sh turns it into the variables the suites read.
 set -euo pipefail
 cache=${MINILAKE_CACHE:-$HOME/.cache/minilake}
-CLI_VERSION=1.12.1 TF_VERSION=1.5.7 PROVIDER_VERSION=1.126.0
+# shellcheck source=versions.sh
+. "$(dirname "$0")/versions.sh"
 dir="$cache/tools"; mkdir -p "$dir"
 export GOTOOLCHAIN=local GOFLAGS=-mod=mod GOPATH=${GOPATH:-$cache/go} GOCACHE=${GOCACHE:-$cache/go-build}
 

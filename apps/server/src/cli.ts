@@ -1,8 +1,10 @@
 #!/usr/bin/env node
 import { createRequire } from 'node:module';
 import { parseArgs } from 'node:util';
+import { DependencyError, StateVersionError } from '@minilake/core';
 import { ConfigError, parseConfig } from './config.js';
 import { listen } from './listen.js';
+import { runMcpStdio } from './mcp-stdio.js';
 import { registry } from './registry.js';
 import { createMinilake } from './server.js';
 
@@ -11,6 +13,7 @@ const version = (createRequire(import.meta.url)('../package.json') as { version:
 const help = `minilake ${version}: the Databricks API on your laptop
 
 Usage: minilake [--port N] [--host ADDR]
+       minilake mcp --stdio [--url URL]   (MCP over stdio; see minilake mcp --help)
 
 Options:
   -p, --port N      port to listen on (MINILAKE_PORT, default 8000; 0 picks a free port)
@@ -21,11 +24,13 @@ Options:
 Environment:
   MINILAKE_DATA_DIR    where data lives (default: a temp folder removed on exit; ~/.minilake/data with persistence)
   MINILAKE_PERSIST     1 keeps every acknowledged write across restarts and crashes
-  MINILAKE_SERVICES    comma-separated services to enable (default all): ${[...registry.keys()].join(', ')}
+  MINILAKE_SERVICES    comma-separated services to enable, with those they require (default all): ${[...registry.keys()].join(', ')}
   MINILAKE_LOG_LEVEL   debug, info, warn, error or silent (default info)
+  MINILAKE_MCP         1 serves the MCP server for agents at /mcp
 `;
 
 async function main(): Promise<void> {
+  if (process.argv[2] === 'mcp') return runMcpStdio(process.argv.slice(3), process.env);
   let flags;
   try {
     flags = parseArgs({
@@ -80,6 +85,11 @@ async function main(): Promise<void> {
 }
 
 main().catch((e: unknown) => {
+  // Problems the user can fix: the message says what to do; a stack would only hide it.
+  if (e instanceof StateVersionError || e instanceof DependencyError) {
+    process.stderr.write(`minilake cannot start: ${e.message}\n`);
+    process.exit(1);
+  }
   process.stderr.write(`minilake failed to start: ${(e as Error)?.stack ?? String(e)}\n`);
   process.exit(1);
 });

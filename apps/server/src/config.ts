@@ -2,7 +2,7 @@
  * Configuration comes from MINILAKE_* variables (and --port/--host flags), parsed once here. A bad value stops
  * start-up with every problem listed, never a half-configured server.
  */
-import type { LogLevel } from '@minilake/core';
+import { withRequired, type LogLevel } from '@minilake/core';
 import { serviceNames, registry } from './registry.js';
 
 export interface MinilakeConfig {
@@ -64,6 +64,8 @@ export function parseConfig(
       `MINILAKE_LOG_LEVEL=${JSON.stringify(env.MINILAKE_LOG_LEVEL)} must be one of ${levels.join(', ')}`,
     );
   }
+  // MCP is opt-in: the default service list leaves it out, MINILAKE_MCP=1 adds it.
+  const mcp = parseBool('MINILAKE_MCP', env.MINILAKE_MCP, problems);
   const rawServices = (env.MINILAKE_SERVICES ?? '').trim();
   let services = serviceNames;
   if (rawServices !== '' && rawServices !== 'all') {
@@ -78,6 +80,7 @@ export function parseConfig(
       );
     }
   }
+  if (mcp && !services.includes('mcp')) services = [...services, 'mcp'];
   const workspaceId = env.MINILAKE_WORKSPACE_ID ?? '1000000000000000';
   if (!/^\d{1,18}$/.test(workspaceId))
     problems.push(`MINILAKE_WORKSPACE_ID=${JSON.stringify(workspaceId)} must be digits`);
@@ -101,12 +104,14 @@ export function parseConfig(
   }
 
   if (problems.length > 0) throw new ConfigError(problems);
+  // A selected service brings the services it requires (its `uses`), transitively; optional ones stay off.
+  const enabled = withRequired(registry, [...new Set(services)]);
   return {
     port,
     host,
     dataDir: env.MINILAKE_DATA_DIR || undefined,
     persist,
-    services: [...new Set(services)],
+    services: enabled,
     logLevel,
     userName,
     workspaceId,

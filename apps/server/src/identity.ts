@@ -41,5 +41,12 @@ export function identityApp(identity: Identity): Hono {
     c.header('Content-Type', 'application/json');
     return c.body(me);
   });
+  // The CLI uploads usage logs here after each command and retries a 5xx three times; MiniLake keeps no
+  // telemetry, so it counts the logs as accepted and drops them.
+  app.post('/telemetry-ext', async (c) => {
+    const body = (await c.req.json().catch(() => ({}))) as { protoLogs?: unknown };
+    const n = Array.isArray(body?.protoLogs) ? body.protoLogs.length : 0;
+    return c.json({ errors: [], numProtoSuccess: n });
+  });
   return app;
 }

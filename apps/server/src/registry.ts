@@ -1,11 +1,13 @@
 /**
- * The static registry of API groups, in creation order (a service comes after the ones it uses).
+ * The static registry of API groups: one line per package, in any order (the start order is derived from
+ * each definition's `uses` / `optionalUses`; this order only breaks ties and orders listings).
  * MINILAKE_SERVICES picks from these names; the admin routes and the 501 catch-all are always on.
  */
 import type { ServiceDefinition } from '@minilake/core';
 import { computeService } from '@minilake/compute';
 import { filesService } from '@minilake/files';
 import { iamService } from '@minilake/iam';
+import { mcpService } from '@minilake/mcp';
 import { secretsService } from '@minilake/secrets';
 import { sqlService } from '@minilake/sql';
 import { unityCatalogService } from '@minilake/unity-catalog';
@@ -21,7 +23,10 @@ const ordered = [
   filesService,
   computeService,
   workspaceAdminService,
+  // Last: its tools call every other service through the host's routes.
+  mcpService,
 ] as ServiceDefinition<unknown>[];
 
 export const registry = new Map(ordered.map((d) => [d.name, d]));
-export const serviceNames = ordered.map((d) => d.name);
+// The services enabled by default; MCP is opt-in (MINILAKE_MCP=1, or named in MINILAKE_SERVICES).
+export const serviceNames = ordered.map((d) => d.name).filter((n) => n !== 'mcp');

@@ -8,12 +8,12 @@ import os from 'node:os';
 import path from 'node:path';
 import { Hono } from 'hono';
 import {
-  createContext,
+  contextFor,
   createLogger,
-  errorHandler,
+  installErrorHandling,
   invalidParameter,
-  notImplementedHandler,
   persistAfterWrite,
+  startOrder,
   StateDb,
   systemClock,
   type Clock,
@@ -26,8 +26,22 @@ import type { MinilakeConfig } from './config.js';
 import { identityApp } from './identity.js';
 import { registry } from './registry.js';
 
-/** Sub-folders MiniLake owns inside a data dir; a non-persistent start clears only these. */
-export const OWNED_DATA_FOLDERS = ['state', 'duckdb', 'volumes', 'workspace', 'dbfs', 'sql', 'files'];
+/** The host's own folder in a data dir: the persisted state (journal and snapshot). */
+const STATE_FOLDER = 'state';
+
+/**
+ * Sub-folders MiniLake owns inside a data dir, derived from the registry: the state folder, each service's
+ * own folder (`<name>`) and the folders it declares (ServiceDefinition.folders, engines' included). A
+ * non-persistent start and close clear only these, so a data dir shared with other files keeps them.
+ */
+export function ownedDataFolders(): string[] {
+  const folders = new Set([STATE_FOLDER]);
+  for (const def of registry.values()) {
+    folders.add(def.name);
+    for (const f of def.folders ?? []) folders.add(f);
+  }
+  return [...folders];
+}
 
 export interface Minilake {
   app: Hono;
@@ -58,7 +72,7 @@ async function prepareDataDir(config: MinilakeConfig): Promise<{ dir: string; te
   const dir = path.resolve(config.dataDir);
   await mkdir(dir, { recursive: true });
   if (!config.persist) {
-    await Promise.all(OWNED_DATA_FOLDERS.map((f) => rm(path.join(dir, f), { recursive: true, force: true })));
+    await Promise.all(ownedDataFolders().map((f) => rm(path.join(dir, f), { recursive: true, force: true })));
   }
   return { dir, temporary: false };
 }
@@ -66,7 +80,7 @@ async function prepareDataDir(config: MinilakeConfig): Promise<{ dir: string; te
 export async function createMinilake(config: MinilakeConfig, opts: CreateOptions = {}): Promise<Minilake> {
   const logger = opts.logger ?? createLogger(config.logLevel);
   const { dir: dataDir, temporary } = await prepareDataDir(config);
-  const state = config.persist ? await StateDb.open(path.join(dataDir, 'state')) : StateDb.memory();
+  const state = config.persist ? await StateDb.open(path.join(dataDir, STATE_FOLDER)) : StateDb.memory();
   const identity: Identity = {
     userName: config.userName,
     userId: '1000000000000001',
@@ -79,7 +93,7 @@ export async function createMinilake(config: MinilakeConfig, opts: CreateOptions
   let selfUrl: string | undefined;
 
   const app = new Hono();
-  app.onError(errorHandler(logger));
+  installErrorHandling(app, logger);
   if (logger.level === 'debug') {
     app.use(async (c, next) => {
       const t0 = performance.now();
@@ -103,8 +117,8 @@ export async function createMinilake(config: MinilakeConfig, opts: CreateOptions
           `Service '${name}' is not enabled. Enabled: ${[...instances.keys()].join(', ')}`,
         );
     }
-    // Reset in reverse creation order: a service is emptied before the ones it uses.
-    for (const name of [...selected].reverse()) {
+    // Reset in reverse start order: a service is emptied before the ones it uses.
+    for (const name of [...instances.keys()].reverse().filter((n) => selected.includes(n))) {
       for (const module of instances.get(name)!.state) await module.reset();
     }
     if (!names) for (const r of sharedResources.values()) await (await r).reset?.();
@@ -158,10 +172,10 @@ export async function createMinilake(config: MinilakeConfig, opts: CreateOptions
     }),
   );
 
-  for (const def of registry.values()) {
-    if (!config.services.includes(def.name)) continue;
-    const ctx = createContext({
-      service: def.name,
+  // Start order comes from the declared dependencies (uses / optionalUses), never from the registry's order.
+  for (const name of startOrder(registry, config.services)) {
+    const def = registry.get(name)!;
+    const ctx = contextFor(def, {
       dataDir,
       clock: opts.clock ?? systemClock,
       logger: logger.child(def.name),
@@ -173,20 +187,22 @@ export async function createMinilake(config: MinilakeConfig, opts: CreateOptions
       selfUrl: () => selfUrl,
       hostApp: () => app,
     });
-    const instance = await def.create(ctx);
+    let instance: ServiceInstance;
+    try {
+      instance = await def.create(ctx);
+    } catch (e) {
+      // Start-up failed (a state version it cannot read, an undeclared peer): release what already started.
+      for (const started of [...instances.values()].reverse()) await started.close?.();
+      for (const r of sharedResources.values()) await (await r).close?.();
+      await state.close();
+      throw e;
+    }
     instances.set(def.name, instance);
     if (instance.api !== undefined) peers.set(def.name, instance.api);
     app.route('/', instance.app);
   }
   // Built-in identity after the services, so an enabled iam service answers /Me from its store.
   app.route('/', identityApp(identity));
-  app.all('/api/*', notImplementedHandler);
-  app.notFound((c) =>
-    c.json(
-      { error_code: 'ENDPOINT_NOT_FOUND', message: `No API found for '${c.req.method} ${c.req.path}'` },
-      404,
-    ),
-  );
 
   let closed = false;
   const close = async () => {
@@ -198,7 +214,7 @@ export async function createMinilake(config: MinilakeConfig, opts: CreateOptions
     if (temporary) await rm(dataDir, { recursive: true, force: true });
     else if (!config.persist) {
       await Promise.all(
-        OWNED_DATA_FOLDERS.map((f) => rm(path.join(dataDir, f), { recursive: true, force: true })),
+        ownedDataFolders().map((f) => rm(path.join(dataDir, f), { recursive: true, force: true })),
       );
     }
   };

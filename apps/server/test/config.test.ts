@@ -99,6 +99,21 @@ describe('composition in process', () => {
     }
   });
 
+  it('the CLI telemetry upload is accepted and counted, as the CLI expects', async () => {
+    const ml = await createMinilake(parseConfig({ MINILAKE_LOG_LEVEL: 'silent' }));
+    try {
+      const res = await ml.app.request('/telemetry-ext', {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ uploadTime: 1, items: [], protoLogs: ['{"a":1}', '{"b":2}'] }),
+      });
+      expect(res.status).toBe(200);
+      expect(await res.json()).toEqual({ errors: [], numProtoSuccess: 2 });
+    } finally {
+      await ml.close();
+    }
+  });
+
   it('a path with .. in a file API never escapes (Databricks-shaped 4xx)', async () => {
     const ml = await createMinilake(parseConfig({ MINILAKE_LOG_LEVEL: 'silent' }));
     try {

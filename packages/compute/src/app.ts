@@ -12,7 +12,7 @@
  *   as all three SDKs send them.
  */
 import { Hono, type Context } from 'hono';
-import { readJson, readQuery, validate } from '@minilake/core';
+import { nestedQueryValue, nestedQueryValues, readJson, readQuery, validate } from '@minilake/core';
 import { NODE_TYPES, SPARK_VERSIONS, ZONES, DEFAULT_ZONE } from './catalog.js';
 import * as s from './schemas.js';
 import type { ComputeStore } from './store.js';
@@ -20,8 +20,8 @@ import type { ComputeStore } from './store.js';
 const CLUSTER_PREFIXES = ['/api/2.1/clusters', '/api/2.0/clusters'];
 
 function listClustersQuery(c: Context) {
-  const one = (k: string) => c.req.query(k);
-  const many = (k: string) => (c.req.queries(k) ?? []).flatMap((x) => x.split(',')).filter(Boolean);
+  const one = (k: string) => nestedQueryValue(c.req.url, k);
+  const many = (k: string) => nestedQueryValues(c.req.url, k);
   const raw: Record<string, unknown> = {
     cluster_states: many('filter_by.cluster_states'),
     cluster_sources: many('filter_by.cluster_sources'),

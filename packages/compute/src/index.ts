@@ -1,4 +1,5 @@
 import { defineService, type ServiceContext } from '@minilake/core';
+import type { IamApi } from '@minilake/iam';
 import { computeApp } from './app.js';
 import { ComputeStore, type ClusterSource } from './store.js';
 
@@ -23,19 +24,6 @@ export interface ComputeApi {
   recordActivity(clusterId: string): void;
 }
 
-/**
- * The part of the iam service's api this package uses (structural: no package dependency on iam). With it
- * the permissions API answers 404 for a cluster, policy or pool that does not exist, names the cluster's
- * creator as its default owner, and forgets an ACL when its object is deleted.
- */
-interface IamPeer {
-  registerObjectType(
-    requestObjectType: string,
-    hooks: { exists(id: string): boolean; owner?(id: string): string | undefined },
-  ): void;
-  dropPermissions(requestObjectType: string, id: string): void;
-}
-
 /** A delay setting in seconds (the host already checked it is a non-negative number). */
 function delayMs(ctx: ServiceContext, key: string, fallback: number): number {
   const n = Number(ctx.config[key]);
@@ -44,6 +32,9 @@ function delayMs(ctx: ServiceContext, key: string, fallback: number): number {
 
 export const computeService = defineService<ComputeApi>({
   name: 'compute',
+  // With iam the permissions API answers 404 for a cluster, policy or pool that does not exist, names the
+  // cluster's creator as its default owner, and forgets an ACL when its object is deleted.
+  optionalUses: ['iam'],
   description:
     'Clusters on a clock-driven state machine, cluster policies and families, instance pools, libraries',
   configDefaults: {
@@ -51,7 +42,7 @@ export const computeService = defineService<ComputeApi>({
     MINILAKE_CLUSTER_TERMINATE_DELAY: '1',
   },
   create(ctx) {
-    const iam = ctx.peer<IamPeer>('iam');
+    const iam = ctx.optionalPeer<IamApi>('iam');
     const store = new ComputeStore(ctx.state, {
       clock: ctx.clock,
       userName: ctx.identity.userName,
@@ -60,12 +51,31 @@ export const computeService = defineService<ComputeApi>({
       terminateDelayMs: delayMs(ctx, 'MINILAKE_CLUSTER_TERMINATE_DELAY', 1),
       onDeleted: (type, id) => iam?.dropPermissions(type, id),
     });
-    iam?.registerObjectType('clusters', {
-      exists: (id) => store.clusterOwner(id) !== undefined,
-      owner: (id) => store.clusterOwner(id),
-    });
-    iam?.registerObjectType('cluster-policies', { exists: (id) => store.policyExists(id) });
-    iam?.registerObjectType('instance-pools', { exists: (id) => store.poolExists(id) });
+    // The permission object types as Databricks has them (levels, the creator's and the admins' level).
+    iam?.registerObjectType(
+      {
+        request: 'clusters',
+        objectType: 'cluster',
+        levels: ['CAN_ATTACH_TO', 'CAN_RESTART', 'CAN_MANAGE'],
+        owner: 'CAN_MANAGE',
+        admins: 'CAN_MANAGE',
+      },
+      { exists: (id) => store.clusterOwner(id) !== undefined, owner: (id) => store.clusterOwner(id) },
+    );
+    iam?.registerObjectType(
+      { request: 'cluster-policies', objectType: 'cluster-policy', levels: ['CAN_USE'], admins: 'CAN_USE' },
+      { exists: (id) => store.policyExists(id) },
+    );
+    iam?.registerObjectType(
+      {
+        request: 'instance-pools',
+        objectType: 'instance-pool',
+        levels: ['CAN_ATTACH_TO', 'CAN_MANAGE'],
+        owner: 'CAN_MANAGE',
+        admins: 'CAN_MANAGE',
+      },
+      { exists: (id) => store.poolExists(id) },
+    );
     return {
       app: computeApp(store),
       state: [store],

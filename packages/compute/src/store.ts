@@ -1,5 +1,7 @@
 /**
- * Clusters, their event log, cluster policies, instance pools and libraries, on one clock.
+ * Clusters and their event log on one clock; cluster policies (policies.ts), instance pools (pools.ts) and
+ * libraries (libraries.ts) are parts of the same state module ('compute', one persisted format), each in its
+ * own class, reached from here.
  *
  * The cluster state machine: every transient state (PENDING, RESTARTING, RESIZING, TERMINATING) is stored
  * with the state it moves to and when (`transition`), and a cancellable timer on the injected clock performs
@@ -7,32 +9,31 @@
  * are re-armed from `transition`, so a cluster that was starting when the server stopped finishes starting
  * (at once if its time has passed) and one deleted while PENDING still ends TERMINATED.
  */
-import { randomBytes, randomInt } from 'node:crypto';
+import { randomInt } from 'node:crypto';
 import {
-  alreadyExists,
-  clusterId as newClusterId,
   CollectionStore,
   invalidParameter,
   numericId,
-  type Clock,
+  clusterId as newClusterId,
   type Collection,
   type StateDb,
+  type Clock,
 } from '@minilake/core';
-import { isAzureNodeType, nodeTypeById, POLICY_FAMILIES, type PolicyFamily } from './catalog.js';
+import { isAzureNodeType, nodeTypeById, type PolicyFamily } from './catalog.js';
 import {
   clusterNotFound,
-  invalidLibrary,
   invalidPolicyId,
   missingField,
   pinnedCluster,
-  policyFamilyNotFound,
-  policyNotFound,
-  poolDeleted,
-  poolNotFound,
   tooManyPinned,
   unexpectedState,
 } from './errors.js';
-import { applyPolicy, mergeDefinitions, parseDefinition, type Spec } from './policy.js';
+import { ClusterEventLog, type EventsQuery } from './events.js';
+import { ClusterLibraries } from './libraries.js';
+import { decodeOffset, encodeOffset, hex } from './paging.js';
+import { ClusterPolicies, type PolicyInput } from './policies.js';
+import { applyPolicy, type Spec } from './policy.js';
+import { InstancePools } from './pools.js';
 
 export type ClusterState =
   'PENDING' | 'RUNNING' | 'RESTARTING' | 'RESIZING' | 'TERMINATING' | 'TERMINATED' | 'ERROR' | 'UNKNOWN';
@@ -82,39 +83,6 @@ interface ClusterRecord {
   seq: number;
 }
 
-export interface ClusterEvent {
-  cluster_id: string;
-  timestamp: number;
-  type: string;
-  details: Record<string, unknown>;
-}
-
-interface PolicyRecord {
-  policy_id: string;
-  name: string;
-  definition: string;
-  description?: string;
-  max_clusters_per_user?: number;
-  policy_family_id?: string;
-  policy_family_definition_overrides?: string;
-  libraries?: Record<string, unknown>[];
-  creator_user_name: string;
-  created_at_timestamp: number;
-  is_default: boolean;
-}
-
-interface PoolRecord {
-  attrs: Spec;
-  instance_pool_id: string;
-  state: 'ACTIVE' | 'DELETED';
-  creator_user_id: string;
-}
-
-interface LibraryEntry {
-  library: Spec;
-  uninstall: boolean;
-}
-
 export interface ComputeOptions {
   clock: Clock;
   /** The identity every request acts as. */
@@ -127,7 +95,6 @@ export interface ComputeOptions {
 }
 
 const MAX_PINNED = 100;
-const MAX_EVENTS_PER_CLUSTER = 5000;
 /** Attributes that are request options, never echoed at the top level of ClusterDetails. */
 const NOT_ECHOED = ['cluster_id', 'apply_policy_default_values', 'clone_from'];
 const STATE_ORDER: ClusterState[] = [
@@ -140,7 +107,6 @@ const STATE_ORDER: ClusterState[] = [
   'UNKNOWN',
   'TERMINATED',
 ];
-const LIBRARY_KINDS = ['jar', 'egg', 'whl', 'pypi', 'maven', 'cran', 'requirements'];
 
 const STATE_MESSAGES: Record<ClusterState, string> = {
   PENDING: 'Finding instances for new nodes, acquiring more instances if necessary',
@@ -154,24 +120,13 @@ const STATE_MESSAGES: Record<ClusterState, string> = {
 };
 
 const isActive = (s: ClusterState) => s !== 'TERMINATED' && s !== 'TERMINATING';
-const hex = (n: number) =>
-  randomBytes(Math.ceil(n / 2))
-    .toString('hex')
-    .slice(0, n);
 const privateIp = () => `10.${randomInt(0, 256)}.${randomInt(0, 256)}.${randomInt(1, 255)}`;
-const encodeOffset = (n: number) => Buffer.from(`offset:${n}`, 'utf8').toString('base64url');
-function decodeOffset(token: string, field = 'page_token'): number {
-  const m = /^offset:(\d{1,9})$/.exec(Buffer.from(token, 'base64url').toString('utf8'));
-  if (!m) throw invalidParameter(`Invalid ${field}: ${token}`);
-  return Number(m[1]);
-}
-
 export class ComputeStore extends CollectionStore {
   private readonly clusters: Collection<ClusterRecord>;
-  private readonly events: Collection<ClusterEvent[]>;
-  private readonly policies: Collection<PolicyRecord>;
-  private readonly pools: Collection<PoolRecord>;
-  private readonly libraries: Collection<LibraryEntry[]>;
+  private readonly eventLog: ClusterEventLog;
+  private readonly policySet: ClusterPolicies;
+  private readonly poolSet: InstancePools;
+  private readonly librarySet: ClusterLibraries;
   private readonly timers = new Map<string, () => void>();
   private seq = 0;
 
@@ -181,10 +136,21 @@ export class ComputeStore extends CollectionStore {
   ) {
     super('compute', 1, db);
     this.clusters = this.collection('clusters');
-    this.events = this.collection('events');
-    this.policies = this.collection('policies');
-    this.pools = this.collection('pools');
-    this.libraries = this.collection('libraries');
+    this.eventLog = new ClusterEventLog(this.collection('events'), opts.clock);
+    this.policySet = new ClusterPolicies(this.collection('policies'), {
+      clock: opts.clock,
+      userName: opts.userName,
+      onDeleted: opts.onDeleted,
+    });
+    this.poolSet = new InstancePools(this.collection('pools'), {
+      userId: opts.userId,
+      onDeleted: opts.onDeleted,
+      usedInstances: (poolId) => this.usedInstances(poolId),
+    });
+    this.librarySet = new ClusterLibraries(this.collection('libraries'), {
+      cluster: (id) => this.cluster(id),
+      hasCluster: (id) => this.clusters.has(id),
+    });
     this.rearmAll();
   }
 
@@ -262,7 +228,7 @@ export class ComputeStore extends CollectionStore {
       c.executors = undefined;
       c.current_workers = 0;
       this.clusters.set(id, c);
-      this.dropUninstalledLibraries(id);
+      this.librarySet.dropUninstalledLibraries(id);
       return;
     }
     const target = this.targetWorkers(c.attrs);
@@ -334,70 +300,15 @@ export class ComputeStore extends CollectionStore {
     return typeof attrs.num_workers === 'number' ? attrs.num_workers : 0;
   }
 
-  // ---------------------------------------------------------------- events
+  // ---------------------------------------------------------------- events (events.ts)
 
   private addEvent(clusterId: string, type: string, details: Record<string, unknown>): void {
-    const list = this.events.get(clusterId) ?? [];
-    list.push({ cluster_id: clusterId, timestamp: this.now, type, details });
-    if (list.length > MAX_EVENTS_PER_CLUSTER) list.splice(0, list.length - MAX_EVENTS_PER_CLUSTER);
-    this.events.set(clusterId, list);
+    this.eventLog.add(clusterId, type, details);
   }
 
-  listEvents(q: {
-    cluster_id: string;
-    start_time?: number | undefined;
-    end_time?: number | undefined;
-    order?: 'ASC' | 'DESC' | undefined;
-    event_types?: readonly string[] | undefined;
-    offset?: number | undefined;
-    limit?: number | undefined;
-    page_size?: number | undefined;
-    page_token?: string | undefined;
-  }) {
+  listEvents(q: EventsQuery) {
     this.cluster(q.cluster_id);
-    const types = q.event_types && q.event_types.length > 0 ? new Set(q.event_types) : undefined;
-    const order = q.order ?? 'DESC';
-    const all = (this.events.get(q.cluster_id) ?? [])
-      .map((e, i) => ({ e, i }))
-      .filter(
-        ({ e }) =>
-          (q.start_time === undefined || e.timestamp >= q.start_time) &&
-          (q.end_time === undefined || e.timestamp <= q.end_time) &&
-          (!types || types.has(e.type)),
-      )
-      .sort((a, b) => (a.e.timestamp - b.e.timestamp || a.i - b.i) * (order === 'ASC' ? 1 : -1))
-      .map(({ e }) => e);
-    const total_count = all.length;
-    if (q.page_token !== undefined || q.page_size !== undefined) {
-      // The newer token paging: page_size 0..500 (0 or absent: the server decides), out of range is clamped.
-      const size = Math.min(500, Math.max(0, q.page_size ?? 0)) || 50;
-      const start = q.page_token ? decodeOffset(q.page_token) : 0;
-      const events = all.slice(start, start + size);
-      return {
-        events,
-        total_count,
-        ...(start + size < total_count ? { next_page_token: encodeOffset(start + size) } : {}),
-        ...(start > 0 ? { prev_page_token: encodeOffset(Math.max(0, start - size)) } : {}),
-      };
-    }
-    const offset = q.offset ?? 0;
-    const limit = q.limit ?? 50;
-    const events = all.slice(offset, offset + limit);
-    const next =
-      offset + limit < total_count
-        ? {
-            next_page: {
-              cluster_id: q.cluster_id,
-              ...(q.start_time !== undefined ? { start_time: q.start_time } : {}),
-              ...(q.end_time !== undefined ? { end_time: q.end_time } : {}),
-              order,
-              ...(q.event_types ? { event_types: q.event_types } : {}),
-              offset: offset + limit,
-              limit,
-            },
-          }
-        : {};
-    return { events, total_count, ...next };
+    return this.eventLog.list(q);
   }
 
   // ---------------------------------------------------------------- clusters
@@ -417,7 +328,7 @@ export class ComputeStore extends CollectionStore {
     let attrs: Spec = structuredClone(sent);
     for (const k of NOT_ECHOED) delete attrs[k];
     if (typeof sent.policy_id === 'string' && sent.policy_id !== '') {
-      const policy = this.policies.get(sent.policy_id);
+      const policy = this.policySet.get(sent.policy_id);
       if (!policy) throw invalidPolicyId(sent.policy_id);
       attrs = applyPolicy(attrs, policy.definition, sent.apply_policy_default_values === true);
     }
@@ -437,12 +348,12 @@ export class ComputeStore extends CollectionStore {
     if (typeof auto_mins === 'number' && auto_mins !== 0 && (auto_mins < 10 || auto_mins > 10000))
       throw invalidParameter('autotermination_minutes must be 0 or between 10 and 10000');
     if (typeof attrs.instance_pool_id === 'string' && attrs.instance_pool_id !== '') {
-      const pool = this.usablePool(attrs.instance_pool_id);
+      const pool = this.poolSet.usable(attrs.instance_pool_id);
       attrs.node_type_id ??= pool.attrs.node_type_id;
       attrs.driver_instance_pool_id ??= attrs.instance_pool_id;
     }
     if (typeof attrs.driver_instance_pool_id === 'string' && attrs.driver_instance_pool_id !== '') {
-      const driverPool = this.usablePool(attrs.driver_instance_pool_id);
+      const driverPool = this.poolSet.usable(attrs.driver_instance_pool_id);
       attrs.driver_node_type_id ??= driverPool.attrs.node_type_id;
     }
     if (attrs.node_type_id !== undefined) attrs.driver_node_type_id ??= attrs.node_type_id;
@@ -470,11 +381,15 @@ export class ComputeStore extends CollectionStore {
     return attrs;
   }
 
-  private usablePool(id: string): PoolRecord {
-    const pool = this.pools.get(id);
-    if (!pool) throw poolNotFound(id);
-    if (pool.state === 'DELETED') throw poolDeleted(id);
-    return pool;
+  /** Nodes of live clusters drawing on a pool (a pool's used_count). */
+  private usedInstances(poolId: string): number {
+    let used = 0;
+    for (const c of this.clusters.values()) {
+      if (c.state === 'TERMINATED') continue;
+      if (c.attrs.instance_pool_id === poolId) used += c.current_workers;
+      if (c.attrs.driver_instance_pool_id === poolId && c.driver) used += 1;
+    }
+    return used;
   }
 
   createCluster(sent: Spec, source: ClusterSource = 'API', creator = this.opts.userName): string {
@@ -551,7 +466,7 @@ export class ComputeStore extends CollectionStore {
 
   private restartNow(c: ClusterRecord): void {
     c.last_state_loss_time = this.now;
-    this.dropUninstalledLibraries(c.cluster_id);
+    this.librarySet.dropUninstalledLibraries(c.cluster_id);
     this.transition(c, 'RESTARTING', 'RUNNING', this.opts.startDelayMs);
   }
 
@@ -618,8 +533,8 @@ export class ComputeStore extends CollectionStore {
     if (c.pinned) throw pinnedCluster(id);
     this.cancel(id);
     this.clusters.delete(id);
-    this.events.delete(id);
-    this.libraries.delete(id);
+    this.eventLog.forget(id);
+    this.librarySet.forget(id);
     this.opts.onDeleted?.('clusters', id);
   }
 
@@ -661,12 +576,12 @@ export class ComputeStore extends CollectionStore {
   }
 
   policyExists(id: string): boolean {
-    return this.policies.has(id);
+    return this.policySet.has(id);
   }
 
   /** A deleted pool stays readable with state DELETED, but has no permissions any more. */
   poolExists(id: string): boolean {
-    return this.pools.get(id)?.state === 'ACTIVE';
+    return this.poolSet.exists(id);
   }
 
   findCluster(id: string): Spec | undefined {
@@ -763,292 +678,57 @@ export class ComputeStore extends CollectionStore {
   }
 
   // ---------------------------------------------------------------- policies
+  // ------------------------------------------ policies, pools, libraries (policies.ts, pools.ts, libraries.ts)
 
-  private policy(id: string): PolicyRecord {
-    const p = this.policies.get(id);
-    if (!p) throw policyNotFound(id);
-    return p;
+  createPolicy(body: PolicyInput): string {
+    return this.policySet.createPolicy(body);
   }
-
-  private policyDefinition(body: {
-    definition?: string | undefined;
-    policy_family_id?: string | undefined;
-    policy_family_definition_overrides?: string | undefined;
-  }): string {
-    if (body.policy_family_id) {
-      if (body.definition) throw invalidParameter('policy_family_id and definition cannot be used together');
-      const fam = this.policyFamily(body.policy_family_id);
-      return mergeDefinitions(fam.definition, body.policy_family_definition_overrides);
-    }
-    if (body.policy_family_definition_overrides)
-      throw invalidParameter('policy_family_definition_overrides requires policy_family_id');
-    const definition = body.definition ?? '{}';
-    parseDefinition(definition);
-    return definition;
+  editPolicy(body: PolicyInput & { policy_id: string }): void {
+    this.policySet.editPolicy(body);
   }
-
-  createPolicy(body: {
-    name?: string | undefined;
-    definition?: string | undefined;
-    description?: string | undefined;
-    max_clusters_per_user?: number | undefined;
-    policy_family_id?: string | undefined;
-    policy_family_definition_overrides?: string | undefined;
-    libraries?: Record<string, unknown>[] | undefined;
-  }): string {
-    if (!body.name) throw missingField('name');
-    this.assertPolicyNameFree(body.name);
-    const definition = this.policyDefinition(body);
-    const id = hex(16).toUpperCase();
-    const p: PolicyRecord = {
-      policy_id: id,
-      name: body.name,
-      definition,
-      creator_user_name: this.opts.userName,
-      created_at_timestamp: this.now,
-      is_default: false,
-    };
-    this.assignPolicyFields(p, body);
-    this.policies.set(id, p);
-    return id;
-  }
-
-  private assertPolicyNameFree(name: string, except?: string): void {
-    for (const p of this.policies.values())
-      if (p.name === name && p.policy_id !== except)
-        throw alreadyExists(`Cluster Policy with name \`${name}\` already exists`);
-  }
-
-  private assignPolicyFields(
-    p: PolicyRecord,
-    body: {
-      description?: string | undefined;
-      max_clusters_per_user?: number | undefined;
-      policy_family_id?: string | undefined;
-      policy_family_definition_overrides?: string | undefined;
-      libraries?: Record<string, unknown>[] | undefined;
-    },
-  ): void {
-    p.description = body.description;
-    p.max_clusters_per_user = body.max_clusters_per_user;
-    p.policy_family_id = body.policy_family_id || undefined;
-    p.policy_family_definition_overrides = body.policy_family_id
-      ? body.policy_family_definition_overrides
-      : undefined;
-    p.libraries = body.libraries;
-  }
-
-  /** Edit is a full replacement of the writable fields. */
-  editPolicy(body: Parameters<ComputeStore['createPolicy']>[0] & { policy_id: string }): void {
-    const p = this.policy(body.policy_id);
-    if (!body.name) throw missingField('name');
-    this.assertPolicyNameFree(body.name, p.policy_id);
-    p.definition = this.policyDefinition(body);
-    p.name = body.name;
-    this.assignPolicyFields(p, body);
-    this.policies.set(p.policy_id, p);
-  }
-
   deletePolicy(id: string): void {
-    this.policy(id);
-    this.policies.delete(id);
-    this.opts.onDeleted?.('cluster-policies', id);
+    this.policySet.deletePolicy(id);
   }
-
   getPolicy(id: string) {
-    return this.policyWire(this.policy(id));
+    return this.policySet.getPolicy(id);
   }
-
-  private policyWire(p: PolicyRecord) {
-    return Object.fromEntries(Object.entries(p).filter(([, v]) => v !== undefined));
-  }
-
   listPolicies(sortColumn?: 'POLICY_CREATION_TIME' | 'POLICY_NAME', sortOrder?: 'ASC' | 'DESC') {
-    const dir = sortOrder === 'ASC' ? 1 : sortOrder === 'DESC' ? -1 : sortColumn === 'POLICY_NAME' ? 1 : -1;
-    return [...this.policies.values()]
-      .sort((a, b) =>
-        sortColumn === 'POLICY_NAME'
-          ? a.name.localeCompare(b.name) * dir
-          : (a.created_at_timestamp - b.created_at_timestamp || a.name.localeCompare(b.name)) * dir,
-      )
-      .map((p) => this.policyWire(p));
+    return this.policySet.listPolicies(sortColumn, sortOrder);
   }
-
   policyFamily(id: string): PolicyFamily {
-    const f = POLICY_FAMILIES.find((x) => x.policy_family_id === id);
-    if (!f) throw policyFamilyNotFound(id);
-    return f;
+    return this.policySet.policyFamily(id);
   }
-
   listPolicyFamilies(maxResults: number | undefined, pageToken: string | undefined) {
-    if (maxResults !== undefined && maxResults < 0) throw invalidParameter('max_results must be at least 0');
-    const start = pageToken ? decodeOffset(pageToken) : 0;
-    const size = maxResults || POLICY_FAMILIES.length;
-    const page = POLICY_FAMILIES.slice(start, start + size);
-    return {
-      policy_families: page,
-      ...(start + size < POLICY_FAMILIES.length ? { next_page_token: encodeOffset(start + size) } : {}),
-    };
-  }
-
-  // ---------------------------------------------------------------- instance pools
-
-  private pool(id: string): PoolRecord {
-    const p = this.pools.get(id);
-    if (!p) throw poolNotFound(id);
-    return p;
+    return this.policySet.listPolicyFamilies(maxResults, pageToken);
   }
 
   createPool(sent: Spec): string {
-    const attrs = structuredClone(sent);
-    delete attrs.instance_pool_id;
-    const id = `${newClusterId().replace(/-[a-z]+$/, '')}-${hex(6)}-pool-${hex(8)}`;
-    attrs.idle_instance_autotermination_minutes ??= 60;
-    attrs.min_idle_instances ??= 0;
-    attrs.enable_elastic_disk ??= false;
-    if (!attrs.aws_attributes && !attrs.azure_attributes && !attrs.gcp_attributes) {
-      if (isAzureNodeType(attrs.node_type_id as string))
-        attrs.azure_attributes = { availability: 'ON_DEMAND_AZURE' };
-      else
-        attrs.aws_attributes = { availability: 'SPOT', zone_id: 'us-east-1c', spot_bid_price_percent: 100 };
-    }
-    this.checkPoolSize(attrs);
-    this.pools.set(id, { attrs, instance_pool_id: id, state: 'ACTIVE', creator_user_id: this.opts.userId });
-    return id;
+    return this.poolSet.createPool(sent);
   }
-
-  private checkPoolSize(attrs: Spec): void {
-    const min = attrs.min_idle_instances as number | undefined;
-    const max = attrs.max_capacity as number | undefined;
-    if (min !== undefined && max !== undefined && min > max)
-      throw invalidParameter(`min_idle_instances (${min}) must not exceed max_capacity (${max})`);
-  }
-
-  /** Edit replaces the editable fields; the rest (cloud attributes, disk spec, preloaded images) is kept. */
   editPool(sent: Spec & { instance_pool_id: string }): void {
-    const p = this.pool(sent.instance_pool_id);
-    if (p.state === 'DELETED') throw poolDeleted(p.instance_pool_id);
-    if (sent.node_type_id !== p.attrs.node_type_id)
-      throw invalidParameter('node_type_id cannot be changed on an existing instance pool');
-    const editable = [
-      'instance_pool_name',
-      'min_idle_instances',
-      'max_capacity',
-      'idle_instance_autotermination_minutes',
-      'custom_tags',
-      'remote_disk_throughput',
-      'total_initial_remote_disk_size',
-      'node_type_flexibility',
-    ];
-    const next = structuredClone(p.attrs);
-    for (const k of editable) {
-      if (k in sent) next[k] = structuredClone(sent[k]);
-      else if (k !== 'instance_pool_name') delete next[k];
-    }
-    next.min_idle_instances ??= 0;
-    next.idle_instance_autotermination_minutes ??= 60;
-    this.checkPoolSize(next);
-    p.attrs = next;
-    this.pools.set(p.instance_pool_id, p);
+    this.poolSet.editPool(sent);
   }
-
   deletePool(id: string): void {
-    const p = this.pool(id);
-    p.state = 'DELETED';
-    this.pools.set(id, p);
-    this.opts.onDeleted?.('instance-pools', id);
+    this.poolSet.deletePool(id);
   }
-
   getPool(id: string) {
-    return this.poolWire(this.pool(id));
+    return this.poolSet.getPool(id);
   }
-
   listPools() {
-    return [...this.pools.values()]
-      .filter((p) => p.state !== 'DELETED')
-      .sort((a, b) => String(a.attrs.instance_pool_name).localeCompare(String(b.attrs.instance_pool_name)))
-      .map((p) => this.poolWire(p));
+    return this.poolSet.listPools();
   }
-
-  private poolWire(p: PoolRecord) {
-    let used = 0;
-    if (p.state === 'ACTIVE') {
-      for (const c of this.clusters.values()) {
-        if (c.state === 'TERMINATED') continue;
-        if (c.attrs.instance_pool_id === p.instance_pool_id) used += c.current_workers;
-        if (c.attrs.driver_instance_pool_id === p.instance_pool_id && c.driver) used += 1;
-      }
-    }
-    const idle = p.state === 'ACTIVE' ? ((p.attrs.min_idle_instances as number | undefined) ?? 0) : 0;
-    return {
-      ...structuredClone(p.attrs),
-      instance_pool_id: p.instance_pool_id,
-      default_tags: {
-        Vendor: 'Databricks',
-        DatabricksInstancePoolCreatorId: p.creator_user_id,
-        DatabricksInstancePoolId: p.instance_pool_id,
-      },
-      state: p.state,
-      stats: { used_count: used, idle_count: idle, pending_used_count: 0, pending_idle_count: 0 },
-      status: {},
-    };
-  }
-
-  // ---------------------------------------------------------------- libraries
 
   installLibraries(clusterId: string, libraries: Spec[]): void {
-    this.cluster(clusterId);
-    for (const lib of libraries) {
-      const kinds = LIBRARY_KINDS.filter((k) => lib[k] !== undefined);
-      if (kinds.length !== 1)
-        throw invalidLibrary(`exactly one of ${LIBRARY_KINDS.join(', ')} must be set (got ${kinds.length})`);
-    }
-    const list = this.libraries.get(clusterId) ?? [];
-    for (const lib of libraries) {
-      const existing = list.find((e) => sameLibrary(e.library, lib));
-      if (existing) existing.uninstall = false;
-      else list.push({ library: structuredClone(lib), uninstall: false });
-    }
-    this.libraries.set(clusterId, list);
+    this.librarySet.installLibraries(clusterId, libraries);
   }
-
-  /** On a running cluster a library is removed at the next restart; on a stopped one at once. */
   uninstallLibraries(clusterId: string, libraries: Spec[]): void {
-    const c = this.cluster(clusterId);
-    const list = this.libraries.get(clusterId) ?? [];
-    const next: LibraryEntry[] = [];
-    for (const e of list) {
-      const hit = libraries.some((lib) => sameLibrary(e.library, lib));
-      if (!hit) next.push(e);
-      else if (isActive(c.state) && c.state !== 'PENDING') next.push({ ...e, uninstall: true });
-    }
-    this.libraries.set(clusterId, next);
+    this.librarySet.uninstallLibraries(clusterId, libraries);
   }
-
-  private dropUninstalledLibraries(clusterId: string): void {
-    const list = this.libraries.get(clusterId);
-    if (!list?.some((e) => e.uninstall)) return;
-    this.libraries.set(
-      clusterId,
-      list.filter((e) => !e.uninstall),
-    );
-  }
-
   libraryStatuses(clusterId: string) {
-    const c = this.cluster(clusterId);
-    const installed = c.state === 'RUNNING' || c.state === 'RESIZING';
-    const statuses = (this.libraries.get(clusterId) ?? []).map((e) => ({
-      library: e.library,
-      status: e.uninstall ? 'UNINSTALL_ON_RESTART' : installed ? 'INSTALLED' : 'PENDING',
-      is_library_for_all_clusters: false,
-    }));
-    return { cluster_id: clusterId, ...(statuses.length > 0 ? { library_statuses: statuses } : {}) };
+    return this.librarySet.libraryStatuses(clusterId);
   }
-
   allLibraryStatuses() {
-    return [...this.libraries.keys()]
-      .filter((id) => this.clusters.has(id) && (this.libraries.get(id)?.length ?? 0) > 0)
-      .map((id) => this.libraryStatuses(id));
+    return this.librarySet.allLibraryStatuses();
   }
 
   // ---------------------------------------------------------------- lifecycle
@@ -1072,17 +752,4 @@ export class ComputeStore extends CollectionStore {
   }
 }
 
-function sameLibrary(a: Spec, b: Spec): boolean {
-  return JSON.stringify(sortKeys(a)) === JSON.stringify(sortKeys(b));
-}
-
-function sortKeys(v: unknown): unknown {
-  if (Array.isArray(v)) return v.map(sortKeys);
-  if (v && typeof v === 'object')
-    return Object.fromEntries(
-      Object.keys(v)
-        .sort()
-        .map((k) => [k, sortKeys((v as Record<string, unknown>)[k])]),
-    );
-  return v;
-}
+export type { ClusterEvent } from './events.js';

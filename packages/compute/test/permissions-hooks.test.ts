@@ -11,12 +11,17 @@ interface Hooks {
 /** Stands in for the iam service: records what compute registers and drops. */
 function fakeIam() {
   const hooks = new Map<string, Hooks>();
+  const defs = new Map<string, Record<string, unknown>>();
   const dropped: string[] = [];
   return {
     hooks,
+    defs,
     dropped,
     api: {
-      registerObjectType: (type: string, h: Hooks) => hooks.set(type, h),
+      registerObjectType: (def: { request: string }, h: Hooks) => {
+        hooks.set(def.request, h);
+        defs.set(def.request, def);
+      },
       dropPermissions: (type: string, id: string) => dropped.push(`${type}:${id}`),
     },
   };
@@ -36,6 +41,21 @@ describe('permissions hooks given to iam', () => {
       return JSON.parse(text) as Record<string, string>;
     };
     expect([...iam.hooks.keys()].sort()).toEqual(['cluster-policies', 'clusters', 'instance-pools']);
+    expect(iam.defs.get('clusters')).toEqual({
+      request: 'clusters',
+      objectType: 'cluster',
+      levels: ['CAN_ATTACH_TO', 'CAN_RESTART', 'CAN_MANAGE'],
+      owner: 'CAN_MANAGE',
+      admins: 'CAN_MANAGE',
+    });
+    expect(iam.defs.get('cluster-policies')).toMatchObject({
+      objectType: 'cluster-policy',
+      levels: ['CAN_USE'],
+    });
+    expect(iam.defs.get('instance-pools')).toMatchObject({
+      objectType: 'instance-pool',
+      owner: 'CAN_MANAGE',
+    });
     const clusters = iam.hooks.get('clusters')!;
     const policies = iam.hooks.get('cluster-policies')!;
     const pools = iam.hooks.get('instance-pools')!;

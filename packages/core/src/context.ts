@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { systemClock, type Clock } from './clock.js';
 import { silentLogger, type Logger } from './logger.js';
-import type { Identity, ServiceContext, SharedResource } from './service.js';
+import type { Identity, ServiceContext, ServiceDefinition, SharedResource } from './service.js';
 import { StateDb } from './state.js';
 
 export const defaultIdentity: Identity = {
@@ -23,6 +23,14 @@ export interface ContextOptions {
   identity?: Identity;
   config?: Record<string, string | undefined>;
   peers?: Map<string, unknown>;
+  /**
+   * What the service declares (ServiceDefinition.uses / optionalUses). When given, a peer lookup outside
+   * these lists throws; contextFor(def) fills them in from the definition.
+   */
+  uses?: readonly string[];
+  optionalUses?: readonly string[];
+  /** ServiceDefinition.folders; when given, ctx.folder of another name throws. */
+  folders?: readonly string[];
   sharedResources?: Map<string, Promise<SharedResource>>;
   /** Where the host listens, once it does (see ServiceContext.selfUrl). */
   selfUrl?: () => string | undefined;
@@ -38,12 +46,35 @@ export function createContext(opts: ContextOptions = {}): ServiceContext {
   const shared = opts.sharedResources ?? new Map<string, Promise<SharedResource>>();
   const peers = opts.peers ?? new Map<string, unknown>();
   const dataDir = path.resolve(opts.dataDir ?? mkdtempSync(path.join(os.tmpdir(), 'minilake-')));
+  const who = opts.service ?? 'service';
+  const declared = opts.uses !== undefined || opts.optionalUses !== undefined;
+  const checkDeclared = (name: string, optional: boolean) => {
+    if (!declared) return;
+    if (opts.uses?.includes(name)) return;
+    if (optional && opts.optionalUses?.includes(name)) return;
+    const list = optional ? 'uses or optionalUses' : 'uses';
+    throw new Error(
+      `Service '${who}' looked up peer '${name}' without declaring it: add '${name}' to its ${list}` +
+        ` (ServiceDefinition in its src/index.ts).`,
+    );
+  };
   return {
     config: opts.config ?? {},
     clock: opts.clock ?? systemClock,
     logger: opts.logger ?? silentLogger,
     dataDir,
     dir: path.join(dataDir, opts.service ?? 'service'),
+    folder(name: string): string {
+      if (opts.folders !== undefined && !opts.folders.includes(name)) {
+        throw new Error(
+          `Service '${who}' asked for folder '${name}' without declaring it: add it to its folders` +
+            ` (ServiceDefinition in its src/index.ts).`,
+        );
+      }
+      if (name === '' || name.includes('/') || name.includes('\\') || name === '.' || name === '..')
+        throw new Error(`Folder name ${JSON.stringify(name)} must be one plain segment`);
+      return path.join(dataDir, name);
+    },
     state: opts.state ?? StateDb.memory(),
     identity: opts.identity ?? defaultIdentity,
     shared<T extends SharedResource>(key: string, create: () => T | Promise<T>): Promise<T> {
@@ -54,7 +85,18 @@ export function createContext(opts: ContextOptions = {}): ServiceContext {
       }
       return p as Promise<T>;
     },
-    peer<T>(name: string): T | undefined {
+    peer<T>(name: string): T {
+      checkDeclared(name, false);
+      if (!peers.has(name)) {
+        throw new Error(
+          `Service '${who}' needs service '${name}', which is not enabled here` +
+            ` (enable '${name}', or give its api in the host's peers).`,
+        );
+      }
+      return peers.get(name) as T;
+    },
+    optionalPeer<T>(name: string): T | undefined {
+      checkDeclared(name, true);
       return peers.get(name) as T | undefined;
     },
     selfUrl: opts.selfUrl ?? (() => undefined),
@@ -64,4 +106,21 @@ export function createContext(opts: ContextOptions = {}): ServiceContext {
       return app.request(`http://localhost${p}`, init);
     },
   };
+}
+
+/**
+ * The context for one service definition: its name names its folder, and its declared `uses` /
+ * `optionalUses` bound what ctx.peer may look up. What hosts (apps/server, the test helpers) call.
+ */
+export function contextFor(
+  def: Pick<ServiceDefinition, 'name' | 'uses' | 'optionalUses' | 'folders'>,
+  opts: Omit<ContextOptions, 'service' | 'uses' | 'optionalUses' | 'folders'> = {},
+): ServiceContext {
+  return createContext({
+    ...opts,
+    service: def.name,
+    uses: def.uses ?? [],
+    optionalUses: def.optionalUses ?? [],
+    folders: def.folders ?? [],
+  });
 }

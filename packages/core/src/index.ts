@@ -9,3 +9,5 @@ export * from './logger.js';
 export * from './service.js';
 export * from './http.js';
 export * from './context.js';
+export * from './deps.js';
+export * from './text.js';

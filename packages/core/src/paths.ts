@@ -27,15 +27,21 @@ export function resolveUnder(root: string, userPath: string): string {
   return full;
 }
 
-async function deepestExisting(p: string): Promise<string> {
-  let current = p;
+/**
+ * The real path of `p`: symlinks resolved on its longest existing prefix, the rest appended as written. The
+ * one way to check where a path that may not exist yet really lands (path safety, overlapping locations).
+ */
+export async function realpathOfExisting(p: string): Promise<string> {
+  let head = p;
+  const tail: string[] = [];
   for (;;) {
     try {
-      return await realpath(current);
+      return path.join(await realpath(head), ...tail.reverse());
     } catch {
-      const parent = path.dirname(current);
-      if (parent === current) return current;
-      current = parent;
+      const up = path.dirname(head);
+      if (up === head) return p;
+      tail.push(path.basename(head));
+      head = up;
     }
   }
 }
@@ -43,8 +49,8 @@ async function deepestExisting(p: string): Promise<string> {
 /** Like resolveUnder, and also follows symlinks on the existing part of the path to check it stays inside. */
 export async function resolveUnderReal(root: string, userPath: string): Promise<string> {
   const full = resolveUnder(root, userPath);
-  const realRoot = await deepestExisting(path.resolve(root));
-  const realFull = await deepestExisting(full);
+  const realRoot = await realpathOfExisting(path.resolve(root));
+  const realFull = await realpathOfExisting(full);
   if (realFull !== realRoot && !realFull.startsWith(realRoot + path.sep)) {
     throw invalidParameter(`Path escapes its root: ${JSON.stringify(userPath)}`);
   }
@@ -52,8 +58,10 @@ export async function resolveUnderReal(root: string, userPath: string): Promise<
 }
 
 /**
- * The path that follows `prefix` in a request URL, decoded one segment at a time so an encoded slash, a NUL
- * byte or a dot segment cannot sneak past routing. Returns an absolute path.
+ * The path that follows `prefix` in a request URL, decoded one segment at a time. An encoded slash (`%2F`) is
+ * a separator, as Databricks treats it: the real CLI sends a whole workspace path as one escaped segment
+ * (`import-file/Users%2Fdev%40x%2F.bundle%2Fdatabricks.yml`). The escape checks run on the decoded parts, so
+ * an encoded `..`, `.`, NUL or backslash still never gets through. Returns an absolute path.
  */
 export function pathFromUrl(url: string, prefix: string): string {
   const pathname = new URL(url).pathname;
@@ -61,17 +69,19 @@ export function pathFromUrl(url: string, prefix: string): string {
   const out: string[] = [];
   for (const raw of rest.split('/')) {
     if (raw === '') continue;
-    let s: string;
+    let decoded: string;
     try {
-      s = decodeURIComponent(raw);
+      decoded = decodeURIComponent(raw);
     } catch {
       throw invalidParameter(`Invalid percent-encoding in path segment ${JSON.stringify(raw)}`);
     }
-    if (s.includes('/') || s.includes('\\'))
-      throw invalidParameter(`Path segment ${JSON.stringify(s)} must not contain a slash`);
-    if (s.includes('\0')) throw invalidParameter('Path must not contain NUL bytes');
-    if (s === '..' || s === '.') throw invalidParameter(`Path must not contain '${s}' segments`);
-    out.push(s);
+    if (decoded.includes('\\')) throw invalidParameter(`Invalid path segment ${JSON.stringify(decoded)}`);
+    if (decoded.includes('\0')) throw invalidParameter('Path must not contain NUL bytes');
+    for (const s of decoded.split('/')) {
+      if (s === '') continue;
+      if (s === '..' || s === '.') throw invalidParameter(`Path must not contain '${s}' segments`);
+      out.push(s);
+    }
   }
   return '/' + out.join('/');
 }

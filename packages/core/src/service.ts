@@ -33,13 +33,24 @@ export interface ServiceContext {
    * keeps its files there and never computes another service's folder.
    */
   readonly dir: string;
+  /**
+   * The absolute path of a folder the service declares in ServiceDefinition.folders (`<dataDir>/<name>`):
+   * where older data already lives, or a shared engine's folder. Throws for an undeclared name.
+   */
+  folder(name: string): string;
   /** The persistence backing the stores (journaled when MINILAKE_PERSIST=1, in memory otherwise). */
   readonly state: StateDb;
   readonly identity: Identity;
   /** One instance per host of a shared resource (an engine), created by the first service that asks. */
   shared<T extends SharedResource>(key: string, create: () => T | Promise<T>): Promise<T>;
-  /** The public `api` of another service created earlier, if it is enabled. */
-  peer<T>(name: string): T | undefined;
+  /**
+   * The public `api` of a service this one declares in `uses` (type it with the `Api` type imported,
+   * type-only, from the providing package). The host creates it first; a name not declared in `uses`, or a
+   * required peer the host did not provide, throws with a message saying what to declare or enable.
+   */
+  peer<T>(name: string): T;
+  /** Like peer, for a service declared in `optionalUses` (or `uses`): undefined when it is not enabled. */
+  optionalPeer<T>(name: string): T | undefined;
   /**
    * The URL the host listens on (`http://127.0.0.1:8000`), once it listens; undefined before that and for an
    * embedder that never listens. Child processes a service starts (Spark tasks) call back through it.
@@ -69,8 +80,22 @@ export interface ServiceDefinition<Api = unknown> {
   /** The name used in MINILAKE_SERVICES. */
   readonly name: string;
   readonly description: string;
-  /** Names of services this one uses when they are enabled (created first). */
+  /**
+   * Services this one cannot work without. The host creates them first (start order is derived from these
+   * declarations) and MINILAKE_SERVICES pulls them in; read them with ctx.peer(name).
+   */
   readonly uses?: readonly string[];
+  /**
+   * Services this one uses when they are enabled (created first when they are; never pulled in). Read them
+   * with ctx.optionalPeer(name), which is undefined when the peer is off.
+   */
+  readonly optionalUses?: readonly string[];
+  /**
+   * Folders under the data dir this service owns besides its own `<dataDir>/<name>` (ctx.dir), named where
+   * they already hold persisted data (moving them would orphan it), plus those of the shared engines it
+   * opens. The host derives the non-persistent clean-up from these declarations.
+   */
+  readonly folders?: readonly string[];
   /** MINILAKE_* variables this service reads, with their defaults (documented in the README table). */
   readonly configDefaults?: Readonly<Record<string, string>>;
   create(ctx: ServiceContext): Promise<ServiceInstance<Api>> | ServiceInstance<Api>;

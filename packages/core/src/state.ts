@@ -5,7 +5,7 @@
  * of it and survives `kill -9`. The journal is folded into a snapshot at start-up and when it grows.
  * With persistence off the same code runs with the file writes switched off.
  */
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { open, rename, writeFile, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 
@@ -16,6 +16,33 @@ export interface StateModule {
   reset(): Promise<void> | void;
   snapshot(): unknown;
   restore(snapshot: unknown): void;
+  /**
+   * Optional: brings collections persisted by an older `version` up to this one, in place (the collections
+   * are keyed by full name, `<module>/<collection>`). Return true when done; false (or no hook) means the
+   * state cannot be migrated and the host refuses to start rather than drop it.
+   */
+  migrate?(from: number, collections: Record<string, Record<string, unknown>>): boolean;
+}
+
+/**
+ * The persisted state of a module was written by another version of its code and cannot be read. Losing a
+ * user's workspace without a word is the worst outcome, so the host stops with this message instead.
+ */
+export class StateVersionError extends Error {
+  constructor(
+    readonly module: string,
+    readonly found: number,
+    readonly expected: number,
+    readonly dir: string | undefined,
+  ) {
+    super(
+      `The persisted state of module '${module}' has version ${found}, but this MiniLake expects version ` +
+        `${expected}, and it cannot be migrated. Nothing was changed. To keep the data, run the MiniLake ` +
+        `version that wrote it (and export what you need); to start fresh, move or delete ` +
+        `${dir ? `the state folder ${dir}` : 'the state folder'}, or start with MINILAKE_PERSIST=0.`,
+    );
+    this.name = 'StateVersionError';
+  }
 }
 
 type Entries = Record<string, unknown>;
@@ -157,18 +184,34 @@ export class StateDb {
   }
 
   /**
-   * Declares a module's state version. A persisted state written by another version is dropped with a
-   * warning rather than misread.
+   * Declares a module's state version. A persisted state written by another version is handed to `migrate`
+   * (see StateModule.migrate); when there is none, or it declines, this throws StateVersionError and leaves
+   * the persisted state untouched: it is never dropped or misread. Says whether the state was already at
+   * this version (or new) or has just been migrated.
    */
-  declareVersion(module: string, version: number): boolean {
+  declareVersion(module: string, version: number, migrate?: StateModule['migrate']): 'current' | 'migrated' {
     const previous = this.versions[module];
-    this.versions[module] = version;
-    if (previous !== undefined && previous !== version) {
-      for (const name of Object.keys(this.loaded))
-        if (name.startsWith(`${module}/`)) delete this.loaded[name];
-      return false;
+    if (previous === undefined || previous === version) {
+      this.versions[module] = version;
+      return 'current';
     }
-    return true;
+    const prefix = `${module}/`;
+    const mine: Record<string, Entries> = {};
+    for (const [name, entries] of Object.entries(this.loaded))
+      if (name.startsWith(prefix)) mine[name] = structuredClone(entries);
+    if (!migrate || !migrate(previous, mine))
+      throw new StateVersionError(module, previous, version, this.dir);
+    for (const name of Object.keys(this.loaded)) if (name.startsWith(prefix)) delete this.loaded[name];
+    Object.assign(this.loaded, mine);
+    this.versions[module] = version;
+    // The new version and the migrated data reach the disk together before anything else happens, so a
+    // crash cannot leave migrated data under the old version number (the journal does not carry versions).
+    if (this.dir) {
+      const tmp = `${this.snapshotPath}.tmp`;
+      writeFileSync(tmp, JSON.stringify(this.currentSnapshot()));
+      renameSync(tmp, this.snapshotPath);
+    }
+    return 'migrated';
   }
 
   collection<V>(name: string): Collection<V> {
@@ -251,7 +294,15 @@ export abstract class CollectionStore implements StateModule {
     readonly version: number,
     protected readonly db: StateDb,
   ) {
-    db.declareVersion(name, version);
+    db.declareVersion(name, version, (from, collections) => this.migrate(from, collections));
+  }
+
+  /**
+   * Override to migrate state persisted by an older version (see StateModule.migrate). It runs from the base
+   * constructor, before subclass fields exist: use only `from` and `collections`.
+   */
+  migrate(_from: number, _collections: Record<string, Entries>): boolean {
+    return false;
   }
 
   protected collection<V>(name: string): Collection<V> {

@@ -16,6 +16,19 @@ function issueMessage(issues: readonly v.BaseIssue<unknown>[]): string {
   return path ? `Invalid value for field '${path}': ${issue.message}` : issue.message;
 }
 
+/**
+ * In Databricks' JSON an optional field sent as `null` is absent (proto3 semantics; the Terraform provider
+ * sends `"custom_tags": null`). Returns a copy of a parsed body without null-valued object fields, at every
+ * depth, so no schema has to allow null field by field. Nulls inside arrays are values and stay.
+ */
+export function withoutNulls(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(withoutNulls);
+  if (value === null || typeof value !== 'object') return value;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(value)) if (v !== null) out[k] = withoutNulls(v);
+  return out;
+}
+
 /** Validates an already-parsed value; throws 400 INVALID_PARAMETER_VALUE naming the field. */
 export function validate<S extends AnySchema>(schema: S, input: unknown): v.InferOutput<S> {
   const result = v.safeParse(schema, input);
@@ -37,7 +50,7 @@ export async function readJson<S extends AnySchema>(c: Context, schema: S): Prom
   if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
     throw malformedRequest('Request body must be a JSON object');
   }
-  return validate(schema, parsed);
+  return validate(schema, withoutNulls(parsed));
 }
 
 /** Validates the query string (single values; repeated keys keep the last). */
@@ -61,7 +74,7 @@ export async function readQueryOrBody<S extends AnySchema>(c: Context, schema: S
       throw malformedRequest('Request body is not valid JSON');
     }
   }
-  return validate(schema, { ...body, ...c.req.query() });
+  return validate(schema, { ...(withoutNulls(body) as Record<string, unknown>), ...c.req.query() });
 }
 
 /** The most bytes a GET/HEAD body may carry (the raw stream is read by hand, so it is bounded here). */

@@ -5,9 +5,11 @@ import { Readable } from 'node:stream';
 import { Hono } from 'hono';
 import { describe, expect, it } from 'vitest';
 import {
+  CollectionStore,
   DatabricksError,
   ManualClock,
   StateDb,
+  StateVersionError,
   errorHandler,
   jobsPage,
   notImplementedHandler,
@@ -203,15 +205,86 @@ describe('state journal', () => {
     expect(reopened.collection('m/things').toObject()).toEqual({ a: { n: 2 }, b: { n: 11 } });
   });
 
-  it('drops state written by another module version', async () => {
+  it('refuses state written by another module version, naming module, versions and what to do', async () => {
     const dir = await mkdtemp(path.join(os.tmpdir(), 'ml-state-'));
     const db = await StateDb.open(dir);
     db.declareVersion('m', 1);
     db.collection('m/things').set('a', 1);
     await db.close();
     const reopened = await StateDb.open(dir);
-    expect(reopened.declareVersion('m', 2)).toBe(false);
-    expect(reopened.collection('m/things').size).toBe(0);
+    let err: unknown;
+    try {
+      reopened.declareVersion('m', 2);
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toBeInstanceOf(StateVersionError);
+    expect((err as Error).message).toMatch(/module 'm' has version 1, but this MiniLake expects version 2/);
+    expect((err as Error).message).toContain(dir);
+    expect((err as Error).message).toContain('MINILAKE_PERSIST=0');
+    // Nothing was dropped: the same data is still there for the version that wrote it.
+    await reopened.close();
+    const again = await StateDb.open(dir);
+    expect(again.declareVersion('m', 1)).toBe('current');
+    expect(again.collection('m/things').toObject()).toEqual({ a: 1 });
+  });
+
+  it('a CollectionStore migrates through its migrate() override, or refuses without one', async () => {
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'ml-state-'));
+    class V1 extends CollectionStore {
+      readonly things = this.collection<string>('things');
+      constructor(db: StateDb) {
+        super('shop', 1, db);
+      }
+    }
+    class V2 extends CollectionStore {
+      readonly things = this.collection<{ name: string }>('things');
+      constructor(db: StateDb) {
+        super('shop', 2, db);
+      }
+      override migrate(from: number, collections: Record<string, Record<string, unknown>>): boolean {
+        if (from !== 1) return false;
+        const things = collections['shop/things'] ?? {};
+        for (const k of Object.keys(things)) things[k] = { name: things[k] as string };
+        return true;
+      }
+    }
+    class V3 extends CollectionStore {
+      constructor(db: StateDb) {
+        super('shop', 3, db);
+      }
+    }
+    let db = await StateDb.open(dir);
+    new V1(db).things.set('a', 'apple');
+    await db.close();
+    db = await StateDb.open(dir);
+    expect(new V2(db).things.get('a')).toEqual({ name: 'apple' });
+    await db.close();
+    db = await StateDb.open(dir);
+    expect(() => new V3(db)).toThrow(/module 'shop' has version 2, but this MiniLake expects version 3/);
+    await db.close();
+  });
+
+  it('migrates state through the module hook when one is given, and keeps the result', async () => {
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'ml-state-'));
+    const db = await StateDb.open(dir);
+    db.declareVersion('m', 1);
+    db.collection('m/things').set('a', { n: 1 });
+    await db.close();
+    const reopened = await StateDb.open(dir);
+    const migrated = reopened.declareVersion('m', 2, (from, collections) => {
+      expect(from).toBe(1);
+      for (const v of Object.values(collections['m/things'] ?? {})) (v as { n: number; m?: number }).m = 2;
+      return true;
+    });
+    expect(migrated).toBe('migrated');
+    expect(reopened.collection('m/things').toObject()).toEqual({ a: { n: 1, m: 2 } });
+    // Persisted with the new version straight away: a crash right now would not migrate twice.
+    const crashed = await StateDb.open(dir);
+    expect(crashed.declareVersion('m', 2)).toBe('current');
+    expect(crashed.collection('m/things').toObject()).toEqual({ a: { n: 1, m: 2 } });
+    await crashed.close();
+    await reopened.close();
   });
 });
 

@@ -8,7 +8,7 @@ import { mkdir, readdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { DuckDBInstance, type DuckDBConnection, type DuckDBValue } from '@duckdb/node-api';
 import { silentLogger, type Logger, type SharedResource } from '@minilake/core';
-import { quoteIdent } from './types.js';
+import { ident, literal } from './sql.js';
 
 export interface DuckDbEngineOptions {
   /** The engine's folder: `<dataDir>/duckdb`. */
@@ -22,19 +22,23 @@ export interface DuckDbEngineOptions {
 }
 
 /**
- * A catalog change described by the code that makes it (the Unity Catalog API's own DDL): one object of one
- * schema (`name`), or the schema itself. Caches may then refresh that one object instead of everything.
+ * A catalog change described by the code that made it: one object of one schema (`name`), the schema itself
+ * (`schema` without `name`) or anything in one catalog (`catalog` alone). Caches may then refresh just that
+ * instead of everything.
  */
 export interface CatalogChange {
   /** Catalog name as the Unity Catalog knows it (lowercase). */
   catalog: string;
-  /** Engine spelling of the schema. */
-  schema: string;
+  /** Engine spelling of the schema; absent when anything in the catalog may have changed. */
+  schema?: string;
   /** Table or view name; absent when the schema itself changed. */
   name?: string;
   /** Column comments the change set (DuckDB's cheap per-table lookup cannot read them back). */
   comments?: Record<string, string>;
 }
+
+/** Told about every catalog change; `undefined` means anything, anywhere, may have changed. */
+export type CatalogChangeListener = (change: CatalogChange | undefined) => void;
 
 /** How many recent epoch changes are remembered for changesSince(). */
 const CHANGE_LOG_MAX = 4096;
@@ -76,17 +80,6 @@ export function catalogFileName(catalog: string): string {
   return `${safe}.duckdb`;
 }
 
-/**
- * Statements that may change the catalog (DDL, and transaction ends that publish it). Deliberately loose:
- * a false positive only costs a metadata cache rebuild, a false negative would show stale metadata.
- */
-const CATALOG_CHANGE =
-  /\b(CREATE|DROP|ALTER|ATTACH|DETACH|IMPORT)\b|\bCOMMENT\s+ON\b|(^|;)\s*(COMMIT|ROLLBACK|ABORT|END)\b/i;
-
-export const mayChangeCatalog = (sql: string): boolean => CATALOG_CHANGE.test(sql);
-
-const sqlString = (s: string) => `'${s.replaceAll("'", "''")}'`;
-
 function toJsValue(v: unknown): unknown {
   if (typeof v === 'bigint')
     return v >= BigInt(Number.MIN_SAFE_INTEGER) && v <= BigInt(Number.MAX_SAFE_INTEGER)
@@ -109,6 +102,7 @@ export class DuckDbEngine implements SharedResource {
   /** changeLog[i] moved the epoch from logBase + i to logBase + i + 1 (undefined: not described). */
   private readonly changeLog: (CatalogChange | undefined)[] = [];
   private logBase = 0;
+  private readonly listeners = new Set<CatalogChangeListener>();
   private readonly poolSize: number;
   private readonly logger: Logger;
 
@@ -128,8 +122,8 @@ export class DuckDbEngine implements SharedResource {
     const instance = await DuckDBInstance.create(':memory:');
     const engine = new DuckDbEngine(instance, dir, opts);
     await engine.withConnection(async (conn) => {
-      await conn.run(`SET temp_directory = ${sqlString(path.join(dir, 'tmp'))}`);
-      if (opts.memoryLimit) await conn.run(`SET memory_limit = ${sqlString(opts.memoryLimit)}`);
+      await conn.run(`SET temp_directory = ${literal(path.join(dir, 'tmp'))}`);
+      if (opts.memoryLimit) await conn.run(`SET memory_limit = ${literal(opts.memoryLimit)}`);
       if (opts.threads && opts.threads > 0) await conn.run(`SET threads = ${Math.floor(opts.threads)}`);
     });
     return engine;
@@ -142,11 +136,10 @@ export class DuckDbEngine implements SharedResource {
   // ---- connections -------------------------------------------------------------------------------------
 
   /**
-   * A connection from the pool. With `change`, its catalog-changing statements are logged as that one
-   * described change when it is released (the caller promises to touch nothing else and to finish its
-   * transaction before releasing); otherwise each is logged as an unknown change when it starts.
+   * A connection from the pool. The engine does not read the SQL that runs on it: whoever runs DDL (or
+   * commits a transaction holding some) on a leased connection calls notifyChange() once it is done.
    */
-  async acquire(opts: { change?: CatalogChange } = {}): Promise<PooledConnection> {
+  async acquire(): Promise<PooledConnection> {
     if (this.closed) throw new Error('The DuckDB engine is closed');
     let conn = this.idle.pop();
     if (!conn && this.all_.size < this.poolSize) {
@@ -155,39 +148,20 @@ export class DuckDbEngine implements SharedResource {
     }
     if (!conn) conn = await new Promise<DuckDBConnection>((resolve) => this.waiters.push(resolve));
     let released = false;
-    let dirty = false;
     const c = conn;
-    // Every SQL text that passes through a leased connection is screened, so catalog metadata caches
-    // (the Unity Catalog API) notice DDL run by anyone, e.g. the SQL warehouses.
-    const watched = new Proxy(c, {
-      get: (target, prop, receiver) => {
-        const value: unknown = Reflect.get(target, prop, receiver);
-        if (typeof value !== 'function') return value;
-        return (...args: unknown[]) => {
-          if (typeof args[0] === 'string' && mayChangeCatalog(args[0])) {
-            dirty = true;
-            // A described change is published once, when the connection comes back (its work committed):
-            // a cache refreshing the object earlier would only find it half made.
-            if (!opts.change) this.bump();
-          }
-          return (value as (...a: unknown[]) => unknown).apply(target, args);
-        };
-      },
-    });
     return {
-      conn: watched,
+      conn: c,
       release: () => {
         if (released) return;
         released = true;
-        if (dirty) this.bump(opts.change);
         this.giveBack(c);
       },
     };
   }
 
   /**
-   * Changes whenever a statement that may alter the catalog starts or its connection is released.
-   * A metadata cache built while the epoch stayed the same is current.
+   * Changes with every notified catalog change (and every ATTACH/DETACH the engine makes itself). A
+   * metadata cache built while the epoch stayed the same is current.
    */
   get catalogEpoch(): number {
     return this.epoch;
@@ -208,7 +182,11 @@ export class DuckDbEngine implements SharedResource {
     return out;
   }
 
-  private bump(change?: CatalogChange): void {
+  /**
+   * Tells the engine's listeners (the Unity Catalog's metadata view) that the catalog changed: called by
+   * whoever ran DDL, after it took effect. Without `change` anything may have changed.
+   */
+  notifyChange(change?: CatalogChange): void {
     this.epoch++;
     this.changeLog.push(change);
     if (this.changeLog.length > CHANGE_LOG_MAX) {
@@ -216,11 +194,19 @@ export class DuckDbEngine implements SharedResource {
       this.changeLog.splice(0, drop);
       this.logBase += drop;
     }
+    for (const l of this.listeners) {
+      try {
+        l(change);
+      } catch (e) {
+        this.logger.warn('a catalog change listener failed', { error: String(e) });
+      }
+    }
   }
 
-  /** For code that changes the catalog outside the pool (there should be none). */
-  catalogChanged(): void {
-    this.bump();
+  /** Subscribes to notifyChange(); returns the unsubscribe function. */
+  onChange(listener: CatalogChangeListener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
   }
 
   private giveBack(conn: DuckDBConnection): void {
@@ -230,11 +216,8 @@ export class DuckDbEngine implements SharedResource {
     else this.idle.push(conn);
   }
 
-  async withConnection<T>(
-    fn: (conn: DuckDBConnection) => Promise<T>,
-    opts: { change?: CatalogChange } = {},
-  ): Promise<T> {
-    const { conn, release } = await this.acquire(opts);
+  async withConnection<T>(fn: (conn: DuckDBConnection) => Promise<T>): Promise<T> {
+    const { conn, release } = await this.acquire();
     try {
       return await fn(conn);
     } finally {
@@ -295,9 +278,10 @@ export class DuckDbEngine implements SharedResource {
     await mkdir(this.catalogsDir, { recursive: true });
     // STORAGE_VERSION: VARIANT columns need the v1.5 storage format.
     await this.run(
-      `ATTACH IF NOT EXISTS ${sqlString(this.catalogFile(key))} AS ${quoteIdent(alias)} (STORAGE_VERSION 'v1.5.0')`,
+      `ATTACH IF NOT EXISTS ${literal(this.catalogFile(key))} AS ${ident(alias)} (STORAGE_VERSION 'v1.5.0')`,
     );
     this.attached.set(key, alias);
+    this.notifyChange({ catalog: key });
   }
 
   async detachCatalog(name: string, opts: { deleteFile?: boolean } = {}): Promise<void> {
@@ -306,9 +290,9 @@ export class DuckDbEngine implements SharedResource {
     if (this.attached.has(key)) {
       // A connection whose current database is the catalog would block DETACH: move every idle one away.
       for (const conn of this.idle) await conn.run('USE memory').catch(() => undefined);
-      await this.run(`DETACH DATABASE IF EXISTS ${quoteIdent(alias)}`);
+      await this.run(`DETACH DATABASE IF EXISTS ${ident(alias)}`);
       this.attached.delete(key);
-      this.bump();
+      this.notifyChange({ catalog: key });
     }
     if (opts.deleteFile) {
       const file = this.catalogFile(key);

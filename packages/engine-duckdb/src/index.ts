@@ -1,4 +1,3 @@
-import path from 'node:path';
 import type { ServiceContext } from '@minilake/core';
 import { DuckDbEngine } from './engine.js';
 
@@ -7,14 +6,20 @@ export {
   catalogAlias,
   catalogAliasToName,
   catalogFileName,
-  mayChangeCatalog,
   type CatalogChange,
+  type CatalogChangeListener,
   type DuckDbEngineOptions,
   type PooledConnection,
 } from './engine.js';
 export * from './types.js';
 export { ident, literal, qualified, SqlTextError } from './sql.js';
 export type { DuckDBConnection, DuckDBType } from '@duckdb/node-api';
+
+/**
+ * The engine's folder under the data dir (`<dataDir>/duckdb`): every service that opens the engine declares
+ * it in ServiceDefinition.folders, so the host knows to clean it when persistence is off.
+ */
+export const DUCKDB_FOLDER = 'duckdb';
 
 /** Config keys the engine reads (documented in the server README). */
 export const duckDbConfigDefaults = {
@@ -29,7 +34,7 @@ export function duckDbEngine(ctx: ServiceContext): Promise<DuckDbEngine> {
     const threadsText = ctx.config.MINILAKE_DUCKDB_THREADS;
     const threads = threadsText && /^\d+$/.test(threadsText) ? Number(threadsText) : undefined;
     return DuckDbEngine.open({
-      dir: path.join(ctx.dataDir, 'duckdb'),
+      dir: ctx.folder(DUCKDB_FOLDER),
       ...(memoryLimit ? { memoryLimit } : {}),
       ...(threads ? { threads } : {}),
       logger: ctx.logger.child('duckdb'),

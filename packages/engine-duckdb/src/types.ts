@@ -1,10 +1,10 @@
 /**
- * Type mapping both ways between Databricks (Spark DDL) type text and DuckDB types, through one small tree.
- * Databricks TIMESTAMP is an instant (DuckDB TIMESTAMPTZ); TIMESTAMP_NTZ is a wall-clock time (DuckDB
- * TIMESTAMP). DuckDB types Spark has no equivalent for map to the nearest wider Spark type (UBIGINT to
- * decimal(20,0), UUID to string, ...), so a table read back always yields a type the Spark connector parses.
+ * DuckDB's own type vocabulary: one small neutral type tree, a reader for DuckDB type strings (as
+ * information_schema and DuckDBType.toString() print them) and DuckDB DDL for a tree. What Databricks calls
+ * these types (type_name, type_text, type_json, Spark DDL) lives in @minilake/unity-catalog, which reads Spark
+ * type text into the same tree with the tokenizer exported here.
  */
-import type { DuckDBType } from '@duckdb/node-api';
+import { ident } from './sql.js';
 
 export type PrimitiveName =
   | 'string'
@@ -45,9 +45,9 @@ export class TypeParseError extends Error {
 }
 
 // ---------------------------------------------------------------------------------------------------------
-// Tokenizer shared by both grammars.
+// Tokenizer shared by both grammars (DuckDB's, and the Spark DDL reader in unity-catalog).
 
-type Tok =
+export type TypeToken =
   { t: 'word'; v: string } | { t: 'qident'; v: string } | { t: 'str'; v: string } | { t: 'p'; v: string };
 
 /**
@@ -78,8 +78,8 @@ function readQuoted(text: string, start: number): [string, number] {
   }
 }
 
-function tokenize(text: string): Tok[] {
-  const out: Tok[] = [];
+export function tokenizeType(text: string): TypeToken[] {
+  const out: TypeToken[] = [];
   let i = 0;
   while (i < text.length) {
     const ch = text[i]!;
@@ -106,16 +106,21 @@ function tokenize(text: string): Tok[] {
   return out;
 }
 
-class Cursor {
+/** A read position over type tokens, with the checks both grammars need. */
+export class TypeCursor {
+  static of(text: string): TypeCursor {
+    return new TypeCursor(tokenizeType(text), text);
+  }
+
   i = 0;
   constructor(
-    readonly toks: Tok[],
+    readonly toks: TypeToken[],
     readonly text: string,
   ) {}
-  peek(): Tok | undefined {
+  peek(): TypeToken | undefined {
     return this.toks[this.i];
   }
-  next(): Tok {
+  next(): TypeToken {
     const t = this.toks[this.i++];
     if (!t) throw new TypeParseError(`Unexpected end of type: ${this.text}`);
     return t;
@@ -148,139 +153,10 @@ class Cursor {
   }
 }
 
-function checkDecimal(p: number, s: number, text: string): TypeNode {
+export function checkDecimal(p: number, s: number, text: string): TypeNode {
   if (p < 1 || p > 38 || s < 0 || s > p)
     throw new TypeParseError(`Invalid decimal precision/scale (${p},${s}) in type: ${text}`);
   return { kind: 'decimal', precision: p, scale: s };
-}
-
-// ---------------------------------------------------------------------------------------------------------
-// Databricks / Spark DDL type text.
-
-const sparkPrimitives: Record<string, PrimitiveName> = {
-  STRING: 'string',
-  VARCHAR: 'string',
-  CHAR: 'string',
-  TEXT: 'string',
-  BIGINT: 'bigint',
-  LONG: 'bigint',
-  INT: 'int',
-  INTEGER: 'int',
-  SMALLINT: 'smallint',
-  SHORT: 'smallint',
-  TINYINT: 'tinyint',
-  BYTE: 'tinyint',
-  DOUBLE: 'double',
-  FLOAT: 'float',
-  REAL: 'float',
-  BOOLEAN: 'boolean',
-  BOOL: 'boolean',
-  DATE: 'date',
-  TIMESTAMP: 'timestamp',
-  TIMESTAMP_LTZ: 'timestamp',
-  TIMESTAMP_NTZ: 'timestamp_ntz',
-  BINARY: 'binary',
-  VARIANT: 'variant',
-  VOID: 'void',
-  NULL: 'void',
-};
-
-const intervalUnits = new Set(['YEAR', 'MONTH', 'DAY', 'HOUR', 'MINUTE', 'SECOND']);
-
-function parseSpark(c: Cursor): TypeNode {
-  const t = c.next();
-  if (t.t !== 'word') throw new TypeParseError(`Expected a type name in: ${c.text}`);
-  const up = t.v.toUpperCase();
-  if (up === 'ARRAY') {
-    c.expectP('<');
-    const element = parseSpark(c);
-    c.expectP('>');
-    return { kind: 'array', element };
-  }
-  if (up === 'MAP') {
-    c.expectP('<');
-    const key = parseSpark(c);
-    c.expectP(',');
-    const value = parseSpark(c);
-    c.expectP('>');
-    return { kind: 'map', key, value };
-  }
-  if (up === 'STRUCT') {
-    c.expectP('<');
-    const fields: StructFieldNode[] = [];
-    if (!c.isP('>')) {
-      for (;;) {
-        const name = c.name();
-        if (c.isP(':')) c.next();
-        const type = parseSpark(c);
-        let nullable = true;
-        let comment: string | undefined;
-        if (c.isWord('NOT')) {
-          c.next();
-          const n = c.next();
-          if (n.t !== 'word' || n.v.toUpperCase() !== 'NULL')
-            throw new TypeParseError(`Expected NULL in: ${c.text}`);
-          nullable = false;
-        }
-        if (c.isWord('COMMENT')) {
-          c.next();
-          const s = c.next();
-          if (s.t !== 'str') throw new TypeParseError(`Expected a comment string in: ${c.text}`);
-          comment = s.v;
-        }
-        fields.push(comment === undefined ? { name, type, nullable } : { name, type, nullable, comment });
-        if (c.isP(',')) {
-          c.next();
-          continue;
-        }
-        break;
-      }
-    }
-    c.expectP('>');
-    return { kind: 'struct', fields };
-  }
-  if (up === 'DECIMAL' || up === 'DEC' || up === 'NUMERIC') {
-    if (!c.isP('(')) return { kind: 'decimal', precision: 10, scale: 0 };
-    c.next();
-    const p = c.int();
-    let s = 0;
-    if (c.isP(',')) {
-      c.next();
-      s = c.int();
-    }
-    c.expectP(')');
-    return checkDecimal(p, s, c.text);
-  }
-  if (up === 'INTERVAL') {
-    const units: string[] = [];
-    while (c.peek()?.t === 'word') {
-      const w = (c.peek() as { v: string }).v.toUpperCase();
-      if (w !== 'TO' && !intervalUnits.has(w)) break;
-      units.push(w.toLowerCase());
-      c.next();
-    }
-    return {
-      kind: 'primitive',
-      name: 'interval',
-      interval: units.length ? units.join(' ') : 'day to second',
-    };
-  }
-  const prim = sparkPrimitives[up];
-  if (!prim) throw new TypeParseError(`Unsupported data type '${t.v}' in: ${c.text}`);
-  if ((up === 'CHAR' || up === 'VARCHAR') && c.isP('(')) {
-    c.next();
-    c.int();
-    c.expectP(')');
-  }
-  return { kind: 'primitive', name: prim };
-}
-
-/** Parses Databricks type text (`bigint`, `DECIMAL(10,2)`, `array<struct<a:int>>`, ...). */
-export function parseDatabricksType(text: string): TypeNode {
-  const c = new Cursor(tokenize(text), text);
-  const node = parseSpark(c);
-  c.done();
-  return node;
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -344,7 +220,7 @@ const duckPrimitives: Record<string, TypeNode> = {
   '"NULL"': { kind: 'primitive', name: 'void' },
 };
 
-function parseDuckBase(c: Cursor): TypeNode {
+function parseDuckBase(c: TypeCursor): TypeNode {
   const t = c.next();
   if (t.t === 'qident' && t.v.toUpperCase() === 'NULL') return { kind: 'primitive', name: 'void' };
   if (t.t !== 'word') throw new TypeParseError(`Expected a type name in: ${c.text}`);
@@ -413,7 +289,7 @@ function parseDuckBase(c: Cursor): TypeNode {
   return prim;
 }
 
-function parseDuck(c: Cursor): TypeNode {
+function parseDuck(c: TypeCursor): TypeNode {
   let node = parseDuckBase(c);
   while (c.isP('[')) {
     c.next();
@@ -426,20 +302,14 @@ function parseDuck(c: Cursor): TypeNode {
 
 /** Parses a DuckDB type string (`DECIMAL(10,2)`, `INTEGER[]`, `STRUCT("a" INTEGER)`, ...). */
 export function parseDuckDbType(text: string): TypeNode {
-  const c = new Cursor(tokenize(text), text);
+  const c = TypeCursor.of(text);
   const node = parseDuck(c);
   c.done();
   return node;
 }
 
 // ---------------------------------------------------------------------------------------------------------
-// Rendering.
-
-/** Always-quoted DuckDB identifier. */
-export function quoteIdent(name: string): string {
-  if (name.includes('\0')) throw new TypeParseError('Identifiers must not contain NUL bytes');
-  return `"${name.replaceAll('"', '""')}"`;
-}
+// DuckDB DDL.
 
 const duckOf: Record<PrimitiveName, string> = {
   string: 'VARCHAR',
@@ -472,169 +342,6 @@ export function toDuckDbTypeText(node: TypeNode): string {
       return `MAP(${toDuckDbTypeText(node.key)}, ${toDuckDbTypeText(node.value)})`;
     case 'struct':
       if (node.fields.length === 0) throw new TypeParseError('DuckDB cannot store an empty struct');
-      return `STRUCT(${node.fields.map((f) => `${quoteIdent(f.name)} ${toDuckDbTypeText(f.type)}`).join(', ')})`;
+      return `STRUCT(${node.fields.map((f) => `${ident(f.name)} ${toDuckDbTypeText(f.type)}`).join(', ')})`;
   }
-}
-
-const sparkFieldName = (name: string) =>
-  /^[A-Za-z_][A-Za-z0-9_]*$/.test(name) ? name : `\`${name.replaceAll('`', '``')}\``;
-
-/** Spark DDL type text, lowercase like Databricks prints it (`decimal(10,2)`, `struct<a:int,b:string>`). */
-export function toDatabricksTypeText(node: TypeNode): string {
-  switch (node.kind) {
-    case 'primitive':
-      if (node.name === 'interval') return `interval ${node.interval ?? 'day to second'}`;
-      return node.name;
-    case 'decimal':
-      return `decimal(${node.precision},${node.scale})`;
-    case 'array':
-      return `array<${toDatabricksTypeText(node.element)}>`;
-    case 'map':
-      return `map<${toDatabricksTypeText(node.key)},${toDatabricksTypeText(node.value)}>`;
-    case 'struct':
-      return `struct<${node.fields
-        .map(
-          (f) =>
-            `${sparkFieldName(f.name)}:${toDatabricksTypeText(f.type)}${f.nullable ? '' : ' not null'}${f.comment !== undefined ? ` comment '${f.comment.replaceAll("'", "\\'")}'` : ''}`,
-        )
-        .join(',')}>`;
-  }
-}
-
-const typeNameOf: Record<PrimitiveName, string> = {
-  string: 'STRING',
-  bigint: 'LONG',
-  int: 'INT',
-  smallint: 'SHORT',
-  tinyint: 'BYTE',
-  double: 'DOUBLE',
-  float: 'FLOAT',
-  boolean: 'BOOLEAN',
-  date: 'DATE',
-  timestamp: 'TIMESTAMP',
-  timestamp_ntz: 'TIMESTAMP_NTZ',
-  binary: 'BINARY',
-  interval: 'INTERVAL',
-  variant: 'VARIANT',
-  void: 'NULL',
-};
-
-/** The Databricks ColumnTypeName enum value. */
-export function toDatabricksTypeName(node: TypeNode): string {
-  switch (node.kind) {
-    case 'primitive':
-      return typeNameOf[node.name];
-    case 'decimal':
-      return 'DECIMAL';
-    case 'array':
-      return 'ARRAY';
-    case 'map':
-      return 'MAP';
-    case 'struct':
-      return 'STRUCT';
-  }
-}
-
-const sparkJsonName: Record<PrimitiveName, string> = {
-  string: 'string',
-  bigint: 'long',
-  int: 'integer',
-  smallint: 'short',
-  tinyint: 'byte',
-  double: 'double',
-  float: 'float',
-  boolean: 'boolean',
-  date: 'date',
-  timestamp: 'timestamp',
-  timestamp_ntz: 'timestamp_ntz',
-  binary: 'binary',
-  interval: 'interval',
-  variant: 'variant',
-  void: 'void',
-};
-
-/** The Spark DataType JSON value (a string for atomic types, an object for complex ones). */
-export function sparkTypeJson(node: TypeNode): unknown {
-  switch (node.kind) {
-    case 'primitive':
-      if (node.name === 'interval') return `interval ${node.interval ?? 'day to second'}`;
-      return sparkJsonName[node.name];
-    case 'decimal':
-      return `decimal(${node.precision},${node.scale})`;
-    case 'array':
-      return { type: 'array', elementType: sparkTypeJson(node.element), containsNull: true };
-    case 'map':
-      return {
-        type: 'map',
-        keyType: sparkTypeJson(node.key),
-        valueType: sparkTypeJson(node.value),
-        valueContainsNull: true,
-      };
-    case 'struct':
-      return {
-        type: 'struct',
-        fields: node.fields.map((f) => structField(f.name, f.type, f.nullable, f.comment)),
-      };
-  }
-}
-
-function structField(name: string, type: TypeNode, nullable: boolean, comment?: string) {
-  return {
-    name,
-    type: sparkTypeJson(type),
-    nullable,
-    metadata: comment !== undefined ? { comment } : {},
-  };
-}
-
-/** The Spark StructField JSON Databricks puts in a column's `type_json`. */
-export function structFieldJson(
-  name: string,
-  type: TypeNode,
-  opts: { nullable?: boolean; comment?: string } = {},
-): string {
-  return JSON.stringify(structField(name, type, opts.nullable ?? true, opts.comment));
-}
-
-export interface DatabricksTypeInfo {
-  type_name: string;
-  type_text: string;
-  type_json: string;
-  type_precision?: number;
-  type_scale?: number;
-}
-
-/** Everything a Unity Catalog ColumnInfo carries about a type. */
-export function databricksTypeInfo(
-  node: TypeNode,
-  field: { name?: string; nullable?: boolean; comment?: string } = {},
-): DatabricksTypeInfo {
-  const info: DatabricksTypeInfo = {
-    type_name: toDatabricksTypeName(node),
-    type_text: toDatabricksTypeText(node),
-    type_json: structFieldJson(field.name ?? '', node, field),
-  };
-  if (node.kind === 'decimal') {
-    info.type_precision = node.precision;
-    info.type_scale = node.scale;
-  }
-  return info;
-}
-
-/** Databricks type text to DuckDB DDL: `DECIMAL(10,2)` stays, `array<int>` becomes `INTEGER[]`. */
-export function databricksToDuckDbType(typeText: string): string {
-  return toDuckDbTypeText(parseDatabricksType(typeText));
-}
-
-/** A DuckDB type (object or string) to Databricks type_name / type_text / type_json. */
-export function duckDbTypeToDatabricks(
-  t: DuckDBType | string,
-  field: { name?: string; nullable?: boolean; comment?: string } = {},
-): DatabricksTypeInfo {
-  return databricksTypeInfo(parseDuckDbType(typeof t === 'string' ? t : t.toString()), field);
-}
-
-/** Normalises Databricks type text to the canonical lowercase form Databricks returns. */
-export function normalizeDatabricksType(typeText: string): string {
-  return toDatabricksTypeText(parseDatabricksType(typeText));
 }

@@ -8,14 +8,10 @@ import {
   catalogAlias,
   catalogAliasToName,
   catalogFileName,
-  databricksToDuckDbType,
-  duckDbTypeToDatabricks,
-  normalizeDatabricksType,
-  mayChangeCatalog,
-  parseDatabricksType,
+  ident,
   parseDuckDbType,
-  quoteIdent,
-  toDatabricksTypeText,
+  toDuckDbTypeText,
+  type CatalogChange,
 } from '../src/index.js';
 
 let engine: DuckDbEngine;
@@ -41,8 +37,8 @@ describe('aliases and files', () => {
     expect(catalogFileName('x'.repeat(300)).length).toBeLessThan(200);
   });
   it('quotes identifiers', () => {
-    expect(quoteIdent('default')).toBe('"default"');
-    expect(quoteIdent('a"b')).toBe('"a""b"');
+    expect(ident('default')).toBe('"default"');
+    expect(ident('a"b')).toBe('"a""b"');
   });
 });
 
@@ -51,7 +47,7 @@ describe('catalogs', () => {
     await engine.attachCatalog('main');
     expect(engine.hasCatalog('main')).toBe(true);
     expect(engine.catalogForAlias('main__ml')).toBe('main');
-    const a = quoteIdent(engine.alias('main'));
+    const a = ident(engine.alias('main'));
     await engine.run(`CREATE SCHEMA IF NOT EXISTS ${a}."default"`);
     await engine.run(`CREATE TABLE ${a}."default".t (id BIGINT, amount DECIMAL(10,2))`);
     await engine.run(`INSERT INTO ${a}."default".t VALUES ($id, 1.5)`, { id: 7 });
@@ -77,36 +73,44 @@ describe('catalogs', () => {
     await engine.attachCatalog('keep');
     expect(await engine.all(`SELECT v FROM "keep".main.k`)).toEqual([{ v: 42 }]);
   });
-  it('moves the catalog epoch on DDL through any leased connection, not on reads', async () => {
+  it('moves the catalog epoch and tells listeners only when a change is notified', async () => {
     await engine.attachCatalog('epoch');
+    const heard: (CatalogChange | undefined)[] = [];
+    const off = engine.onChange((c) => heard.push(c));
     const e0 = engine.catalogEpoch;
     await engine.all(`SELECT comment, 'x' AS word FROM duckdb_tables() WHERE database_name = 'epoch'`);
+    await engine.run(`CREATE TABLE "epoch".main.x (a INT)`);
+    // The engine reads no SQL text: running DDL alone tells nobody.
     expect(engine.catalogEpoch).toBe(e0);
-    await engine.withConnection(async (conn) => {
-      await conn.run(`CREATE TABLE "epoch".main.x (a INT)`);
-    });
+    expect(heard).toEqual([]);
+    engine.notifyChange({ catalog: 'epoch', schema: 'main', name: 'x' });
     expect(engine.catalogEpoch).toBeGreaterThan(e0);
-    const e1 = engine.catalogEpoch;
-    const { conn, release } = await engine.acquire();
-    const prepared = await conn.prepare(`DROP TABLE "epoch".main.x`);
-    await prepared.run();
-    release();
-    expect(engine.catalogEpoch).toBeGreaterThan(e1);
-    expect(mayChangeCatalog('select 1; commit')).toBe(true);
-    expect(mayChangeCatalog('SELECT CASE WHEN a THEN 1 END FROM t')).toBe(false);
-    expect(mayChangeCatalog(`USE "main__ml"."default"; SET search_path = 'x'`)).toBe(false);
+    expect(heard).toEqual([{ catalog: 'epoch', schema: 'main', name: 'x' }]);
+    off();
+    engine.notifyChange();
+    expect(heard).toHaveLength(1);
+  });
+  it('notifies its own ATTACH and DETACH', async () => {
+    const heard: (CatalogChange | undefined)[] = [];
+    const off = engine.onChange((c) => heard.push(c));
+    await engine.attachCatalog('comes_and_goes');
+    await engine.detachCatalog('comes_and_goes', { deleteFile: true });
+    off();
+    expect(heard).toEqual([{ catalog: 'comes_and_goes' }, { catalog: 'comes_and_goes' }]);
   });
   it('logs described changes so caches can patch, and refuses to describe unknown ones', async () => {
     await engine.attachCatalog('described');
     const e0 = engine.catalogEpoch;
     expect(engine.changesSince(e0)).toEqual([]);
     const change = { catalog: 'described', schema: 'main', name: 'd' };
-    await engine.withConnection((conn) => conn.run(`CREATE TABLE "described".main.d (a INT)`), { change });
+    await engine.run(`CREATE TABLE "described".main.d (a INT)`);
+    engine.notifyChange(change);
     const seen = engine.changesSince(e0)!;
     expect(seen.length).toBeGreaterThan(0);
     expect(seen.every((c) => c === change)).toBe(true);
     const e1 = engine.catalogEpoch;
     await engine.run(`DROP TABLE "described".main.d`);
+    engine.notifyChange();
     expect(engine.changesSince(e0)).toBeUndefined();
     expect(engine.changesSince(e1)).toBeUndefined();
     expect(engine.changesSince(engine.catalogEpoch)).toEqual([]);
@@ -124,92 +128,12 @@ describe('catalogs', () => {
   });
 });
 
-describe('type mapping', () => {
-  const cases: [string, string, string, string][] = [
-    // databricks input, duckdb DDL, databricks type_text out, type_name
-    ['STRING', 'VARCHAR', 'string', 'STRING'],
-    ['LONG', 'BIGINT', 'bigint', 'LONG'],
-    ['BIGINT', 'BIGINT', 'bigint', 'LONG'],
-    ['INT', 'INTEGER', 'int', 'INT'],
-    ['SHORT', 'SMALLINT', 'smallint', 'SHORT'],
-    ['BYTE', 'TINYINT', 'tinyint', 'BYTE'],
-    ['DOUBLE', 'DOUBLE', 'double', 'DOUBLE'],
-    ['FLOAT', 'FLOAT', 'float', 'FLOAT'],
-    ['BOOLEAN', 'BOOLEAN', 'boolean', 'BOOLEAN'],
-    ['DATE', 'DATE', 'date', 'DATE'],
-    ['TIMESTAMP', 'TIMESTAMPTZ', 'timestamp', 'TIMESTAMP'],
-    ['TIMESTAMP_NTZ', 'TIMESTAMP', 'timestamp_ntz', 'TIMESTAMP_NTZ'],
-    ['DECIMAL(10,2)', 'DECIMAL(10,2)', 'decimal(10,2)', 'DECIMAL'],
-    ['BINARY', 'BLOB', 'binary', 'BINARY'],
-    ['ARRAY<INT>', 'INTEGER[]', 'array<int>', 'ARRAY'],
-    ['MAP<STRING,BIGINT>', 'MAP(VARCHAR, BIGINT)', 'map<string,bigint>', 'MAP'],
-    ['STRUCT<a:INT,b:STRING>', 'STRUCT("a" INTEGER, "b" VARCHAR)', 'struct<a:int,b:string>', 'STRUCT'],
-    ['INTERVAL', 'INTERVAL', 'interval day to second', 'INTERVAL'],
-    ['VARIANT', 'VARIANT', 'variant', 'VARIANT'],
-    [
-      'struct<`x y`:array<map<string,decimal(38,0)>>>',
-      'STRUCT("x y" MAP(VARCHAR, DECIMAL(38,0))[])',
-      'struct<`x y`:array<map<string,decimal(38,0)>>>',
-      'STRUCT',
-    ],
-  ];
-  it.each(cases)('%s round-trips through a real table', async (dbx, duck, text, name) => {
-    expect(databricksToDuckDbType(dbx)).toBe(duck);
-    await engine.attachCatalog('types');
-    await engine.run(`CREATE OR REPLACE TABLE "types".main.t (c ${duck})`);
-    const [row] = await engine.all(
-      `SELECT data_type FROM duckdb_columns() WHERE database_name = 'types' AND table_name = 't'`,
-    );
-    const info = duckDbTypeToDatabricks(String(row!.data_type), { name: 'c' });
-    expect(info.type_text).toBe(text);
-    expect(info.type_name).toBe(name);
-    expect(JSON.parse(info.type_json).name).toBe('c');
-    expect(normalizeDatabricksType(text)).toBe(text);
-  });
-  it('produces Spark StructField JSON', () => {
-    expect(JSON.parse(duckDbTypeToDatabricks('DECIMAL(10,2)', { name: 'amount' }).type_json)).toEqual({
-      name: 'amount',
-      type: 'decimal(10,2)',
-      nullable: true,
-      metadata: {},
-    });
-    expect(
-      JSON.parse(duckDbTypeToDatabricks('MAP(VARCHAR, INTEGER[])', { name: 'm' }).type_json).type,
-    ).toEqual({
-      type: 'map',
-      keyType: 'string',
-      valueType: { type: 'array', elementType: 'integer', containsNull: true },
-      valueContainsNull: true,
-    });
-    const d = duckDbTypeToDatabricks('DECIMAL(10,2)');
-    expect([d.type_precision, d.type_scale]).toEqual([10, 2]);
-  });
-  it('maps DuckDB-only types to Spark types', () => {
-    expect(duckDbTypeToDatabricks('HUGEINT').type_text).toBe('decimal(38,0)');
-    expect(duckDbTypeToDatabricks('UUID').type_text).toBe('string');
-    expect(duckDbTypeToDatabricks('TIMESTAMP WITH TIME ZONE').type_text).toBe('timestamp');
-    expect(duckDbTypeToDatabricks('INTEGER[3]').type_text).toBe('array<int>');
-    expect(duckDbTypeToDatabricks("ENUM('a', 'b')").type_text).toBe('string');
-  });
-  it('rejects bad type text', () => {
-    for (const bad of ['NOPE', 'ARRAY<INT', 'DECIMAL(50,2)', 'INT; DROP TABLE x', 'STRUCT<a:INT>>'])
-      expect(() => databricksToDuckDbType(bad)).toThrow();
-  });
-});
-
-describe('type text tokenizer', () => {
-  it('reads doubled quotes in names and backslash escapes in strings', () => {
-    expect(parseDatabricksType('struct<`a``b`:int>')).toMatchObject({
-      kind: 'struct',
-      fields: [{ name: 'a`b' }],
-    });
+describe('DuckDB type strings', () => {
+  it('reads doubled quotes in names and writes DuckDB DDL back', () => {
     expect(parseDuckDbType('STRUCT("a""b" INTEGER)')).toMatchObject({
       kind: 'struct',
       fields: [{ name: 'a"b' }],
     });
-    expect(toDatabricksTypeText(parseDatabricksType("struct<a:int COMMENT 'it\\'s'>"))).toBe(
-      "struct<a:int comment 'it\\'s'>",
-    );
-    expect(() => parseDatabricksType('struct<`a:int>')).toThrow(/Unterminated quoted name/);
+    expect(toDuckDbTypeText(parseDuckDbType('STRUCT("a""b" INTEGER[])'))).toBe('STRUCT("a""b" INTEGER[])');
   });
 });

@@ -15,7 +15,7 @@
 import { rm } from 'node:fs/promises';
 import { Readable } from 'node:stream';
 import { Hono, type Context, type MiddlewareHandler } from 'hono';
-import { invalidParameter, readJson, readQuery, validate } from '@minilake/core';
+import { invalidParameter, parseBase64, readJson, readQuery, validate } from '@minilake/core';
 import type { DbfsStore } from './dbfs.js';
 import { MAX_BLOCK } from './dbfs.js';
 import { badBase64, fileChanged, maxBlockExceeded, rangeNotSatisfiable } from './errors.js';
@@ -28,9 +28,9 @@ const DBFS = '/api/2.0/dbfs';
 const FS = '/api/2.0/fs';
 
 function decodeBase64(b64: string, field: string): Buffer {
-  const clean = b64.replace(/\s+/g, '');
-  if (!/^[A-Za-z0-9+/]*={0,2}$/.test(clean) || clean.length % 4 === 1) throw badBase64(field);
-  return Buffer.from(clean, 'base64');
+  const bytes = parseBase64(b64);
+  if (!bytes) throw badBase64(field);
+  return bytes;
 }
 
 /**

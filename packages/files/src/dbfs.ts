@@ -58,16 +58,19 @@ export class DbfsStore extends CollectionStore {
   readonly root: string;
   private readonly tmp: string;
 
+  private readonly clock: Clock;
+  private readonly idleMs: number;
+
   constructor(
     db: StateDb,
-    private readonly clock: Clock,
-    dataDir: string,
-    private readonly idleMs = HANDLE_IDLE_MS,
+    opts: { clock: Clock; /** DBFS's folder (`<dataDir>/dbfs`). */ dir: string; idleMs?: number },
   ) {
     super('dbfs', 1, db);
+    this.clock = opts.clock;
+    this.idleMs = opts.idleMs ?? HANDLE_IDLE_MS;
     this.handles = this.collection('handles');
-    this.root = path.join(dataDir, 'dbfs', 'root');
-    this.tmp = path.join(dataDir, 'dbfs', 'tmp');
+    this.root = path.join(opts.dir, 'root');
+    this.tmp = path.join(opts.dir, 'tmp');
     mkdirSync(this.root, { recursive: true });
     mkdirSync(this.tmp, { recursive: true });
     for (const h of this.handles.values()) this.arm(h);

@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { defineService } from '@minilake/core';
+import type { UnityCatalogApi } from '@minilake/unity-catalog';
 import { filesApp } from './app.js';
 import { DbfsStore } from './dbfs.js';
 import { VolumeFiles, type VolumeResolver } from './volumes.js';
@@ -19,13 +20,15 @@ export interface FilesApi {
 export const filesService = defineService<FilesApi>({
   name: 'files',
   description: 'DBFS and the Files API, including Unity Catalog volumes',
-  uses: ['unity-catalog'],
+  // Volumes are served when unity-catalog is enabled (it owns their directories); DBFS works alone.
+  optionalUses: ['unity-catalog'],
+  // DBFS has always lived in `<dataDir>/dbfs` (not under the service's own folder): kept, so persisted
+  // data stays where it is.
+  folders: ['dbfs'],
   create(ctx) {
-    const dbfs = new DbfsStore(ctx.state, ctx.clock, ctx.dataDir);
-    const volumes = new VolumeFiles(
-      () => ctx.peer<VolumeResolver>('unity-catalog'),
-      path.join(ctx.dataDir, 'files', 'tmp'),
-    );
+    const dbfs = new DbfsStore(ctx.state, { clock: ctx.clock, dir: ctx.folder('dbfs') });
+    const uc: VolumeResolver | undefined = ctx.optionalPeer<UnityCatalogApi>('unity-catalog');
+    const volumes = new VolumeFiles(() => uc, path.join(ctx.dir, 'tmp'));
     return {
       app: filesApp(dbfs, volumes),
       state: [dbfs],

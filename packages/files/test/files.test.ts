@@ -318,6 +318,20 @@ describe('Files API on volumes', () => {
     );
   });
 
+  it('treats an encoded slash as a separator, as Databricks does (files and directories)', async () => {
+    const one = encodeURIComponent('Volumes/main/default/vol/esc/a.txt');
+    expect((await put(`/api/2.0/fs/files/${one}`, 'escaped')).status).toBe(204);
+    expect(await readFile(path.join(volRoot, 'esc/a.txt'), 'utf8')).toBe('escaped');
+    expect(await (await app.request(`/api/2.0/fs/files/${one}`)).text()).toBe('escaped');
+    expect((await app.request(`/api/2.0/fs/files/${one}`, { method: 'HEAD' })).status).toBe(200);
+    const dir = encodeURIComponent('Volumes/main/default/vol/esc');
+    const listed = await json(await app.request(`/api/2.0/fs/directories/${dir}`));
+    expect(listed.contents.map((e: { path: string }) => e.path)).toEqual([
+      '/Volumes/main/default/vol/esc/a.txt',
+    ]);
+    expect((await app.request(`/api/2.0/fs/files/${one}`, { method: 'DELETE' })).status).toBe(204);
+  });
+
   it('never leaves the volume: encoded slashes, encoded dots, NUL bytes, symlinks', async () => {
     for (const p of [`${V}/a%2F..%2F..%2Fx`, `${V}/%2e%2e%2F%2e%2e%2Fetc`, `${V}/x%00y`, `${V}/a%5C..%5Cb`]) {
       await expectDatabricksError(await app.request(p), 400, 'INVALID_PARAMETER_VALUE');

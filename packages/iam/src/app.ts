@@ -7,14 +7,15 @@
  *   so the Python/Go SDKs raise NotFound/ResourceConflict and the TypeScript SDK can parse them too.
  * - /Me is the current user's record in Users, precomputed (it is on every client's hot path), with the
  *   X-Databricks-Org-Id header the Terraform provider reads the workspace id from.
- * - Permissions are stored and reported, never enforced: every caller acts as the workspace admin. Object ids
- *   are not checked against the owning service.
+ * - Permissions are stored and reported, never enforced: every caller acts as the workspace admin. The
+ *   object types are the ones their owning packages registered (plus iam's token and password singletons):
+ *   an unregistered type is 400 "request_object_type is not recognized", an id the owner does not know 404.
  * - A token value is returned once by create; only its SHA-256 is kept. Every bearer token is accepted.
  */
 import { Hono, type Context } from 'hono';
 import { readJson, readQuery, type Identity } from '@minilake/core';
-import { unknownObjectType, type ScimKind } from './errors.js';
-import { resolveObject } from './permission-types.js';
+import type { ScimKind } from './errors.js';
+import type { PermissionTypes } from './permission-types.js';
 import * as s from './schemas.js';
 import type { IamStore } from './store.js';
 
@@ -29,11 +30,12 @@ const SCIM_RESOURCES: { path: string; kind: ScimKind; create: 'user' | 'group' |
 
 const lifetime = (v: number | string | undefined) => (v === undefined ? undefined : Number(v));
 
-export function iamApp(store: IamStore, identity: Identity): Hono {
+export function iamApp(store: IamStore, types: PermissionTypes, identity: Identity): Hono {
+  const { directory, permissions, tokens } = store;
   const app = new Hono();
 
   app.get(`${SCIM}/Me`, (c) =>
-    c.body(store.meBody(), 200, {
+    c.body(directory.meBody(), 200, {
       'content-type': 'application/json',
       'x-databricks-org-id': identity.workspaceId,
     }),
@@ -41,17 +43,17 @@ export function iamApp(store: IamStore, identity: Identity): Hono {
 
   for (const r of SCIM_RESOURCES) {
     const base = `${SCIM}/${r.path}`;
-    app.get(base, (c) => c.json(store.list(r.kind, readQuery(c, s.ListRequest))));
+    app.get(base, (c) => c.json(directory.list(r.kind, readQuery(c, s.ListRequest))));
     app.post(base, async (c) => {
       let created;
-      if (r.create === 'user') created = store.createUser(await readJson(c, s.CreateUserRequest));
-      else if (r.create === 'group') created = store.createGroup(await readJson(c, s.CreateGroupRequest));
-      else created = store.createServicePrincipal(await readJson(c, s.CreateServicePrincipalRequest));
+      if (r.create === 'user') created = directory.createUser(await readJson(c, s.CreateUserRequest));
+      else if (r.create === 'group') created = directory.createGroup(await readJson(c, s.CreateGroupRequest));
+      else created = directory.createServicePrincipal(await readJson(c, s.CreateServicePrincipalRequest));
       return c.json(created, 201);
     });
     app.get(`${base}/:id`, (c) => {
       const q = readQuery(c, s.GetRequest);
-      return c.json(store.read(r.kind, c.req.param('id'), q.attributes, q.excludedAttributes));
+      return c.json(directory.read(r.kind, c.req.param('id'), q.attributes, q.excludedAttributes));
     });
     app.put(`${base}/:id`, async (c) => {
       const body = await readJson(
@@ -62,54 +64,49 @@ export function iamApp(store: IamStore, identity: Identity): Hono {
             ? s.CreateGroupRequest
             : s.CreateServicePrincipalRequest,
       );
-      return c.json(store.replace(r.kind, c.req.param('id'), body));
+      return c.json(directory.replace(r.kind, c.req.param('id'), body));
     });
     app.patch(`${base}/:id`, async (c) => {
       const body = await readJson(c, s.PatchRequest);
-      store.patch(r.kind, c.req.param('id'), body.Operations ?? []);
+      directory.patch(r.kind, c.req.param('id'), body.Operations ?? []);
       // Databricks answers a SCIM PATCH with 204 and no body; the SDKs expect nothing back.
       return c.body(null, 204);
     });
     app.delete(`${base}/:id`, (c) => {
-      store.delete(r.kind, c.req.param('id'));
+      directory.delete(r.kind, c.req.param('id'));
       return c.body(null, 204);
     });
   }
 
-  const object = (c: Context) => {
-    const rest = c.req.path.slice(PERMISSIONS.length + 1);
-    const resolved = resolveObject(rest);
-    if (!resolved) throw unknownObjectType(rest.split('/')[0] ?? rest);
-    return resolved;
-  };
+  const object = (c: Context) => types.resolve(c.req.path.slice(PERMISSIONS.length + 1));
   app.get(`${PERMISSIONS}/*`, (c) => {
     const o = object(c);
-    return c.json(o.levelsRequest ? store.permissionLevels(o.type) : store.getPermissions(o.type, o.id));
+    return c.json(o.levelsRequest ? permissions.levels(o.type) : permissions.get(o.type, o.id));
   });
   app.put(`${PERMISSIONS}/*`, async (c) => {
     const o = object(c);
     const body = await readJson(c, s.SetObjectPermissions);
-    return c.json(store.setPermissions(o.type, o.id, body.access_control_list ?? []));
+    return c.json(permissions.set(o.type, o.id, body.access_control_list ?? []));
   });
   app.patch(`${PERMISSIONS}/*`, async (c) => {
     const o = object(c);
     const body = await readJson(c, s.SetObjectPermissions);
-    return c.json(store.updatePermissions(o.type, o.id, body.access_control_list ?? []));
+    return c.json(permissions.update(o.type, o.id, body.access_control_list ?? []));
   });
 
   app.post('/api/2.0/token/create', async (c) => {
     const body = await readJson(c, s.CreateTokenRequest);
-    return c.json(store.createToken(lifetime(body.lifetime_seconds), body.comment, body.scopes));
+    return c.json(tokens.createToken(lifetime(body.lifetime_seconds), body.comment, body.scopes));
   });
-  app.get('/api/2.0/token/list', (c) => c.json(store.listOwnTokens()));
+  app.get('/api/2.0/token/list', (c) => c.json(tokens.listOwnTokens()));
   app.post('/api/2.0/token/delete', async (c) => {
-    store.deleteOwnToken((await readJson(c, s.DeleteTokenRequest)).token_id);
+    tokens.deleteOwnToken((await readJson(c, s.DeleteTokenRequest)).token_id);
     return c.json({});
   });
 
   app.patch('/api/2.0/token/:id', async (c) => {
     const body = await readJson(c, s.UpdateTokenRequest);
-    store.updateToken(c.req.param('id'), true, body.token, body.update_mask);
+    tokens.updateToken(c.req.param('id'), true, body.token, body.update_mask);
     return c.json({});
   });
 
@@ -117,20 +114,20 @@ export function iamApp(store: IamStore, identity: Identity): Hono {
   app.post(`${TM}/on-behalf-of/tokens`, async (c) => {
     const body = await readJson(c, s.CreateOboTokenRequest);
     return c.json(
-      store.createOboToken(body.application_id, lifetime(body.lifetime_seconds), body.comment, body.scopes),
+      tokens.createOboToken(body.application_id, lifetime(body.lifetime_seconds), body.comment, body.scopes),
     );
   });
   app.get(`${TM}/tokens`, (c) => {
     const q = readQuery(c, s.ListTokensRequest);
-    return c.json(store.listAllTokens(q.created_by_id, q.created_by_username));
+    return c.json(tokens.listAllTokens(q.created_by_id, q.created_by_username));
   });
-  app.get(`${TM}/tokens/:id`, (c) => c.json(store.getToken(c.req.param('id'))));
+  app.get(`${TM}/tokens/:id`, (c) => c.json(tokens.getToken(c.req.param('id'))));
   app.patch(`${TM}/tokens/:id`, async (c) => {
     const body = await readJson(c, s.UpdateTokenRequest);
-    return c.json(store.updateToken(c.req.param('id'), false, body.token, body.update_mask));
+    return c.json(tokens.updateToken(c.req.param('id'), false, body.token, body.update_mask));
   });
   app.delete(`${TM}/tokens/:id`, (c) => {
-    store.deleteToken(c.req.param('id'));
+    tokens.deleteToken(c.req.param('id'));
     return c.json({});
   });
 

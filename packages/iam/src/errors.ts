@@ -63,8 +63,9 @@ export const scimInvalidFilter = (filter: string, why: string) =>
 export const scimNoTarget = (path: string) =>
   new ScimError(400, 'INVALID_PARAMETER_VALUE', `No attribute matches path ${path}`, 'noTarget');
 
+/** Databricks' answer (and its CLI's fake server's) to a request object type it does not know. */
 export const unknownObjectType = (type: string) =>
-  invalidParameter(`Invalid object type '${type}' for the permissions API.`);
+  invalidParameter(`request_object_type is not recognized: ${type}`);
 export const unsupportedPermissionLevel = (level: string, type: string) =>
   invalidParameter(`Permission level ${level} is not supported for object type ${type}.`);
 export const principalNotFound = (kind: string, name: string) =>

@@ -1,27 +1,33 @@
 import { defineService } from '@minilake/core';
 import { iamApp } from './app.js';
-import { resolveObject } from './permission-types.js';
-import { IamStore, type ObjectHooks } from './store.js';
+import { PermissionTypes, type ObjectHooks, type ObjectTypeDefinition } from './permission-types.js';
+import { IamStore } from './store.js';
 
-export { IamStore, type ObjectHooks } from './store.js';
+export { IamStore } from './store.js';
+export { Directory } from './directory.js';
+export { PermissionsStore } from './permissions.js';
+export { TokenStore } from './tokens.js';
+export { PermissionTypes, type ObjectHooks, type ObjectTypeDefinition } from './permission-types.js';
 export { iamApp } from './app.js';
 export { ScimError } from './errors.js';
 export { parseFilter, matches, project } from './scim.js';
 
-/** What other services may use: the current user's SCIM record and the stored ACL of an object. */
+/** What other services may use: the current user's SCIM record and the permissions API's object types. */
 export interface IamApi {
   /** The current user's SCIM record (the same JSON as GET /Me). */
   me(): Record<string, unknown>;
-  /** The ACL of `/<requestObjectType>/<id>` as GET /api/2.0/permissions returns it. */
+  /** The ACL of `/<requestObjectType>/<id>` as GET /api/2.0/permissions returns it (undefined if unknown). */
   permissions(requestObjectType: string, id: string): unknown;
   /** True when the value is a live token issued through /api/2.0/token/create or on-behalf-of. */
   isIssuedToken(value: string): boolean;
   /**
-   * Lets the service that owns an object type (`clusters`, `jobs`, ...) make the permissions API answer 404
-   * for ids it does not know and name the real creator as the default owner. Call it from create().
+   * Makes an object type the calling package owns known to /api/2.0/permissions: its request path
+   * segment(s), `object_type`, levels, the creator's and the admins' levels (see ObjectTypeDefinition), and
+   * how to tell whether an id exists and who created it. Call it from create(); until a package does, the
+   * permissions API refuses the type as Databricks refuses an unknown one (400 INVALID_PARAMETER_VALUE).
    */
-  registerObjectType(requestObjectType: string, hooks: ObjectHooks): void;
-  /** Forgets the stored ACL of a deleted object. */
+  registerObjectType(definition: ObjectTypeDefinition, hooks: ObjectHooks): void;
+  /** Forgets the stored ACL of a deleted object (`requestObjectType` may be any of the type's names). */
   dropPermissions(requestObjectType: string, id: string): void;
 }
 
@@ -30,24 +36,25 @@ export const iamService = defineService<IamApi>({
   description: 'SCIM users, groups, service principals; permissions (stored, not enforced); tokens',
   create(ctx) {
     const store = new IamStore(ctx.state, ctx.clock, ctx.identity);
+    const types = new PermissionTypes();
     return {
-      app: iamApp(store, ctx.identity),
+      app: iamApp(store, types, ctx.identity),
       state: [store],
       api: {
-        me: () => JSON.parse(store.meBody()) as Record<string, unknown>,
+        me: () => JSON.parse(store.directory.meBody()) as Record<string, unknown>,
         permissions: (type, id) => {
-          const o = resolveObject(`${type}/${id}`);
-          return o ? store.getPermissions(o.type, o.id) : undefined;
+          try {
+            const o = types.resolve(`${type}/${encodeURIComponent(id)}`);
+            return store.permissions.get(o.type, o.id);
+          } catch {
+            return undefined;
+          }
         },
-        isIssuedToken: (value) => store.isIssuedToken(value),
-        registerObjectType: (type, hooks) => {
-          const o = resolveObject(`${type}/x`);
-          if (!o) throw new Error(`Unknown permissions object type ${type}`);
-          store.registerObjectType(o.type.request, hooks);
-        },
+        isIssuedToken: (value) => store.tokens.isIssued(value),
+        registerObjectType: (definition, hooks) => types.register(definition, hooks),
         dropPermissions: (type, id) => {
-          const o = resolveObject(`${type}/${id}`);
-          if (o) store.dropPermissions(o.type.request, o.id);
+          const t = types.get(type);
+          if (t) store.permissions.drop(t.request, id);
         },
       },
     };

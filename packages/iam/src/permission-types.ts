@@ -1,23 +1,59 @@
 /**
- * The object types of /api/2.0/permissions, as Databricks names them in the request path and in the
- * response (`object_type`), with the permission levels each accepts. `owner` is the level the creator holds
- * by default (IS_OWNER where the type has owners, CAN_MANAGE otherwise); `admins` is the level the admins
- * group inherits from the type's root object.
+ * The object types of /api/2.0/permissions. iam declares only the ones it owns (the token and password
+ * singletons); every other package registers its own types from its create() through
+ * `IamApi.registerObjectType(definition, hooks)`, so the permissions API knows exactly the objects this
+ * MiniLake serves: a type nobody registered (jobs while no jobs service runs, pipelines, ...) is refused the
+ * way Databricks refuses an unknown request object type, and an id the owner does not know is a 404.
  */
+import { invalidParameter } from '@minilake/core';
+import { unknownObjectType } from './errors.js';
+
+/** What a package tells iam about an object type it owns (see IamApi.registerObjectType). */
+export interface ObjectTypeDefinition {
+  /**
+   * The request path segment(s) after /api/2.0/permissions/: `clusters`, or `['sql/warehouses',
+   * 'warehouses']`. The first one names the object in responses (`object_id: "/sql/warehouses/<id>"`) and
+   * keys its stored ACL; the others are aliases for the same objects.
+   */
+  request: string | readonly string[];
+  /** `object_type` in responses, as Databricks spells it: `cluster`, `job`, `warehouses`. */
+  objectType: string;
+  /** The permission levels the type accepts, in the order permissionLevels lists them. */
+  levels: readonly string[];
+  /** The level the creator holds by default (IS_OWNER where the type has owners); none when absent. */
+  owner?: string;
+  /** The level the `admins` group inherits on every object of the type. */
+  admins: string;
+  /** Where the admins' level is inherited from (`inherited_from_object`); `/<request>/` when absent. */
+  adminsFrom?: string;
+  /** permissionLevels descriptions for levels iam has no wording for. */
+  descriptions?: Readonly<Record<string, string>>;
+}
+
+/** What the owning service answers about one of its objects. */
+export interface ObjectHooks {
+  exists(id: string): boolean;
+  /** The creator, who owns the object by default; the current user when absent. */
+  owner?(id: string): string | undefined;
+}
+
+/** A registered type, resolved. */
 export interface PermissionType {
-  /** The request path segment(s): `clusters`, `sql/warehouses`, `authorization/tokens`. */
   request: string;
   objectType: string;
   levels: Record<string, string>;
-  owner?: string;
+  owner?: string | undefined;
   admins: string;
+  adminsFrom: string;
   /** true when the admins entry is a direct grant on a singleton object (tokens, passwords). */
   adminsDirect?: boolean;
   /** A singleton object with no id in the path. */
   singleton?: boolean;
+  hooks?: ObjectHooks | undefined;
 }
 
-const D = {
+/** Databricks' permissionLevels descriptions of the common levels. */
+const DESCRIPTIONS: Record<string, string> = {
   CAN_MANAGE: 'Can Manage permissions',
   IS_OWNER: 'Is owner of the object',
   CAN_ATTACH_TO: 'Can attach to',
@@ -30,217 +66,100 @@ const D = {
   CAN_MANAGE_RUN: 'Can manage runs',
   CAN_MONITOR: 'Can monitor',
   CAN_QUERY: 'Can query',
-  CAN_MANAGE_STAGING_VERSIONS: 'Can manage staging versions',
-  CAN_MANAGE_PRODUCTION_VERSIONS: 'Can manage production versions',
-} as const;
-
-const levels = (...names: (keyof typeof D)[]) => Object.fromEntries(names.map((n) => [n, D[n]]));
-const workspaceObject = levels('CAN_READ', 'CAN_RUN', 'CAN_EDIT', 'CAN_MANAGE');
-const sqlObject = levels('CAN_READ', 'CAN_RUN', 'CAN_EDIT', 'CAN_MANAGE');
-
-const TYPES: PermissionType[] = [
-  {
-    request: 'clusters',
-    objectType: 'cluster',
-    levels: levels('CAN_ATTACH_TO', 'CAN_RESTART', 'CAN_MANAGE'),
-    owner: 'CAN_MANAGE',
-    admins: 'CAN_MANAGE',
-  },
-  { request: 'cluster-policies', objectType: 'cluster-policy', levels: levels('CAN_USE'), admins: 'CAN_USE' },
-  {
-    request: 'instance-pools',
-    objectType: 'instance-pool',
-    levels: levels('CAN_ATTACH_TO', 'CAN_MANAGE'),
-    owner: 'CAN_MANAGE',
-    admins: 'CAN_MANAGE',
-  },
-  {
-    request: 'jobs',
-    objectType: 'job',
-    levels: levels('CAN_VIEW', 'CAN_MANAGE_RUN', 'IS_OWNER', 'CAN_MANAGE'),
-    owner: 'IS_OWNER',
-    admins: 'CAN_MANAGE',
-  },
-  {
-    request: 'pipelines',
-    objectType: 'pipelines',
-    levels: levels('CAN_VIEW', 'CAN_RUN', 'CAN_MANAGE', 'IS_OWNER'),
-    owner: 'IS_OWNER',
-    admins: 'CAN_MANAGE',
-  },
-  {
-    request: 'notebooks',
-    objectType: 'notebook',
-    levels: workspaceObject,
-    owner: 'CAN_MANAGE',
-    admins: 'CAN_MANAGE',
-  },
-  {
-    request: 'directories',
-    objectType: 'directory',
-    levels: workspaceObject,
-    owner: 'CAN_MANAGE',
-    admins: 'CAN_MANAGE',
-  },
-  {
-    request: 'files',
-    objectType: 'file',
-    levels: workspaceObject,
-    owner: 'CAN_MANAGE',
-    admins: 'CAN_MANAGE',
-  },
-  {
-    request: 'repos',
-    objectType: 'repo',
-    levels: workspaceObject,
-    owner: 'CAN_MANAGE',
-    admins: 'CAN_MANAGE',
-  },
-  {
-    request: 'authorization/tokens',
-    objectType: 'tokens',
-    levels: levels('CAN_USE', 'CAN_MANAGE'),
-    admins: 'CAN_MANAGE',
-    adminsDirect: true,
-    singleton: true,
-  },
-  {
-    request: 'authorization/passwords',
-    objectType: 'passwords',
-    levels: levels('CAN_USE'),
-    admins: 'CAN_USE',
-    adminsDirect: true,
-    singleton: true,
-  },
-  {
-    request: 'sql/warehouses',
-    objectType: 'warehouses',
-    levels: levels('CAN_USE', 'CAN_MANAGE', 'CAN_MONITOR', 'CAN_VIEW', 'IS_OWNER'),
-    owner: 'IS_OWNER',
-    admins: 'CAN_MANAGE',
-  },
-  {
-    request: 'sql/queries',
-    objectType: 'query',
-    levels: sqlObject,
-    owner: 'CAN_MANAGE',
-    admins: 'CAN_MANAGE',
-  },
-  {
-    request: 'sql/alerts',
-    objectType: 'alert',
-    levels: sqlObject,
-    owner: 'CAN_MANAGE',
-    admins: 'CAN_MANAGE',
-  },
-  {
-    request: 'dbsql-dashboards',
-    objectType: 'dashboard',
-    levels: sqlObject,
-    owner: 'CAN_MANAGE',
-    admins: 'CAN_MANAGE',
-  },
-  {
-    request: 'dashboards',
-    objectType: 'dashboard',
-    levels: sqlObject,
-    owner: 'CAN_MANAGE',
-    admins: 'CAN_MANAGE',
-  },
-  {
-    request: 'alertsv2',
-    objectType: 'alertv2',
-    levels: sqlObject,
-    owner: 'CAN_MANAGE',
-    admins: 'CAN_MANAGE',
-  },
-  {
-    request: 'experiments',
-    objectType: 'mlflowExperiment',
-    levels: levels('CAN_READ', 'CAN_EDIT', 'CAN_MANAGE'),
-    owner: 'CAN_MANAGE',
-    admins: 'CAN_MANAGE',
-  },
-  {
-    request: 'registered-models',
-    objectType: 'registered-model',
-    levels: levels(
-      'CAN_READ',
-      'CAN_EDIT',
-      'CAN_MANAGE_STAGING_VERSIONS',
-      'CAN_MANAGE_PRODUCTION_VERSIONS',
-      'CAN_MANAGE',
-    ),
-    owner: 'CAN_MANAGE',
-    admins: 'CAN_MANAGE',
-  },
-  {
-    request: 'serving-endpoints',
-    objectType: 'serving-endpoint',
-    levels: levels('CAN_VIEW', 'CAN_QUERY', 'CAN_MANAGE'),
-    owner: 'CAN_MANAGE',
-    admins: 'CAN_MANAGE',
-  },
-  {
-    request: 'vector-search-endpoints',
-    objectType: 'vector-search-endpoints',
-    levels: levels('CAN_USE', 'CAN_MANAGE'),
-    owner: 'CAN_MANAGE',
-    admins: 'CAN_MANAGE',
-  },
-  {
-    request: 'apps',
-    objectType: 'apps',
-    levels: levels('CAN_USE', 'CAN_MANAGE'),
-    owner: 'CAN_MANAGE',
-    admins: 'CAN_MANAGE',
-  },
-  {
-    request: 'database-instances',
-    objectType: 'database-instances',
-    levels: levels('CAN_USE', 'CAN_MANAGE'),
-    owner: 'CAN_MANAGE',
-    admins: 'CAN_MANAGE',
-  },
-];
-
-/** Aliases that address the same objects: the SDKs' `warehouses/{id}` is the provider's `sql/warehouses/{id}`. */
-const ALIASES: Record<string, string> = {
-  warehouses: 'sql/warehouses',
-  'sql/dashboards': 'dbsql-dashboards',
 };
 
-const BY_REQUEST = new Map(TYPES.map((t) => [t.request, t]));
+export class PermissionTypes {
+  private readonly byRequest = new Map<string, PermissionType>();
 
-/**
- * Splits the path after /api/2.0/permissions/ into the type and the object id, and whether it asks for
- * permissionLevels. Returns undefined for an unknown type.
- */
-export function resolveObject(
-  rest: string,
-): { type: PermissionType; id: string; levelsRequest: boolean } | undefined {
-  let parts = rest.split('/').filter((p) => p !== '');
-  let levelsRequest = false;
-  if (parts[parts.length - 1] === 'permissionLevels') {
-    levelsRequest = true;
-    parts = parts.slice(0, -1);
+  constructor() {
+    // The two singletons iam itself owns (token management, password login).
+    this.add({
+      request: 'authorization/tokens',
+      objectType: 'tokens',
+      levels: this.describe(['CAN_USE', 'CAN_MANAGE']),
+      admins: 'CAN_MANAGE',
+      adminsFrom: '/authorization/tokens',
+      adminsDirect: true,
+      singleton: true,
+    });
+    this.add({
+      request: 'authorization/passwords',
+      objectType: 'passwords',
+      levels: this.describe(['CAN_USE']),
+      admins: 'CAN_USE',
+      adminsFrom: '/authorization/passwords',
+      adminsDirect: true,
+      singleton: true,
+    });
   }
-  for (const take of [2, 1]) {
-    if (parts.length < take) continue;
-    const name = parts.slice(0, take).join('/');
-    const type = BY_REQUEST.get(ALIASES[name] ?? name);
-    if (!type) continue;
-    const id = parts.slice(take).join('/');
-    if (type.singleton ? id !== '' : id === '') return undefined;
-    let decoded: string;
-    try {
-      decoded = decodeURIComponent(id);
-    } catch {
-      return undefined;
+
+  /** Registers a type for its owning package; registering a request name again replaces it. */
+  register(def: ObjectTypeDefinition, hooks: ObjectHooks): void {
+    const names = typeof def.request === 'string' ? [def.request] : [...def.request];
+    const bad = (why: string) => new Error(`Permission object type ${JSON.stringify(def.request)}: ${why}`);
+    if (names.length === 0 || names.some((n) => !/^[a-z0-9-]+(\/[a-z0-9-]+)?$/i.test(n)))
+      throw bad('request names are one or two path segments');
+    if (names.some((n) => n.startsWith('authorization/'))) throw bad('authorization/* belongs to iam');
+    const levels = this.describe(def.levels, def.descriptions);
+    for (const l of [def.owner, def.admins])
+      if (l !== undefined && !(l in levels)) throw bad(`${l} is not a level`);
+    const type: PermissionType = {
+      request: names[0]!,
+      objectType: def.objectType,
+      levels,
+      owner: def.owner,
+      admins: def.admins,
+      adminsFrom: def.adminsFrom ?? `/${names[0]}/`,
+      hooks,
+    };
+    for (const n of names) this.byRequest.set(n, type);
+  }
+
+  /** The type a request path names (its canonical request name or an alias), if any package registered it. */
+  get(request: string): PermissionType | undefined {
+    return this.byRequest.get(request);
+  }
+
+  /**
+   * Splits the path after /api/2.0/permissions/ into the type and the (decoded) object id, and whether it
+   * asks for permissionLevels. An unregistered type or a malformed id is a 400.
+   */
+  resolve(rest: string): { type: PermissionType; id: string; levelsRequest: boolean } {
+    let parts = rest.split('/').filter((p) => p !== '');
+    let levelsRequest = false;
+    if (parts[parts.length - 1] === 'permissionLevels') {
+      levelsRequest = true;
+      parts = parts.slice(0, -1);
     }
-    return { type, id: decoded, levelsRequest };
+    for (const take of [2, 1]) {
+      if (parts.length < take) continue;
+      const type = this.byRequest.get(parts.slice(0, take).join('/'));
+      if (!type) continue;
+      const id = parts.slice(take).join('/');
+      if (type.singleton ? id !== '' : id === '') break;
+      let decoded: string;
+      try {
+        decoded = decodeURIComponent(id);
+      } catch {
+        throw invalidParameter(`Invalid object id ${JSON.stringify(id)}.`);
+      }
+      return { type, id: decoded, levelsRequest };
+    }
+    throw unknownObjectType(parts.length >= 3 ? `${parts[0]}/${parts[1]}` : (parts[0] ?? ''));
   }
-  return undefined;
+
+  private add(t: PermissionType): void {
+    this.byRequest.set(t.request, t);
+  }
+
+  private describe(
+    names: readonly string[],
+    extra?: Readonly<Record<string, string>>,
+  ): Record<string, string> {
+    return Object.fromEntries(
+      names.map((n) => [n, extra?.[n] ?? DESCRIPTIONS[n] ?? n.toLowerCase().replace(/_/g, ' ')]),
+    );
+  }
 }
 
 export function objectIdOf(type: PermissionType, id: string): string {

@@ -2,6 +2,11 @@
  * SCIM mechanics with no state: the filter language (RFC 7644 §3.4.2.2, the subset Databricks documents:
  * eq, ne, co, sw, ew, gt/ge/lt/le, pr, and/or/not, parentheses), attribute lookup, projection with
  * `attributes`/`excludedAttributes`, and sorting. Attribute names are case-insensitive, as SCIM says.
+ *
+ * The filter parser is our own, not an npm SCIM filter library: the well-used ones (scim2-parse-filter,
+ * scim-query-filter-parser) follow the RFC grammar strictly and refuse two forms Databricks accepts and real
+ * clients send, single-quoted strings (the Terraform provider's `displayName eq 'x'`) and unquoted values (the
+ * Python SDK's `displayName eq any-abc123`); using one would mean re-tokenizing the filter before it anyway.
  */
 import { scimInvalidFilter } from './errors.js';
 
@@ -119,7 +124,9 @@ export function parseFilter(text: string): Filter {
       if (w === 'true' || w === 'false') value = w === 'true';
       else if (w === 'null') value = null;
       else if (/^-?\d+(\.\d+)?$/.test(w)) value = Number(w);
-      else return fail(`invalid value '${vt.v}'`);
+      // An unquoted word is a string: RFC 7644 wants quotes, Databricks does not (the Python SDK's own tests
+      // send `displayName eq any-abc123`). It ends at whitespace or a bracket, as the tokenizer reads it.
+      else value = vt.v;
     } else return fail(`invalid value '${vt.v}'`);
     path = path.trim();
     return { kind: 'cmp', op: op as Compare, path, value };

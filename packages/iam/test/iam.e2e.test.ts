@@ -80,6 +80,40 @@ describe('identity through the TypeScript SDK', () => {
     expect(users?.all_permissions?.[0]?.permission_level).toBe('CAN_ATTACH_TO');
   });
 
+  it('knows a warehouse only once sql created it, and no type that no running package registered', async () => {
+    const w = workspaceClient(server.url);
+    const missing = await w.permissions
+      .get({ request_object_type: 'warehouses', request_object_id: '0123456789abcdef' })
+      .catch((e: unknown) => e);
+    expect((missing as ApiError).statusCode).toBe(404);
+    expect((missing as ApiError).errorCode).toBe('RESOURCE_DOES_NOT_EXIST');
+    const wh = await w.warehouses.create({ name: uniqueName('perm'), cluster_size: 'Small' });
+    const got = await w.permissions.get({ request_object_type: 'warehouses', request_object_id: wh.id! });
+    expect(got).toMatchObject({ object_id: `/sql/warehouses/${wh.id}`, object_type: 'warehouses' });
+    const owner = got.access_control_list?.find((a) => a.user_name === 'dev@minilake.local');
+    expect(owner?.all_permissions?.[0]?.permission_level).toBe('IS_OWNER');
+    const set = await w.warehouses.setPermissions({
+      warehouse_id: wh.id!,
+      access_control_list: [{ group_name: 'users', permission_level: 'CAN_MONITOR' }],
+    });
+    expect(
+      set.access_control_list?.find((a) => a.group_name === 'users')?.all_permissions?.[0],
+    ).toMatchObject({
+      permission_level: 'CAN_MONITOR',
+    });
+    await w.warehouses.delete({ id: wh.id! });
+    const deleted = await w.permissions
+      .get({ request_object_type: 'warehouses', request_object_id: wh.id! })
+      .catch((e: unknown) => e);
+    expect((deleted as ApiError).statusCode).toBe(404);
+    // pipelines are no MiniLake package's: refused as Databricks refuses a type it does not know
+    const unknown = await w.permissions
+      .get({ request_object_type: 'pipelines', request_object_id: 'p1' })
+      .catch((e: unknown) => e);
+    expect((unknown as ApiError).statusCode).toBe(400);
+    expect((unknown as ApiError).message).toBe('request_object_type is not recognized: pipelines');
+  });
+
   it('creates a token whose value is only in the create response', async () => {
     const w = workspaceClient(server.url);
     const t = await w.tokens.create({ comment: 'ts', lifetime_seconds: 60 });

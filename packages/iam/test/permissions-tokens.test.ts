@@ -2,16 +2,42 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import type { Hono } from 'hono';
 import { defaultIdentity, ManualClock, StateDb } from '@minilake/core';
 import { expectDatabricksError, jsonInit, serviceApp } from '@minilake/testing';
-import { iamService, IamStore } from '../src/index.js';
+import { iamService, IamStore, type IamApi, type ObjectTypeDefinition } from '../src/index.js';
 
 let app: Hono;
 let store: IamStore;
 const me = defaultIdentity.userName;
 
+/** The definitions the owning packages (compute, jobs, sql) register, as they register them. */
+const CLUSTERS: ObjectTypeDefinition = {
+  request: 'clusters',
+  objectType: 'cluster',
+  levels: ['CAN_ATTACH_TO', 'CAN_RESTART', 'CAN_MANAGE'],
+  owner: 'CAN_MANAGE',
+  admins: 'CAN_MANAGE',
+};
+const JOBS: ObjectTypeDefinition = {
+  request: 'jobs',
+  objectType: 'job',
+  levels: ['CAN_VIEW', 'CAN_MANAGE_RUN', 'IS_OWNER', 'CAN_MANAGE'],
+  owner: 'IS_OWNER',
+  admins: 'CAN_MANAGE',
+};
+const WAREHOUSES: ObjectTypeDefinition = {
+  request: ['sql/warehouses', 'warehouses'],
+  objectType: 'warehouses',
+  levels: ['CAN_USE', 'CAN_MANAGE', 'CAN_MONITOR', 'CAN_VIEW', 'IS_OWNER'],
+  owner: 'IS_OWNER',
+  admins: 'CAN_MANAGE',
+};
+const anyId = { exists: () => true };
+
 beforeEach(async () => {
   const s = await serviceApp(iamService);
   app = s.app;
   store = s.instance.state[0] as IamStore;
+  // Stand-ins for owners that know every id: this file tests iam's ACL rules, not the owners' ids.
+  for (const def of [CLUSTERS, JOBS, WAREHOUSES]) s.instance.api!.registerObjectType(def, anyId);
 });
 
 const req = async (method: string, path: string, body?: unknown) => {
@@ -102,10 +128,10 @@ describe('permissions', () => {
     await expectDatabricksError(nobody, 400, 'INVALID_PARAMETER_VALUE');
     const badType = await app.request('/api/2.0/permissions/widgets/1');
     await expectDatabricksError(badType, 400, 'INVALID_PARAMETER_VALUE');
-    const badId = await app.request('/api/2.0/permissions/registered-models/%zz');
+    const badId = await app.request('/api/2.0/permissions/jobs/%zz');
     await expectDatabricksError(badId, 400, 'INVALID_PARAMETER_VALUE');
-    const encoded = await req('GET', '/api/2.0/permissions/registered-models/a%20b');
-    expect(encoded.body!.object_id).toBe('/registered-models/a b');
+    const encoded = await req('GET', '/api/2.0/permissions/jobs/a%20b');
+    expect(encoded.body!.object_id).toBe('/jobs/a b');
   });
 
   it('lists permission levels per type', async () => {
@@ -120,6 +146,78 @@ describe('permissions', () => {
   });
 });
 
+describe('object types registered by their packages', () => {
+  it('knows only its own singletons until a package registers a type', async () => {
+    const alone = await serviceApp(iamService);
+    for (const path of [
+      'jobs/123',
+      'clusters/0101-123456-abcdefgh',
+      'warehouses/abc',
+      'sql/warehouses/abc',
+    ]) {
+      const res = await alone.app.request(`/api/2.0/permissions/${path}`);
+      const body = await expectDatabricksError(res, 400, 'INVALID_PARAMETER_VALUE');
+      expect(body.message).toBe(
+        `request_object_type is not recognized: ${path.split('/').slice(0, -1).join('/')}`,
+      );
+    }
+    const put = await alone.app.request(
+      '/api/2.0/permissions/jobs/1',
+      jsonInit('PUT', { access_control_list: [] }),
+    );
+    await expectDatabricksError(put, 400, 'INVALID_PARAMETER_VALUE');
+    expect((await alone.app.request('/api/2.0/permissions/authorization/tokens')).status).toBe(200);
+    expect((await alone.app.request('/api/2.0/permissions/authorization/passwords')).status).toBe(200);
+  });
+
+  it('serves a registered type under every request name, keyed by the first', async () => {
+    const s = await serviceApp(iamService);
+    const api: IamApi = s.instance.api!;
+    const known = new Set(['wh1']);
+    api.registerObjectType(WAREHOUSES, { exists: (id) => known.has(id) });
+    const missing = await s.app.request('/api/2.0/permissions/warehouses/0123456789abcdef');
+    await expectDatabricksError(missing, 404, 'RESOURCE_DOES_NOT_EXIST');
+    await s.app.request(
+      '/api/2.0/permissions/sql/warehouses/wh1',
+      jsonInit('PATCH', { access_control_list: [{ group_name: 'users', permission_level: 'CAN_USE' }] }),
+    );
+    const viaAlias = (await (await s.app.request('/api/2.0/permissions/warehouses/wh1')).json()) as any;
+    expect(viaAlias).toMatchObject({ object_id: '/sql/warehouses/wh1', object_type: 'warehouses' });
+    expect(viaAlias.access_control_list.find((a: any) => a.group_name === 'users')).toEqual({
+      group_name: 'users',
+      all_permissions: [{ permission_level: 'CAN_USE', inherited: false }],
+    });
+    expect(viaAlias.access_control_list.find((a: any) => a.group_name === 'admins')).toEqual({
+      group_name: 'admins',
+      all_permissions: [
+        { permission_level: 'CAN_MANAGE', inherited: true, inherited_from_object: ['/sql/warehouses/'] },
+      ],
+    });
+    const levels = (await (
+      await s.app.request('/api/2.0/permissions/warehouses/wh1/permissionLevels')
+    ).json()) as any;
+    expect(levels.permission_levels).toContainEqual({
+      permission_level: 'CAN_MONITOR',
+      description: 'Can monitor',
+    });
+    expect(api.permissions('warehouses', 'wh1')).toMatchObject({ object_id: '/sql/warehouses/wh1' });
+    expect(api.permissions('warehouses', 'nope')).toBeUndefined();
+    api.dropPermissions('warehouses', 'wh1');
+    const dropped = (await (await s.app.request('/api/2.0/permissions/sql/warehouses/wh1')).json()) as any;
+    expect(JSON.stringify(dropped)).not.toContain('CAN_USE');
+  });
+
+  it('refuses a definition whose owner or admins level is not one of its levels', async () => {
+    const s = await serviceApp(iamService);
+    expect(() => s.instance.api!.registerObjectType({ ...JOBS, owner: 'CAN_FLY' }, anyId)).toThrow(
+      /CAN_FLY is not a level/,
+    );
+    expect(() =>
+      s.instance.api!.registerObjectType({ ...JOBS, request: 'authorization/tokens' }, anyId),
+    ).toThrow(/belongs to iam/);
+  });
+});
+
 describe('object hooks', () => {
   it('answers 404 for unknown objects and names the creator as owner once a service registers', async () => {
     const s = await serviceApp(iamService);
@@ -128,7 +226,7 @@ describe('object hooks', () => {
       '/api/2.0/preview/scim/v2/ServicePrincipals',
       jsonInit('POST', { applicationId: 'robot-app' }),
     );
-    s.instance.api!.registerObjectType('jobs', {
+    s.instance.api!.registerObjectType(JOBS, {
       exists: (id) => known.has(id),
       owner: (id) => known.get(id),
     });
@@ -162,7 +260,7 @@ describe('tokens', () => {
     expect(listed.body!.token_infos).toEqual([info]);
     expect(JSON.stringify(listed.body)).not.toContain(value);
     expect(JSON.stringify(store.snapshot())).not.toContain(value);
-    expect(store.isIssuedToken(value)).toBe(true);
+    expect(store.tokens.isIssued(value)).toBe(true);
 
     const mgmt = await req('GET', '/api/2.0/token-management/tokens');
     expect(mgmt.body!.token_infos[0]).toMatchObject({
@@ -189,7 +287,7 @@ describe('tokens', () => {
     expect((await req('GET', '/api/2.0/token/list')).body!.token_infos).toEqual([]);
     const again = await app.request('/api/2.0/token/delete', jsonInit('POST', { token_id: info.token_id }));
     await expectDatabricksError(again, 404, 'RESOURCE_DOES_NOT_EXIST');
-    expect(store.isIssuedToken(value)).toBe(false);
+    expect(store.tokens.isIssued(value)).toBe(false);
   });
 
   it('creates on-behalf-of tokens for a service principal', async () => {
@@ -210,10 +308,10 @@ describe('tokens', () => {
   it('expires tokens on the injected clock', () => {
     const clock = new ManualClock(1_000_000);
     const s = new IamStore(StateDb.memory(), clock, defaultIdentity);
-    const { token_value } = s.createToken(10);
-    expect(s.isIssuedToken(token_value)).toBe(true);
+    const { token_value } = s.tokens.createToken(10);
+    expect(s.tokens.isIssued(token_value)).toBe(true);
     clock.advance(11_000);
-    expect(s.isIssuedToken(token_value)).toBe(false);
+    expect(s.tokens.isIssued(token_value)).toBe(false);
   });
 });
 
@@ -226,9 +324,15 @@ describe('persistence', () => {
     const snap = store.snapshot();
     const other = new IamStore(StateDb.memory(), new ManualClock(0), defaultIdentity);
     other.restore(snap);
-    expect(other.list('User', { filter: 'userName eq "p@example.com"' }).totalResults).toBe(1);
-    const acl = other.getPermissions(
-      { request: 'clusters', objectType: 'cluster', levels: {}, admins: 'CAN_MANAGE' },
+    expect(other.directory.list('User', { filter: 'userName eq "p@example.com"' }).totalResults).toBe(1);
+    const acl = other.permissions.get(
+      {
+        request: 'clusters',
+        objectType: 'cluster',
+        levels: {},
+        admins: 'CAN_MANAGE',
+        adminsFrom: '/clusters/',
+      },
       'c9',
     );
     expect(JSON.stringify(acl)).toContain('CAN_RESTART');

@@ -242,6 +242,30 @@ describe('Groups and service principals', () => {
       `${SCIM}/ServicePrincipals?filter=${encodeURIComponent('applicationId eq "app-1"')}`,
     );
     expect(sps.body!.Resources.map((s: any) => s.id)).toEqual([sp.id]);
+    // an unquoted value, as the Python SDK's own tests send it and Databricks accepts it
+    await req('POST', `${SCIM}/Groups`, { displayName: 'any-abc123' });
+    const unquoted = await req(
+      'GET',
+      `${SCIM}/Groups?filter=${encodeURIComponent('displayName eq any-abc123')}`,
+    );
+    expect(unquoted.status).toBe(200);
+    expect(unquoted.body!.Resources.map((g: any) => g.displayName)).toEqual(['any-abc123']);
+    const none = await req(
+      'GET',
+      `${SCIM}/Groups?filter=${encodeURIComponent('displayName eq any-nothing')}`,
+    );
+    expect(none.body!.Resources).toEqual([]);
+    const both = await req(
+      'GET',
+      `${SCIM}/ServicePrincipals?filter=${encodeURIComponent('applicationId eq app-1 and displayName eq x')}`,
+    );
+    expect(both.body!.Resources.map((s: any) => s.id)).toEqual([sp.id]);
+    // still a malformed filter: a value is missing, or an operator is unknown
+    for (const f of ['displayName eq', 'displayName zz any-abc123', 'displayName eq (x)']) {
+      const res = await app.request(`${SCIM}/Groups?filter=${encodeURIComponent(f)}`);
+      const err = await expectDatabricksError(res, 400, 'INVALID_PARAMETER_VALUE');
+      expect(err).toMatchObject({ scimType: 'invalidFilter' });
+    }
     const dup = await app.request(`${SCIM}/ServicePrincipals`, jsonInit('POST', { applicationId: 'app-1' }));
     await expectDatabricksError(dup, 409, 'RESOURCE_ALREADY_EXISTS');
   });

@@ -1,7 +1,8 @@
 /**
  * Secrets API (/api/2.0/secrets). Fidelity notes:
- * - Values are write-only: list returns keys and timestamps, and `get` answers 403 as it does for a caller
- *   outside a notebook or job. Jobs read values through the store's resolver.
+ * - `get` returns `{key, value}` (value base64) as Databricks does for a caller with READ on the scope; with
+ *   ACLs not enforced every caller has READ. `writeOnly` (MINILAKE_SECRETS_WRITE_ONLY=1) makes it answer 403
+ *   instead, so values are readable only by jobs through the store's resolver. `list` never has values.
  * - ACLs are stored and reported, not enforced: every caller acts as the workspace admin.
  * - Only the DATABRICKS backend exists; AZURE_KEYVAULT scopes are refused.
  */
@@ -13,7 +14,12 @@ import { secretValue, type SecretsStore } from './store.js';
 
 const BASE = '/api/2.0/secrets';
 
-export function secretsApp(store: SecretsStore): Hono {
+export interface SecretsAppOptions {
+  /** `GET secrets/get` answers 403 instead of the value (values reach jobs only). */
+  writeOnly?: boolean;
+}
+
+export function secretsApp(store: SecretsStore, opts: SecretsAppOptions = {}): Hono {
   const app = new Hono();
 
   app.post(`${BASE}/scopes/create`, async (c) => {
@@ -45,8 +51,12 @@ export function secretsApp(store: SecretsStore): Hono {
   );
   app.get(`${BASE}/get`, (c) => {
     const q = readQuery(c, s.GetSecretRequest);
-    store.listSecrets(q.scope); // a missing scope is still a 404
-    throw secretReadForbidden();
+    if (opts.writeOnly) {
+      store.listSecrets(q.scope); // a missing scope is still a 404
+      throw secretReadForbidden();
+    }
+    // The value goes only into this response body: never into a log line, an error or the journal.
+    return c.json({ key: q.key, value: store.readSecret(q.scope, q.key).toString('base64') });
   });
 
   app.post(`${BASE}/acls/put`, async (c) => {

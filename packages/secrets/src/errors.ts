@@ -11,7 +11,7 @@ export const invalidName = (what: string, name: string) =>
     `${what} name '${name}' is invalid: it must consist of alphanumeric characters, dashes, underscores, and periods, and may not exceed 128 characters.`,
   );
 export const valueTooLarge = () => invalidParameter('Secret value must be at most 128 KB.');
-/** The REST API never returns a secret value to a caller outside a job or notebook. */
+/** MINILAKE_SECRETS_WRITE_ONLY=1: the REST API never returns a secret value; jobs still read it. */
 export const secretReadForbidden = () =>
   new DatabricksError(
     403,

@@ -5,7 +5,14 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { CollectionStore, invalidParameter, type Clock, type Collection, type StateDb } from '@minilake/core';
+import {
+  CollectionStore,
+  invalidParameter,
+  parseBase64,
+  type Clock,
+  type Collection,
+  type StateDb,
+} from '@minilake/core';
 import {
   aclNotFound,
   invalidName,
@@ -34,9 +41,8 @@ interface SecretRecord {
 const NAME = /^[A-Za-z0-9_.-]{1,128}$/;
 const MAX_VALUE_BYTES = 128 * 1024;
 
-function loadKey(dataDir: string | undefined): Buffer {
-  if (!dataDir) return randomBytes(32);
-  const dir = path.join(dataDir, 'state');
+function loadKey(dir: string | undefined): Buffer {
+  if (!dir) return randomBytes(32);
   const file = path.join(dir, 'secrets.key');
   if (existsSync(file)) return Buffer.from(readFileSync(file, 'utf8').trim(), 'base64');
   mkdirSync(dir, { recursive: true });
@@ -50,17 +56,28 @@ export class SecretsStore extends CollectionStore {
   private readonly secrets: Collection<SecretRecord>;
   private readonly key: Buffer;
 
+  private readonly clock: Clock;
+  private readonly owner: string;
+
   constructor(
     db: StateDb,
-    private readonly clock: Clock,
-    private readonly owner: string,
-    /** Only given when persistence is on: the encryption key must outlive the process with the data. */
-    keyDir?: string,
+    opts: {
+      clock: Clock;
+      /** The creator of new scopes. */
+      owner: string;
+      /**
+       * Where `secrets.key` lives; only given when persistence is on: the key must outlive the process with
+       * the data. Without it the key is random and in memory.
+       */
+      keyDir?: string;
+    },
   ) {
     super('secrets', 1, db);
+    this.clock = opts.clock;
+    this.owner = opts.owner;
     this.scopes = this.collection('scopes');
     this.secrets = this.collection('secrets');
-    this.key = loadKey(keyDir);
+    this.key = loadKey(opts.keyDir);
   }
 
   private scope(name: string): ScopeRecord {
@@ -113,7 +130,7 @@ export class SecretsStore extends CollectionStore {
       .sort((a, b) => a.key.localeCompare(b.key));
   }
 
-  /** For jobs only (dbutils and {{secrets/...}} references); never exposed through the REST API. */
+  /** The value's bytes: for `GET secrets/get` (unless write-only) and for jobs' {{secrets/...}} references. */
   readSecret(scope: string, key: string): Buffer {
     this.scope(scope);
     const s = this.secrets.get(`${scope}/${key}`);
@@ -178,9 +195,7 @@ export function secretValue(body: {
   if (hasString === hasBytes)
     throw invalidParameter('Exactly one of string_value and bytes_value must be set.');
   if (hasString) return Buffer.from(body.string_value!, 'utf8');
-  const b64 = body.bytes_value!;
-  if (!/^[A-Za-z0-9+/]*={0,2}$/.test(b64) || b64.length % 4 !== 0) {
-    throw invalidParameter('bytes_value must be base64-encoded.');
-  }
-  return Buffer.from(b64, 'base64');
+  const bytes = parseBase64(body.bytes_value!);
+  if (!bytes) throw invalidParameter('bytes_value must be base64-encoded.');
+  return bytes;
 }

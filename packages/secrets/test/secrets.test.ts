@@ -26,7 +26,7 @@ describe('SecretsStore', () => {
   let store: SecretsStore;
   beforeEach(() => {
     clock = new ManualClock();
-    store = new SecretsStore(StateDb.memory(), clock, 'owner@example.com');
+    store = new SecretsStore(StateDb.memory(), { clock, owner: 'owner@example.com' });
   });
 
   it('creates and deletes scopes, refusing duplicates and missing ones', () => {
@@ -147,7 +147,41 @@ describe('Secrets API in process', () => {
     expect((await post('scopes/create', { scope: 's' })).status).toBe(200);
   });
 
-  it('never returns a value: get is 403 and list has keys and timestamps only', async () => {
+  it('serves a value to get as Databricks does (every caller has READ), never in list', async () => {
+    expect((await post('put', { scope: 's', key: 'pw', string_value: 'hunter2' })).status).toBe(200);
+    const bytes = Buffer.from([0, 1, 254, 255]);
+    expect(
+      (await post('put', { scope: 's', key: 'bin', bytes_value: bytes.toString('base64') })).status,
+    ).toBe(200);
+    const res = await get('get', { scope: 's', key: 'pw' });
+    expect(res.status).toBe(200);
+    expect(await json(res)).toEqual({ key: 'pw', value: Buffer.from('hunter2').toString('base64') });
+    expect(await json(await get('get', { scope: 's', key: 'bin' }))).toEqual({
+      key: 'bin',
+      value: bytes.toString('base64'),
+    });
+    expect(JSON.stringify(await json(await get('list', { scope: 's' })))).not.toContain(
+      Buffer.from('hunter2').toString('base64'),
+    );
+    const missingKey = await expectDatabricksError(
+      await get('get', { scope: 's', key: 'nope' }),
+      404,
+      'RESOURCE_DOES_NOT_EXIST',
+    );
+    expect(missingKey.message).toBe('Failed to get secret nope for scope s.');
+    await expectDatabricksError(
+      await get('get', { scope: 'nope', key: 'pw' }),
+      404,
+      'RESOURCE_DOES_NOT_EXIST',
+    );
+  });
+
+  it('with MINILAKE_SECRETS_WRITE_ONLY=1 never returns a value: get is 403 and list has keys and timestamps only', async () => {
+    ({ app } = await serviceApp(secretsService, {
+      clock: new ManualClock(),
+      config: { MINILAKE_SECRETS_WRITE_ONLY: '1' },
+    }));
+    expect((await post('scopes/create', { scope: 's' })).status).toBe(200);
     expect((await post('put', { scope: 's', key: 'pw', string_value: 'hunter2' })).status).toBe(200);
     const list = await json(await get('list', { scope: 's' }));
     expect(list).toEqual({ secrets: [{ key: 'pw', last_updated_timestamp: expect.any(Number) }] });
@@ -236,7 +270,7 @@ describe('Secrets persistence', () => {
     const clock = new ManualClock();
 
     let db = await StateDb.open(stateDir);
-    let store = new SecretsStore(db, clock, 'me', dir);
+    let store = new SecretsStore(db, { clock, owner: 'me', keyDir: stateDir });
     store.createScope('s');
     store.putSecret('s', 'pw', Buffer.from(plain));
     store.putSecret('s', 'bin', Buffer.from(plain, 'utf8'));
@@ -260,7 +294,7 @@ describe('Secrets persistence', () => {
     expect(await readFile(path.join(stateDir, 'snapshot.json'), 'utf8')).toContain('"s/pw"');
 
     db = await StateDb.open(stateDir);
-    store = new SecretsStore(db, clock, 'me', dir);
+    store = new SecretsStore(db, { clock, owner: 'me', keyDir: stateDir });
     expect(store.readSecret('s', 'pw').toString()).toBe(plain);
     expect(store.resolveReferences('{{secrets/s/bin}}')).toBe(plain);
     await db.close();

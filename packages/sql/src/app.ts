@@ -17,11 +17,10 @@ import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { Readable } from 'node:stream';
 import { Hono, type Context } from 'hono';
-import { readJson, readQuery, validate, v } from '@minilake/core';
+import { nestedQueryValue, nestedQueryValues, readJson, readQuery, validate, v } from '@minilake/core';
 import {
   badWaitTimeout,
   chunkNotFound,
-  formatNeedsExternalLinks,
   resultLinkExpired,
   statementNotFound,
   statementNotSucceeded,
@@ -29,7 +28,12 @@ import {
 import type { QueryFilter, QueryHistoryStore } from './history.js';
 import { chunkContent, contentType, type ChunkInfo } from './results.js';
 import * as s from './schemas.js';
-import type { Statement, StatementManager } from './statements.js';
+import {
+  STATEMENT_API_CLIENT,
+  type SqlRequest,
+  type Statement,
+  type StatementManager,
+} from './statements.js';
 import type { Origin, WarehouseStore } from './warehouses.js';
 
 const STATEMENTS = '/api/2.0/sql/statements';
@@ -158,11 +162,7 @@ export function sqlApp(
   app.post(STATEMENTS, async (c) => {
     const body = await readJson(c, s.ExecuteStatementRequest);
     const wait = parseWaitTimeout(body.wait_timeout);
-    const format = body.format ?? 'JSON_ARRAY';
-    if (format !== 'JSON_ARRAY' && (body.disposition ?? 'INLINE') === 'INLINE')
-      throw formatNeedsExternalLinks(format);
-    warehouses.usable(body.warehouse_id);
-    const stmt = statements.start(body);
+    const stmt = statements.execute(toSqlRequest(body));
     if (wait > 0) {
       const ended = await statements.wait(stmt, wait * 1000);
       if (!ended && body.on_wait_timeout === 'CANCEL') statements.cancel(stmt);
@@ -290,6 +290,24 @@ export function sqlApp(
   return app;
 }
 
+/** The REST request in the statement service's wire-neutral form. */
+function toSqlRequest(body: s.ExecuteStatementInput): SqlRequest {
+  const r: SqlRequest = {
+    statement: body.statement,
+    warehouseId: body.warehouse_id,
+    client: STATEMENT_API_CLIENT,
+  };
+  if (body.catalog) r.catalog = body.catalog;
+  if (body.schema) r.schema = body.schema;
+  if (body.parameters) r.parameters = body.parameters;
+  if (body.format) r.format = body.format;
+  if (body.disposition) r.disposition = body.disposition;
+  if (body.row_limit !== undefined) r.rowLimit = body.row_limit;
+  if (body.byte_limit !== undefined) r.byteLimit = body.byte_limit;
+  if (body.query_tags) r.queryTags = body.query_tags;
+  return r;
+}
+
 /**
  * Adds `"data_array": <chunk JSON>` as the last field of the object that closes `depth` braces before the
  * end of `json` (the chunk is JSON text already: it is spliced in, never parsed and re-serialised).
@@ -303,10 +321,6 @@ function withDataArray(json: string, data: Uint8Array | string, depth: number): 
 /** filter_by arrives flattened in the query string (`filter_by.statuses=...`) or, from older clients, in a JSON body. */
 async function historyFilter(c: Context): Promise<QueryFilter> {
   const url = new URL(c.req.url);
-  const all = (k: string) => [
-    ...url.searchParams.getAll(`filter_by.${k}`),
-    ...url.searchParams.getAll(`filter_by[${k}]`),
-  ];
   const f: QueryFilter = {};
   let body: { filter_by?: Record<string, unknown> } = {};
   const text = await c.req.text().catch(() => '');
@@ -320,7 +334,7 @@ async function historyFilter(c: Context): Promise<QueryFilter> {
   const b = body.filter_by ?? {};
   const list = (k: string): string[] => {
     const fromBody = Array.isArray(b[k]) ? (b[k] as unknown[]).map(String) : [];
-    return [...all(k).flatMap((x) => x.split(',')), ...fromBody].filter(Boolean);
+    return [...nestedQueryValues(url, `filter_by.${k}`), ...fromBody].filter(Boolean);
   };
   const statuses = list('statuses');
   if (statuses.length) f.statuses = statuses;
@@ -331,8 +345,9 @@ async function historyFilter(c: Context): Promise<QueryFilter> {
   const users = list('user_ids').map(Number).filter(Number.isFinite);
   if (users.length) f.user_ids = users;
   const range = (b.query_start_time_range ?? {}) as Record<string, unknown>;
-  const start = url.searchParams.get('filter_by.query_start_time_range.start_time_ms') ?? range.start_time_ms;
-  const end = url.searchParams.get('filter_by.query_start_time_range.end_time_ms') ?? range.end_time_ms;
+  const start =
+    nestedQueryValue(url, 'filter_by.query_start_time_range.start_time_ms') ?? range.start_time_ms;
+  const end = nestedQueryValue(url, 'filter_by.query_start_time_range.end_time_ms') ?? range.end_time_ms;
   if (start !== undefined && start !== null && start !== '') f.start_time_ms = Number(start);
   if (end !== undefined && end !== null && end !== '') f.end_time_ms = Number(end);
   return f;

@@ -4,6 +4,11 @@
  */
 import { CollectionStore, invalidParameter, type Collection, type StateDb } from '@minilake/core';
 
+export interface QueryTag {
+  key: string;
+  value?: string | null;
+}
+
 export type QueryStatus = 'QUEUED' | 'RUNNING' | 'CANCELED' | 'FAILED' | 'FINISHED';
 
 export interface QueryRecord {
@@ -27,7 +32,7 @@ export interface QueryRecord {
   client_application: string;
   channel_used: { name: string };
   plans_state: string;
-  query_tags?: { key: string; value?: string | null }[];
+  query_tags?: QueryTag[];
   /** total_time_ms etc. */
   metrics?: Record<string, number | boolean>;
 }

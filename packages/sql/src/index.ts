@@ -1,10 +1,17 @@
 import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import { defineService } from '@minilake/core';
-import { duckDbEngine } from '@minilake/engine-duckdb';
+import { DUCKDB_FOLDER, duckDbEngine } from '@minilake/engine-duckdb';
+import type { IamApi } from '@minilake/iam';
+import type { UnityCatalogApi } from '@minilake/unity-catalog';
 import { sqlApp } from './app.js';
 import { QueryHistoryStore } from './history.js';
-import { defaultStatementOptions, StatementManager, type StatementOptions } from './statements.js';
+import {
+  defaultStatementOptions,
+  StatementManager,
+  type StatementOptions,
+  type StatementService,
+} from './statements.js';
 import { WarehouseStore } from './warehouses.js';
 
 export { sqlApp } from './app.js';
@@ -12,14 +19,31 @@ export { WarehouseStore, type WarehouseRecord } from './warehouses.js';
 export { QueryHistoryStore, type QueryRecord } from './history.js';
 export {
   StatementManager,
+  STATEMENT_API_CLIENT,
   defaultStatementOptions,
+  type SqlRequest,
   type Statement,
+  type StatementManagerOptions,
   type StatementOptions,
+  type StatementOutcome,
+  type StatementService,
+  type StatementState,
 } from './statements.js';
+export { STARTER_WAREHOUSE_ID, STARTER_WAREHOUSE_NAME, type WarehouseStoreOptions } from './warehouses.js';
+export type { ColumnInfo } from './render.js';
+export type { Format, Disposition } from './results.js';
+export type { StatementParameter } from './dialect/index.js';
 
-/** What other services may use: run a statement to completion (jobs' SQL tasks, the UI). */
+/** What other services may use (`ctx.peer<SqlApi>('sql')`, declaring `uses: ['sql']`). */
 export interface SqlApi {
+  /** Whether a statement may name this warehouse (exists and is not deleted). */
   warehouseExists(id: string): boolean;
+  /**
+   * Statement execution, the same service the REST Statement API uses: Thrift, MCP tools, the UI and jobs'
+   * sql_task adapt only the wire shape, and every statement lands in query history (`client` names the
+   * front end there). See README.md, "Statement service".
+   */
+  statements: StatementService;
 }
 
 function numberSetting(text: string | undefined, fallback: number): number {
@@ -30,17 +54,50 @@ function numberSetting(text: string | undefined, fallback: number): number {
 export const sqlService = defineService<SqlApi>({
   name: 'sql',
   description: 'Statement Execution API, SQL warehouses, query history',
-  uses: ['unity-catalog'],
+  // Without unity-catalog statements run on the engine alone (no catalogs to manage); with iam, warehouses
+  // are a permissions object type.
+  optionalUses: ['unity-catalog', 'iam'],
+  folders: [DUCKDB_FOLDER],
   configDefaults: {
     MINILAKE_WAREHOUSE_START_DELAY: '1',
     MINILAKE_SQL_RESULT_TTL: '3600',
     MINILAKE_SQL_CHUNK_BYTES: String(16 * 1024 * 1024),
+    // 1: no starter warehouse `dev`; a statement naming a warehouse that was not created is 404, as on Databricks.
+    MINILAKE_SQL_STRICT_WAREHOUSES: '0',
   },
   async create(ctx) {
     const engine = await duckDbEngine(ctx);
     const transitionMs = numberSetting(ctx.config.MINILAKE_WAREHOUSE_START_DELAY, 1) * 1000;
-    const warehouses = new WarehouseStore(ctx.state, ctx.clock, ctx.identity.userName, transitionMs);
+    const warehouses = new WarehouseStore({
+      db: ctx.state,
+      clock: ctx.clock,
+      creator: ctx.identity.userName,
+      transitionMs,
+      strict: ctx.config.MINILAKE_SQL_STRICT_WAREHOUSES === '1',
+    });
     const history = new QueryHistoryStore(ctx.state);
+    // Warehouses are a permissions object type (both request paths; levels, owner and admins as Databricks
+    // has them): iam answers 404 for a warehouse that does not exist or was deleted.
+    const warehouse = (id: string) => {
+      try {
+        return warehouses.get(id);
+      } catch {
+        return undefined;
+      }
+    };
+    ctx.optionalPeer<IamApi>('iam')?.registerObjectType(
+      {
+        request: ['sql/warehouses', 'warehouses'],
+        objectType: 'warehouses',
+        levels: ['CAN_USE', 'CAN_MANAGE', 'CAN_MONITOR', 'CAN_VIEW', 'IS_OWNER'],
+        owner: 'IS_OWNER',
+        admins: 'CAN_MANAGE',
+      },
+      {
+        exists: (id) => !['DELETED', 'DELETING', undefined].includes(warehouse(id)?.state),
+        owner: (id) => warehouse(id)?.creator_name,
+      },
+    );
     const ttl = numberSetting(ctx.config.MINILAKE_SQL_RESULT_TTL, 3600) * 1000;
     const chunkBytes = Math.max(1, numberSetting(ctx.config.MINILAKE_SQL_CHUNK_BYTES, 16 * 1024 * 1024));
     const opts: StatementOptions = {
@@ -48,20 +105,20 @@ export const sqlService = defineService<SqlApi>({
       resultTtlMs: ttl,
       limits: { ...defaultStatementOptions.limits, chunkBytes, memBytes: Math.min(1024 * 1024, chunkBytes) },
     };
-    const resultsDir = path.join(ctx.dataDir, 'sql', 'results');
+    const resultsDir = path.join(ctx.dir, 'results');
     // Statements do not survive a restart, so result files left by a previous process are orphans.
     await rm(resultsDir, { recursive: true, force: true });
-    const statements = new StatementManager(
+    const statements = new StatementManager({
       engine,
-      ctx.peer('unity-catalog'),
+      uc: ctx.optionalPeer<UnityCatalogApi>('unity-catalog'),
       warehouses,
       history,
-      ctx.clock,
-      ctx.identity,
+      clock: ctx.clock,
+      identity: ctx.identity,
       resultsDir,
-      ctx.logger,
-      opts,
-    );
+      logger: ctx.logger,
+      options: opts,
+    });
     // Statements are live handles over engine connections and result files: reset cancels and frees them.
     const statementState = {
       name: 'sql-statements',
@@ -74,14 +131,8 @@ export const sqlService = defineService<SqlApi>({
       app: sqlApp(statements, warehouses, history),
       state: [statementState, warehouses, history],
       api: {
-        warehouseExists: (id) => {
-          try {
-            warehouses.usable(id);
-            return true;
-          } catch {
-            return false;
-          }
-        },
+        warehouseExists: (id) => warehouses.exists(id),
+        statements,
       },
       close: async () => {
         warehouses.close();

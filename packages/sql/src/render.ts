@@ -2,7 +2,7 @@
  * How DuckDB values become Databricks result values: the manifest's column types, the string form every
  * JSON_ARRAY and CSV value takes (Spark's casts to STRING), and nested values as JSON text.
  */
-import { duckDbTypeToDatabricks } from '@minilake/engine-duckdb';
+import { duckDbTypeToDatabricks } from '@minilake/unity-catalog';
 
 /** DuckDB C API type ids (stable across releases). */
 export const T = {

@@ -79,6 +79,16 @@ function arrowWriter(): typeof import('./arrow.js') {
   return arrow;
 }
 
+export interface ResultBuilderOptions {
+  format: Format;
+  disposition: Disposition;
+  /** The result's columns, with the engine's types. */
+  columns: ColumnSource[];
+  limits: ResultLimits;
+  /** Where chunks too large for memory are written. */
+  dir: string;
+}
+
 export class ResultBuilder {
   readonly columns: ColumnInfo[];
   private readonly renderers: ((vec: VectorLike, i: number) => string | null)[];
@@ -94,14 +104,17 @@ export class ResultBuilder {
   private curRows = 0;
   private curBytes = 0;
   private dirMade = false;
+  private readonly format: Format;
+  private readonly disposition: Disposition;
+  private readonly limits: ResultLimits;
+  private readonly dir: string;
 
-  constructor(
-    private readonly format: Format,
-    private readonly disposition: Disposition,
-    sources: ColumnSource[],
-    private readonly limits: ResultLimits,
-    private readonly dir: string,
-  ) {
+  constructor(o: ResultBuilderOptions) {
+    const { format, columns: sources } = o;
+    this.format = format;
+    this.disposition = o.disposition;
+    this.limits = o.limits;
+    this.dir = o.dir;
     this.columns = sources.map((s, i) => columnInfo(s.name, i, s.type));
     this.renderers = sources.map((s) => stringRenderer(s.type));
     if (format === 'ARROW_STREAM') {

@@ -1,8 +1,11 @@
 /**
- * Statement execution: every statement runs asynchronously on a pooled DuckDB connection through the
- * Databricks SQL dialect, its result is cut into chunks in the requested format as the engine streams it,
- * and the HTTP layer only waits (up to wait_timeout) for the outcome. Cancel interrupts DuckDB.
- * Statements are in-memory handles (results are files); query history keeps the durable record.
+ * Statement execution, the service every SQL front end shares (the REST Statement API in app.ts, and next the
+ * Thrift endpoint, MCP tools, the UI and jobs' sql_task): run this Databricks SQL on this warehouse in this
+ * namespace (catalog, schema), get typed results, cancel. Every statement runs asynchronously on a pooled
+ * DuckDB connection through the dialect layer; its result is cut into chunks in the requested format as the
+ * engine streams it (columns carry Databricks types); a front end only waits for the outcome and adapts the
+ * wire shape. Cancel interrupts DuckDB. Statements are in-memory handles (results are files); query history
+ * keeps the durable record of every statement, whichever front end sent it (`client` names it there).
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import { rm } from 'node:fs/promises';
@@ -12,6 +15,7 @@ import type { DuckDbEngine } from '@minilake/engine-duckdb';
 import { executeDatabricksSql, SqlError } from './dialect/index.js';
 import type { QueryHistoryStore, QueryRecord, QueryStatus } from './history.js';
 import {
+  chunkContent,
   freeResult,
   InlineLimitExceeded,
   loadArrow,
@@ -22,9 +26,35 @@ import {
   type ResultLimits,
   type ResultSet,
 } from './results.js';
-import { T, type TypeLike, type VectorLike } from './render.js';
-import type { ExecuteStatementInput } from './schemas.js';
+import { T, type ColumnInfo, type TypeLike, type VectorLike } from './render.js';
+import type { StatementParameter } from './dialect/index.js';
+import { formatNeedsExternalLinks } from './errors.js';
+import type { QueryTag } from './history.js';
 import type { WarehouseStore } from './warehouses.js';
+
+/** What a front end asks for: the wire-neutral form of the Statement API's ExecuteStatementRequest. */
+export interface SqlRequest {
+  statement: string;
+  /** A warehouse id (the state machine gates the statement: a stopped warehouse starts on demand). */
+  warehouseId: string;
+  /** The default namespace; missing = main.default (an explicit one must exist). */
+  catalog?: string;
+  schema?: string;
+  /** `:name` parameters, bound by the engine (never spliced into the text). */
+  parameters?: StatementParameter[];
+  /** JSON_ARRAY (strings or null, as Databricks renders them), ARROW_STREAM or CSV. Default JSON_ARRAY. */
+  format?: Format;
+  /** INLINE (chunks of about 4 MiB, 25 MiB at most) or EXTERNAL_LINKS (larger chunks, no limit). */
+  disposition?: Disposition;
+  rowLimit?: number;
+  byteLimit?: number;
+  queryTags?: QueryTag[];
+  /** The front end, as query history's client_application shows it. */
+  client?: string;
+}
+
+/** client_application of statements sent through the REST Statement Execution API. */
+export const STATEMENT_API_CLIENT = 'Databricks SQL Statement Execution API';
 
 export type StatementState = 'PENDING' | 'RUNNING' | 'SUCCEEDED' | 'FAILED' | 'CANCELED' | 'CLOSED';
 
@@ -48,6 +78,51 @@ export interface Statement {
   /** When the result links stop working (ms). */
   expiresAt?: number;
   cancelExpiry?: () => void;
+}
+
+/** What the statement service runs on (an options object: see CONVENTIONS.md). */
+export interface StatementManagerOptions {
+  engine: DuckDbEngine;
+  /** The unity-catalog peer's API, when that service is enabled (SQL DDL shows up in Unity Catalog). */
+  uc?: unknown;
+  warehouses: WarehouseStore;
+  history: QueryHistoryStore;
+  clock: Clock;
+  identity: Identity;
+  /** Where result chunks larger than limits.memBytes are written. */
+  resultsDir: string;
+  logger: Logger;
+  options?: StatementOptions;
+}
+
+/** A statement's end as `run` reports it. */
+export interface StatementOutcome {
+  statementId: string;
+  state: StatementState;
+  /** FAILED: the Databricks error class (`TABLE_OR_VIEW_NOT_FOUND`, ...), message and SQLSTATE. */
+  error?: { error_code: string; message: string; sqlState?: string };
+  /** SUCCEEDED: the columns with their Databricks types (the Statement API's manifest columns). */
+  columns?: ColumnInfo[];
+  rows?: (string | null)[][];
+  truncated?: boolean;
+}
+
+/**
+ * The statement service as other packages see it (`ctx.peer<SqlApi>('sql').statements`): the REST
+ * Statement API is one front end; Thrift, MCP, the UI and jobs' sql_task adapt only the wire shape.
+ */
+export interface StatementService {
+  /** Starts a statement (404 DatabricksError for a missing warehouse); it is in query history from now on. */
+  execute(input: SqlRequest): Statement;
+  get(id: string): Statement | undefined;
+  /** Waits for the end, at most `ms` on the injected clock: true when it ended. */
+  wait(stmt: Statement, ms: number): Promise<boolean>;
+  /** Interrupts the engine; a finished statement is left alone. */
+  cancel(stmt: Statement): void;
+  /** A SUCCEEDED JSON_ARRAY result's rows, chunk by chunk. */
+  rows(stmt: Statement): AsyncIterable<(string | null)[][]>;
+  /** execute + wait + rows in one call. */
+  run(input: SqlRequest, timeoutMs?: number): Promise<StatementOutcome>;
 }
 
 export interface StatementOptions {
@@ -101,21 +176,30 @@ interface StreamResult {
   fetchChunk(): Promise<ChunkLike | null>;
 }
 
-export class StatementManager {
+export class StatementManager implements StatementService {
   private readonly statements = new Map<string, Statement>();
   private readonly timers = new Set<() => void>();
+  private readonly engine: DuckDbEngine;
+  private readonly uc: unknown;
+  private readonly warehouses: WarehouseStore;
+  private readonly history: QueryHistoryStore;
+  private readonly clock: Clock;
+  private readonly identity: Identity;
+  private readonly resultsDir: string;
+  private readonly logger: Logger;
+  private readonly opts: StatementOptions;
 
-  constructor(
-    private readonly engine: DuckDbEngine,
-    private readonly uc: unknown,
-    private readonly warehouses: WarehouseStore,
-    private readonly history: QueryHistoryStore,
-    private readonly clock: Clock,
-    private readonly identity: Identity,
-    private readonly resultsDir: string,
-    private readonly logger: Logger,
-    private readonly opts: StatementOptions = defaultStatementOptions,
-  ) {}
+  constructor(o: StatementManagerOptions) {
+    this.engine = o.engine;
+    this.uc = o.uc;
+    this.warehouses = o.warehouses;
+    this.history = o.history;
+    this.clock = o.clock;
+    this.identity = o.identity;
+    this.resultsDir = o.resultsDir;
+    this.logger = o.logger;
+    this.opts = o.options ?? defaultStatementOptions;
+  }
 
   get(id: string): Statement | undefined {
     return this.statements.get(id);
@@ -125,8 +209,19 @@ export class StatementManager {
     return this.statements.size;
   }
 
-  /** Registers and starts a statement; the warehouse must exist (checked by the caller). */
-  start(input: ExecuteStatementInput): Statement {
+  /**
+   * Registers and starts a statement, and records it in query history. A warehouse that does not exist (or
+   * is deleted) is a 404 DatabricksError thrown here, before anything is recorded.
+   */
+  execute(input: SqlRequest): Statement {
+    const format = input.format ?? 'JSON_ARRAY';
+    if (format !== 'JSON_ARRAY' && (input.disposition ?? 'INLINE') === 'INLINE')
+      throw formatNeedsExternalLinks(format);
+    this.warehouses.usable(input.warehouseId);
+    return this.start(input);
+  }
+
+  private start(input: SqlRequest): Statement {
     const id = randomUUID();
     let finish!: () => void;
     const done = new Promise<void>((resolve) => (finish = resolve));
@@ -134,7 +229,7 @@ export class StatementManager {
     const userId = Number(this.identity.userId);
     const stmt: Statement = {
       id,
-      warehouseId: input.warehouse_id,
+      warehouseId: input.warehouseId,
       state: 'PENDING',
       format: input.format ?? 'JSON_ARRAY',
       disposition: input.disposition ?? 'INLINE',
@@ -148,23 +243,23 @@ export class StatementManager {
         status: 'QUEUED',
         query_text: input.statement,
         query_start_time_ms: now,
-        warehouse_id: input.warehouse_id,
-        endpoint_id: input.warehouse_id,
+        warehouse_id: input.warehouseId,
+        endpoint_id: input.warehouseId,
         user_id: userId,
         user_name: this.identity.userName,
         executed_as_user_id: userId,
         executed_as_user_name: this.identity.userName,
         is_final: false,
-        client_application: 'Databricks SQL Statement Execution API',
+        client_application: input.client ?? STATEMENT_API_CLIENT,
         channel_used: { name: 'CHANNEL_NAME_CURRENT' },
         plans_state: 'EXISTS',
         statement_type: statementType(input.statement),
       },
     };
-    if (input.query_tags?.length) stmt.history.query_tags = input.query_tags;
+    if (input.queryTags?.length) stmt.history.query_tags = input.queryTags;
     this.statements.set(id, stmt);
     this.history.put(stmt.history);
-    void this.run(stmt, input).catch((e: unknown) => {
+    void this.runOnWarehouse(stmt, input).catch((e: unknown) => {
       this.logger.error('statement runner failed', { error: (e as Error)?.stack ?? String(e) });
       this.fail(stmt, 'INTERNAL_ERROR', 'Internal error', 'XX000');
     });
@@ -203,7 +298,7 @@ export class StatementManager {
     stmt.finish();
   }
 
-  private async run(stmt: Statement, input: ExecuteStatementInput): Promise<void> {
+  private async runOnWarehouse(stmt: Statement, input: SqlRequest): Promise<void> {
     try {
       await this.warehouses.ensureRunning(stmt.warehouseId);
     } catch (e) {
@@ -213,13 +308,13 @@ export class StatementManager {
     if (stmt.canceled) return;
     this.warehouses.statementStarted(stmt.warehouseId);
     try {
-      await this.execute(stmt, input);
+      await this.runOnEngine(stmt, input);
     } finally {
       this.warehouses.statementEnded(stmt.warehouseId);
     }
   }
 
-  private async execute(stmt: Statement, input: ExecuteStatementInput): Promise<void> {
+  private async runOnEngine(stmt: Statement, input: SqlRequest): Promise<void> {
     const { conn, release } = await this.engine.acquire();
     if (stmt.canceled) {
       release();
@@ -230,8 +325,8 @@ export class StatementManager {
     const limits: ResultLimits = { ...this.opts.limits };
     if (stmt.disposition === 'INLINE')
       limits.chunkBytes = Math.min(limits.chunkBytes, this.opts.inlineChunkBytes);
-    if (input.row_limit !== undefined) limits.rowLimit = input.row_limit;
-    if (input.byte_limit !== undefined) limits.byteLimit = input.byte_limit;
+    if (input.rowLimit !== undefined) limits.rowLimit = input.rowLimit;
+    if (input.byteLimit !== undefined) limits.byteLimit = input.byteLimit;
     else if (stmt.disposition === 'EXTERNAL_LINKS') limits.byteLimit = EXTERNAL_DEFAULT_BYTE_LIMIT;
     let builder: ResultBuilder | undefined;
     try {
@@ -252,7 +347,13 @@ export class StatementManager {
         const sources: ColumnSource[] = [];
         for (let i = 0; i < result.columnCount; i++)
           sources.push({ name: result.columnName(i), type: result.columnType(i) });
-        builder = new ResultBuilder(stmt.format, stmt.disposition, sources, limits, dir);
+        builder = new ResultBuilder({
+          format: stmt.format,
+          disposition: stmt.disposition,
+          columns: sources,
+          limits,
+          dir,
+        });
         const vectors: VectorLike[] = Array.from<VectorLike>({ length: sources.length });
         // One chunk ahead: DuckDB produces the next chunk on its threads while this one is converted.
         let ahead: Promise<ChunkLike | null> | undefined = stmt.canceled ? undefined : result.fetchChunk();
@@ -328,20 +429,26 @@ export class StatementManager {
     }
     const st = result.statementType;
     if (count === undefined || (st === ST_CREATE && count === 0n)) {
-      return new ResultBuilder(stmt.format, stmt.disposition, [], limits, dir);
+      return new ResultBuilder({
+        format: stmt.format,
+        disposition: stmt.disposition,
+        columns: [],
+        limits,
+        dir,
+      });
     }
     const bigintType: TypeLike = { typeId: T.BIGINT, toString: () => 'BIGINT' };
     const names =
       st === ST_INSERT || st === ST_CREATE
         ? ['num_affected_rows', 'num_inserted_rows']
         : ['num_affected_rows'];
-    const builder = new ResultBuilder(
-      stmt.format,
-      stmt.disposition,
-      names.map((name) => ({ name, type: bigintType })),
+    const builder = new ResultBuilder({
+      format: stmt.format,
+      disposition: stmt.disposition,
+      columns: names.map((name) => ({ name, type: bigintType })),
       limits,
       dir,
-    );
+    });
     const vec: VectorLike = { getItem: () => count };
     await builder.add(
       names.map(() => vec),
@@ -370,6 +477,40 @@ export class StatementManager {
     const ended = await Promise.race([stmt.done.then(() => true), timedOut]);
     cancelTimer?.();
     return ended;
+  }
+
+  /**
+   * The rows of a SUCCEEDED JSON_ARRAY statement, chunk by chunk (each value a string or null, as the
+   * Statement API renders it). The columns and their Databricks types are in `stmt.result.columns`.
+   */
+  async *rows(stmt: Statement): AsyncGenerator<(string | null)[][]> {
+    const rs = stmt.result;
+    if (stmt.state !== 'SUCCEEDED' || !rs) return;
+    if (rs.format !== 'JSON_ARRAY') throw new Error(`rows() reads JSON_ARRAY results, not ${rs.format}`);
+    for (const chunk of rs.chunks) {
+      const data = await chunkContent(chunk);
+      const text = typeof data === 'string' ? data : Buffer.from(data).toString('utf8');
+      yield JSON.parse(text) as (string | null)[][];
+    }
+  }
+
+  /**
+   * Runs a statement to its end (or `timeoutMs`, then cancels it) and reads its rows: the one call for a
+   * front end that wants the whole answer (MCP's run_sql, jobs' sql_task). JSON_ARRAY, INLINE by default.
+   */
+  async run(input: SqlRequest, timeoutMs = 10 * 60 * 1000): Promise<StatementOutcome> {
+    const stmt = this.execute(input);
+    if (!(await this.wait(stmt, timeoutMs))) this.cancel(stmt);
+    const out: StatementOutcome = { statementId: stmt.id, state: stmt.state };
+    if (stmt.error) out.error = { ...stmt.error, ...(stmt.sqlState ? { sqlState: stmt.sqlState } : {}) };
+    if (stmt.state === 'SUCCEEDED' && stmt.result) {
+      out.columns = stmt.result.columns;
+      out.truncated = stmt.result.truncated;
+      const rows: (string | null)[][] = [];
+      if (stmt.result.format === 'JSON_ARRAY') for await (const chunk of this.rows(stmt)) rows.push(...chunk);
+      out.rows = rows;
+    }
+    return out;
   }
 
   now(): number {

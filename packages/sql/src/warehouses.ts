@@ -1,6 +1,13 @@
 /**
  * SQL warehouses: stored records with a clock-driven state machine (STARTING -> RUNNING, STOPPING ->
  * STOPPED, DELETED). All warehouses share the one DuckDB engine; the state only gates statements.
+ *
+ * The starter warehouse: a new Databricks workspace comes with a "Serverless Starter Warehouse", and the
+ * seeds' first example (`{"warehouse_id": "dev", ...}` on a fresh server) relies on one. MiniLake's has the
+ * memorable id `dev` instead of a random one, so examples can name it. It is provisioned (stored, started,
+ * listed) by the first statement or command that names it, not at start-up, so a fresh or reset workspace
+ * still lists no warehouse (what every client and test of the list has seen so far). `strict` turns it
+ * off: `dev` is then an unknown id like any other (404), exactly as on Databricks.
  */
 import {
   CollectionStore,
@@ -42,6 +49,21 @@ export interface WarehouseRecord {
   data_source_id: string;
 }
 
+/** The id of the workspace's starter warehouse (see the file comment). */
+export const STARTER_WAREHOUSE_ID = 'dev';
+export const STARTER_WAREHOUSE_NAME = 'Serverless Starter Warehouse';
+
+export interface WarehouseStoreOptions {
+  db: StateDb;
+  clock: Clock;
+  /** creator_name of warehouses created without one (the workspace user). */
+  creator: string;
+  /** STARTING -> RUNNING and STOPPING -> STOPPED delay, in ms. */
+  transitionMs: number;
+  /** No starter warehouse: every id must name a created warehouse, as on Databricks. */
+  strict?: boolean;
+}
+
 export interface Origin {
   hostname: string;
   port: number;
@@ -57,15 +79,17 @@ export class WarehouseStore extends CollectionStore {
   private readonly idleTimers = new Map<string, () => void>();
   private readonly active = new Map<string, number>();
   private nextSeq = 1;
+  private readonly clock: Clock;
+  private readonly creator: string;
+  private readonly transitionMs: number;
+  readonly strict: boolean;
 
-  constructor(
-    db: StateDb,
-    private readonly clock: Clock,
-    private readonly creator: string,
-    /** STARTING -> RUNNING and STOPPING -> STOPPED delay, in ms. */
-    private readonly transitionMs: number,
-  ) {
-    super('sql-warehouses', 1, db);
+  constructor(opts: WarehouseStoreOptions) {
+    super('sql-warehouses', 1, opts.db);
+    this.clock = opts.clock;
+    this.creator = opts.creator;
+    this.transitionMs = opts.transitionMs;
+    this.strict = opts.strict ?? false;
     this.warehouses = this.collection('warehouses');
     this.config = this.collection('config');
     // A restart resumes transitions that were under way.
@@ -90,8 +114,11 @@ export class WarehouseStore extends CollectionStore {
   }
 
   create(f: WarehouseFields): WarehouseRecord {
+    return this.insert(hexId(16), f);
+  }
+
+  private insert(id: string, f: WarehouseFields): WarehouseRecord {
     this.validate(f);
-    const id = hexId(16);
     const min = f.min_num_clusters ?? 1;
     const rec: WarehouseRecord = {
       id,
@@ -118,22 +145,77 @@ export class WarehouseStore extends CollectionStore {
     return rec;
   }
 
+  /** The starter warehouse's fields, as a new Databricks workspace's: serverless, Small, 10 minutes auto-stop. */
+  private static readonly STARTER: WarehouseFields = {
+    name: STARTER_WAREHOUSE_NAME,
+    cluster_size: 'Small',
+    auto_stop_mins: 10,
+    enable_photon: true,
+    enable_serverless_compute: true,
+    warehouse_type: 'PRO',
+    min_num_clusters: 1,
+    max_num_clusters: 1,
+  };
+
+  private isStarter(id: string): boolean {
+    return !this.strict && id === STARTER_WAREHOUSE_ID;
+  }
+
+  /** The stored record; the starter warehouse is stored (and starts) the first time something uses it. */
+  private lookup(id: string, provision: boolean): WarehouseRecord | undefined {
+    const w = this.warehouses.get(id);
+    if (w || !this.isStarter(id)) return w;
+    if (!provision) return this.starterPreview();
+    return this.insert(id, WarehouseStore.STARTER);
+  }
+
+  /** The starter warehouse before its first use, as GET shows it (STOPPED; nothing is stored). */
+  private starterPreview(): WarehouseRecord {
+    const f = WarehouseStore.STARTER;
+    return {
+      id: STARTER_WAREHOUSE_ID,
+      name: f.name!,
+      cluster_size: f.cluster_size!,
+      auto_stop_mins: f.auto_stop_mins!,
+      channel: { name: 'CHANNEL_NAME_CURRENT' },
+      creator_name: this.creator,
+      enable_photon: true,
+      enable_serverless_compute: true,
+      max_num_clusters: 1,
+      min_num_clusters: 1,
+      spot_instance_policy: 'COST_OPTIMIZED',
+      warehouse_type: 'PRO',
+      state: 'STOPPED',
+      num_clusters: 0,
+      created_at: this.clock.now(),
+      seq: 0,
+      data_source_id: STARTER_WAREHOUSE_ID,
+    };
+  }
+
   /** The record, including a DELETED one (GET still answers for it, as the real service does). */
   get(id: string): WarehouseRecord {
-    const w = this.warehouses.get(id);
+    const w = this.lookup(id, false);
     if (!w) throw warehouseNotFound(id);
     return w;
   }
 
   /** A warehouse a statement may use: a missing or deleted one fails as missing. */
   usable(id: string): WarehouseRecord {
-    const w = this.warehouses.get(id);
+    const w = this.lookup(id, true);
     if (!w || w.state === 'DELETED' || w.state === 'DELETING') throw warehouseNotFound(id);
     return w;
   }
 
+  /** Whether a statement may use the warehouse, without provisioning the starter warehouse. */
+  exists(id: string): boolean {
+    const w = this.lookup(id, false);
+    return !!w && w.state !== 'DELETED' && w.state !== 'DELETING';
+  }
+
   private live(id: string): WarehouseRecord {
-    const w = this.get(id);
+    const w = this.lookup(id, true);
+    if (!w) throw warehouseNotFound(id);
     if (w.state === 'DELETED' || w.state === 'DELETING') throw warehouseDeleted(id);
     return w;
   }
@@ -171,7 +253,8 @@ export class WarehouseStore extends CollectionStore {
   }
 
   delete(id: string): void {
-    const w = this.get(id);
+    const w = this.lookup(id, true);
+    if (!w) throw warehouseNotFound(id);
     if (w.state === 'DELETED') throw warehouseNotFound(id);
     this.timers.get(id)?.();
     this.timers.delete(id);

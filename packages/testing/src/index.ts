@@ -11,9 +11,8 @@ import { Hono } from 'hono';
 import { expect } from 'vitest';
 import { WorkspaceClient } from '@databricks/sdk-experimental';
 import {
-  createContext,
-  errorHandler,
-  notImplementedHandler,
+  contextFor,
+  installErrorHandling,
   silentLogger,
   type ContextOptions,
   type ServiceDefinition,
@@ -25,17 +24,22 @@ export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)
 export const serverEntry =
   process.env.MINILAKE_SERVER_ENTRY ?? path.join(repoRoot, 'apps/server/dist/cli.js');
 
-/** Tier 2: one service (plus the peers it uses) mounted in a fresh app, for `app.request()`. */
+/**
+ * Tier 2: one service (plus the peers it uses, given in `peers`) mounted in a fresh app, for `app.request()`,
+ * with the same error handling as the real server (core's installErrorHandling) and the same peer checks
+ * (a lookup of a peer the definition does not declare throws).
+ */
 export async function serviceApp<Api>(
   def: ServiceDefinition<Api>,
-  opts: ContextOptions & { peers?: Map<string, unknown> } = {},
+  opts: Omit<ContextOptions, 'service' | 'uses' | 'optionalUses' | 'folders'> & {
+    peers?: Map<string, unknown>;
+  } = {},
 ): Promise<{ app: Hono; instance: ServiceInstance<Api>; ctx: ServiceContext }> {
   const app = new Hono();
-  const ctx = createContext({ logger: silentLogger, service: def.name, hostApp: () => app, ...opts });
+  const ctx = contextFor(def, { logger: silentLogger, hostApp: () => app, ...opts });
   const instance = await def.create(ctx);
-  app.onError(errorHandler(silentLogger));
+  installErrorHandling(app, silentLogger);
   app.route('/', instance.app);
-  app.all('*', notImplementedHandler);
   return { app, instance, ctx };
 }
 

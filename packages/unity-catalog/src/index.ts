@@ -1,9 +1,29 @@
 import { defineService } from '@minilake/core';
-import { duckDbEngine, type DuckDbEngine } from '@minilake/engine-duckdb';
+import { DUCKDB_FOLDER, duckDbEngine, type DuckDbEngine } from '@minilake/engine-duckdb';
 import { unityCatalogApp } from './app.js';
 import { UnityCatalogStore, type PermissionChange, type TableMetadataInput } from './store.js';
 
-export { UnityCatalogStore, type TableMetadataInput, type PermissionChange } from './store.js';
+export {
+  UnityCatalogStore,
+  type UnityCatalogStoreOptions,
+  type TableMetadataInput,
+  type PermissionChange,
+  type TableSource,
+  type TableCreate,
+  type CreatedTable,
+} from './store.js';
+export {
+  databricksToDuckDbType,
+  databricksTypeInfo,
+  duckDbTypeToDatabricks,
+  normalizeDatabricksType,
+  parseDatabricksType,
+  sparkTypeJson,
+  structFieldJson,
+  toDatabricksTypeName,
+  toDatabricksTypeText,
+  type DatabricksTypeInfo,
+} from './types.js';
 export { unityCatalogApp } from './app.js';
 export { checkName, splitFullName } from './names.js';
 
@@ -40,16 +60,21 @@ export const unityCatalogService = defineService<UnityCatalogApi>({
   name: 'unity-catalog',
   description: 'Unity Catalog on DuckDB: catalogs, schemas, tables, volumes, functions, grants',
   configDefaults: { MINILAKE_DUCKDB_MEMORY_LIMIT: '', MINILAKE_DUCKDB_THREADS: '' },
+  // Volumes have always lived in `<dataDir>/volumes`: kept, so persisted volumes stay where they are.
+  folders: ['volumes', DUCKDB_FOLDER],
   async create(ctx) {
     const engine = await duckDbEngine(ctx);
-    const store = new UnityCatalogStore(
-      ctx.state,
+    const store = new UnityCatalogStore({
+      db: ctx.state,
       engine,
-      ctx.clock,
-      ctx.identity.userName,
-      ctx.dataDir,
-      ctx.identity.workspaceId,
-    );
+      clock: ctx.clock,
+      user: ctx.identity.userName,
+      volumesDir: ctx.folder('volumes'),
+      // External locations must stay outside everything MiniLake manages.
+      dataDir: ctx.dataDir,
+      workspaceId: ctx.identity.workspaceId,
+      logger: ctx.logger,
+    });
     await store.open();
     return {
       app: unityCatalogApp(store),

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Hono } from 'hono';
 import { expectDatabricksError, jsonInit, serviceApp } from '@minilake/testing';
-import { quoteIdent } from '@minilake/engine-duckdb';
+import { ident } from '@minilake/engine-duckdb';
 import { unityCatalogService, type UnityCatalogApi } from '../src/index.js';
 
 const B = '/api/2.1/unity-catalog';
@@ -126,7 +126,8 @@ describe('catalogs', () => {
   it('updates comment, properties, owner and renames', async () => {
     await ok('POST', `${B}/catalogs`, { name: 'ren_a' });
     await ok('POST', `${B}/schemas`, { name: 's', catalog_name: 'ren_a' });
-    await api.engine.run(`CREATE TABLE ${quoteIdent(api.engine.alias('ren_a'))}.s.t AS SELECT 5 AS v`);
+    await api.engine.run(`CREATE TABLE ${ident(api.engine.alias('ren_a'))}.s.t AS SELECT 5 AS v`);
+    api.engine.notifyChange(); // DDL run behind the API's back: its runner tells the engine
     const u = await ok('PATCH', `${B}/catalogs/ren_a`, {
       comment: 'x',
       properties: { k: 'v' },
@@ -221,7 +222,9 @@ describe('schemas and tables', () => {
     await api.engine.run(`INSERT INTO main__ml.store.orders VALUES (1, 'a', 2.5)`);
     // SQL-created objects appear at once, SQL-dropped ones disappear
     await api.engine.run(`CREATE TABLE main__ml.store.viasql AS SELECT 1 AS x`);
+    api.engine.notifyChange(); // DDL run behind the API's back: its runner tells the engine
     await api.engine.run(`CREATE VIEW main__ml.store.v1 AS SELECT * FROM main__ml.store.orders`);
+    api.engine.notifyChange(); // DDL run behind the API's back: its runner tells the engine
     const v = await ok('GET', `${B}/tables/main.store.v1`);
     expect(v.table_type).toBe('VIEW');
     const viasql = await ok('GET', `${B}/tables/main.store.viasql`);
@@ -230,6 +233,7 @@ describe('schemas and tables', () => {
     expect(list.tables.map((x: any) => x.name)).toEqual(['orders', 'v1', 'viasql']);
     expect((await ok('GET', `${B}/tables/main.store.viasql/exists`)).table_exists).toBe(true);
     await api.engine.run(`DROP TABLE main__ml.store.viasql`);
+    api.engine.notifyChange(); // DDL run behind the API's back: its runner tells the engine
     await expectDatabricksError(
       await req('GET', `${B}/tables/main.store.viasql`),
       404,
@@ -237,6 +241,7 @@ describe('schemas and tables', () => {
     );
     expect((await ok('GET', `${B}/tables/main.store.viasql/exists`)).table_exists).toBe(false);
     await api.engine.run(`CREATE SCHEMA main__ml.sqlschema`);
+    api.engine.notifyChange(); // DDL run behind the API's back: its runner tells the engine
     await ok('GET', `${B}/schemas/main.sqlschema`);
     const sums = await ok('GET', `${B}/table-summaries?catalog_name=main&schema_name_pattern=st%25`);
     expect(sums.tables).toEqual([
@@ -280,7 +285,9 @@ describe('schemas and tables', () => {
     expect(listed.tables[0].columns).toEqual(created.columns);
     // A SQL change right after is visible at once (a full rebuild).
     await api.engine.run(`ALTER TABLE inc.fresh.t1 ADD COLUMN extra DOUBLE`);
+    api.engine.notifyChange(); // DDL run behind the API's back: its runner tells the engine
     await api.engine.run(`CREATE TABLE inc.fresh.t0 AS SELECT 1 AS x`);
+    api.engine.notifyChange(); // DDL run behind the API's back: its runner tells the engine
     const after = await ok('GET', `${B}/tables/inc.fresh.t1`);
     expect(after.columns.map((c: { name: string }) => c.name)).toEqual(['id', 'tags', 'extra']);
     expect(after.columns[0].comment).toBe('the id');
@@ -310,6 +317,7 @@ describe('schemas and tables', () => {
     expect(page2.tables.map((t: { name: string }) => t.name)).toEqual(['t2']);
     expect(page2.next_page_token).toBeUndefined();
     await api.engine.run(`DROP TABLE inc.fresh.t2`);
+    api.engine.notifyChange(); // DDL run behind the API's back: its runner tells the engine
     await expectDatabricksError(await req('GET', `${B}/tables/inc.fresh.t2`), 404, 'TABLE_DOES_NOT_EXIST');
   });
   it('pages 23 schemas in pages of 10 with no token on the last page', async () => {

@@ -12,6 +12,7 @@ import {
   invalidParameter,
   keysetPage,
   numericId,
+  parseBase64,
   type Clock,
   type Collection,
   type Identity,
@@ -356,9 +357,9 @@ export class WorkspaceAdminStore extends CollectionStore {
   // ---------- global init scripts ----------
 
   private checkScript(script: string): string {
-    if (!/^[A-Za-z0-9+/]*={0,2}$/.test(script) || script.length % 4 !== 0)
-      throw invalidParameter('script must be base64-encoded.');
-    if (Buffer.from(script, 'base64').length > MAX_SCRIPT_BYTES)
+    const bytes = parseBase64(script);
+    if (!bytes) throw invalidParameter('script must be base64-encoded.');
+    if (bytes.length > MAX_SCRIPT_BYTES)
       throw invalidParameter(`The script must be at most ${MAX_SCRIPT_BYTES} bytes.`);
     return script;
   }

@@ -10,7 +10,14 @@
  * - ACLs are not enforced: every caller is the workspace admin.
  */
 import { Hono, type Context, type MiddlewareHandler } from 'hono';
-import { invalidParameter, readJson, readQuery, readQueryOrBody, validate } from '@minilake/core';
+import {
+  invalidParameter,
+  parseBase64,
+  readJson,
+  readQuery,
+  readQueryOrBody,
+  validate,
+} from '@minilake/core';
 import { badBase64 } from './errors.js';
 import { canonicalPath, pathFromUrl } from './paths.js';
 import * as s from './schemas.js';
@@ -20,9 +27,9 @@ const BASE = '/api/2.0/workspace';
 const FILES = '/api/2.0/workspace-files';
 
 export function decodeBase64(b64: string): Buffer {
-  const clean = b64.replace(/\s+/g, '');
-  if (!/^[A-Za-z0-9+/]*={0,2}$/.test(clean) || clean.length % 4 === 1) throw badBase64();
-  return Buffer.from(clean, 'base64');
+  const bytes = parseBase64(b64);
+  if (!bytes) throw badBase64();
+  return bytes;
 }
 
 async function readImport(c: Context) {

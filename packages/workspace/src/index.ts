@@ -1,4 +1,5 @@
 import { defineService } from '@minilake/core';
+import type { IamApi } from '@minilake/iam';
 import { workspaceApp } from './app.js';
 import { canonicalPath } from './paths.js';
 import { WorkspaceStore, type ObjectType } from './store.js';
@@ -14,32 +15,43 @@ export interface WorkspaceApi {
   getStatus(path: string): ReturnType<WorkspaceStore['getStatus']>;
 }
 
-/**
- * The part of the iam service's api this package uses (structural: no package dependency on iam). With it
- * the permissions API answers 404 for a notebook, folder or file id that does not exist, and forgets an ACL
- * when its object is deleted.
- */
-interface IamPeer {
-  registerObjectType(requestObjectType: string, hooks: { exists(id: string): boolean }): void;
-  dropPermissions(requestObjectType: string, id: string): void;
-}
-
-const PERMISSION_TYPES: Record<ObjectType, string> = {
-  NOTEBOOK: 'notebooks',
-  DIRECTORY: 'directories',
-  FILE: 'files',
+/** Each workspace object type's permissions request path and `object_type`, as Databricks names them. */
+const PERMISSION_TYPES: Record<ObjectType, { request: string; objectType: string }> = {
+  NOTEBOOK: { request: 'notebooks', objectType: 'notebook' },
+  DIRECTORY: { request: 'directories', objectType: 'directory' },
+  FILE: { request: 'files', objectType: 'file' },
 };
 
 export const workspaceService = defineService<WorkspaceApi>({
   name: 'workspace',
   description: 'Workspace API and workspace-files: notebooks and files on disk',
+  // With iam the permissions API answers 404 for a notebook, folder or file id that does not exist, and
+  // forgets an ACL when its object is deleted.
+  optionalUses: ['iam'],
   create(ctx) {
-    const store = new WorkspaceStore(ctx.state, ctx.clock, ctx.dataDir, ctx.identity.userName);
-    const iam = ctx.peer<IamPeer>('iam');
+    const store = new WorkspaceStore(ctx.state, {
+      clock: ctx.clock,
+      dir: ctx.dir,
+      userName: ctx.identity.userName,
+    });
+    const iam = ctx.optionalPeer<IamApi>('iam');
     if (iam) {
-      for (const [type, request] of Object.entries(PERMISSION_TYPES) as [ObjectType, string][])
-        iam.registerObjectType(request, { exists: (id) => store.hasObject(type, id) });
-      store.onDeleted = (type, id) => iam.dropPermissions(PERMISSION_TYPES[type], id);
+      for (const [type, names] of Object.entries(PERMISSION_TYPES) as [
+        ObjectType,
+        (typeof PERMISSION_TYPES)[ObjectType],
+      ][])
+        iam.registerObjectType(
+          {
+            ...names,
+            levels: ['CAN_READ', 'CAN_RUN', 'CAN_EDIT', 'CAN_MANAGE'],
+            owner: 'CAN_MANAGE',
+            admins: 'CAN_MANAGE',
+            // admins manage the whole tree from its root folder
+            adminsFrom: '/directories/0',
+          },
+          { exists: (id) => store.hasObject(type, id) },
+        );
+      store.onDeleted = (type, id) => iam.dropPermissions(PERMISSION_TYPES[type].request, id);
     }
     return {
       app: workspaceApp(store),

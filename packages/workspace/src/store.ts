@@ -88,16 +88,19 @@ export class WorkspaceStore extends CollectionStore {
   private readonly root: string;
   private readonly tmp: string;
 
+  private readonly clock: Clock;
+  private readonly userName: string;
+
   constructor(
     db: StateDb,
-    private readonly clock: Clock,
-    dataDir: string,
-    private readonly userName: string,
+    opts: { clock: Clock; userName: string; /** The service's folder. */ dir: string },
   ) {
     super('workspace', 1, db);
+    this.clock = opts.clock;
+    this.userName = opts.userName;
     this.objects = this.collection('objects');
-    this.root = path.join(dataDir, 'workspace', 'root');
-    this.tmp = path.join(dataDir, 'workspace', 'tmp');
+    this.root = path.join(opts.dir, 'root');
+    this.tmp = path.join(opts.dir, 'tmp');
     mkdirSync(this.root, { recursive: true });
     mkdirSync(this.tmp, { recursive: true });
     this.ensureDefaults();

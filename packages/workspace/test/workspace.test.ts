@@ -286,6 +286,62 @@ describe('workspace-files import-file (what bundle deploy relies on)', () => {
   });
 });
 
+describe('escaped paths, as the Databricks CLI v1.12.1 sends them', () => {
+  // The CLI's filer escapes the whole path into one segment (url.PathEscape), so every `/` arrives as %2F.
+  const escaped = (p: string) => encodeURIComponent(p.replace(/^\//, ''));
+  const root = `${HOME}/.bundle/demo/dev`;
+
+  it('imports and reads back files whose path is one escaped segment (bundle deploy, import-dir)', async () => {
+    await post('/api/2.0/workspace/mkdirs', { path: `${root}/files` });
+    await post('/api/2.0/workspace/mkdirs', { path: `${root}/state` });
+    // the exact request line the CLI sends
+    const res = await app.request(
+      '/api/2.0/workspace-files/import-file/Users%2Fdev%40minilake.local%2F.bundle%2Fdemo%2Fdev%2Ffiles%2Fdatabricks.yml?overwrite=true',
+      { method: 'POST', body: 'bundle:\n  name: demo\n' },
+    );
+    expect(res.status, await res.clone().text()).toBe(200);
+    expect(await status(`${root}/files/databricks.yml`)).toMatchObject({ object_type: 'FILE' });
+    const state = JSON.stringify({ state_version: 1, resources: {} });
+    const put = await app.request(
+      `/api/2.0/workspace-files/import-file/${escaped(`${root}/state/resources.json`)}?overwrite=true`,
+      { method: 'POST', body: state },
+    );
+    expect(put.status).toBe(200);
+    // every later deploy reads state back with GET workspace-files/<escaped path>
+    const back = await app.request(`/api/2.0/workspace-files/${escaped(`${root}/state/resources.json`)}`);
+    expect(back.status).toBe(200);
+    expect(await back.text()).toBe(state);
+    // the mixed form (some slashes escaped, some not) names the same file
+    const mixed = await app.request(
+      `/api/2.0/workspace-files/Users/${encodeURIComponent(`${ME}/.bundle/demo/dev/state/resources.json`)}`,
+    );
+    expect(await mixed.text()).toBe(state);
+    const disk = path.join(ctx.dataDir, 'workspace/root', root, 'files/databricks.yml');
+    expect(await readFile(disk, 'utf8')).toBe('bundle:\n  name: demo\n');
+  });
+
+  it('still refuses an escape hidden in the escaped segment', async () => {
+    for (const p of [
+      'Users%2F..%2F..%2F..%2Fetc%2Fescape.py',
+      'Users%2Fdev%40minilake.local%2F%2e%2e%2F%2e%2e%2Fescape.py',
+      'Users%2Fdev%40minilake.local%2F.%2Fx.py',
+      'Users%2Fdev%40minilake.local%2Fa%00b.py',
+      'Users%2Fdev%40minilake.local%2Fa%5C..%5Cb.py',
+    ]) {
+      const res = await app.request(`/api/2.0/workspace-files/import-file/${p}?overwrite=true`, {
+        method: 'POST',
+        body: 'x',
+      });
+      await expectDatabricksError(res, 400, 'INVALID_PARAMETER_VALUE');
+      await expectDatabricksError(
+        await app.request(`/api/2.0/workspace-files/${p}`),
+        400,
+        'INVALID_PARAMETER_VALUE',
+      );
+    }
+  });
+});
+
 describe('path safety', () => {
   it('rejects dot segments, NUL bytes, encoded slashes and relative paths', async () => {
     for (const p of [`${HOME}/../../etc`, `${HOME}/a\0b`, 'Users/x', `${HOME}/..`]) {
@@ -322,13 +378,27 @@ describe('path safety', () => {
 describe('permissions hooks given to iam', () => {
   it('registers notebooks, directories and files by object id and drops ACLs of deleted objects', async () => {
     const hooks = new Map<string, { exists(id: string): boolean }>();
+    const defs = new Map<string, Record<string, unknown>>();
     const dropped: string[] = [];
     const iam = {
-      registerObjectType: (type: string, h: { exists(id: string): boolean }) => hooks.set(type, h),
+      registerObjectType: (def: { request: string }, h: { exists(id: string): boolean }) => {
+        hooks.set(def.request, h);
+        defs.set(def.request, def);
+      },
       dropPermissions: (type: string, id: string) => dropped.push(`${type}:${id}`),
     };
     ({ app } = await serviceApp(workspaceService, { peers: new Map([['iam', iam]]) }));
     expect([...hooks.keys()].sort()).toEqual(['directories', 'files', 'notebooks']);
+    expect(defs.get('notebooks')).toEqual({
+      request: 'notebooks',
+      objectType: 'notebook',
+      levels: ['CAN_READ', 'CAN_RUN', 'CAN_EDIT', 'CAN_MANAGE'],
+      owner: 'CAN_MANAGE',
+      admins: 'CAN_MANAGE',
+      adminsFrom: '/directories/0',
+    });
+    expect(defs.get('directories')!.objectType).toBe('directory');
+    expect(defs.get('files')!.objectType).toBe('file');
     await post('/api/2.0/workspace/mkdirs', { path: `${HOME}/p/sub` });
     await importNb(`${HOME}/p/nb`, '1');
     await importFile(`${HOME}/p/sub/f.txt`, 'x');

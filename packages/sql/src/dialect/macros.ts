@@ -4,6 +4,7 @@
  * (builtins win name resolution, hence the spark_ prefix). The translator calls them unqualified; the
  * connection's search_path ends with this schema.
  */
+import { literal } from '@minilake/engine-duckdb';
 export const MACRO_DB = '__ml_spark';
 export const MACRO_SCHEMA = `${MACRO_DB}.main`;
 
@@ -110,11 +111,8 @@ export const SPARK_MACROS: [string, string][] = [
   ['spark_date_sub(d, n)', 'CAST(CAST(d AS DATE) - CAST(n AS INTEGER) AS DATE)'],
   ['spark_add_months(d, n)', 'CAST(CAST(d AS DATE) + to_months(CAST(n AS INTEGER)) AS DATE)'],
   ['spark_get_json_object(j, p)', 'json_extract_string(CAST(j AS VARCHAR), p)'],
-  [
-    'spark_pmod(a, b)',
-    `CASE WHEN b = 0 THEN error('${DIVIDE_BY_ZERO.replaceAll("'", "''")}') ELSE ((a % b) + b) % b END`,
-  ],
-  ['spark_mod(a, b)', `CASE WHEN b = 0 THEN error('${DIVIDE_BY_ZERO.replaceAll("'", "''")}') ELSE a % b END`],
+  ['spark_pmod(a, b)', `CASE WHEN b = 0 THEN error(${literal(DIVIDE_BY_ZERO)}) ELSE ((a % b) + b) % b END`],
+  ['spark_mod(a, b)', `CASE WHEN b = 0 THEN error(${literal(DIVIDE_BY_ZERO)}) ELSE a % b END`],
   // Spark: weekday is 0 = Monday ... 6 = Sunday; DOW_ISO 1 = Monday ... 7 = Sunday.
   ['spark_weekday(d)', 'CAST(isodow(CAST(d AS DATE)) - 1 AS INTEGER)'],
   ['spark_isodow(d)', 'CAST(isodow(CAST(d AS DATE)) AS INTEGER)'],
@@ -166,7 +164,7 @@ export const SPARK_MACROS: [string, string][] = [
   ['spark_array_distinct(a)', 'list_filter(a, (x, i) -> list_position(a, x) = i)'],
   // Probe of an `a / b` projection's operand types (DESCRIBE only).
   ['spark_pair(a, b)', "{'l': a, 'r': b}"],
-  ['spark_div(a, b)', `CASE WHEN b = 0 THEN error('${DIVIDE_BY_ZERO.replaceAll("'", "''")}') ELSE a / b END`],
+  ['spark_div(a, b)', `CASE WHEN b = 0 THEN error(${literal(DIVIDE_BY_ZERO)}) ELSE a / b END`],
   ['spark_try_divide(a, b)', 'CASE WHEN b = 0 THEN NULL ELSE a / b END'],
   // CAST to an integral type truncates toward zero in Spark; DuckDB rounds. Every branch is bound for the
   // argument's real type and the result is DECIMAL(38, 0) (exact for every integral value); the caller casts it

@@ -1,4 +1,5 @@
-/** Per-request state shared by the executor and the intercepted commands. */
+/** Per-request state shared by the pipeline stages and the commands MiniLake handles itself. */
+import { ident } from '@minilake/engine-duckdb';
 import type {
   DuckDBConnectionLike,
   DuckDBResultLike,
@@ -21,8 +22,6 @@ export interface Session {
   applyNamespace(): Promise<void>;
 }
 
-export const quoteIdent = (s: string): string => `"${s.replaceAll('"', '""')}"`;
-
 export type Cell = string | number | boolean | bigint | null;
 
 /**
@@ -34,7 +33,7 @@ export async function valuesResult(
   rows: Cell[][],
 ): Promise<DuckDBResultLike> {
   const values: Record<string, unknown> = {};
-  const cols = columns.map((c) => quoteIdent(c.name));
+  const cols = columns.map((c) => ident(c.name));
   if (rows.length === 0) {
     const sel = columns.map((c, i) => `CAST(NULL AS ${c.type}) AS ${cols[i]}`).join(', ');
     return s.conn.stream(`SELECT ${sel} WHERE false`);

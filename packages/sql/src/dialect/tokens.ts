@@ -1,5 +1,5 @@
 /**
- * Statement splitting and the small token cursor used by intercepted commands. Tokens come from
+ * Statement splitting and the small token cursor used by the commands MiniLake handles itself (commands.ts). Tokens come from
  * polyglot's tokenizer (quotes, comments and backticks handled there), so no SQL is ever cut with regexes.
  */
 import { polyglot } from './polyglot.js';

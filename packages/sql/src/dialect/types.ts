@@ -26,9 +26,11 @@ export interface DuckDbEngineLike {
   catalogForAlias?(alias: string): string | undefined;
   /** Changes whenever the catalog may have changed (DDL, ATTACH/DETACH); absent = never cache per connection. */
   readonly catalogEpoch?: number;
+  /** Tells the engine's listeners (the Unity Catalog) that DDL ran; the engine reads no SQL text itself. */
+  notifyChange?(): void;
 }
 
-/** The Unity Catalog operations intercepted DDL goes through (all optional: absent = unsupported here). */
+/** The Unity Catalog operations SQL DDL handled by MiniLake (commands/ddl.ts) goes through (all optional: absent = unsupported here). */
 export interface UnityCatalogApiLike {
   createCatalog?(req: { name: string; comment?: string }): unknown;
   deleteCatalog?(name: string, force: boolean): unknown;

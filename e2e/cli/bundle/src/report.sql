@@ -1,0 +1,1 @@
+SELECT 40 + 2 AS answer

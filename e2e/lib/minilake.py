@@ -1,0 +1,69 @@
+"""The real MiniLake server for the Python-driven suites (e2e/python, e2e/cli, e2e/terraform, e2e/seeds):
+the built `apps/server/dist/cli.js` on a free port with its own data directory."""
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+import threading
+import time
+
+import requests
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+ENTRY = os.environ.get("MINILAKE_SERVER_ENTRY") or os.path.join(ROOT, "apps", "server", "dist", "cli.js")
+
+
+class Server:
+    def __init__(self, env=None, data_dir=None):
+        if not os.path.exists(ENTRY):
+            raise RuntimeError(f"{ENTRY} is missing: run 'pnpm build' first")
+        self.data_dir = data_dir or tempfile.mkdtemp(prefix="minilake-py-")
+        full_env = dict(os.environ, MINILAKE_DATA_DIR=self.data_dir, MINILAKE_LOG_LEVEL="info")
+        full_env.update(env or {})
+        self.proc = subprocess.Popen(
+            ["node", ENTRY, "--port", "0"],
+            env=full_env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+        )
+        self.output = []
+        self.url = None
+        ready = threading.Event()
+
+        def pump():
+            for line in self.proc.stdout:
+                self.output.append(line)
+                m = re.search(r"listening on (http://\S+) ", line)
+                if m and not self.url:
+                    self.url = m.group(1)
+                    ready.set()
+            ready.set()
+
+        threading.Thread(target=pump, daemon=True).start()
+        if not ready.wait(30) or not self.url:
+            self.proc.kill()
+            raise RuntimeError("server did not start:\n" + "".join(self.output))
+
+    def reset(self):
+        r = requests.post(f"{self.url}/_minilake/reset", timeout=30)
+        r.raise_for_status()
+
+    def stop(self, keep_data=False):
+        self.proc.terminate()
+        try:
+            self.proc.wait(15)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+        if not keep_data:
+            shutil.rmtree(self.data_dir, ignore_errors=True)
+
+    def kill9(self):
+        """The crash a persistent server must survive; the data dir stays for a restart on it."""
+        self.proc.kill()
+        self.proc.wait(15)
+
+
+def unique(prefix="t"):
+    return f"{prefix}_{os.getpid()}_{time.time_ns() % 10**9}"

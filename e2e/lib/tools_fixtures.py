@@ -1,0 +1,133 @@
+"""Fixtures for the suites that drive the real Databricks CLI and Terraform: where the tools are (set by
+e2e/tools/run.sh, which builds them once), a fresh server per module, and each tool run in a fresh HOME so the
+CLI's cache of /Me and host metadata never leaks between tests."""
+import json
+import os
+import subprocess
+import tempfile
+
+import pytest
+import requests
+from databricks.sdk import WorkspaceClient
+
+from minilake import Server
+
+TOKEN = "dapi-minilake-e2e"
+
+
+def tool(var):
+    path = os.environ.get(var)
+    if not path or not os.path.exists(path):
+        raise RuntimeError(f"{var} is not set to a built tool: run these suites through e2e/tools/run.sh")
+    return path
+
+
+class Api:
+    """Plain REST calls for checks the tools cannot make themselves."""
+
+    def __init__(self, url):
+        self.url = url
+        self.s = requests.Session()
+        self.s.headers["Authorization"] = f"Bearer {TOKEN}"
+
+    def get(self, path, params=None):
+        return self.s.get(self.url + path, params=params, timeout=30)
+
+    def post(self, path, body=None):
+        return self.s.post(self.url + path, json=body or {}, timeout=60)
+
+
+@pytest.fixture(scope="module")
+def server():
+    s = Server(env={"MINILAKE_CLUSTER_START_DELAY": "0.2", "MINILAKE_CLUSTER_TERMINATE_DELAY": "0.2",
+                    "MINILAKE_WAREHOUSE_START_DELAY": "0.2"})
+    yield s
+    s.stop()
+
+
+@pytest.fixture
+def api(server):
+    return Api(server.url)
+
+
+@pytest.fixture
+def w(server):
+    return WorkspaceClient(host=server.url, token=TOKEN, auth_type="pat", config_file="/dev/null")
+
+
+def tool_env(server, home, extra=None):
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("DATABRICKS_", "TF_", "ARM_", "AWS_"))}
+    env.update(HOME=home, DATABRICKS_HOST=server.url, DATABRICKS_TOKEN=TOKEN, CHECKPOINT_DISABLE="1",
+               TF_IN_AUTOMATION="1", TF_CLI_CONFIG_FILE=tool("MINILAKE_TFRC"), NO_COLOR="1")
+    env.update(extra or {})
+    return env
+
+
+class Cli:
+    """The real Databricks CLI, one fresh HOME per test."""
+
+    def __init__(self, server, home):
+        self.server, self.home, self.exe = server, home, tool("MINILAKE_DATABRICKS_CLI")
+
+    def run(self, *args, cwd=None, env=None, check=True, timeout=600, input=None):
+        p = subprocess.run([self.exe, *args], cwd=cwd, env=tool_env(self.server, self.home, env),
+                           capture_output=True, text=True, timeout=timeout, input=input)
+        if check and p.returncode != 0:
+            raise AssertionError(f"databricks {' '.join(args)} exited {p.returncode}:\n{p.stdout}\n{p.stderr}")
+        return p
+
+    def json(self, *args, **kw):
+        out = self.run(*args, "-o", "json", **kw).stdout
+        return json.loads(out) if out.strip() else None
+
+
+@pytest.fixture
+def cli(server, tmp_path):
+    home = tmp_path / "home"
+    home.mkdir()
+    return Cli(server, str(home))
+
+
+class Terraform:
+    """The real Terraform with the Databricks provider from the local filesystem mirror."""
+
+    def __init__(self, server, workdir, home):
+        self.server, self.dir, self.home = server, workdir, home
+        self.exe = tool("MINILAKE_TERRAFORM")
+
+    def run(self, *args, check=True, timeout=900):
+        p = subprocess.run([self.exe, *args, "-no-color"], cwd=self.dir,
+                           env=tool_env(self.server, self.home), capture_output=True, text=True, timeout=timeout)
+        if check and p.returncode != 0:
+            raise AssertionError(f"terraform {' '.join(args)} exited {p.returncode}:\n{p.stdout[-4000:]}\n{p.stderr}")
+        return p
+
+    def init(self):
+        return self.run("init", "-input=false")
+
+    def apply(self):
+        return self.run("apply", "-auto-approve", "-input=false")
+
+    def plan_exit(self):
+        """0: no changes, 2: changes (terraform plan -detailed-exitcode), with the plan text."""
+        p = self.run("plan", "-detailed-exitcode", "-input=false", check=False)
+        if p.returncode not in (0, 2):
+            raise AssertionError(f"terraform plan failed:\n{p.stdout[-4000:]}\n{p.stderr}")
+        return p.returncode, p.stdout
+
+    def destroy(self):
+        return self.run("destroy", "-auto-approve", "-input=false")
+
+
+@pytest.fixture
+def terraform_factory(server, tmp_path):
+    def make(files):
+        d = tempfile.mkdtemp(dir=tmp_path)
+        for name, text in files.items():
+            with open(os.path.join(d, name), "w") as f:
+                f.write(text)
+        home = os.path.join(d, ".home")
+        os.mkdir(home)
+        return Terraform(server, d, home)
+
+    return make

@@ -1,0 +1,1 @@
+print("loaded %d rows" % 3)

@@ -1,0 +1,282 @@
+/**
+ * What the command handlers (commands/*.ts) share: the stages they call back into for embedded queries, Unity
+ * Catalog name rules, name resolution against the session, catalog listings and synthetic results.
+ */
+import { namePattern } from '@minilake/core';
+import { duckDbTypeToDatabricks } from '@minilake/unity-catalog';
+import { checkName } from '@minilake/unity-catalog';
+import { Cursor } from '../tokens.js';
+import { sqlError } from '../sql-error.js';
+import type { Session } from '../session.js';
+import type { DuckDBResultLike } from '../types.js';
+import { MACRO_DB } from '../macros.js';
+
+/**
+ * Unity Catalog's own name rule (checkName) for names SQL DDL creates, checked BEFORE anything runs, so that
+ * SQL cannot create an object the REST API could not list or get.
+ */
+export function validNames(parts: string[], what: string): void {
+  const labels =
+    parts.length === 3 ? ['catalog', 'schema', what] : parts.length === 2 ? ['schema', what] : [what];
+  parts.forEach((p, i) => {
+    try {
+      checkName(labels[i] ?? what, p);
+    } catch (e) {
+      throw sqlError('INVALID_PARAMETER_VALUE', '22023', e instanceof Error ? e.message : String(e));
+    }
+  });
+}
+
+export interface CommandStages {
+  /** Translates Databricks SQL text to DuckDB SQL with its bound values. */
+  translateOnly(text: string): Promise<{ sql: string; values: Record<string, unknown> }>;
+  /** Runs Databricks SQL text through the normal translation path. */
+  exec(text: string, materialize: boolean): Promise<DuckDBResultLike>;
+  /** Runs Databricks DML text and returns the affected row count. */
+  count(text: string): Promise<bigint>;
+}
+
+export type Outcome = DuckDBResultLike | undefined;
+
+export const INTERNAL_DBS = new Set(['system', 'temp', 'memory', MACRO_DB]);
+
+/** DuckDB type text -> Spark type text (as DESCRIBE prints it), with the engine's mapping when it parses. */
+export function sparkType(t: string): string {
+  try {
+    return duckDbTypeToDatabricks(t).type_text;
+  } catch {
+    return localSparkType(t);
+  }
+}
+
+export function localSparkType(t: string): string {
+  const u = t.trim();
+  if (u.endsWith('[]')) return `array<${sparkType(u.slice(0, -2))}>`;
+  const up = u.toUpperCase();
+  if (up.startsWith('DECIMAL')) return u.toLowerCase().replaceAll(' ', '');
+  if (up.startsWith('MAP(') || up.startsWith('STRUCT(')) {
+    const inner = u.slice(u.indexOf('(') + 1, -1);
+    const parts: string[] = [];
+    let depth = 0;
+    let cur = '';
+    for (const ch of inner) {
+      if (ch === '(' || ch === '[') depth++;
+      if (ch === ')' || ch === ']') depth--;
+      if (ch === ',' && depth === 0) {
+        parts.push(cur.trim());
+        cur = '';
+      } else cur += ch;
+    }
+    if (cur.trim()) parts.push(cur.trim());
+    if (up.startsWith('MAP(')) return `map<${sparkType(parts[0] ?? '')},${sparkType(parts[1] ?? '')}>`;
+    const fields = parts.map((p) => {
+      let name: string;
+      let rest: string;
+      if (p.startsWith('"')) {
+        const end = p.indexOf('"', 1);
+        name = p.slice(1, end);
+        rest = p.slice(end + 1);
+      } else {
+        const sp = p.indexOf(' ');
+        name = p.slice(0, sp);
+        rest = p.slice(sp + 1);
+      }
+      return `${name}:${sparkType(rest)}`;
+    });
+    return `struct<${fields.join(',')}>`;
+  }
+  const map: Record<string, string> = {
+    VARCHAR: 'string',
+    INTEGER: 'int',
+    BIGINT: 'bigint',
+    SMALLINT: 'smallint',
+    TINYINT: 'tinyint',
+    DOUBLE: 'double',
+    FLOAT: 'float',
+    BOOLEAN: 'boolean',
+    DATE: 'date',
+    'TIMESTAMP WITH TIME ZONE': 'timestamp',
+    TIMESTAMP: 'timestamp_ntz',
+    BLOB: 'binary',
+    INTERVAL: 'interval',
+    HUGEINT: 'decimal(38,0)',
+    UBIGINT: 'decimal(20,0)',
+    UINTEGER: 'bigint',
+    USMALLINT: 'int',
+    UTINYINT: 'smallint',
+    UUID: 'string',
+    JSON: 'string',
+    '"NULL"': 'void',
+    NULL: 'void',
+  };
+  return map[up] ?? u.toLowerCase();
+}
+
+/** Resolves [cat.]schema / [[cat.]schema.]table against the session into Databricks names. */
+export function resolveTable(
+  s: Session,
+  parts: string[],
+): { catalog: string; schema: string; table: string } {
+  if (parts.length === 1) return { catalog: s.catalog, schema: s.schema, table: parts[0]! };
+  if (parts.length === 2) return { catalog: s.catalog, schema: parts[0]!, table: parts[1]! };
+  return { catalog: parts[0]!, schema: parts[1]!, table: parts[2]! };
+}
+
+/** Databricks SHOW ... LIKE: '*' any chars, '|' alternatives, case-insensitive (one parser, in core). */
+export const likeToRegex = (pattern: string): RegExp => namePattern(pattern, 'show');
+
+export async function listCatalogs(s: Session): Promise<string[]> {
+  const r = await s.conn.runAndReadAll(
+    'SELECT database_name FROM duckdb_databases() WHERE NOT internal ORDER BY database_name',
+  );
+  const out: string[] = [];
+  for (const [alias] of r.getRows()) {
+    const a = String(alias);
+    if (INTERNAL_DBS.has(a) || a.startsWith('__')) continue;
+    out.push(catalogName(s, a));
+  }
+  return out.sort();
+}
+
+export function catalogName(s: Session, alias: string): string {
+  const known = s.engine.catalogForAlias?.(alias);
+  if (known) return known;
+  const i = alias.lastIndexOf('__');
+  if (i > 0 && s.engine.alias(alias.slice(0, i)) === alias) return alias.slice(0, i);
+  return alias;
+}
+
+export async function tableExists(s: Session, cat: string, sch: string, tbl: string): Promise<boolean> {
+  const r = await s.conn.runAndReadAll(
+    `SELECT 1 FROM duckdb_tables() WHERE database_name = $d AND schema_name = $s AND table_name = $t
+     UNION ALL SELECT 1 FROM duckdb_views() WHERE database_name = $d AND schema_name = $s AND view_name = $t AND NOT internal`,
+    { d: s.engine.alias(cat), s: sch, t: tbl },
+  );
+  return r.getRows().length > 0;
+}
+
+export const tableNotFound = (name: string): Error =>
+  sqlError(
+    'TABLE_OR_VIEW_NOT_FOUND',
+    '42P01',
+    `The table or view \`${name}\` cannot be found. Verify the spelling and correctness of the schema and catalog.`,
+  );
+
+export async function ensureCatalog(s: Session, name: string): Promise<void> {
+  const r = await s.conn.runAndReadAll('SELECT 1 FROM duckdb_databases() WHERE database_name = $d', {
+    d: s.engine.alias(name),
+  });
+  if (r.getRows().length === 0)
+    throw sqlError(
+      'NO_SUCH_CATALOG_EXCEPTION',
+      '42704',
+      `Catalog '${name}' was not found. Please verify the catalog name.`,
+    );
+}
+
+export async function ensureSchema(s: Session, cat: string, sch: string): Promise<void> {
+  await ensureCatalog(s, cat);
+  const r = await s.conn.runAndReadAll(
+    'SELECT 1 FROM duckdb_schemas() WHERE database_name = $d AND schema_name = $s',
+    { d: s.engine.alias(cat), s: sch },
+  );
+  if (r.getRows().length === 0)
+    throw sqlError(
+      'SCHEMA_NOT_FOUND',
+      '42704',
+      `The schema \`${cat}\`.\`${sch}\` cannot be found. Verify the spelling and correctness of the schema and catalog.`,
+    );
+}
+
+/**
+ * A result with no columns, as Databricks answers DDL and USE: DuckDB's "nothing" return type (which the
+ * Statement API renders as an empty schema), from a statement that changes nothing here (UTC is the session
+ * time zone already).
+ */
+export function emptyResult(s: Session): Promise<DuckDBResultLike> {
+  return s.conn.stream("SET TimeZone = 'UTC'");
+}
+
+export function optionalLike(c: Cursor): RegExp | undefined {
+  c.accept('LIKE');
+  const t = c.peek();
+  if (t?.type === 'STRING') {
+    c.i++;
+    return likeToRegex(t.text);
+  }
+  return undefined;
+}
+
+export async function columnsOf(
+  s: Session,
+  cat: string,
+  sch: string,
+  tbl: string,
+): Promise<{ name: string; type: string; comment: string | null }[]> {
+  const r = await s.conn.runAndReadAll(
+    `SELECT column_name, data_type, comment FROM duckdb_columns()
+     WHERE database_name = $d AND schema_name = $s AND table_name = $t ORDER BY column_index`,
+    { d: s.engine.alias(cat), s: sch, t: tbl },
+  );
+  const rows = r.getRows();
+  if (rows.length === 0) throw tableNotFound(`${cat}.${sch}.${tbl}`);
+  return rows.map((x) => ({
+    name: String(x[0]),
+    type: sparkType(String(x[1])),
+    comment: x[2] == null ? null : String(x[2]),
+  }));
+}
+
+export async function ucTable(
+  s: Session,
+  t: { catalog: string; schema: string; table: string },
+): Promise<{ comment?: string; properties?: Record<string, string> } | undefined> {
+  if (!s.uc?.getTable) return undefined;
+  try {
+    return (await s.uc.getTable(`${t.catalog}.${t.schema}.${t.table}`)) as {
+      comment?: string;
+      properties?: Record<string, string>;
+    };
+  } catch {
+    return undefined;
+  }
+}
+
+/** Reads `COMMENT 'x'`, `LOCATION 'x'`, `TBLPROPERTIES (...)`, `WITH DBPROPERTIES (...)` style options. */
+export function readProperties(c: Cursor): Record<string, string> {
+  const g = c.group();
+  const props: Record<string, string> = {};
+  const inner = new Cursor(c.tokens.slice(g.from, g.to), c.text);
+  while (!inner.done()) {
+    const k = inner.peek()!.type === 'STRING' ? inner.string() : inner.qualifiedName().join('.');
+    inner.accept('=');
+    if (inner.peek()?.type === 'EQ') inner.i++;
+    const vt = inner.peek();
+    if (!vt) inner.syntax('expected a property value');
+    inner.i++;
+    props[k] = vt!.text;
+    if (inner.peek()?.type === 'COMMA') inner.i++;
+  }
+  return props;
+}
+
+export function alreadyExists(e: unknown): boolean {
+  const code =
+    (e as { errorCode?: string; error_code?: string })?.errorCode ??
+    (e as { error_code?: string })?.error_code;
+  return typeof code === 'string' && code.endsWith('ALREADY_EXISTS');
+}
+
+export function ucError(e: unknown): Error {
+  const code = (e as { errorCode?: string })?.errorCode ?? '';
+  const msg = e instanceof Error ? e.message : String(e);
+  if (code.endsWith('ALREADY_EXISTS'))
+    return sqlError(
+      code.includes('SCHEMA') ? 'SCHEMA_ALREADY_EXISTS' : 'CATALOG_ALREADY_EXISTS',
+      '42P06',
+      msg,
+    );
+  if (code.endsWith('DOES_NOT_EXIST') || code === 'NOT_FOUND')
+    return sqlError(code.includes('SCHEMA') ? 'SCHEMA_NOT_FOUND' : 'NO_SUCH_CATALOG_EXCEPTION', '42704', msg);
+  return e instanceof Error ? e : new Error(msg);
+}

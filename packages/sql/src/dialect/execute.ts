@@ -1,0 +1,101 @@
+/**
+ * Step 4 of the dialect pipeline (index.ts), execute: a rewritten statement on the engine, streaming (the
+ * last statement of the text) or materialised (the ones before it), with Databricks' DML answers
+ * (num_affected_rows, MERGE's four counters) and one retry after reinstalling macros an engine lost.
+ */
+import type { CommandStages } from './commands.js';
+import type { Session } from './session.js';
+import type { SplitStatement } from './tokens.js';
+import type { DuckDBResultLike } from './types.js';
+import { mapError } from './engine-errors.js';
+import { macroMissing, reinstallMacros } from './namespace.js';
+import { type Prepared, prepare } from './rewrite.js';
+
+export const DML = new Set(['INSERT', 'UPDATE', 'DELETE', 'MERGE']);
+
+export function affected(r: { getRows(): unknown[][] }): bigint {
+  const v = r.getRows()[0]?.[0];
+  return typeof v === 'bigint' ? v : BigInt(Number(v ?? 0));
+}
+
+export async function withFallback<T>(
+  p: Prepared,
+  s: Session,
+  run: (sql: string, values: Record<string, unknown>) => Promise<T>,
+): Promise<T> {
+  try {
+    return await run(p.sql, p.values);
+  } catch (e) {
+    if (!macroMissing(e)) throw mapError(e);
+    await reinstallMacros(s.conn, s.engine);
+    try {
+      return await run(p.sql, p.values);
+    } catch (e2) {
+      throw mapError(e2);
+    }
+  }
+}
+
+/** What Databricks answers for a translated statement: MERGE's four counters, a DML count, or the rows. */
+export type Execution = 'merge' | 'dml' | 'query';
+
+export function executionOf(stmt: SplitStatement): Execution {
+  const head = stmt.tokens[0]?.text.toUpperCase() ?? '';
+  return head === 'MERGE' ? 'merge' : DML.has(head) ? 'dml' : 'query';
+}
+
+/** Runs a rewritten statement; the last statement of a text streams, earlier ones are materialised. */
+export async function execute(
+  kind: Execution,
+  stmt: SplitStatement,
+  p: Prepared,
+  s: Session,
+  final: boolean,
+): Promise<DuckDBResultLike> {
+  if (kind === 'merge') {
+    // Databricks reports the four MERGE counters; DuckDB tells the action of every changed row.
+    const rows = (await read({ ...p, sql: `${p.sql} RETURNING merge_action` }, s)).getRows();
+    const n = { UPDATE: 0, DELETE: 0, INSERT: 0 } as Record<string, number>;
+    for (const [a] of rows) n[String(a)] = (n[String(a)] ?? 0) + 1;
+    return s.conn.stream(
+      'SELECT $a::BIGINT AS num_affected_rows, $u::BIGINT AS num_updated_rows, $d::BIGINT AS num_deleted_rows, $i::BIGINT AS num_inserted_rows',
+      { a: String(rows.length), u: String(n.UPDATE), d: String(n.DELETE), i: String(n.INSERT) },
+    );
+  }
+  if (kind === 'dml') {
+    const n = affected(await read(p, s));
+    const head = stmt.tokens[0]?.text.toUpperCase();
+    const cols = head === 'INSERT' ? ['num_affected_rows', 'num_inserted_rows'] : ['num_affected_rows'];
+    return s.conn.stream(`SELECT ${cols.map((c) => `$n::BIGINT AS ${c}`).join(', ')}`, { n: String(n) });
+  }
+  return run(p, s, !final);
+}
+
+function run(p: Prepared, s: Session, materialize: boolean): Promise<DuckDBResultLike> {
+  const hasValues = Object.keys(p.values).length > 0;
+  return withFallback(p, s, (sql, values) =>
+    materialize
+      ? (s.conn.run(sql, hasValues ? values : undefined) as Promise<DuckDBResultLike>)
+      : s.conn.stream(sql, hasValues ? values : undefined),
+  );
+}
+
+function read(p: Prepared, s: Session): Promise<{ getRows(): unknown[][] }> {
+  const hasValues = Object.keys(p.values).length > 0;
+  return withFallback(p, s, (sql, values) => s.conn.runAndReadAll(sql, hasValues ? values : undefined));
+}
+
+/**
+ * The later stages (rewrite, then execute) for a query a command embeds (CREATE TABLE ... AS SELECT,
+ * INSERT OVERWRITE, EXPLAIN, COPY (query)): the same path as a top-level statement.
+ */
+export function stagesFor(s: Session): CommandStages {
+  return {
+    translateOnly: async (text) => {
+      const p = await prepare(text, s);
+      return { sql: p.sql, values: p.values };
+    },
+    exec: async (text, materialize) => run(await prepare(text, s), s, materialize),
+    count: async (text) => affected(await read(await prepare(text, s), s)),
+  };
+}

@@ -1,0 +1,161 @@
+/**
+ * Step 3 of the dialect pipeline (index.ts), rewrite: Databricks SQL text -> DuckDB SQL and its bound values
+ * (translate.ts), with the lookups translation needs from the engine: volume paths resolved through Unity
+ * Catalog, and a DESCRIBE probe for Spark's result types of avg/sum/division over decimals. Text polyglot
+ * cannot translate but DuckDB runs as written falls through unchanged (never with a /Volumes path).
+ */
+import { polyglot } from './polyglot.js';
+import type { Session } from './session.js';
+import { SqlError, sqlError, unsupported } from './sql-error.js';
+import { tokenType } from './tokens.js';
+import {
+  isVolumePath,
+  translate,
+  TranslationFailed,
+  VolumesNeeded,
+  type TranslateOptions,
+} from './translate.js';
+import { resolveVolumes } from './volumes.js';
+
+export interface Prepared {
+  sql: string;
+  values: Record<string, unknown>;
+  fallback: string | undefined;
+}
+
+export async function prepare(text: string, s: Session): Promise<Prepared> {
+  const paramTypes = new Map<string, string | undefined>();
+  for (const [k, v] of s.params) paramTypes.set(k, v.type);
+  const o: TranslateOptions = {
+    alias: (c: string) => s.engine.alias(c),
+    currentCatalog: s.catalog,
+    sessionCatalog: s.catalog,
+    sessionSchema: s.schema,
+    ...(s.user !== undefined ? { user: s.user } : {}),
+    paramTypes,
+  };
+  try {
+    let t: ReturnType<typeof translate>;
+    try {
+      t = translate(text, o);
+    } catch (e) {
+      if (!(e instanceof VolumesNeeded)) throw e;
+      o.volumes = await resolveVolumes(e.paths, s);
+      t = translate(text, o);
+    }
+    const values: Record<string, unknown> = {};
+    for (const p of t.params) {
+      const v = s.params.get(p);
+      if (!v)
+        throw sqlError(
+          'UNBOUND_SQL_PARAMETER',
+          '42P02',
+          `Found the unbound parameter: ${p}. Please, fix \`args\` and provide a mapping of the parameter to either a SQL literal or collection constructor functions such as \`map()\`, \`array()\`, \`struct()\`.`,
+        );
+      values[p] = v.value;
+    }
+    if (t.avgColumns.length > 0) {
+      const decimals = await avgDecimalTypes(text, o, t.avgColumns, values, s);
+      if (decimals.size > 0) t = translate(text, { ...o, avgDecimals: decimals });
+    }
+    return { sql: t.sql, values, fallback: text };
+  } catch (e) {
+    if (e instanceof SqlError) throw e;
+    if (e instanceof TranslationFailed) {
+      // Text that runs as written must not reach the host's /Volumes: its paths could not be mapped.
+      if (namesVolume(text))
+        throw unsupported(
+          'This statement form with a /Volumes path (use read_csv/read_parquet/read_json/read_text or a simpler COPY)',
+        );
+      return { sql: text, values: {}, fallback: undefined };
+    }
+    throw e;
+  }
+}
+
+export function namesVolume(text: string): boolean {
+  const { tokenize, Dialect } = polyglot();
+  const r = tokenize(text, Dialect.Databricks);
+  return !!r.tokens?.some((t) => tokenType(t) === 'STRING' && isVolumePath(t.text));
+}
+
+/**
+ * DESCRIBE of the probe query tells the DuckDB type of each avg/sum argument, giving Spark's result type:
+ * avg(DECIMAL(p, s)) = DECIMAL(p + 4, s + 4); sum(DECIMAL(p, s)) = DECIMAL(p + 10, s); sum(integral) = BIGINT
+ * (DuckDB: DOUBLE, DECIMAL(38, s), HUGEINT).
+ */
+export async function avgDecimalTypes(
+  text: string,
+  o: Parameters<typeof translate>[1],
+  columns: { index: number; fn: 'avg' | 'sum' | 'div' }[],
+  values: Record<string, unknown>,
+  s: Session,
+): Promise<Map<number, Record<string, unknown>>> {
+  const out = new Map<number, Record<string, unknown>>();
+  try {
+    const probe = translate(text, { ...o, avgProbe: true });
+    const r = await s.conn.runAndReadAll(
+      `DESCRIBE ${probe.sql}`,
+      Object.keys(values).length > 0 ? values : undefined,
+    );
+    const rows = r.getRows();
+    for (const { index, fn } of columns) {
+      const type = String(rows[index]?.[1] ?? '');
+      if (fn === 'div') {
+        const t = sparkDivisionType(type);
+        if (t) out.set(index, t);
+        continue;
+      }
+      const m = type.match(/^DECIMAL\((\d+),\s*(\d+)\)$/);
+      if (m) {
+        const [p, sc] = [Number(m[1]), Number(m[2])];
+        out.set(
+          index,
+          fn === 'avg'
+            ? { data_type: 'decimal', precision: Math.min(38, p + 4), scale: Math.min(38, sc + 4) }
+            : { data_type: 'decimal', precision: Math.min(38, p + 10), scale: sc },
+        );
+      } else if (fn === 'sum' && ['INTEGER', 'BIGINT', 'SMALLINT', 'TINYINT'].includes(type)) {
+        out.set(index, { data_type: 'big_int', length: null });
+      }
+    }
+  } catch {
+    // The real statement reports its own error.
+  }
+  return out;
+}
+
+/** Spark's integral types as decimals when they meet a DECIMAL in arithmetic. */
+export const INTEGRAL_DECIMAL: Record<string, [number, number]> = {
+  TINYINT: [3, 0],
+  SMALLINT: [5, 0],
+  INTEGER: [10, 0],
+  BIGINT: [20, 0],
+};
+
+/**
+ * Spark's type of `a / b` from the probe's `STRUCT(<type of a>, <type of b>)`: when a DECIMAL meets a DECIMAL
+ * or an integral type, DECIMAL(p1 - s1 + s2 + max(6, s1 + p2 + 1), max(6, s1 + p2 + 1)) bounded to 38 digits
+ * as Spark bounds it (keeping at least 6 fraction digits). Anything else stays as DuckDB computes it.
+ */
+export function sparkDivisionType(struct: string): Record<string, unknown> | undefined {
+  const m = struct.match(
+    /^STRUCT\((?:"?\w*"?\s+)?([A-Z]+(?:\(\d+,\s*\d+\))?),\s*(?:"?\w*"?\s+)?([A-Z]+(?:\(\d+,\s*\d+\))?)\)$/,
+  );
+  if (!m) return undefined;
+  const dec = (t: string): [number, number] | undefined => {
+    const d = t.match(/^DECIMAL\((\d+),\s*(\d+)\)$/);
+    return d ? [Number(d[1]), Number(d[2])] : INTEGRAL_DECIMAL[t];
+  };
+  const [a, b] = [dec(m[1]!), dec(m[2]!)];
+  if (!a || !b || (!m[1]!.startsWith('DECIMAL') && !m[2]!.startsWith('DECIMAL'))) return undefined;
+  const [[p1, s1], [p2, s2]] = [a, b];
+  let scale = Math.max(6, s1 + p2 + 1);
+  let precision = p1 - s1 + s2 + scale;
+  if (precision > 38) {
+    const intDigits = precision - scale;
+    scale = Math.max(38 - intDigits, Math.min(scale, 6));
+    precision = 38;
+  }
+  return { data_type: 'decimal', precision, scale };
+}

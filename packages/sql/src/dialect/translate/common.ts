@@ -1,0 +1,58 @@
+/** The translator's options, results and signals, shared by translate.ts and the rewriter. */
+
+export type Node = Record<string, unknown>;
+
+export type Json = unknown;
+
+export interface TranslateOptions {
+  alias: (catalog: string) => string;
+  currentCatalog: string;
+  /** The Databricks catalog name current_catalog() reports. */
+  sessionCatalog: string;
+  /** The schema current_database()/current_schema() report (default `default`). */
+  sessionSchema?: string;
+  /** The statement's identity, which current_user()/user()/session_user() report. */
+  user?: string;
+  /** Probe mode: top-level avg(x)/sum(x) projections become any_value(x), to learn x's DuckDB type. */
+  avgProbe?: boolean;
+  /** Casts for top-level avg/sum projections (by index) to Spark's result type (AST data type nodes). */
+  avgDecimals?: Map<number, Record<string, unknown>>;
+  /** Declared parameter types by name (undefined = STRING, bound as VARCHAR). */
+  paramTypes: Map<string, string | undefined>;
+  /** `/Volumes/...` path literals (in file-reading positions) -> the volume's real path, resolved by the caller. */
+  volumes?: Map<string, string>;
+}
+
+/** File-reading table functions whose first argument (a path or a list of paths) may name a volume. */
+export const PATH_FUNCS = new Set([
+  'read_csv',
+  'read_csv_auto',
+  'read_parquet',
+  'parquet_scan',
+  'read_json',
+  'read_json_auto',
+  'read_ndjson',
+  'read_ndjson_auto',
+  'read_text',
+  'read_blob',
+  'glob',
+]);
+
+export const isVolumePath = (p: string): boolean => /^(dbfs:)?\/Volumes\//.test(p);
+
+/** The statement names volume paths that are not resolved yet: resolve them and translate again. */
+export class VolumesNeeded extends Error {
+  constructor(readonly paths: string[]) {
+    super('volume paths to resolve');
+  }
+}
+
+export interface Translated {
+  sql: string;
+  /** Parameter names referenced, in order of first use. */
+  params: string[];
+  /** The outer SELECT's avg(...)/sum(...) projections: index and function (Spark's type depends on the argument). */
+  avgColumns: { index: number; fn: 'avg' | 'sum' | 'div' }[];
+}
+
+export class TranslationFailed extends Error {}

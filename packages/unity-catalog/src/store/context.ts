@@ -1,0 +1,178 @@
+/**
+ * What every part of the Unity Catalog store shares: the collections (the only state), the engine, the
+ * clock and the caller, plus the few operations that cross securables (name lookups, moving or dropping
+ * every record under a name after a rename or a cascading delete). No Hono or HTTP types here.
+ */
+import { mkdir, rename } from 'node:fs/promises';
+import path from 'node:path';
+import { uuid, type Clock, type Collection } from '@minilake/core';
+import { ident, type DuckDbEngine } from '@minilake/engine-duckdb';
+import { catalogNotFound } from '../errors.js';
+import { checkName } from '../names.js';
+import type {
+  Audit,
+  CatalogRecord,
+  FunctionRecord,
+  SchemaRecord,
+  TableRecord,
+  VolumeRecord,
+} from './records.js';
+
+export interface UcCollections {
+  catalogs: Collection<CatalogRecord>;
+  schemas: Collection<SchemaRecord>;
+  tables: Collection<TableRecord>;
+  volumes: Collection<VolumeRecord>;
+  functions: Collection<FunctionRecord>;
+  /** `<type>/<full name>` to principal to privileges. */
+  grants: Collection<Record<string, string[]>>;
+  meta: Collection<{ metastore_id: string; created_at: number }>;
+}
+
+export interface UcContextOptions {
+  collections: UcCollections;
+  engine: DuckDbEngine;
+  clock: Clock;
+  user: string;
+  /** Where managed volumes keep their files (the service's `volumes` folder). */
+  volumesDir: string;
+  /** The whole data dir, which external locations must stay outside of. */
+  dataDir: string;
+  workspaceId: string;
+}
+
+export class UcContext {
+  readonly c: UcCollections;
+  readonly engine: DuckDbEngine;
+  readonly clock: Clock;
+  readonly user: string;
+  readonly dataDir: string;
+  readonly volumesRoot: string;
+  readonly workspaceId: string;
+  /** Names being created right now (two concurrent creates of one name: the second is refused). */
+  readonly creating = new Set<string>();
+  /** How many of this API's own multi-step changes are under way (the engine view then drops no records). */
+  busy = 0;
+
+  constructor(o: UcContextOptions) {
+    this.c = o.collections;
+    this.engine = o.engine;
+    this.clock = o.clock;
+    this.user = o.user;
+    this.dataDir = o.dataDir;
+    this.volumesRoot = o.volumesDir;
+    this.workspaceId = o.workspaceId;
+  }
+
+  /** Runs one of this API's own changes; the engine view waits for it before dropping records. */
+  async mutating<T>(fn: () => Promise<T>): Promise<T> {
+    this.busy++;
+    try {
+      return await fn();
+    } finally {
+      this.busy--;
+    }
+  }
+
+  audit(): Audit {
+    const now = this.clock.now();
+    return {
+      owner: this.user,
+      created_at: now,
+      created_by: this.user,
+      updated_at: now,
+      updated_by: this.user,
+    };
+  }
+
+  /** The audit fields of a change, for `Collection.update`. */
+  touch<T extends Audit>(r: T): T {
+    r.updated_at = this.clock.now();
+    r.updated_by = this.user;
+    return r;
+  }
+
+  /** The metastore record: created when the store opens (or is reset), so reads never create it. */
+  ensureMetastore(): void {
+    if (!this.c.meta.has('metastore'))
+      this.c.meta.set('metastore', { metastore_id: uuid(), created_at: this.clock.now() });
+  }
+
+  get metastoreId(): string {
+    return this.c.meta.get('metastore')!.metastore_id;
+  }
+
+  catalogRecord(name: string): CatalogRecord {
+    const n = checkName('catalog', name);
+    const r = this.c.catalogs.get(n);
+    if (!r) throw catalogNotFound(name);
+    return r;
+  }
+
+  /** The quoted engine alias of a catalog. */
+  alias(catalog: string): string {
+    return ident(this.engine.alias(catalog));
+  }
+
+  async moveDir(from: string, to: string): Promise<void> {
+    await mkdir(path.dirname(to), { recursive: true });
+    await rename(from, to).catch((e: NodeJS.ErrnoException) => {
+      if (e.code !== 'ENOENT') throw e;
+    });
+  }
+
+  private get named(): Collection<{
+    catalog_name: string;
+    schema_name?: string;
+    info?: Record<string, unknown>;
+  }>[] {
+    return [this.c.schemas, this.c.tables, this.c.volumes, this.c.functions] as never;
+  }
+
+  /**
+   * Moves every record under a name prefix (after a rename) to its new key, fixing the record's own fields
+   * with `fix`; each moved record is written once, in its final form.
+   */
+  rekey(
+    oldPrefix: string,
+    newPrefix: string,
+    fix: <T extends { catalog_name: string; schema_name?: string }>(x: T) => T,
+  ): void {
+    for (const coll of this.named) {
+      for (const [k, v] of Array.from(coll.entries())) {
+        if (!k.startsWith(oldPrefix)) continue;
+        coll.delete(k);
+        const nv = fix(v);
+        if (nv.info)
+          nv.info = {
+            ...nv.info,
+            catalog_name: nv.catalog_name,
+            ...(nv.schema_name ? { schema_name: nv.schema_name } : {}),
+          };
+        coll.set(newPrefix + k.slice(oldPrefix.length), nv);
+      }
+    }
+  }
+
+  rekeyGrants(oldFull: string, newFull: string): void {
+    const grants = this.c.grants;
+    for (const [k, v] of Array.from(grants.entries())) {
+      const slash = k.indexOf('/');
+      const full = k.slice(slash + 1);
+      if (full === oldFull || full.startsWith(`${oldFull}.`)) {
+        grants.delete(k);
+        grants.set(`${k.slice(0, slash)}/${newFull}${full.slice(oldFull.length)}`, v);
+      }
+    }
+  }
+
+  dropRecordsUnder(prefix: string, exact: string): void {
+    for (const coll of this.named) {
+      for (const k of Array.from(coll.keys())) if (k.startsWith(prefix)) coll.delete(k);
+    }
+    for (const k of Array.from(this.c.grants.keys())) {
+      const full = k.slice(k.indexOf('/') + 1);
+      if (full === exact || full.startsWith(prefix)) this.c.grants.delete(k);
+    }
+  }
+}

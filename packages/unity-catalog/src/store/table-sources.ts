@@ -1,0 +1,129 @@
+/**
+ * The table source seam: where a table's data lives. Unity Catalog metadata (ids, owners, comments,
+ * properties, grants) is the same for every table; what differs is how a create lays the data down and
+ * what a delete removes. Each source serves the create requests it `handles`; the first match wins.
+ *
+ * - MANAGED tables live in their catalog's DuckDB database file (`ManagedDuckDbSource`).
+ * - EXTERNAL tables are metadata over files at `storage_location` (`ExternalFilesSource`); nothing is read
+ *   or written there by the API, and a delete leaves the files, as Databricks does.
+ * - EXTERNAL Delta tables (next) plug in as one more source placed before ExternalFilesSource: they
+ *   create or check the `_delta_log` at the location and may register an engine view over it.
+ *
+ * Reads need no source: a table backed by an engine object reports the engine's columns, any other one
+ * the columns its record holds.
+ */
+import { invalidParameter } from '@minilake/core';
+import { ident, literal, toDuckDbTypeText, type CatalogChange } from '@minilake/engine-duckdb';
+import { engineRejected, tableExists } from '../errors.js';
+import type { UcContext } from './context.js';
+import { externalLocation } from './locations.js';
+import { columnOut, type TableRecord, type TypedColumn } from './records.js';
+
+/** A create request once its schema is resolved and its columns typed. */
+export interface TableCreate {
+  catalog: string;
+  schema: string;
+  name: string;
+  /** `catalog.schema.name`. */
+  fullName: string;
+  /** Engine spelling of the schema. */
+  engineSchema: string;
+  tableType: 'MANAGED' | 'EXTERNAL';
+  /** Upper case, DELTA when the request named none. */
+  format: string;
+  storageLocation?: string | null;
+  columns: TypedColumn[];
+  /** Partition column names, lower case, in partition order. */
+  partitions: string[];
+  /** The record fields every source stores (ids, audit, comment, properties, partitions). */
+  base: TableRecord;
+}
+
+export interface CreatedTable {
+  record: TableRecord;
+  /** The engine change the source made, announced once the record is stored. */
+  change?: CatalogChange;
+}
+
+export interface TableSource {
+  readonly name: string;
+  handles(req: { tableType: string; format: string }): boolean;
+  /** Lays the table's data down (or checks its location) and returns the record to store. */
+  create(t: TableCreate): Promise<CreatedTable>;
+  /** Removes what the source owns beyond the engine object and the record (nothing for these two). */
+  drop?(record: TableRecord): Promise<void>;
+}
+
+/** MANAGED tables: a DuckDB table in the catalog's database, columns and comments set in one transaction. */
+export class ManagedDuckDbSource implements TableSource {
+  readonly name = 'managed-duckdb';
+  constructor(private readonly ctx: UcContext) {}
+
+  handles(req: { tableType: string }): boolean {
+    return req.tableType === 'MANAGED';
+  }
+
+  async create(t: TableCreate): Promise<CreatedTable> {
+    if (t.columns.length === 0) throw invalidParameter('A MANAGED table needs at least one column.');
+    const ref = `${this.ctx.alias(t.catalog)}.${ident(t.engineSchema)}.${ident(t.name)}`;
+    const ddl = t.columns
+      .map(
+        (c) =>
+          `${ident(c.col.name)} ${toDuckDbTypeText(c.node)}${c.col.nullable === false ? ' NOT NULL' : ''}`,
+      )
+      .join(', ');
+    const comments: Record<string, string> = {};
+    for (const c of t.columns) if (c.col.comment) comments[c.col.name] = c.col.comment;
+    await this.ctx.engine.withConnection(async (conn) => {
+      await conn.run('BEGIN TRANSACTION');
+      try {
+        await conn.run(`CREATE TABLE ${ref} (${ddl})`);
+        for (const c of t.columns)
+          if (c.col.comment)
+            await conn.run(`COMMENT ON COLUMN ${ref}.${ident(c.col.name)} IS ${literal(c.col.comment)}`);
+        await conn.run('COMMIT');
+      } catch (e) {
+        await conn.run('ROLLBACK').catch(() => undefined);
+        // Two concurrent creates of one name: the loser sees DuckDB's conflict.
+        if (/already exists|conflict/i.test(String((e as Error)?.message))) throw tableExists(t.fullName);
+        throw engineRejected('Cannot create the table', e);
+      }
+    });
+    return {
+      record: t.storageLocation ? { ...t.base, storage_location: t.storageLocation } : t.base,
+      change: { catalog: t.catalog, schema: t.engineSchema, name: t.name, comments },
+    };
+  }
+}
+
+/** EXTERNAL tables: metadata over a checked storage_location, with the declared columns kept as given. */
+export class ExternalFilesSource implements TableSource {
+  readonly name = 'external-files';
+  constructor(private readonly ctx: UcContext) {}
+
+  handles(req: { tableType: string }): boolean {
+    return req.tableType === 'EXTERNAL';
+  }
+
+  async create(t: TableCreate): Promise<CreatedTable> {
+    const loc = await externalLocation(this.ctx, t.storageLocation, 'table');
+    return {
+      record: {
+        ...t.base,
+        storage_location: loc,
+        metadata_only: true,
+        columns: t.columns.map((c, i) => {
+          const p = t.partitions.indexOf(c.col.name.toLowerCase());
+          return columnOut(
+            c.col.name,
+            c.node,
+            i,
+            c.col.nullable ?? true,
+            c.col.comment,
+            p >= 0 ? p : undefined,
+          );
+        }),
+      },
+    };
+  }
+}

@@ -1,0 +1,141 @@
+/**
+ * What the Databricks CLI's direct engine and the Terraform provider compare after a deploy (issue 17):
+ * each request below is the one they send, and each expectation is what Databricks answers.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Hono } from 'hono';
+import { expectDatabricksError, jsonInit, serviceApp } from '@minilake/testing';
+import { unityCatalogService, type UnityCatalogApi } from '../src/index.js';
+
+const B = '/api/2.1/unity-catalog';
+let app: Hono;
+let api: UnityCatalogApi;
+
+const call = async (method: string, p: string, body?: unknown) => {
+  const res = await app.request(p, jsonInit(method, body));
+  const text = await res.text();
+  expect(res.status, text).toBe(200);
+  return JSON.parse(text) as Record<string, any>;
+};
+
+beforeAll(async () => {
+  const s = await serviceApp(unityCatalogService);
+  app = s.app;
+  api = s.instance.api!;
+  await call('POST', `${B}/catalogs`, { name: 'bund' });
+  await call('POST', `${B}/schemas`, { name: 'res', catalog_name: 'bund' });
+  await call('POST', `${B}/tables`, {
+    name: 't',
+    catalog_name: 'bund',
+    schema_name: 'res',
+    table_type: 'MANAGED',
+    columns: [{ name: 'id', type_text: 'int' }],
+  });
+  await call('POST', `${B}/volumes`, {
+    name: 'v',
+    catalog_name: 'bund',
+    schema_name: 'res',
+    volume_type: 'MANAGED',
+  });
+  await call('POST', `${B}/functions`, {
+    function_info: {
+      name: 'f',
+      catalog_name: 'bund',
+      schema_name: 'res',
+      data_type: 'INT',
+      full_data_type: 'INT',
+      routine_body: 'SQL',
+      routine_definition: '1',
+      parameter_style: 'S',
+      is_deterministic: true,
+      sql_data_access: 'CONTAINS_SQL',
+      is_null_call: false,
+      security_type: 'DEFINER',
+      specific_name: 'f',
+      input_params: { parameters: [] },
+    },
+  });
+});
+afterAll(async () => api.engine.close());
+
+describe('grants PATCH with add and remove in one change', () => {
+  const securables: [string, string, string][] = [
+    ['catalog', 'bund', 'USE_CATALOG'],
+    ['schema', 'bund.res', 'USE_SCHEMA'],
+    ['table', 'bund.res.t', 'SELECT'],
+    ['volume', 'bund.res.v', 'READ_VOLUME'],
+    ['function', 'bund.res.f', 'EXECUTE'],
+  ];
+  it.each(securables)('keeps what the change adds on a %s', async (type, name, privilege) => {
+    // Exactly what `databricks bundle deploy` (direct engine) sends.
+    const body = { changes: [{ principal: 'P', add: [privilege], remove: ['ALL_PRIVILEGES'] }] };
+    const r = await call('PATCH', `${B}/permissions/${type}/${name}`, body);
+    expect(r).toEqual({ privilege_assignments: [{ principal: 'P', privileges: [privilege] }] });
+    expect(await call('GET', `${B}/permissions/${type}/${name}`)).toEqual(r);
+    // Sent again (the next deploy), nothing changes.
+    expect(await call('PATCH', `${B}/permissions/${type}/${name}`, body)).toEqual(r);
+  });
+  it('removes a privilege the principal holds, and removing one it does not hold removes nothing', async () => {
+    await call('PATCH', `${B}/permissions/schema/bund.res`, {
+      changes: [{ principal: 'Q', add: ['SELECT', 'MODIFY'] }],
+    });
+    const r = await call('PATCH', `${B}/permissions/schema/bund.res`, {
+      changes: [{ principal: 'Q', remove: ['MODIFY', 'CREATE_TABLE'] }],
+    });
+    expect(r.privilege_assignments).toContainEqual({ principal: 'Q', privileges: ['SELECT'] });
+  });
+});
+
+describe('absent, not empty', () => {
+  it('leaves out properties on a catalog and a schema created without them, and provisioning_info', async () => {
+    const c = await call('GET', `${B}/catalogs/bund`);
+    expect(c).not.toHaveProperty('properties');
+    expect(c).not.toHaveProperty('provisioning_info');
+    const s = await call('GET', `${B}/schemas/bund.res`);
+    expect(s).not.toHaveProperty('properties');
+    const d = await call('GET', `${B}/schemas/bund.default`);
+    expect(d).not.toHaveProperty('properties');
+    // Given properties are still there.
+    const p = await call('POST', `${B}/schemas`, {
+      name: 'withp',
+      catalog_name: 'bund',
+      properties: { a: 'b' },
+    });
+    expect(p.properties).toEqual({ a: 'b' });
+    expect((await call('GET', `${B}/schemas/bund.withp`)).properties).toEqual({ a: 'b' });
+  });
+  it('answers a volume without browse_only', async () => {
+    const v = await call('GET', `${B}/volumes/bund.res.v`);
+    expect(v).not.toHaveProperty('browse_only');
+    const listed = await call('GET', `${B}/volumes?catalog_name=bund&schema_name=res`);
+    expect(listed.volumes[0]).not.toHaveProperty('browse_only');
+  });
+});
+
+describe('server-side defaults', () => {
+  it('answers a schema and a catalog created without it with enable_predictive_optimization INHERIT', async () => {
+    const created = await call('POST', `${B}/schemas`, { name: 'po', catalog_name: 'bund' });
+    expect(created.enable_predictive_optimization).toBe('INHERIT');
+    expect((await call('GET', `${B}/schemas/bund.po`)).enable_predictive_optimization).toBe('INHERIT');
+    expect((await call('GET', `${B}/catalogs/bund`)).enable_predictive_optimization).toBe('INHERIT');
+    const set = await call('PATCH', `${B}/schemas/bund.po`, { enable_predictive_optimization: 'DISABLE' });
+    expect(set.enable_predictive_optimization).toBe('DISABLE');
+  });
+});
+
+describe("Databricks' error words", () => {
+  it('refuses a MANAGED volume with a storage_location as Databricks does', async () => {
+    const res = await app.request(
+      `${B}/volumes`,
+      jsonInit('POST', {
+        catalog_name: 'bund',
+        schema_name: 'res',
+        name: 'bad',
+        volume_type: 'MANAGED',
+        storage_location: '/tmp/somewhere',
+      }),
+    );
+    const err = await expectDatabricksError(res, 400, 'INVALID_PARAMETER_VALUE');
+    expect(err.message).toBe('CreateVolume storage_location can not be provided.');
+  });
+});
