@@ -86,3 +86,13 @@ export function groupMembers(pgid: number): number[] {
   }
   return out;
 }
+
+/** Polls `check` until it holds or `ms` pass; returns whether it held. */
+export async function within(ms: number, check: () => boolean): Promise<boolean> {
+  const end = Date.now() + ms;
+  for (;;) {
+    if (check()) return true;
+    if (Date.now() > end) return false;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
