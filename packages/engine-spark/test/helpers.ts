@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createContext, type ServiceContext } from '@minilake/core';
@@ -65,5 +65,34 @@ export function alive(pid: number): boolean {
     return stat.slice(stat.lastIndexOf(')') + 1).trim()[0] !== 'Z';
   } catch {
     return !existsSync('/proc/self');
+  }
+}
+
+/** The live (non-zombie) processes of a process group, read from /proc. */
+export function groupMembers(pgid: number): number[] {
+  const out: number[] = [];
+  for (const d of readdirSync('/proc')) {
+    if (!/^\d+$/.test(d)) continue;
+    try {
+      const stat = readFileSync(`/proc/${d}/stat`, 'utf8');
+      const [state, , pgrp] = stat
+        .slice(stat.lastIndexOf(')') + 1)
+        .trim()
+        .split(' ');
+      if (Number(pgrp) === pgid && state !== 'Z') out.push(Number(d));
+    } catch {
+      // the process ended while we looked
+    }
+  }
+  return out;
+}
+
+/** Polls `check` until it holds or `ms` pass; returns whether it held. */
+export async function within(ms: number, check: () => boolean): Promise<boolean> {
+  const end = Date.now() + ms;
+  for (;;) {
+    if (check()) return true;
+    if (Date.now() > end) return false;
+    await new Promise((r) => setTimeout(r, 20));
   }
 }
