@@ -159,3 +159,41 @@ resource "databricks_permissions" "warehouse" {
     permission_level = "CAN_USE"
   }
 }
+
+resource "databricks_job" "daily" {
+  name = "tf-daily-${var.suffix}"
+  task {
+    task_key            = "explore"
+    existing_cluster_id = databricks_cluster.single.id
+    notebook_task {
+      notebook_path = databricks_notebook.explore.path
+      base_parameters = {
+        "day" = "today"
+      }
+    }
+  }
+  task {
+    task_key = "load"
+    depends_on {
+      task_key = "explore"
+    }
+    existing_cluster_id = databricks_cluster.single.id
+    spark_python_task {
+      python_file = databricks_workspace_file.load.path
+      parameters  = ["--full"]
+    }
+  }
+  schedule {
+    quartz_cron_expression = "0 0 6 * * ?"
+    timezone_id            = "UTC"
+    pause_status           = "PAUSED"
+  }
+}
+
+resource "databricks_permissions" "job" {
+  job_id = databricks_job.daily.id
+  access_control {
+    group_name       = databricks_group.engineers.display_name
+    permission_level = "CAN_MANAGE_RUN"
+  }
+}

@@ -64,6 +64,8 @@ def test_full_stack(server, api, w, terraform_factory):
     assert any(s.name == f"tf-{sfx}" for s in w.secrets.list_scopes())
     assert [s.key for s in w.secrets.list_secrets(f"tf-{sfx}")] == ["api-token"]
     assert w.workspace.get_status(f"/Users/{me}/tf-{sfx}/explore").language.value == "PYTHON"
+    job = next(j for j in w.jobs.list(name=f"tf-daily-{sfx}"))
+    assert [t.task_key for t in w.jobs.get(job.job_id).settings.tasks] == ["explore", "load"]
     group = next(g for g in w.groups.list(filter=f'displayName eq "tf-engineers-{sfx}"'))
     assert [m.display for m in group.members or []] or group.members is not None
 
@@ -99,6 +101,7 @@ def test_full_stack(server, api, w, terraform_factory):
     for path in (f"/api/2.1/unity-catalog/catalogs/{cat}", f"/api/2.1/unity-catalog/catalogs/imp_{sfx}"):
         assert api.get(path).status_code == 404, path
     assert not [c for c in w.clusters.list() if c.cluster_name == f"tf-cluster-{sfx}"]
+    assert not list(w.jobs.list(name=f"tf-daily-{sfx}"))
     assert not [p for p in w.instance_pools.list() if p.instance_pool_name == f"tf-pool-{sfx}"]
     assert not [p for p in w.cluster_policies.list() if p.name == f"tf-policy-{sfx}"]
     assert not [s for s in w.secrets.list_scopes() if s.name == f"tf-{sfx}"]
