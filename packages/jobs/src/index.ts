@@ -1,4 +1,5 @@
 import { DatabricksError, defineService, type ServiceContext } from '@minilake/core';
+import type { IamApi } from '@minilake/iam';
 import { sparkConfigDefaults, sparkEngine } from '@minilake/engine-spark';
 import { jobsApp } from './app.js';
 import type { SparkEngine } from './engine.js';
@@ -21,26 +22,12 @@ export type { SparkEngine, SparkTask, SparkTaskResult, SparkRun } from './engine
 /** What other services (mcp) may use. */
 export interface JobsApi {
   service: JobsService;
+  /** Resolves once the triggers have finished the folder polls the clock started (tests step the clock). */
+  idle(): Promise<void>;
 }
 
-/**
- * The part of the iam service's api this package uses (structural: no package dependency on iam). Kept in
- * this one function so a change of iam's registration call touches one place.
- */
-interface IamPeer {
-  registerObjectType(
-    definition: {
-      request: string;
-      objectType: string;
-      levels: readonly string[];
-      owner?: string;
-      admins: string;
-    },
-    hooks: { exists(id: string): boolean; owner?(id: string): string | undefined },
-  ): void;
-  dropPermissions(requestObjectType: string, id: string): void;
-}
-function registerJobPermissions(iam: IamPeer | undefined, store: JobsStore) {
+/** Registers the `jobs` permission type with iam (kept in one function: iam's registration call in one place). */
+function registerJobPermissions(iam: IamApi | undefined, store: JobsStore) {
   iam?.registerObjectType(
     {
       request: 'jobs',
@@ -75,7 +62,7 @@ export const jobsService = defineService<JobsApi>({
   configDefaults: { MINILAKE_JOBS_TASK_CONCURRENCY: '4', ...sparkConfigDefaults },
   create(ctx) {
     const store = new JobsStore(ctx.state, ctx.clock);
-    const onJobDeleted = registerJobPermissions(ctx.optionalPeer<IamPeer>('iam'), store);
+    const onJobDeleted = registerJobPermissions(ctx.optionalPeer<IamApi>('iam'), store);
     const files = new FileResolver({
       workspace: ctx.optionalPeer<WorkspacePeer>('workspace'),
       files: ctx.optionalPeer<FilesPeer>('files'),
@@ -159,7 +146,7 @@ export const jobsService = defineService<JobsApi>({
     return {
       app: jobsApp(service),
       state: [state],
-      api: { service },
+      api: { service, idle: () => triggers.idle() },
       async close() {
         triggers.close();
         await scheduler.close();

@@ -7,18 +7,15 @@ import { existsSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { resolveUnder, safeSegments } from '@minilake/core';
+import type { FilesApi } from '@minilake/files';
+import type { UnityCatalogApi } from '@minilake/unity-catalog';
+import type { WorkspaceApi } from '@minilake/workspace';
 
 /** The parts of the peers' apis this package uses (structural: no package dependency on them). */
-export interface WorkspacePeer {
-  read(path: string): Promise<Buffer>;
-  getStatus(path: string): { object_type?: string; language?: string } | unknown;
-}
-export interface FilesPeer {
-  readonly dbfsRoot: string;
-}
-export interface VolumesPeer {
-  volumeDirectory(catalog: string, schema: string, volume: string): Promise<string>;
-}
+// The peers' APIs, as their packages export them (type-only: the services themselves are optional).
+export type WorkspacePeer = Pick<WorkspaceApi, 'read' | 'getStatus'>;
+export type FilesPeer = Pick<FilesApi, 'dbfsRoot'>;
+export type VolumesPeer = Pick<UnityCatalogApi, 'volumeDirectory'>;
 
 export class TaskFileError extends Error {}
 

@@ -10,6 +10,8 @@ import { FileResolver, TaskFileError } from './resolve.js';
 import type { Json, TaskSpec } from './settings.js';
 import { runSqlFile } from './sql.js';
 import type { JobsStore, RunRecord, TaskOutput, TaskRunRecord } from './store.js';
+import type { ComputeApi } from '@minilake/compute';
+import type { SecretsApi } from '@minilake/secrets';
 
 export interface Outcome {
   result: 'SUCCESS' | 'FAILED' | 'TIMEDOUT' | 'CANCELED';
@@ -22,15 +24,9 @@ export interface Outcome {
   runJobRunId?: number;
 }
 
-export interface SecretsPeer {
-  readSecret(scope: string, key: string): Buffer;
-}
-
-export interface ComputePeer {
-  getCluster(clusterId: string): Record<string, unknown> | undefined;
-  startCluster(clusterId: string): void;
-  recordActivity(clusterId: string): void;
-}
+// The peers' APIs, as their packages export them (type-only: the services themselves are optional).
+export type SecretsPeer = Pick<SecretsApi, 'readSecret'>;
+export type ComputePeer = Pick<ComputeApi, 'getCluster' | 'startCluster' | 'recordActivity'>;
 
 export interface ExecDeps {
   store: JobsStore;

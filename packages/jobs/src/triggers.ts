@@ -54,6 +54,8 @@ export class Triggers {
   private readonly timers = new Map<number, (() => void)[]>();
   private readonly seen = new Map<number, Map<string, number>>();
   private closed = false;
+  /** File-arrival polls in flight (each lists a folder through the fs thread pool). */
+  private readonly polling = new Set<Promise<void>>();
 
   constructor(private readonly o: TriggerOptions) {}
 
@@ -181,10 +183,20 @@ export class Triggers {
       if (!this.closed && this.o.store.hasJob(String(jobId)))
         this.add(
           jobId,
-          this.o.clock.setTimeout(() => void poll(), FILE_POLL_MS),
+          this.o.clock.setTimeout(() => this.track(poll()), FILE_POLL_MS),
         );
     };
-    void poll();
+    this.track(poll());
+  }
+
+  private track(p: Promise<void>): void {
+    this.polling.add(p);
+    void p.finally(() => this.polling.delete(p));
+  }
+
+  /** Resolves once no file-arrival poll is in flight: what a caller stepping the clock waits for. */
+  async idle(): Promise<void> {
+    while (this.polling.size) await Promise.allSettled([...this.polling]);
   }
 
   /** A continuous job always has one run: start one now if none is active. */

@@ -11,6 +11,10 @@ const cond = (key: string) => ({ task_key: key, condition_task: { op: 'EQUAL_TO'
 const flush = async () => {
   for (let i = 0; i < 20; i++) await new Promise((r) => setImmediate(r));
 };
+/** Flushes until `done()` holds (bounded): how many event-loop turns a run needs depends on the load. */
+const until = async (done: () => Promise<boolean>) => {
+  for (let i = 0; i < 200 && !(await done()); i++) await flush();
+};
 
 async function setup() {
   const clock = new ManualClock(Date.UTC(2026, 0, 5, 10, 0, 0));
@@ -21,7 +25,13 @@ async function setup() {
   };
   const runs = async (jobId: number) =>
     (await call('GET', `/api/2.2/jobs/runs/list?job_id=${jobId}&limit=25`)).runs ?? [];
-  return { clock, call, runs, close: () => s.instance.close?.() };
+  // Stepping the clock starts folder polls that finish on the fs thread pool: wait for those too.
+  const settle = async () => {
+    await flush();
+    await s.instance.api!.idle();
+    await flush();
+  };
+  return { clock, call, runs, settle, close: () => s.instance.close?.() };
 }
 
 describe('triggers', () => {
@@ -85,8 +95,10 @@ describe('triggers', () => {
     });
     await flush();
     expect(await runs(c.job_id)).toHaveLength(1);
+    // The next continuous run starts a second after this one ends.
+    await until(async () => (await runs(c.job_id))[0].state.life_cycle_state === 'TERMINATED');
     clock.advance(1_000);
-    await flush();
+    await until(async () => (await runs(c.job_id)).length === 2);
     const r = await runs(c.job_id);
     expect(r).toHaveLength(2);
     expect(r[0].trigger).toBe('CONTINUOUS');
@@ -101,19 +113,19 @@ describe('triggers', () => {
   });
 
   it('a file arriving in the watched folder starts a run', async () => {
-    const { clock, call, runs, close } = await setup();
+    const { clock, call, runs, settle, close } = await setup();
     const dir = mkdtempSync(path.join(os.tmpdir(), 'jobs-arrival-'));
     const { job_id } = await call('POST', '/api/2.2/jobs/create', {
       tasks: [cond('a')],
       trigger: { file_arrival: { url: dir } },
     });
-    await flush();
+    await settle();
     clock.advance(2_000);
-    await flush();
+    await settle();
     expect(await runs(job_id)).toHaveLength(0);
     writeFileSync(path.join(dir, 'new.csv'), 'a,b\n');
     clock.advance(2_000);
-    await flush();
+    await settle();
     const r = await runs(job_id);
     expect(r).toHaveLength(1);
     expect(r[0].trigger).toBe('FILE_ARRIVAL');
