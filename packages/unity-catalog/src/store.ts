@@ -13,7 +13,7 @@ import { rm } from 'node:fs/promises';
 import { CollectionStore, silentLogger, type Logger, type StateDb } from '@minilake/core';
 import type { DuckDbEngine } from '@minilake/engine-duckdb';
 import { tableNotFound } from './errors.js';
-import type { ColumnInput, FunctionInput } from './schemas.js';
+import type { FunctionInput } from './schemas.js';
 import { Catalogs } from './store/catalogs.js';
 import { UcContext, type UcContextOptions } from './store/context.js';
 import { EngineView } from './store/engine-view.js';
@@ -22,7 +22,7 @@ import { Grants } from './store/grants.js';
 import type { PermissionChange, Props, TableMetadataInput } from './store/records.js';
 import { Schemas } from './store/schemas.js';
 import type { TableSource } from './store/table-sources.js';
-import { Tables } from './store/tables.js';
+import { Tables, type TableInput } from './store/tables.js';
 import { Volumes } from './store/volumes.js';
 
 export type { ColumnOut, PermissionChange, TableMetadataInput } from './store/records.js';
@@ -166,17 +166,7 @@ export class UnityCatalogStore extends CollectionStore {
   }
 
   // ---- tables ----
-  createTable(input: {
-    name: string;
-    catalog_name: string;
-    schema_name: string;
-    table_type: 'MANAGED' | 'EXTERNAL';
-    data_source_format?: string | null;
-    storage_location?: string | null;
-    columns?: ColumnInput[] | null;
-    comment?: string | null;
-    properties?: Props | null;
-  }) {
+  createTable(input: TableInput) {
     return this.tables.create(input);
   }
   getTable(fullName: string, omit: { columns?: boolean; properties?: boolean } = {}) {

@@ -34,6 +34,19 @@ export interface ResolvedTable {
 
 type Omit_ = { columns?: boolean; properties?: boolean };
 
+/** What creating a table takes (Tables.create and the store's createTable). */
+export interface TableInput {
+  name: string;
+  catalog_name: string;
+  schema_name: string;
+  table_type: 'MANAGED' | 'EXTERNAL';
+  data_source_format?: string | null;
+  storage_location?: string | null;
+  columns?: ColumnInput[] | null;
+  comment?: string | null;
+  properties?: Props | null;
+}
+
 export class Tables {
   readonly sources: TableSource[];
   /**
@@ -237,17 +250,7 @@ export class Tables {
     return [...out.values()].sort((a, b) => (a.full_name < b.full_name ? -1 : 1));
   }
 
-  async create(input: {
-    name: string;
-    catalog_name: string;
-    schema_name: string;
-    table_type: 'MANAGED' | 'EXTERNAL';
-    data_source_format?: string | null;
-    storage_location?: string | null;
-    columns?: ColumnInput[] | null;
-    comment?: string | null;
-    properties?: Props | null;
-  }) {
+  async create(input: TableInput) {
     const {
       catalog: c,
       schema: s,
