@@ -12,6 +12,7 @@ import type { UcContext } from './context.js';
 import type { EngineObject, EngineView, SchemaSnapshot } from './engine-view.js';
 import {
   HIDDEN_SCHEMAS,
+  applyPatch,
   likeToRegex,
   typedColumns,
   type ColumnOut,
@@ -314,8 +315,7 @@ export class Tables {
     const tables = this.ctx.c.tables;
     if (!tables.has(key)) tables.set(key, t.record);
     tables.update(key, (r) => {
-      if (u.owner) r.owner = u.owner;
-      if (u.comment !== undefined && u.comment !== null) r.comment = u.comment;
+      applyPatch(r, u);
       this.ctx.touch(r);
     });
   }

@@ -5,7 +5,7 @@ import { volumeExists, volumeNotFound } from '../errors.js';
 import { checkName, splitFullName } from '../names.js';
 import type { UcContext } from './context.js';
 import { externalLocation } from './locations.js';
-import { clean, type VolumeRecord } from './records.js';
+import { applyPatch, clean, type VolumeRecord } from './records.js';
 import type { Schemas } from './schemas.js';
 
 export class Volumes {
@@ -130,8 +130,7 @@ export class Volumes {
       key = newKey;
     }
     const changed = volumes.update(key, (x) => {
-      if (u.comment !== undefined && u.comment !== null) x.comment = u.comment;
-      if (u.owner) x.owner = u.owner;
+      applyPatch(x, u);
       this.ctx.touch(x);
     })!;
     return this.out(changed);
