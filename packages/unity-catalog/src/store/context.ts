@@ -109,6 +109,14 @@ export class UcContext {
     return r;
   }
 
+  /** The records of a collection under a name prefix (`cat.sch.`), in key order: what a list call returns. */
+  recordsUnder<T>(coll: Collection<T>, prefix: string): T[] {
+    return [...coll.entries()]
+      .filter(([k]) => k.startsWith(prefix))
+      .sort(([a], [b]) => (a < b ? -1 : 1))
+      .map(([, r]) => r);
+  }
+
   /** The quoted engine alias of a catalog. */
   alias(catalog: string): string {
     return ident(this.engine.alias(catalog));

@@ -135,11 +135,7 @@ export class Functions {
 
   async list(catalog: string, schema: string) {
     const { catalog: c, schema: s } = await this.schemas.resolve(catalog, schema);
-    const prefix = `${c}.${s}.`;
-    return [...this.ctx.c.functions.entries()]
-      .filter(([k]) => k.startsWith(prefix))
-      .sort(([a], [b]) => (a < b ? -1 : 1))
-      .map(([, r]) => this.out(r));
+    return this.ctx.recordsUnder(this.ctx.c.functions, `${c}.${s}.`).map((r) => this.out(r));
   }
 
   update(fullName: string, u: { owner?: string | null }) {

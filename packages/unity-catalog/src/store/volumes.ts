@@ -100,11 +100,7 @@ export class Volumes {
 
   async list(catalog: string, schema: string) {
     const { catalog: c, schema: s } = await this.schemas.resolve(catalog, schema);
-    const prefix = `${c}.${s}.`;
-    return [...this.ctx.c.volumes.entries()]
-      .filter(([k]) => k.startsWith(prefix))
-      .sort(([a], [b]) => (a < b ? -1 : 1))
-      .map(([, r]) => this.out(r));
+    return this.ctx.recordsUnder(this.ctx.c.volumes, `${c}.${s}.`).map((r) => this.out(r));
   }
 
   async update(
