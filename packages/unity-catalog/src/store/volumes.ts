@@ -2,7 +2,7 @@
 import { mkdir, rm } from 'node:fs/promises';
 import { invalidParameter, resolveUnder, uuid } from '@minilake/core';
 import { volumeExists, volumeNotFound } from '../errors.js';
-import { checkName, splitFullName } from '../names.js';
+import { checkName } from '../names.js';
 import type { UcContext } from './context.js';
 import { externalLocation } from './locations.js';
 import { applyPatch, clean, type VolumeRecord } from './records.js';
@@ -39,13 +39,7 @@ export class Volumes {
   }
 
   record(fullName: string): VolumeRecord {
-    const [c, s, v] = splitFullName(fullName, 3, 'volume') as [string, string, string];
-    const r = this.ctx.c.volumes.get(`${c}.${s}.${v}`);
-    if (!r) {
-      this.ctx.catalogRecord(c);
-      throw volumeNotFound(`${c}.${s}.${v}`);
-    }
-    return r;
+    return this.ctx.objectRecord(this.ctx.c.volumes, fullName, 'volume', volumeNotFound);
   }
 
   async create(input: {
