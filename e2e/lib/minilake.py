@@ -67,3 +67,18 @@ class Server:
 
 def unique(prefix="t"):
     return f"{prefix}_{os.getpid()}_{time.time_ns() % 10**9}"
+
+
+def raw_request(url, method, path, body=None):
+    """One request with the path exactly as given (no client re-quoting of %2F): (status, body bytes)."""
+    import http.client
+    from urllib.parse import urlparse
+
+    u = urlparse(url)
+    conn = http.client.HTTPConnection(u.hostname, u.port, timeout=30)
+    try:
+        conn.request(method, path, body=body, headers={"Authorization": "Bearer dapi-x"})
+        r = conn.getresponse()
+        return (r.status, r.read())
+    finally:
+        conn.close()

@@ -8,7 +8,7 @@ import pytest
 from databricks.sdk import WorkspaceClient
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "lib"))
-from minilake import ENTRY, ROOT, Server, unique  # noqa: E402,F401  (re-exported for the test modules)
+from minilake import ENTRY, ROOT, Server, raw_request, unique  # noqa: E402,F401  (re-exported for the test modules)
 
 
 @pytest.fixture(scope="session")

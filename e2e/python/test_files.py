@@ -5,7 +5,7 @@ import os
 import pytest
 from databricks.sdk.errors import NotFound, ResourceAlreadyExists, AlreadyExists, BadRequest
 
-from conftest import unique
+from conftest import raw_request, unique
 
 
 # ---- DBFS ----
@@ -149,18 +149,10 @@ def test_sql_reads_a_csv_uploaded_to_a_volume(w, volume):
 
 def test_files_api_escaped_slashes_are_separators(w, url, volume):
     """A client that escapes the whole path into one segment (%2F) names the same file, as on Databricks."""
-    import http.client
-    from urllib.parse import quote, urlparse
-
-    u = urlparse(url)
+    from urllib.parse import quote
 
     def raw(method, path, body=None):
-        conn = http.client.HTTPConnection(u.hostname, u.port, timeout=30)
-        conn.request(method, path, body=body, headers={"Authorization": "Bearer dapi-x"})
-        r = conn.getresponse()
-        out = (r.status, r.read())
-        conn.close()
-        return out
+        return raw_request(url, method, path, body)
 
     one = quote(f"{volume}/esc/a.txt".lstrip("/"), safe="")
     assert raw("PUT", f"/api/2.0/fs/files/{one}?overwrite=true", b"escaped")[0] == 204

@@ -8,7 +8,7 @@ import pytest
 from databricks.sdk.errors import NotFound, PermissionDenied, ResourceAlreadyExists, BadRequest
 from databricks.sdk.service.workspace import ExportFormat, ImportFormat, Language, ObjectType
 
-from conftest import unique
+from conftest import raw_request, unique
 
 
 @pytest.fixture
@@ -107,37 +107,24 @@ def test_permissions_need_a_real_workspace_object(w, home):
         w.permissions.get("notebooks", nb_id)
 
 
-def _raw(url, method, path, body=None):
-    """One request with the path exactly as given: no client re-quoting of %2F."""
-    import http.client
-    from urllib.parse import urlparse
-    u = urlparse(url)
-    conn = http.client.HTTPConnection(u.hostname, u.port, timeout=30)
-    conn.request(method, path, body=body, headers={"Authorization": "Bearer dapi-x"})
-    r = conn.getresponse()
-    out = (r.status, r.read())
-    conn.close()
-    return out
-
-
 def test_cli_escaped_workspace_files_paths(w, url, home):
     """The Databricks CLI v1.12.1 (bundle deploy, workspace import-dir) escapes the whole path into one segment."""
     root = f"{home}/.bundle/{unique('b')}/dev"
     w.workspace.mkdirs(f"{root}/files")
     w.workspace.mkdirs(f"{root}/state")
     esc = lambda p: quote(p.lstrip("/"), safe="")
-    status, body = _raw(url, "POST", f"/api/2.0/workspace-files/import-file/{esc(root + '/files/databricks.yml')}"
+    status, body = raw_request(url, "POST", f"/api/2.0/workspace-files/import-file/{esc(root + '/files/databricks.yml')}"
                         "?overwrite=true", b"bundle:\n  name: demo\n")
     assert status == 200, body
     assert w.workspace.get_status(f"{root}/files/databricks.yml").object_type == ObjectType.FILE
     with w.workspace.download(f"{root}/files/databricks.yml", format=ExportFormat.AUTO) as f:
         assert f.read() == b"bundle:\n  name: demo\n"
     state = json.dumps({"state_version": 1}).encode()
-    assert _raw(url, "POST", f"/api/2.0/workspace-files/import-file/{esc(root + '/state/resources.json')}"
+    assert raw_request(url, "POST", f"/api/2.0/workspace-files/import-file/{esc(root + '/state/resources.json')}"
                 "?overwrite=true", state)[0] == 200
     # later deploys and destroy read the state back this way
-    assert _raw(url, "GET", f"/api/2.0/workspace-files/{esc(root + '/state/resources.json')}") == (200, state)
+    assert raw_request(url, "GET", f"/api/2.0/workspace-files/{esc(root + '/state/resources.json')}") == (200, state)
     # an escape hidden in the escaped segment never gets through
     for bad in ["Users%2F..%2F..%2F..%2Fetc%2Fescape.py", "Users%2F%2e%2e%2F%2e%2e%2Fescape.py", "Users%2Fa%00b.py"]:
-        assert _raw(url, "POST", f"/api/2.0/workspace-files/import-file/{bad}?overwrite=true", b"x")[0] == 400
-        assert _raw(url, "GET", f"/api/2.0/workspace-files/{bad}")[0] == 400
+        assert raw_request(url, "POST", f"/api/2.0/workspace-files/import-file/{bad}?overwrite=true", b"x")[0] == 400
+        assert raw_request(url, "GET", f"/api/2.0/workspace-files/{bad}")[0] == 400

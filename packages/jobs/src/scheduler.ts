@@ -13,6 +13,7 @@ import {
   type JobRecord,
   type JobsStore,
   type LifeCycle,
+  type RepairItem,
   type RunRecord,
   type TaskRunRecord,
   type Termination,
@@ -221,13 +222,7 @@ export class Scheduler {
       run.overriding_parameters = req.overriding_parameters;
     }
     if (req.parent_task_run_id !== undefined) run.parent_task_run_id = req.parent_task_run_id;
-    run.repair_history.push({
-      id: run.run_id,
-      type: 'ORIGINAL',
-      start_time: run.start_time,
-      end_time: 0,
-      task_run_ids: run.tasks.map((t) => t.run_id),
-    });
+    run.repair_history.push(originalAttempt(run));
     const active = this.store
       .allRuns()
       .filter((r) => r.job_id === job.job_id && isActive(r.life) && r.life !== 'QUEUED').length;
@@ -277,13 +272,7 @@ export class Scheduler {
       tasks: s.tasks.map((t) => this.newTaskRun(t)),
       repair_history: [],
     };
-    run.repair_history.push({
-      id: run.run_id,
-      type: 'ORIGINAL',
-      start_time: run.start_time,
-      end_time: 0,
-      task_run_ids: run.tasks.map((t) => t.run_id),
-    });
+    run.repair_history.push(originalAttempt(run));
     this.store.addRun(run);
     this.begin(run.run_id);
     return run;
@@ -736,6 +725,17 @@ export class Scheduler {
 }
 
 export class RepairError extends Error {}
+
+/** The first entry of a run's repair history: the attempt it started as (run-now and submit alike). */
+function originalAttempt(run: RunRecord): RepairItem {
+  return {
+    id: run.run_id,
+    type: 'ORIGINAL',
+    start_time: run.start_time,
+    end_time: 0,
+    task_run_ids: run.tasks.map((t) => t.run_id),
+  };
+}
 
 function termination(result: string, message: string): Termination {
   switch (result) {

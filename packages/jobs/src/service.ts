@@ -120,27 +120,23 @@ export class JobsService {
     if (params) {
       for (const [k, v] of Object.entries(params)) params[k] = String(v);
     }
-    if (body.idempotency_token) {
-      const id = this.store.newRunId();
-      const existing = this.store.claimIdempotencyToken(body.idempotency_token, id);
-      if (existing !== undefined) return { run_id: existing, number_in_job: existing };
-      const run = this.startWithId(
+    const start = () =>
+      this.startWithId(
         job.job_id,
         params,
         overriding,
         body.queue as Json | undefined,
         body.only as string[] | undefined,
       );
+    if (body.idempotency_token) {
+      const id = this.store.newRunId();
+      const existing = this.store.claimIdempotencyToken(body.idempotency_token, id);
+      if (existing !== undefined) return { run_id: existing, number_in_job: existing };
+      const run = start();
       this.store.claimIdempotencyToken(body.idempotency_token, run);
       return { run_id: run, number_in_job: run };
     }
-    const run = this.startWithId(
-      job.job_id,
-      params,
-      overriding,
-      body.queue as Json | undefined,
-      body.only as string[] | undefined,
-    );
+    const run = start();
     return { run_id: run, number_in_job: run };
   }
 

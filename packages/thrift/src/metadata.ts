@@ -205,8 +205,6 @@ function jdbcType(typeText: string): number {
     case 'NULL':
       return 0;
     case 'STRING':
-    case 'VARCHAR':
-    case 'CHAR':
       return 12;
     default:
       return 1111;
@@ -228,7 +226,7 @@ function columnSize(typeText: string): number | null {
     TIMESTAMP_NTZ: 29,
   };
   const n = scalarName(db);
-  if (n === 'DECIMAL' && db.kind === 'scalar') return db.precision ?? 10;
+  if (db.kind === 'decimal') return db.precision;
   return sizes[n] ?? null;
 }
 
@@ -289,7 +287,7 @@ export async function getColumns(
           typeText,
           columnSize(typeText),
           null,
-          scalarName(db) === 'DECIMAL' && db.kind === 'scalar' ? (db.scale ?? 0) : numeric ? 0 : null,
+          db.kind === 'decimal' ? db.scale : numeric ? 0 : null,
           numeric ? 10 : null,
           nullable ? 1 : 0,
           col.comment ?? '',

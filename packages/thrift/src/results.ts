@@ -21,7 +21,7 @@ import {
   type Data,
   type Vector,
 } from 'apache-arrow';
-import { arrowType, parseType, scalarName, thriftTypeId, type DbType } from './types.js';
+import { arrowType, isComplex, parseType, scalarName, thriftTypeId, type DbType } from './types.js';
 
 export interface ResultColumn {
   name: string;
@@ -71,14 +71,8 @@ export function tableSchema(columns: ResultColumn[]): unknown {
       if (scalarName(db) === 'DECIMAL')
         entry.typeQualifiers = {
           qualifiers: {
-            precision: { i32Value: db.kind === 'scalar' ? (db.precision ?? 10) : 10 },
-            scale: { i32Value: db.kind === 'scalar' ? (db.scale ?? 0) : 0 },
-          },
-        };
-      if (scalarName(db) === 'VARCHAR' || scalarName(db) === 'CHAR')
-        entry.typeQualifiers = {
-          qualifiers: {
-            characterMaximumLength: { i32Value: db.kind === 'scalar' ? (db.precision ?? 255) : 255 },
+            precision: { i32Value: db.kind === 'decimal' ? db.precision : 10 },
+            scale: { i32Value: db.kind === 'decimal' ? db.scale : 0 },
           },
         };
       const desc: Record<string, unknown> = {
@@ -95,7 +89,7 @@ export function tableSchema(columns: ResultColumn[]): unknown {
 /** The wire Arrow type of a column for these client capabilities. */
 export function wireType(db: DbType, caps: Caps): DataType {
   const name = scalarName(db);
-  if (db.kind !== 'scalar' && !caps.complexAsArrow) return new Utf8();
+  if (isComplex(db) && !caps.complexAsArrow) return new Utf8();
   if (name === 'DECIMAL' && !caps.decimalAsArrow) return new Utf8();
   if (name === 'NULL') return new Utf8();
   return arrowType(db, caps.timeZone);
@@ -272,7 +266,7 @@ function formatTimestamp(ms: number, t: DataType, tz: string): string {
 }
 
 function decimalText(x: unknown, db: DbType): string {
-  const scale = db.kind === 'scalar' ? (db.scale ?? 0) : 0;
+  const scale = db.kind === 'decimal' ? db.scale : 0;
   let digits = String(x);
   if (scale === 0) return digits;
   const neg = digits.startsWith('-');
@@ -300,7 +294,7 @@ function convert(v: Vector, c: Col): Vector {
       new Utf8(),
     );
   }
-  if (c.db.kind !== 'scalar' && DataType.isUtf8(src)) {
+  if (isComplex(c.db) && DataType.isUtf8(src)) {
     const values = mapValues(v, (x) => fromJson(JSON.parse(x as string), c.db));
     return vectorFromArray(values, out);
   }

@@ -1,6 +1,6 @@
 /**
- * Databricks type text (`DECIMAL(10,2)`, `ARRAY<STRUCT<a: INT, b: STRING>>`, `MAP<STRING, BIGINT>`) parsed
- * into a tree, and the Arrow and TCLIService types Databricks uses for each on the Thrift wire.
+ * The Arrow and TCLIService types Databricks uses on the Thrift wire for each Databricks type (the text is
+ * read into a tree by Unity Catalog's parser).
  */
 import {
   Binary,
@@ -22,114 +22,40 @@ import {
   Utf8,
   type DataType,
 } from 'apache-arrow';
+import { parseDatabricksType } from '@minilake/unity-catalog';
 
-export type DbType =
-  | { kind: 'array'; element: DbType }
-  | { kind: 'map'; key: DbType; value: DbType }
-  | { kind: 'struct'; fields: { name: string; type: DbType }[] }
-  | { kind: 'scalar'; name: string; precision?: number; scale?: number };
+/** Unity Catalog's type tree (the engine's neutral one); thrift reads type text with UC's parser. */
+export type DbType = ReturnType<typeof parseDatabricksType>;
 
-/** Parses Databricks type text; anything it does not understand becomes a STRING scalar. */
+const STRING: DbType = { kind: 'primitive', name: 'string' };
+
+/**
+ * Parses Databricks type text with Unity Catalog's parser. Thrift stays lenient: result columns must always
+ * reach the client, so text the parser rejects travels as a STRING rather than failing the statement.
+ */
 export function parseType(text: string): DbType {
-  let pos = 0;
-  const s = text;
-  const ws = () => {
-    while (pos < s.length && /\s/.test(s[pos]!)) pos++;
-  };
-  const word = (): string => {
-    ws();
-    if (s[pos] === '`') {
-      const end = s.indexOf('`', pos + 1);
-      const w = s.slice(pos + 1, end < 0 ? s.length : end);
-      pos = end < 0 ? s.length : end + 1;
-      return w;
-    }
-    const start = pos;
-    while (pos < s.length && /[A-Za-z0-9_]/.test(s[pos]!)) pos++;
-    return s.slice(start, pos);
-  };
-  const expect = (c: string) => {
-    ws();
-    if (s[pos] === c) pos++;
-  };
-  const type = (): DbType => {
-    const name = word().toUpperCase();
-    ws();
-    if (name === 'ARRAY' && s[pos] === '<') {
-      pos++;
-      const element = type();
-      expect('>');
-      return { kind: 'array', element };
-    }
-    if (name === 'MAP' && s[pos] === '<') {
-      pos++;
-      const key = type();
-      expect(',');
-      const value = type();
-      expect('>');
-      return { kind: 'map', key, value };
-    }
-    if (name === 'STRUCT' && s[pos] === '<') {
-      pos++;
-      const fields: { name: string; type: DbType }[] = [];
-      ws();
-      while (pos < s.length && s[pos] !== '>') {
-        const fname = word();
-        expect(':');
-        const ftype = type();
-        // A field may carry NOT NULL or COMMENT '...': skip to the next field.
-        ws();
-        while (pos < s.length && s[pos] !== ',' && s[pos] !== '>') {
-          if (s[pos] === "'") {
-            const end = s.indexOf("'", pos + 1);
-            pos = end < 0 ? s.length : end + 1;
-          } else pos++;
-        }
-        fields.push({ name: fname, type: ftype });
-        if (s[pos] === ',') pos++;
-        ws();
-      }
-      expect('>');
-      return { kind: 'struct', fields };
-    }
-    if (s[pos] === '(') {
-      const end = s.indexOf(')', pos);
-      const args = s
-        .slice(pos + 1, end < 0 ? s.length : end)
-        .split(',')
-        .map((x) => Number(x.trim()));
-      pos = end < 0 ? s.length : end + 1;
-      const out: DbType = { kind: 'scalar', name };
-      if (Number.isFinite(args[0])) out.precision = args[0]!;
-      if (Number.isFinite(args[1])) out.scale = args[1]!;
-      return out;
-    }
-    if (name === 'INTERVAL') {
-      // INTERVAL DAY TO SECOND, INTERVAL YEAR TO MONTH, INTERVAL DAY ...
-      const start = pos;
-      while (pos < s.length && /[A-Za-z ]/.test(s[pos]!)) pos++;
-      const rest = s.slice(start, pos).trim().toUpperCase();
-      return { kind: 'scalar', name: /YEAR|MONTH/.test(rest) ? 'INTERVAL_YM' : 'INTERVAL_DT' };
-    }
-    return { kind: 'scalar', name: name || 'STRING' };
-  };
-  return type();
+  try {
+    return parseDatabricksType(text);
+  } catch {
+    return STRING;
+  }
 }
 
-const SCALAR_NAMES: Record<string, string> = {
-  BYTE: 'TINYINT',
-  SHORT: 'SMALLINT',
-  INTEGER: 'INT',
-  LONG: 'BIGINT',
-  DEC: 'DECIMAL',
-  NUMERIC: 'DECIMAL',
-  REAL: 'FLOAT',
-  VOID: 'NULL',
-};
+/** ARRAY, MAP and STRUCT: the types that travel as JSON text unless the client takes them as Arrow. */
+export const isComplex = (t: DbType): boolean =>
+  t.kind === 'array' || t.kind === 'map' || t.kind === 'struct';
 
+/** The upper-case Databricks name thrift switches on (intervals split into year-month and day-time). */
 export function scalarName(t: DbType): string {
-  if (t.kind !== 'scalar') return t.kind.toUpperCase();
-  return SCALAR_NAMES[t.name] ?? t.name;
+  switch (t.kind) {
+    case 'decimal':
+      return 'DECIMAL';
+    case 'primitive':
+      if (t.name === 'interval') return /year|month/.test(t.interval ?? '') ? 'INTERVAL_YM' : 'INTERVAL_DT';
+      return t.name === 'void' ? 'NULL' : t.name.toUpperCase();
+    default:
+      return t.kind.toUpperCase();
+  }
 }
 
 /** The Arrow type Databricks sends with native Arrow types (timestamps in the session time zone). */
@@ -178,7 +104,7 @@ export function arrowType(t: DbType, timeZone: string, nested = false): DataType
       return nested ? new Utf8() : new Null();
     case 'DECIMAL':
       // Decimals inside nested values travel as their text (a builder for nested Decimal128 is not worth it).
-      return nested ? new Utf8() : new Decimal(t.scale ?? 0, t.precision ?? 10, 128);
+      return nested || t.kind !== 'decimal' ? new Utf8() : new Decimal(t.scale, t.precision, 128);
     default:
       return new Utf8();
   }
@@ -241,10 +167,6 @@ export function thriftTypeId(t: DbType): number {
       return TTypeId.NULL_TYPE;
     case 'DATE':
       return TTypeId.DATE_TYPE;
-    case 'VARCHAR':
-      return TTypeId.VARCHAR_TYPE;
-    case 'CHAR':
-      return TTypeId.CHAR_TYPE;
     case 'INTERVAL_YM':
       return TTypeId.INTERVAL_YEAR_MONTH_TYPE;
     case 'INTERVAL_DT':

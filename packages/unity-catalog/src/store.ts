@@ -10,35 +10,27 @@
  * properties, timestamps, EXTERNAL tables (metadata over a storage_location), volumes and grants.
  */
 import { rm } from 'node:fs/promises';
-import { CollectionStore, silentLogger, type Clock, type Logger, type StateDb } from '@minilake/core';
+import { CollectionStore, silentLogger, type Logger, type StateDb } from '@minilake/core';
 import type { DuckDbEngine } from '@minilake/engine-duckdb';
 import { tableNotFound } from './errors.js';
-import type { ColumnInput, FunctionInput } from './schemas.js';
+import type { FunctionInput } from './schemas.js';
 import { Catalogs } from './store/catalogs.js';
-import { UcContext } from './store/context.js';
+import { UcContext, type UcContextOptions } from './store/context.js';
 import { EngineView } from './store/engine-view.js';
 import { Functions } from './store/functions.js';
 import { Grants } from './store/grants.js';
 import type { PermissionChange, Props, TableMetadataInput } from './store/records.js';
 import { Schemas } from './store/schemas.js';
 import type { TableSource } from './store/table-sources.js';
-import { Tables } from './store/tables.js';
+import { Tables, type TableInput } from './store/tables.js';
 import { Volumes } from './store/volumes.js';
 
 export type { ColumnOut, PermissionChange, TableMetadataInput } from './store/records.js';
 export type { TableSource, TableCreate, CreatedTable } from './store/table-sources.js';
 
-export interface UnityCatalogStoreOptions {
+/** The context's options (the store opens the collections itself), plus the store's own. */
+export interface UnityCatalogStoreOptions extends Omit<UcContextOptions, 'collections'> {
   db: StateDb;
-  engine: DuckDbEngine;
-  clock: Clock;
-  /** The caller every change is recorded as (owner, created_by, updated_by). */
-  user: string;
-  /** Where managed volumes keep their files (the service's `volumes` folder). */
-  volumesDir: string;
-  /** The whole data dir, which external locations must stay outside of. */
-  dataDir: string;
-  workspaceId: string;
   logger?: Logger;
   /** Table sources, first match wins; default MANAGED in DuckDB, then EXTERNAL files. */
   tableSources?: (ctx: UcContext) => TableSource[];
@@ -174,17 +166,7 @@ export class UnityCatalogStore extends CollectionStore {
   }
 
   // ---- tables ----
-  createTable(input: {
-    name: string;
-    catalog_name: string;
-    schema_name: string;
-    table_type: 'MANAGED' | 'EXTERNAL';
-    data_source_format?: string | null;
-    storage_location?: string | null;
-    columns?: ColumnInput[] | null;
-    comment?: string | null;
-    properties?: Props | null;
-  }) {
+  createTable(input: TableInput) {
     return this.tables.create(input);
   }
   getTable(fullName: string, omit: { columns?: boolean; properties?: boolean } = {}) {

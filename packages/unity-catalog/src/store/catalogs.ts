@@ -7,7 +7,14 @@ import { catalogExists, metastoreNotFound, notEmpty } from '../errors.js';
 import { checkName } from '../names.js';
 import type { UcContext } from './context.js';
 import type { EngineView } from './engine-view.js';
-import { RESERVED_CATALOGS, clean, propertiesOut, type CatalogRecord, type Props } from './records.js';
+import {
+  RESERVED_CATALOGS,
+  applyPatch,
+  clean,
+  propertiesOut,
+  type CatalogRecord,
+  type Props,
+} from './records.js';
 
 export class Catalogs {
   constructor(
@@ -157,12 +164,8 @@ export class Catalogs {
     if (u.new_name && checkName('catalog', u.new_name) !== r.name)
       r = await this.ctx.mutating(() => this.rename(r, checkName('catalog', u.new_name!)));
     const changed = this.ctx.c.catalogs.update(r.name, (x) => {
-      if (u.comment !== undefined && u.comment !== null) x.comment = u.comment;
-      if (u.properties) x.properties = { ...x.properties, ...u.properties };
-      if (u.owner) x.owner = u.owner;
+      applyPatch(x, u);
       if (u.isolation_mode) x.isolation_mode = u.isolation_mode;
-      if (u.enable_predictive_optimization)
-        x.enable_predictive_optimization = u.enable_predictive_optimization;
       this.ctx.touch(x);
     })!;
     return this.out(changed);

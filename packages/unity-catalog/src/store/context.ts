@@ -8,7 +8,7 @@ import path from 'node:path';
 import { uuid, type Clock, type Collection } from '@minilake/core';
 import { ident, type DuckDbEngine } from '@minilake/engine-duckdb';
 import { catalogNotFound } from '../errors.js';
-import { checkName } from '../names.js';
+import { checkName, splitFullName } from '../names.js';
 import type {
   Audit,
   CatalogRecord,
@@ -106,6 +106,28 @@ export class UcContext {
     const n = checkName('catalog', name);
     const r = this.c.catalogs.get(n);
     if (!r) throw catalogNotFound(name);
+    return r;
+  }
+
+  /** The records of a collection under a name prefix (`cat.sch.`), in key order: what a list call returns. */
+  recordsUnder<T>(coll: Collection<T>, prefix: string): T[] {
+    return [...coll.entries()]
+      .filter(([k]) => k.startsWith(prefix))
+      .sort(([a], [b]) => (a < b ? -1 : 1))
+      .map(([, r]) => r);
+  }
+
+  /**
+   * A record of a securable inside a schema (volume, function) by `catalog.schema.name`; a missing catalog
+   * is reported as such before the object's own not-found error.
+   */
+  objectRecord<T>(coll: Collection<T>, fullName: string, what: string, notFound: (full: string) => Error): T {
+    const [c, s, n] = splitFullName(fullName, 3, what) as [string, string, string];
+    const r = coll.get(`${c}.${s}.${n}`);
+    if (!r) {
+      this.catalogRecord(c);
+      throw notFound(`${c}.${s}.${n}`);
+    }
     return r;
   }
 

@@ -2,7 +2,7 @@
 import { invalidParameter, uuid } from '@minilake/core';
 import { ident } from '@minilake/engine-duckdb';
 import { engineRejected, functionExists, functionNotFound } from '../errors.js';
-import { checkName, splitFullName } from '../names.js';
+import { checkName } from '../names.js';
 import type { FunctionInput } from '../schemas.js';
 import { databricksToDuckDbType, databricksTypeInfo } from '../types.js';
 import type { UcContext } from './context.js';
@@ -35,13 +35,7 @@ export class Functions {
   }
 
   private record(fullName: string): FunctionRecord {
-    const [c, s, f] = splitFullName(fullName, 3, 'function') as [string, string, string];
-    const r = this.ctx.c.functions.get(`${c}.${s}.${f}`);
-    if (!r) {
-      this.ctx.catalogRecord(c);
-      throw functionNotFound(`${c}.${s}.${f}`);
-    }
-    return r;
+    return this.ctx.objectRecord(this.ctx.c.functions, fullName, 'function', functionNotFound);
   }
 
   async create(fi: FunctionInput) {
@@ -135,11 +129,7 @@ export class Functions {
 
   async list(catalog: string, schema: string) {
     const { catalog: c, schema: s } = await this.schemas.resolve(catalog, schema);
-    const prefix = `${c}.${s}.`;
-    return [...this.ctx.c.functions.entries()]
-      .filter(([k]) => k.startsWith(prefix))
-      .sort(([a], [b]) => (a < b ? -1 : 1))
-      .map(([, r]) => this.out(r));
+    return this.ctx.recordsUnder(this.ctx.c.functions, `${c}.${s}.`).map((r) => this.out(r));
   }
 
   update(fullName: string, u: { owner?: string | null }) {

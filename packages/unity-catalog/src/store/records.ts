@@ -17,6 +17,28 @@ export interface Audit {
   updated_by: string;
 }
 
+/** The fields several securables' updates share. */
+export interface RecordPatch {
+  comment?: string | null;
+  properties?: Props | null;
+  owner?: string | null;
+  enable_predictive_optimization?: string | null;
+}
+
+/**
+ * Applies an update's shared fields the one way every securable does: null (or an empty owner) keeps the
+ * old value, and properties merge into the old ones.
+ */
+export function applyPatch(
+  x: Audit & { comment?: string; properties?: Props; enable_predictive_optimization?: string },
+  u: RecordPatch,
+): void {
+  if (u.comment !== undefined && u.comment !== null) x.comment = u.comment;
+  if (u.properties) x.properties = { ...x.properties, ...u.properties };
+  if (u.owner) x.owner = u.owner;
+  if (u.enable_predictive_optimization) x.enable_predictive_optimization = u.enable_predictive_optimization;
+}
+
 export interface CatalogRecord extends Audit {
   id: string;
   name: string;

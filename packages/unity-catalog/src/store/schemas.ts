@@ -8,7 +8,14 @@ import { checkName, splitFullName } from '../names.js';
 import type { Catalogs } from './catalogs.js';
 import type { UcContext } from './context.js';
 import type { EngineView } from './engine-view.js';
-import { HIDDEN_SCHEMAS, clean, propertiesOut, type Props, type SchemaRecord } from './records.js';
+import {
+  HIDDEN_SCHEMAS,
+  applyPatch,
+  clean,
+  propertiesOut,
+  type Props,
+  type SchemaRecord,
+} from './records.js';
 
 export interface ResolvedSchema {
   catalog: string;
@@ -157,11 +164,7 @@ export class Schemas {
       key = `${res.catalog}.${newName}`;
     }
     const r = this.ctx.c.schemas.update(key, (x) => {
-      if (u.comment !== undefined && u.comment !== null) x.comment = u.comment;
-      if (u.properties) x.properties = { ...x.properties, ...u.properties };
-      if (u.owner) x.owner = u.owner;
-      if (u.enable_predictive_optimization)
-        x.enable_predictive_optimization = u.enable_predictive_optimization;
+      applyPatch(x, u);
       this.ctx.touch(x);
     })!;
     return this.out(r);

@@ -12,6 +12,7 @@ import type { UcContext } from './context.js';
 import type { EngineObject, EngineView, SchemaSnapshot } from './engine-view.js';
 import {
   HIDDEN_SCHEMAS,
+  applyPatch,
   likeToRegex,
   typedColumns,
   type ColumnOut,
@@ -33,6 +34,19 @@ export interface ResolvedTable {
 }
 
 type Omit_ = { columns?: boolean; properties?: boolean };
+
+/** What creating a table takes (Tables.create and the store's createTable). */
+export interface TableInput {
+  name: string;
+  catalog_name: string;
+  schema_name: string;
+  table_type: 'MANAGED' | 'EXTERNAL';
+  data_source_format?: string | null;
+  storage_location?: string | null;
+  columns?: ColumnInput[] | null;
+  comment?: string | null;
+  properties?: Props | null;
+}
 
 export class Tables {
   readonly sources: TableSource[];
@@ -237,17 +251,7 @@ export class Tables {
     return [...out.values()].sort((a, b) => (a.full_name < b.full_name ? -1 : 1));
   }
 
-  async create(input: {
-    name: string;
-    catalog_name: string;
-    schema_name: string;
-    table_type: 'MANAGED' | 'EXTERNAL';
-    data_source_format?: string | null;
-    storage_location?: string | null;
-    columns?: ColumnInput[] | null;
-    comment?: string | null;
-    properties?: Props | null;
-  }) {
+  async create(input: TableInput) {
     const {
       catalog: c,
       schema: s,
@@ -311,8 +315,7 @@ export class Tables {
     const tables = this.ctx.c.tables;
     if (!tables.has(key)) tables.set(key, t.record);
     tables.update(key, (r) => {
-      if (u.owner) r.owner = u.owner;
-      if (u.comment !== undefined && u.comment !== null) r.comment = u.comment;
+      applyPatch(r, u);
       this.ctx.touch(r);
     });
   }

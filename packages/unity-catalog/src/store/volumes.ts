@@ -2,10 +2,10 @@
 import { mkdir, rm } from 'node:fs/promises';
 import { invalidParameter, resolveUnder, uuid } from '@minilake/core';
 import { volumeExists, volumeNotFound } from '../errors.js';
-import { checkName, splitFullName } from '../names.js';
+import { checkName } from '../names.js';
 import type { UcContext } from './context.js';
 import { externalLocation } from './locations.js';
-import { clean, type VolumeRecord } from './records.js';
+import { applyPatch, clean, type VolumeRecord } from './records.js';
 import type { Schemas } from './schemas.js';
 
 export class Volumes {
@@ -39,13 +39,7 @@ export class Volumes {
   }
 
   record(fullName: string): VolumeRecord {
-    const [c, s, v] = splitFullName(fullName, 3, 'volume') as [string, string, string];
-    const r = this.ctx.c.volumes.get(`${c}.${s}.${v}`);
-    if (!r) {
-      this.ctx.catalogRecord(c);
-      throw volumeNotFound(`${c}.${s}.${v}`);
-    }
-    return r;
+    return this.ctx.objectRecord(this.ctx.c.volumes, fullName, 'volume', volumeNotFound);
   }
 
   async create(input: {
@@ -100,11 +94,7 @@ export class Volumes {
 
   async list(catalog: string, schema: string) {
     const { catalog: c, schema: s } = await this.schemas.resolve(catalog, schema);
-    const prefix = `${c}.${s}.`;
-    return [...this.ctx.c.volumes.entries()]
-      .filter(([k]) => k.startsWith(prefix))
-      .sort(([a], [b]) => (a < b ? -1 : 1))
-      .map(([, r]) => this.out(r));
+    return this.ctx.recordsUnder(this.ctx.c.volumes, `${c}.${s}.`).map((r) => this.out(r));
   }
 
   async update(
@@ -130,8 +120,7 @@ export class Volumes {
       key = newKey;
     }
     const changed = volumes.update(key, (x) => {
-      if (u.comment !== undefined && u.comment !== null) x.comment = u.comment;
-      if (u.owner) x.owner = u.owner;
+      applyPatch(x, u);
       this.ctx.touch(x);
     })!;
     return this.out(changed);
