@@ -11,9 +11,11 @@ tools=$(bash "$here/build.sh" | tail -n 1)
 export MINILAKE_DATABRICKS_CLI="$tools/databricks-$CLI_VERSION"
 export MINILAKE_TERRAFORM="$tools/terraform-$TF_VERSION" MINILAKE_TERRAFORM_VERSION="$TF_VERSION"
 export MINILAKE_TFRC="$tools/tfrc-$PROVIDER_VERSION"
-# pytest runs from e2e/python: make path arguments absolute first.
-args=()
-for a in "$@"; do if [ -e "${a%%::*}" ]; then args+=("$(realpath "${a%%::*}")${a#"${a%%::*}"}"); else args+=("$a"); fi; done
-set -- ${args[@]+"${args[@]}"}
-[ $# -gt 0 ] || set -- "$e2e/cli" "$e2e/terraform" "$e2e/seeds"
+# pytest runs from e2e/python: make path arguments absolute first; with none, run all three suites.
+args=() paths=0
+for a in "$@"; do
+  if [ -e "${a%%::*}" ]; then args+=("$(realpath "${a%%::*}")${a#"${a%%::*}"}") paths=1; else args+=("$a"); fi
+done
+[ $paths = 1 ] || args+=("$e2e/cli" "$e2e/terraform" "$e2e/seeds")
+set -- "${args[@]}"
 exec bash "$e2e/python/run.sh" -c "$e2e/tools/pytest.ini" --rootdir "$e2e" "$@"
