@@ -288,3 +288,11 @@ export class DeltaReader {
     this.cache.delete(path.resolve(location));
   }
 }
+
+/** The host's one reader (one snapshot cache), shared by every service that reads Delta tables. */
+export function deltaReader(
+  ctx: { shared<T extends object>(key: string, create: () => T | Promise<T>): Promise<T> },
+  sql: SqlRunner,
+): Promise<DeltaReader> {
+  return ctx.shared('delta-reader', () => new DeltaReader({ sql }));
+}

@@ -1,7 +1,15 @@
 import { defineService } from '@minilake/core';
+import { deltaReader } from '@minilake/delta';
 import { DUCKDB_FOLDER, duckDbEngine, type DuckDbEngine } from '@minilake/engine-duckdb';
 import { unityCatalogApp } from './app.js';
-import { UnityCatalogStore, type PermissionChange, type TableMetadataInput } from './store.js';
+import {
+  ExternalDeltaSource,
+  ExternalFilesSource,
+  ManagedDuckDbSource,
+  UnityCatalogStore,
+  type PermissionChange,
+  type TableMetadataInput,
+} from './store.js';
 
 export {
   UnityCatalogStore,
@@ -51,6 +59,8 @@ export interface UnityCatalogApi {
   setTableMetadata(fullName: string, meta: TableMetadataInput): void;
   /** GRANT / REVOKE from SQL; stored, not enforced. */
   updatePermissions(securableType: string, fullName: string, changes: PermissionChange[]): void;
+  /** A DuckDB SELECT over an EXTERNAL Delta table's snapshot (log version checked per call), else undefined. */
+  tableScan(fullName: string, version?: number): Promise<{ sql: string; version: number } | undefined>;
   /** Absolute directory of a volume; 404 when it does not exist. */
   volumeDirectory(catalog: string, schema: string, volume: string): Promise<string>;
   store: UnityCatalogStore;
@@ -64,6 +74,7 @@ export const unityCatalogService = defineService<UnityCatalogApi>({
   folders: ['volumes', DUCKDB_FOLDER],
   async create(ctx) {
     const engine = await duckDbEngine(ctx);
+    const delta = await deltaReader(ctx, engine);
     const store = new UnityCatalogStore({
       db: ctx.state,
       engine,
@@ -74,6 +85,11 @@ export const unityCatalogService = defineService<UnityCatalogApi>({
       dataDir: ctx.dataDir,
       workspaceId: ctx.identity.workspaceId,
       logger: ctx.logger,
+      tableSources: (uc) => [
+        new ManagedDuckDbSource(uc),
+        new ExternalDeltaSource(uc, delta),
+        new ExternalFilesSource(uc),
+      ],
     });
     await store.open();
     return {
@@ -92,6 +108,7 @@ export const unityCatalogService = defineService<UnityCatalogApi>({
         setTableMetadata: (fullName, meta) => store.setTableMetadata(fullName, meta),
         updatePermissions: (type, fullName, changes) => store.applyPermissions(type, fullName, changes),
         volumeDirectory: (c, s, v) => store.volumeDirectory(c, s, v),
+        tableScan: (fullName, version) => store.tableScan(fullName, version),
       },
       async ready() {
         await engine.all('SELECT 1');

@@ -27,6 +27,8 @@ import { Volumes } from './store/volumes.js';
 
 export type { ColumnOut, PermissionChange, TableMetadataInput } from './store/records.js';
 export type { TableSource, TableCreate, CreatedTable } from './store/table-sources.js';
+export { ManagedDuckDbSource, ExternalFilesSource } from './store/table-sources.js';
+export { ExternalDeltaSource } from './store/delta-source.js';
 
 export interface UnityCatalogStoreOptions {
   db: StateDb;
@@ -189,6 +191,10 @@ export class UnityCatalogStore extends CollectionStore {
   }
   getTable(fullName: string, omit: { columns?: boolean; properties?: boolean } = {}) {
     return this.tables.get(fullName, omit);
+  }
+  /** A DuckDB SELECT over an EXTERNAL Delta table's snapshot (undefined for any other table). */
+  tableScan(fullName: string, version?: number) {
+    return this.tables.scan(fullName, version);
   }
   tableExists(fullName: string) {
     return this.tables.exists(fullName);

@@ -4,6 +4,8 @@
  * Catalog, and a DESCRIBE probe for Spark's result types of avg/sum/division over decimals. Text polyglot
  * cannot translate but DuckDB runs as written falls through unchanged (never with a /Volumes path).
  */
+import { createHash } from 'node:crypto';
+import { ident } from '@minilake/engine-duckdb';
 import { polyglot } from './polyglot.js';
 import type { Session } from './session.js';
 import { SqlError, sqlError, unsupported } from './sql-error.js';
@@ -43,6 +45,13 @@ export async function prepare(text: string, s: Session): Promise<Prepared> {
       o.volumes = await resolveVolumes(e.paths, s);
       t = translate(text, o);
     }
+    if (t.tables.length > 0 && s.uc?.tableScan) {
+      const views = await deltaViews(t.tables, s);
+      if (views.size > 0) {
+        o.deltaViews = views;
+        t = translate(text, o);
+      }
+    }
     const values: Record<string, unknown> = {};
     for (const p of t.params) {
       const v = s.params.get(p);
@@ -71,6 +80,32 @@ export async function prepare(text: string, s: Session): Promise<Prepared> {
     }
     throw e;
   }
+}
+
+/** Temporary views, on the statement's connection, over the snapshots of this connection's Delta tables. */
+const viewsMade = new WeakMap<object, Map<string, string>>();
+
+/**
+ * For each referenced table that is an EXTERNAL Delta table: a temporary view over its snapshot at the log's
+ * current version (checked on every statement, so a commit by Spark is seen at once). The view's name
+ * carries the version, and a connection keeps the views it made, so an unchanged table is not re-bound.
+ */
+async function deltaViews(tables: string[], s: Session): Promise<Map<string, string>> {
+  const out = new Map<string, string>();
+  let made = viewsMade.get(s.conn);
+  if (!made) viewsMade.set(s.conn, (made = new Map()));
+  for (const full of tables) {
+    const scan = await s.uc!.tableScan!(full);
+    if (!scan) continue;
+    const view = `__ml_delta_${createHash('sha256').update(full).digest('hex').slice(0, 16)}`;
+    const key = `${scan.version}\u0000${scan.sql}`;
+    if (made.get(view) !== key) {
+      await s.conn.run(`CREATE OR REPLACE TEMP VIEW ${ident(view)} AS ${scan.sql}`);
+      made.set(view, key);
+    }
+    out.set(full, view);
+  }
+  return out;
 }
 
 export function namesVolume(text: string): boolean {

@@ -43,6 +43,8 @@ export interface UnityCatalogApiLike {
     changes: { principal: string; add?: string[]; remove?: string[] }[],
   ): unknown;
   getTable?(fullName: string): unknown;
+  /** A DuckDB SELECT over a table whose data is not an engine object (EXTERNAL Delta), else undefined. */
+  tableScan?(fullName: string, version?: number): Promise<{ sql: string; version: number } | undefined>;
   /** The real directory of a volume (created on demand); throws when the volume does not exist. */
   volumeDirectory?(catalog: string, schema: string, volume: string): Promise<string>;
 }

@@ -21,6 +21,11 @@ export interface TranslateOptions {
   paramTypes: Map<string, string | undefined>;
   /** `/Volumes/...` path literals (in file-reading positions) -> the volume's real path, resolved by the caller. */
   volumes?: Map<string, string>;
+  /**
+   * Tables whose data is not an engine object (EXTERNAL Delta), by lower-case `catalog.schema.table` -> the
+   * name of the connection's temporary view over their snapshot; references to them are rewritten to it.
+   */
+  deltaViews?: Map<string, string>;
 }
 
 /** File-reading table functions whose first argument (a path or a list of paths) may name a volume. */
@@ -53,6 +58,8 @@ export interface Translated {
   params: string[];
   /** The outer SELECT's avg(...)/sum(...) projections: index and function (Spark's type depends on the argument). */
   avgColumns: { index: number; fn: 'avg' | 'sum' | 'div' }[];
+  /** Every table referenced (not a CTE), as lower-case `catalog.schema.table`, in order of first use. */
+  tables: string[];
 }
 
 export class TranslationFailed extends Error {}

@@ -173,6 +173,10 @@ export class Rewriter {
   changed = false;
   /** Volume paths seen in file positions without a resolution in o.volumes. */
   volumesNeeded: string[] = [];
+  /** Tables referenced, lower-case `catalog.schema.table` (see Translated.tables). */
+  tables: string[] = [];
+  /** Names the statement's WITH clauses define: an unqualified reference to one is not a table. */
+  cteNames = new Set<string>();
   constructor(private readonly o: TranslateOptions) {}
 
   /** A path argument (string literal or array of them): `/Volumes/c/s/v/...` -> the volume's directory. */
@@ -218,6 +222,24 @@ export class Rewriter {
   private tableRef(t: Node): void {
     const cat = t.catalog as { name: string } | null;
     const sch = t.schema as { name: string } | null;
+    const name = (t.name as { name: string }).name;
+    if (cat || sch || !this.cteNames.has(name.toLowerCase())) {
+      const full = [cat?.name ?? this.o.currentCatalog, sch?.name ?? this.o.sessionSchema ?? 'default', name]
+        .join('.')
+        .toLowerCase();
+      const view = this.o.deltaViews?.get(full);
+      if (view !== undefined) {
+        // The connection's temporary view over the table's Delta snapshot; the reference keeps its name as
+        // the alias, so `events.id` still resolves.
+        this.changed = true;
+        if (!t.alias) t.alias = ident(name);
+        t.catalog = ident('temp');
+        t.schema = ident('main');
+        t.name = ident(view);
+        return;
+      }
+      if (!this.tables.includes(full)) this.tables.push(full);
+    }
     if (cat) t.catalog = ident(this.o.alias(cat.name));
     else if (sch) t.catalog = ident(this.o.alias(this.o.currentCatalog));
   }
