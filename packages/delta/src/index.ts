@@ -6,3 +6,4 @@ export { DeltaError } from './errors.js';
 export * from './log.js';
 export * from './schema.js';
 export * from './snapshot.js';
+export * from './writer.js';
