@@ -139,8 +139,25 @@ describe.skipIf(!install)('EXTERNAL Delta tables (needs bash packages/engine-spa
     expect(await rows(`WITH events AS (SELECT 42 AS id) SELECT id FROM events`, 'dc')).toEqual([['42']]);
   });
 
-  it('sees a commit Spark makes after registration at once', async () => {
-    await sparkSql(`INSERT INTO delta.\`${ext}/events\` VALUES (4, 'buy', DATE'2024-01-03')`);
-    expect(await rows('SELECT count(*), max(id) FROM dc.default.events')).toEqual([['4', '4']]);
+  it('INSERT INTO appends a Delta commit that Spark reads; a commit by Spark is seen at once', async () => {
+    expect(
+      await rows(
+        `INSERT INTO dc.default.events (id, kind, day) VALUES (10, 'buy', DATE'2024-01-03'), (11, 'buy', NULL)`,
+      ),
+    ).toEqual([['2', '2']]);
+    expect(
+      await rows(
+        `INSERT INTO dc.default.events SELECT id + 100, kind, day FROM dc.default.events WHERE id < 3`,
+      ),
+    ).toEqual([['2', '2']]);
+    expect(await rows('SELECT count(*), max(id) FROM dc.default.events')).toEqual([['7', '102']]);
+    const { stdout } = await sparkSql(
+      `SELECT count(*), count(day) FROM delta.\`${ext}/events\``,
+      `INSERT INTO delta.\`${ext}/events\` VALUES (4, 'buy', DATE'2024-01-03')`,
+    );
+    expect(JSON.parse(stdout.trim().split('\n')[0]!)).toEqual([['7', '6']]);
+    expect(await rows('SELECT count(*), max(id) FROM dc.default.events WHERE id < 100')).toEqual([
+      ['6', '11'],
+    ]);
   }, 200_000);
 });

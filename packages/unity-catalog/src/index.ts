@@ -61,6 +61,12 @@ export interface UnityCatalogApi {
   updatePermissions(securableType: string, fullName: string, changes: PermissionChange[]): void;
   /** A DuckDB SELECT over an EXTERNAL Delta table's snapshot (log version checked per call), else undefined. */
   tableScan(fullName: string, version?: number): Promise<{ sql: string; version: number } | undefined>;
+  /** Appends a relation's rows (on the connection `sql` runs on) to an EXTERNAL Delta table as one commit. */
+  tableAppend(
+    fullName: string,
+    source: string,
+    sql: { all(sql: string): Promise<Record<string, unknown>[]> },
+  ): Promise<{ rows: number; version: number | undefined } | undefined>;
   /** Absolute directory of a volume; 404 when it does not exist. */
   volumeDirectory(catalog: string, schema: string, volume: string): Promise<string>;
   store: UnityCatalogStore;
@@ -109,6 +115,7 @@ export const unityCatalogService = defineService<UnityCatalogApi>({
         updatePermissions: (type, fullName, changes) => store.applyPermissions(type, fullName, changes),
         volumeDirectory: (c, s, v) => store.volumeDirectory(c, s, v),
         tableScan: (fullName, version) => store.tableScan(fullName, version),
+        tableAppend: (fullName, source, sql) => store.tableAppend(fullName, source, sql),
       },
       async ready() {
         await engine.all('SELECT 1');

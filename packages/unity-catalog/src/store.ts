@@ -196,6 +196,13 @@ export class UnityCatalogStore extends CollectionStore {
   tableScan(fullName: string, version?: number) {
     return this.tables.scan(fullName, version);
   }
+  tableAppend(
+    fullName: string,
+    source: string,
+    sql: { all(sql: string): Promise<Record<string, unknown>[]> },
+  ) {
+    return this.tables.append(fullName, source, sql);
+  }
   tableExists(fullName: string) {
     return this.tables.exists(fullName);
   }

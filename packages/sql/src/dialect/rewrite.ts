@@ -23,6 +23,8 @@ export interface Prepared {
   sql: string;
   values: Record<string, unknown>;
   fallback: string | undefined;
+  /** Runs once the statement succeeded (an INSERT into a Delta table commits its staged rows). */
+  after?: () => Promise<void>;
 }
 
 export async function prepare(text: string, s: Session): Promise<Prepared> {
@@ -45,9 +47,16 @@ export async function prepare(text: string, s: Session): Promise<Prepared> {
       o.volumes = await resolveVolumes(e.paths, s);
       t = translate(text, o);
     }
-    if (t.tables.length > 0 && s.uc?.tableScan) {
+    let after: (() => Promise<void>) | undefined;
+    if ((t.tables.length > 0 || t.insertTarget !== undefined) && s.uc?.tableScan) {
+      const target = t.insertTarget;
       const views = await deltaViews(t.tables, s);
-      if (views.size > 0) {
+      const staged = target !== undefined ? await deltaStaging(target, s) : undefined;
+      if (staged) {
+        o.deltaTargets = new Map([[target!, staged.table]]);
+        after = staged.commit;
+      }
+      if (views.size > 0 || staged) {
         o.deltaViews = views;
         t = translate(text, o);
       }
@@ -67,6 +76,7 @@ export async function prepare(text: string, s: Session): Promise<Prepared> {
       const decimals = await avgDecimalTypes(text, o, t.avgColumns, values, s);
       if (decimals.size > 0) t = translate(text, { ...o, avgDecimals: decimals });
     }
+    if (after) return { sql: t.sql, values, fallback: undefined, after };
     return { sql: t.sql, values, fallback: text };
   } catch (e) {
     if (e instanceof SqlError) throw e;
@@ -106,6 +116,40 @@ async function deltaViews(tables: string[], s: Session): Promise<Map<string, str
     out.set(full, view);
   }
   return out;
+}
+
+/**
+ * INSERT into an EXTERNAL Delta table: DuckDB inserts into an empty temporary table shaped like the table
+ * (so column lists, casts and defaults behave as for any INSERT), then the staged rows become one Delta
+ * commit and the staging table is dropped.
+ */
+async function deltaStaging(
+  full: string,
+  s: Session,
+): Promise<{ table: string; commit: () => Promise<void> } | undefined> {
+  const scan = await s.uc!.tableScan!(full);
+  if (!scan || !s.uc!.tableAppend) return undefined;
+  const table = `__ml_delta_ins_${createHash('sha256').update(full).digest('hex').slice(0, 16)}`;
+  const ref = `temp.main.${ident(table)}`;
+  await s.conn.run(`CREATE OR REPLACE TEMP TABLE ${ident(table)} AS SELECT * FROM (${scan.sql}) LIMIT 0`);
+  const runner = {
+    all: async (q: string) => {
+      const r = (await s.conn.runAndReadAll(q)) as unknown as {
+        getRowObjectsJson(): Record<string, unknown>[];
+      };
+      return r.getRowObjectsJson();
+    },
+  };
+  return {
+    table,
+    commit: async () => {
+      try {
+        await s.uc!.tableAppend!(full, ref, runner);
+      } finally {
+        await s.conn.run(`DROP TABLE IF EXISTS ${ref}`);
+      }
+    },
+  };
 }
 
 export function namesVolume(text: string): boolean {

@@ -87,7 +87,9 @@ export function translate(text: string, o: TranslateOptions): Translated {
   const avgKey = o.avgProbe
     ? 'probe'
     : [...(o.avgDecimals ?? [])].map(([i, t]) => `${i}:${JSON.stringify(t)}`).join(';');
-  const deltaKey = o.deltaViews ? [...o.deltaViews].map(([k, v]) => `${k}=${v}`).join('\u0001') : '';
+  const deltaKey = [...(o.deltaViews ?? []), ...[...(o.deltaTargets ?? [])].map(([k, v]) => [`>${k}`, v])]
+    .map(([k, v]) => `${k}=${v}`)
+    .join('\u0001');
   const volKey = o.volumes ? [...o.volumes].map(([k, v]) => `${k}=${v}`).join('\u0001') : '';
   const key = `${o.currentCatalog}\u0000${o.sessionSchema ?? ''}\u0000${o.user ?? ''}\u0000${[...o.paramTypes].map(([k, v]) => `${k}:${v ?? ''}`).join(',')}\u0000${avgKey}\u0000${volKey}\u0000${deltaKey}\u0000${text}`;
   const hit = cache.get(key);
@@ -97,6 +99,7 @@ export function translate(text: string, o: TranslateOptions): Translated {
   if (!r.success || !r.ast || r.ast.length !== 1) throw new TranslationFailed(r.error ?? 'cannot parse');
   const rw = new Rewriter(o);
   rw.cteNames = cteNames(r.ast[0]);
+  rw.insertNode = ((r.ast[0] as Node).insert as Node | undefined)?.table as Node | undefined;
   const stmt = rw.walk(r.ast[0]) as Node;
   if (rw.volumesNeeded.length > 0) throw new VolumesNeeded(rw.volumesNeeded);
   nameProjections(stmt);
@@ -106,6 +109,7 @@ export function translate(text: string, o: TranslateOptions): Translated {
   const t = transpile(g.sql[0], Dialect.Databricks, Dialect.DuckDB);
   if (!t.success || !t.sql?.[0]) throw new TranslationFailed(t.error ?? 'cannot transpile');
   const out: Translated = { sql: fixTokens(t.sql[0]), params: rw.params, avgColumns, tables: rw.tables };
+  if (rw.insertTarget) out.insertTarget = rw.insertTarget;
   if (cache.size >= CACHE_MAX) cache.delete(cache.keys().next().value!);
   cache.set(key, out);
   return out;

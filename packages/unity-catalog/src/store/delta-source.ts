@@ -6,7 +6,7 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { type DeltaReader, type DeltaSnapshot, LOG_DIR } from '@minilake/delta';
+import { append, type DeltaReader, type DeltaSnapshot, LOG_DIR, type SqlRunner } from '@minilake/delta';
 import { parseDuckDbType } from '@minilake/engine-duckdb';
 import type { UcContext } from './context.js';
 import { externalLocation } from './locations.js';
@@ -72,6 +72,19 @@ export class ExternalDeltaSource implements TableSource {
     const dir = localPath(record.storage_location);
     if (!dir || !existsSync(path.join(dir, LOG_DIR))) return undefined;
     return deltaColumns(await this.reader.snapshot(dir));
+  }
+
+  /** Appends the rows of `source` as one Delta commit (undefined when the record is not a local Delta table). */
+  async append(
+    record: TableRecord,
+    source: string,
+    sql: SqlRunner,
+  ): Promise<{ rows: number; version: number | undefined } | undefined> {
+    if (!this.handles({ tableType: record.table_type ?? '', format: record.data_source_format ?? '' }))
+      return undefined;
+    const dir = localPath(record.storage_location);
+    if (!dir) return undefined;
+    return append(sql, this.reader, dir, source, { now: () => this.ctx.clock.now() });
   }
 
   /** The DuckDB SELECT over the table's snapshot, or undefined when the record is not a local Delta table. */

@@ -56,6 +56,12 @@ export interface TableSource {
   columns?(record: TableRecord): Promise<ColumnOut[] | undefined>;
   /** A DuckDB SELECT reading a metadata-only table's data (Delta: its snapshot at `version`, default latest). */
   scan?(record: TableRecord, version?: number): Promise<{ sql: string; version: number } | undefined>;
+  /** Appends the rows of a relation (Delta: one commit); `sql` runs on the connection that holds it. */
+  append?(
+    record: TableRecord,
+    source: string,
+    sql: { all(sql: string): Promise<Record<string, unknown>[]> },
+  ): Promise<{ rows: number; version: number | undefined } | undefined>;
 }
 
 /** MANAGED tables: a DuckDB table in the catalog's database, columns and comments set in one transaction. */

@@ -172,6 +172,21 @@ export class Tables {
     return undefined;
   }
 
+  /** Appends a relation's rows to a table whose data is not an engine object (EXTERNAL Delta). */
+  async append(
+    fullName: string,
+    source: string,
+    sql: { all(sql: string): Promise<Record<string, unknown>[]> },
+  ): Promise<{ rows: number; version: number | undefined } | undefined> {
+    const t = await this.resolve(fullName);
+    if (t.object || !t.record?.metadata_only) return undefined;
+    for (const s of this.sources) {
+      const r = await s.append?.(t.record, source, sql);
+      if (r) return r;
+    }
+    return undefined;
+  }
+
   async get(fullName: string, omit: Omit_ = {}) {
     const t = await this.resolve(fullName);
     if (!t.record) throw tableNotFound(`${t.catalog}.${t.schema}.${t.name}`);

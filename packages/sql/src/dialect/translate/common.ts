@@ -26,6 +26,8 @@ export interface TranslateOptions {
    * name of the connection's temporary view over their snapshot; references to them are rewritten to it.
    */
   deltaViews?: Map<string, string>;
+  /** The INSERT target that is an EXTERNAL Delta table -> the connection's temporary staging table. */
+  deltaTargets?: Map<string, string>;
 }
 
 /** File-reading table functions whose first argument (a path or a list of paths) may name a volume. */
@@ -58,8 +60,10 @@ export interface Translated {
   params: string[];
   /** The outer SELECT's avg(...)/sum(...) projections: index and function (Spark's type depends on the argument). */
   avgColumns: { index: number; fn: 'avg' | 'sum' | 'div' }[];
-  /** Every table referenced (not a CTE), as lower-case `catalog.schema.table`, in order of first use. */
+  /** Every table read (not a CTE, not the INSERT target), lower-case `catalog.schema.table`, first use first. */
   tables: string[];
+  /** The INSERT statement's target table, lower-case `catalog.schema.table`. */
+  insertTarget?: string;
 }
 
 export class TranslationFailed extends Error {}

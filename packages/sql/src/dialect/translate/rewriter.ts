@@ -177,6 +177,9 @@ export class Rewriter {
   tables: string[] = [];
   /** Names the statement's WITH clauses define: an unqualified reference to one is not a table. */
   cteNames = new Set<string>();
+  /** The INSERT statement's target node (written, not read: never pointed at a snapshot view). */
+  insertNode: Node | undefined;
+  insertTarget: string | undefined;
   constructor(private readonly o: TranslateOptions) {}
 
   /** A path argument (string literal or array of them): `/Volumes/c/s/v/...` -> the volume's directory. */
@@ -227,6 +230,19 @@ export class Rewriter {
       const full = [cat?.name ?? this.o.currentCatalog, sch?.name ?? this.o.sessionSchema ?? 'default', name]
         .join('.')
         .toLowerCase();
+      if (t === this.insertNode) {
+        this.insertTarget = full;
+        const staging = this.o.deltaTargets?.get(full);
+        if (staging !== undefined) {
+          // Rows go to a staging table first; the Delta commit appends them (rewrite.ts).
+          this.changed = true;
+          t.catalog = ident('temp');
+          t.schema = ident('main');
+          t.name = ident(staging);
+          return;
+        }
+        return;
+      }
       const view = this.o.deltaViews?.get(full);
       if (view !== undefined) {
         // The connection's temporary view over the table's Delta snapshot; the reference keeps its name as
