@@ -3,6 +3,7 @@
  * DuckDB engine, tables written by real Spark + delta-spark (skipped without `bash packages/engine-spark/install.sh`).
  */
 import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -137,6 +138,27 @@ describe.skipIf(!install)('EXTERNAL Delta tables (needs bash packages/engine-spa
     ).toEqual([['1']]);
     // A CTE named like the table is the CTE, not the table.
     expect(await rows(`WITH events AS (SELECT 42 AS id) SELECT id FROM events`, 'dc')).toEqual([['42']]);
+  });
+
+  it('CREATE TABLE ... USING DELTA LOCATION writes the log and registers an EXTERNAL Delta table', async () => {
+    const loc = `${ext}/made`;
+    await rows(
+      `CREATE TABLE dc.default.made (id BIGINT NOT NULL, name STRING COMMENT 'who', day DATE) USING DELTA PARTITIONED BY (day) LOCATION '${loc}'`,
+    );
+    expect(existsSync(`${loc}/_delta_log/00000000000000000000.json`)).toBe(true);
+    const res = await ucApp.request('/api/2.1/unity-catalog/tables/dc.default.made');
+    const t = (await res.json()) as {
+      table_type: string;
+      data_source_format: string;
+      columns: { name: string; nullable: boolean }[];
+    };
+    expect(`${t.table_type}/${t.data_source_format}`).toBe('EXTERNAL/DELTA');
+    expect(t.columns.map((c) => `${c.name}:${c.nullable}`)).toEqual(['id:false', 'name:true', 'day:true']);
+    await rows(`INSERT INTO dc.default.made VALUES (1, 'a', DATE'2024-01-01'), (2, 'b', DATE'2024-01-02')`);
+    expect(await rows('SELECT day, count(*) FROM dc.default.made GROUP BY day ORDER BY day')).toEqual([
+      ['2024-01-01', '1'],
+      ['2024-01-02', '1'],
+    ]);
   });
 
   it('INSERT INTO appends a Delta commit that Spark reads; a commit by Spark is seen at once', async () => {

@@ -67,6 +67,8 @@ export interface UnityCatalogApi {
     source: string,
     sql: { all(sql: string): Promise<Record<string, unknown>[]> },
   ): Promise<{ rows: number; version: number | undefined } | undefined>;
+  /** CREATE TABLE ... USING DELTA LOCATION: the first Delta commit (unless a log exists), then the record. */
+  createDeltaTable(r: Parameters<UnityCatalogStore['createDeltaTable']>[0]): Promise<unknown>;
   /** Absolute directory of a volume; 404 when it does not exist. */
   volumeDirectory(catalog: string, schema: string, volume: string): Promise<string>;
   store: UnityCatalogStore;
@@ -91,6 +93,7 @@ export const unityCatalogService = defineService<UnityCatalogApi>({
       dataDir: ctx.dataDir,
       workspaceId: ctx.identity.workspaceId,
       logger: ctx.logger,
+      deltaReader: delta,
       tableSources: (uc) => [
         new ManagedDuckDbSource(uc),
         new ExternalDeltaSource(uc, delta),
@@ -116,6 +119,7 @@ export const unityCatalogService = defineService<UnityCatalogApi>({
         volumeDirectory: (c, s, v) => store.volumeDirectory(c, s, v),
         tableScan: (fullName, version) => store.tableScan(fullName, version),
         tableAppend: (fullName, source, sql) => store.tableAppend(fullName, source, sql),
+        createDeltaTable: (r) => store.createDeltaTable(r),
       },
       async ready() {
         await engine.all('SELECT 1');

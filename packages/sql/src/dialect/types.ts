@@ -43,6 +43,17 @@ export interface UnityCatalogApiLike {
     changes: { principal: string; add?: string[]; remove?: string[] }[],
   ): unknown;
   getTable?(fullName: string): unknown;
+  /** CREATE TABLE ... USING DELTA LOCATION: writes the Delta log (fields are Spark StructField JSON). */
+  createDeltaTable?(r: {
+    catalog_name: string;
+    schema_name: string;
+    name: string;
+    storage_location: string;
+    fields: unknown[];
+    partition_columns: string[];
+    comment?: string;
+    properties?: Record<string, string>;
+  }): Promise<unknown>;
   /** A DuckDB SELECT over a table whose data is not an engine object (EXTERNAL Delta), else undefined. */
   tableScan?(fullName: string, version?: number): Promise<{ sql: string; version: number } | undefined>;
   /**
