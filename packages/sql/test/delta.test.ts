@@ -155,6 +155,8 @@ describe.skipIf(!install)('EXTERNAL Delta tables (needs bash packages/engine-spa
     expect(`${t.table_type}/${t.data_source_format}`).toBe('EXTERNAL/DELTA');
     expect(t.columns.map((c) => `${c.name}:${c.nullable}`)).toEqual(['id:false', 'name:true', 'day:true']);
     await rows(`INSERT INTO dc.default.made VALUES (1, 'a', DATE'2024-01-01'), (2, 'b', DATE'2024-01-02')`);
+    const upd = await q(`UPDATE made SET name = 'x' WHERE id = 1`, 'dc');
+    expect(upd.status.error?.message).toMatch(/UPDATE on an EXTERNAL Delta table/);
     expect(await rows('SELECT day, count(*) FROM dc.default.made GROUP BY day ORDER BY day')).toEqual([
       ['2024-01-01', '1'],
       ['2024-01-02', '1'],

@@ -51,7 +51,7 @@ export async function prepare(text: string, s: Session): Promise<Prepared> {
     if ((t.tables.length > 0 || t.insertTarget !== undefined) && s.uc?.tableScan) {
       const target = t.insertTarget;
       const views = await deltaViews(t.tables, s);
-      const staged = target !== undefined ? await deltaStaging(target, s) : undefined;
+      const staged = target !== undefined ? await deltaStaging(target, t.writeKind, s) : undefined;
       if (staged) {
         o.deltaTargets = new Map([[target!, staged.table]]);
         after = staged.commit;
@@ -125,10 +125,13 @@ async function deltaViews(tables: string[], s: Session): Promise<Map<string, str
  */
 async function deltaStaging(
   full: string,
+  kind: string | undefined,
   s: Session,
 ): Promise<{ table: string; commit: () => Promise<void> } | undefined> {
   const scan = await s.uc!.tableScan!(full);
-  if (!scan || !s.uc!.tableAppend) return undefined;
+  if (!scan) return undefined;
+  if (kind !== 'INSERT' || !s.uc!.tableAppend)
+    throw unsupported(`${kind ?? 'This statement'} on an EXTERNAL Delta table (INSERT INTO is supported)`);
   const table = `__ml_delta_ins_${createHash('sha256').update(full).digest('hex').slice(0, 16)}`;
   const ref = `temp.main.${ident(table)}`;
   await s.conn.run(`CREATE OR REPLACE TEMP TABLE ${ident(table)} AS SELECT * FROM (${scan.sql}) LIMIT 0`);

@@ -99,7 +99,16 @@ export function translate(text: string, o: TranslateOptions): Translated {
   if (!r.success || !r.ast || r.ast.length !== 1) throw new TranslationFailed(r.error ?? 'cannot parse');
   const rw = new Rewriter(o);
   rw.cteNames = cteNames(r.ast[0]);
-  rw.insertNode = ((r.ast[0] as Node).insert as Node | undefined)?.table as Node | undefined;
+  const root = r.ast[0] as Node;
+  rw.insertNode = (root.insert ?? root.update ?? root.delete) as Node | undefined;
+  rw.insertNode = rw.insertNode?.table as Node | undefined;
+  if (root.merge) {
+    // MERGE INTO t [AS x]: the target is the table node, alone or under its alias.
+    const m = (root.merge as Node).this as Node | undefined;
+    rw.insertNode = ((((m?.alias as Node | undefined)?.this as Node | undefined) ?? m)?.table ??
+      undefined) as Node | undefined;
+  }
+  if (rw.insertNode) rw.writeKind = Object.keys(root)[0]!.toUpperCase();
   const stmt = rw.walk(r.ast[0]) as Node;
   if (rw.volumesNeeded.length > 0) throw new VolumesNeeded(rw.volumesNeeded);
   nameProjections(stmt);
@@ -110,6 +119,7 @@ export function translate(text: string, o: TranslateOptions): Translated {
   if (!t.success || !t.sql?.[0]) throw new TranslationFailed(t.error ?? 'cannot transpile');
   const out: Translated = { sql: fixTokens(t.sql[0]), params: rw.params, avgColumns, tables: rw.tables };
   if (rw.insertTarget) out.insertTarget = rw.insertTarget;
+  if (rw.writeKind) out.writeKind = rw.writeKind;
   if (cache.size >= CACHE_MAX) cache.delete(cache.keys().next().value!);
   cache.set(key, out);
   return out;

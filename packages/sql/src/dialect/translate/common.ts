@@ -62,8 +62,10 @@ export interface Translated {
   avgColumns: { index: number; fn: 'avg' | 'sum' | 'div' }[];
   /** Every table read (not a CTE, not the INSERT target), lower-case `catalog.schema.table`, first use first. */
   tables: string[];
-  /** The INSERT statement's target table, lower-case `catalog.schema.table`. */
+  /** The table an INSERT/UPDATE/DELETE/MERGE writes, lower-case `catalog.schema.table`. */
   insertTarget?: string;
+  /** The statement kind that writes insertTarget (INSERT, UPDATE, DELETE, MERGE). */
+  writeKind?: string;
 }
 
 export class TranslationFailed extends Error {}

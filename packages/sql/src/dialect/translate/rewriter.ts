@@ -180,6 +180,8 @@ export class Rewriter {
   /** The INSERT statement's target node (written, not read: never pointed at a snapshot view). */
   insertNode: Node | undefined;
   insertTarget: string | undefined;
+  /** INSERT, UPDATE, DELETE or MERGE: the statement that writes insertNode. */
+  writeKind: string | undefined;
   constructor(private readonly o: TranslateOptions) {}
 
   /** A path argument (string literal or array of them): `/Volumes/c/s/v/...` -> the volume's directory. */
@@ -241,20 +243,20 @@ export class Rewriter {
           t.name = ident(staging);
           return;
         }
-        return;
+      } else {
+        const view = this.o.deltaViews?.get(full);
+        if (view !== undefined) {
+          // The connection's temporary view over the table's Delta snapshot; the reference keeps its name as
+          // the alias, so `events.id` still resolves.
+          this.changed = true;
+          if (!t.alias) t.alias = ident(name);
+          t.catalog = ident('temp');
+          t.schema = ident('main');
+          t.name = ident(view);
+          return;
+        }
+        if (!this.tables.includes(full)) this.tables.push(full);
       }
-      const view = this.o.deltaViews?.get(full);
-      if (view !== undefined) {
-        // The connection's temporary view over the table's Delta snapshot; the reference keeps its name as
-        // the alias, so `events.id` still resolves.
-        this.changed = true;
-        if (!t.alias) t.alias = ident(name);
-        t.catalog = ident('temp');
-        t.schema = ident('main');
-        t.name = ident(view);
-        return;
-      }
-      if (!this.tables.includes(full)) this.tables.push(full);
     }
     if (cat) t.catalog = ident(this.o.alias(cat.name));
     else if (sch) t.catalog = ident(this.o.alias(this.o.currentCatalog));
