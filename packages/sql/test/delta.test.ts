@@ -175,6 +175,8 @@ describe.skipIf(!install)('EXTERNAL Delta tables (needs bash packages/engine-spa
       ),
     ).toEqual([['2', '2']]);
     expect(await rows('SELECT count(*), max(id) FROM dc.default.events')).toEqual([['7', '102']]);
+    // Time travel: version 1 is Spark's first INSERT, before MiniLake's two appends.
+    expect(await rows('SELECT count(*) FROM dc.default.events VERSION AS OF 1')).toEqual([['3']]);
     const { stdout } = await sparkSql(
       `SELECT count(*), count(day) FROM delta.\`${ext}/events\``,
       `INSERT INTO delta.\`${ext}/events\` VALUES (4, 'buy', DATE'2024-01-03')`,

@@ -76,6 +76,11 @@ export async function prepare(text: string, s: Session): Promise<Prepared> {
       const decimals = await avgDecimalTypes(text, o, t.avgColumns, values, s);
       if (decimals.size > 0) t = translate(text, { ...o, avgDecimals: decimals });
     }
+    const unversioned = t.tables.find((k) => /@\d+$/.test(k) && !o.deltaViews?.has(k));
+    if (unversioned)
+      throw unsupported(
+        `Delta time travel (VERSION AS OF) on ${unversioned.replace(/@\d+$/, '')}, which is not an EXTERNAL Delta table`,
+      );
     if (after) return { sql: t.sql, values, fallback: undefined, after };
     return { sql: t.sql, values, fallback: text };
   } catch (e) {
@@ -104,16 +109,18 @@ async function deltaViews(tables: string[], s: Session): Promise<Map<string, str
   const out = new Map<string, string>();
   let made = viewsMade.get(s.conn);
   if (!made) viewsMade.set(s.conn, (made = new Map()));
-  for (const full of tables) {
-    const scan = await s.uc!.tableScan!(full);
+  for (const key of tables) {
+    const at = /^(.*)@(\d+)$/.exec(key);
+    const full = at ? at[1]! : key;
+    const scan = await s.uc!.tableScan!(full, at ? Number(at[2]) : undefined);
     if (!scan) continue;
-    const view = `__ml_delta_${createHash('sha256').update(full).digest('hex').slice(0, 16)}`;
-    const key = `${scan.version}\u0000${scan.sql}`;
-    if (made.get(view) !== key) {
+    const view = `__ml_delta_${createHash('sha256').update(key).digest('hex').slice(0, 16)}`;
+    const stamp = `${scan.version}\u0000${scan.sql}`;
+    if (made.get(view) !== stamp) {
       await s.conn.run(`CREATE OR REPLACE TEMP VIEW ${ident(view)} AS ${scan.sql}`);
-      made.set(view, key);
+      made.set(view, stamp);
     }
-    out.set(full, view);
+    out.set(key, view);
   }
   return out;
 }

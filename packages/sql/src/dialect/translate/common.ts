@@ -60,7 +60,10 @@ export interface Translated {
   params: string[];
   /** The outer SELECT's avg(...)/sum(...) projections: index and function (Spark's type depends on the argument). */
   avgColumns: { index: number; fn: 'avg' | 'sum' | 'div' }[];
-  /** Every table read (not a CTE, not the INSERT target), lower-case `catalog.schema.table`, first use first. */
+  /**
+   * Every table read (not a CTE, not the write target), lower-case `catalog.schema.table`, with `@n` for
+   * `VERSION AS OF n`, first use first.
+   */
   tables: string[];
   /** The table an INSERT/UPDATE/DELETE/MERGE writes, lower-case `catalog.schema.table`. */
   insertTarget?: string;

@@ -244,7 +244,21 @@ export class Rewriter {
           return;
         }
       } else {
-        const view = this.o.deltaViews?.get(full);
+        // `t VERSION AS OF n` reads snapshot n: its own view, keyed `catalog.schema.table@n`.
+        const tv = t.version as
+          | {
+              this?: { identifier?: { name?: string } };
+              expression?: { literal?: { literal_type?: string; value?: string } };
+            }
+          | null
+          | undefined;
+        const asOf =
+          tv?.this?.identifier?.name?.toUpperCase() === 'VERSION' &&
+          tv.expression?.literal?.literal_type === 'number'
+            ? `@${Number(tv.expression.literal.value)}`
+            : '';
+        const key = full + asOf;
+        const view = this.o.deltaViews?.get(key);
         if (view !== undefined) {
           // The connection's temporary view over the table's Delta snapshot; the reference keeps its name as
           // the alias, so `events.id` still resolves.
@@ -253,9 +267,10 @@ export class Rewriter {
           t.catalog = ident('temp');
           t.schema = ident('main');
           t.name = ident(view);
+          if (asOf) t.version = null;
           return;
         }
-        if (!this.tables.includes(full)) this.tables.push(full);
+        if (!this.tables.includes(key)) this.tables.push(key);
       }
     }
     if (cat) t.catalog = ident(this.o.alias(cat.name));
