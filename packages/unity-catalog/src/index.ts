@@ -1,7 +1,15 @@
 import { defineService } from '@minilake/core';
+import { deltaReader } from '@minilake/delta';
 import { DUCKDB_FOLDER, duckDbEngine, type DuckDbEngine } from '@minilake/engine-duckdb';
 import { unityCatalogApp } from './app.js';
-import { UnityCatalogStore, type PermissionChange, type TableMetadataInput } from './store.js';
+import {
+  ExternalDeltaSource,
+  ExternalFilesSource,
+  ManagedDuckDbSource,
+  UnityCatalogStore,
+  type PermissionChange,
+  type TableMetadataInput,
+} from './store.js';
 
 export {
   UnityCatalogStore,
@@ -51,6 +59,16 @@ export interface UnityCatalogApi {
   setTableMetadata(fullName: string, meta: TableMetadataInput): void;
   /** GRANT / REVOKE from SQL; stored, not enforced. */
   updatePermissions(securableType: string, fullName: string, changes: PermissionChange[]): void;
+  /** A DuckDB SELECT over an EXTERNAL Delta table's snapshot (log version checked per call), else undefined. */
+  tableScan(fullName: string, version?: number): Promise<{ sql: string; version: number } | undefined>;
+  /** Appends a relation's rows (on the connection `sql` runs on) to an EXTERNAL Delta table as one commit. */
+  tableAppend(
+    fullName: string,
+    source: string,
+    sql: { all(sql: string): Promise<Record<string, unknown>[]> },
+  ): Promise<{ rows: number; version: number | undefined } | undefined>;
+  /** CREATE TABLE ... USING DELTA LOCATION: the first Delta commit (unless a log exists), then the record. */
+  createDeltaTable(r: Parameters<UnityCatalogStore['createDeltaTable']>[0]): Promise<unknown>;
   /** Absolute directory of a volume; 404 when it does not exist. */
   volumeDirectory(catalog: string, schema: string, volume: string): Promise<string>;
   store: UnityCatalogStore;
@@ -64,6 +82,7 @@ export const unityCatalogService = defineService<UnityCatalogApi>({
   folders: ['volumes', DUCKDB_FOLDER],
   async create(ctx) {
     const engine = await duckDbEngine(ctx);
+    const delta = await deltaReader(ctx, engine);
     const store = new UnityCatalogStore({
       db: ctx.state,
       engine,
@@ -74,6 +93,12 @@ export const unityCatalogService = defineService<UnityCatalogApi>({
       dataDir: ctx.dataDir,
       workspaceId: ctx.identity.workspaceId,
       logger: ctx.logger,
+      deltaReader: delta,
+      tableSources: (uc) => [
+        new ManagedDuckDbSource(uc),
+        new ExternalDeltaSource(uc, delta),
+        new ExternalFilesSource(uc),
+      ],
     });
     await store.open();
     return {
@@ -92,6 +117,9 @@ export const unityCatalogService = defineService<UnityCatalogApi>({
         setTableMetadata: (fullName, meta) => store.setTableMetadata(fullName, meta),
         updatePermissions: (type, fullName, changes) => store.applyPermissions(type, fullName, changes),
         volumeDirectory: (c, s, v) => store.volumeDirectory(c, s, v),
+        tableScan: (fullName, version) => store.tableScan(fullName, version),
+        tableAppend: (fullName, source, sql) => store.tableAppend(fullName, source, sql),
+        createDeltaTable: (r) => store.createDeltaTable(r),
       },
       async ready() {
         await engine.all('SELECT 1');

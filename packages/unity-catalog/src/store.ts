@@ -1,3 +1,8 @@
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { createTable as createDeltaLog, type DeltaReader, LOG_DIR, type SparkSchema } from '@minilake/delta';
+import { localPath } from './store/delta-source.js';
+import { externalLocation } from './store/locations.js';
 /**
  * Unity Catalog state, split by securable under `store/`: catalogs (and the metastore), schemas, tables
  * (with their sources: MANAGED in DuckDB, EXTERNAL files), volumes, functions, grants, and the engine
@@ -10,7 +15,14 @@
  * properties, timestamps, EXTERNAL tables (metadata over a storage_location), volumes and grants.
  */
 import { rm } from 'node:fs/promises';
-import { CollectionStore, silentLogger, type Logger, type StateDb } from '@minilake/core';
+import {
+  CollectionStore,
+  invalidParameter,
+  silentLogger,
+  type Clock,
+  type Logger,
+  type StateDb,
+} from '@minilake/core';
 import type { DuckDbEngine } from '@minilake/engine-duckdb';
 import { tableNotFound } from './errors.js';
 import type { FunctionInput } from './schemas.js';
@@ -27,6 +39,8 @@ import { Volumes } from './store/volumes.js';
 
 export type { ColumnOut, PermissionChange, TableMetadataInput } from './store/records.js';
 export type { TableSource, TableCreate, CreatedTable } from './store/table-sources.js';
+export { ManagedDuckDbSource, ExternalFilesSource } from './store/table-sources.js';
+export { ExternalDeltaSource } from './store/delta-source.js';
 
 /** The context's options (the store opens the collections itself), plus the store's own. */
 export interface UnityCatalogStoreOptions extends Omit<UcContextOptions, 'collections'> {
@@ -34,6 +48,8 @@ export interface UnityCatalogStoreOptions extends Omit<UcContextOptions, 'collec
   logger?: Logger;
   /** Table sources, first match wins; default MANAGED in DuckDB, then EXTERNAL files. */
   tableSources?: (ctx: UcContext) => TableSource[];
+  /** The Delta reader EXTERNAL Delta tables share (needed by createDeltaTable). */
+  deltaReader?: DeltaReader;
 }
 
 export class UnityCatalogStore extends CollectionStore {
@@ -47,10 +63,12 @@ export class UnityCatalogStore extends CollectionStore {
   private readonly volumes: Volumes;
   private readonly functions: Functions;
   private readonly grants: Grants;
+  private readonly deltaReader: DeltaReader | undefined;
 
   constructor(o: UnityCatalogStoreOptions) {
     super('unity-catalog', 1, o.db);
     this.engine = o.engine;
+    this.deltaReader = o.deltaReader;
     this.ctx = new UcContext({
       collections: {
         catalogs: this.collection('catalogs'),
@@ -171,6 +189,54 @@ export class UnityCatalogStore extends CollectionStore {
   }
   getTable(fullName: string, omit: { columns?: boolean; properties?: boolean } = {}) {
     return this.tables.get(fullName, omit);
+  }
+  /** A DuckDB SELECT over an EXTERNAL Delta table's snapshot (undefined for any other table). */
+  tableScan(fullName: string, version?: number) {
+    return this.tables.scan(fullName, version);
+  }
+  tableAppend(
+    fullName: string,
+    source: string,
+    sql: { all(sql: string): Promise<Record<string, unknown>[]> },
+  ) {
+    return this.tables.append(fullName, source, sql);
+  }
+  /**
+   * CREATE TABLE ... USING DELTA LOCATION: writes the first Delta commit at the (checked) location unless a
+   * Delta log is already there, then registers the EXTERNAL table, whose columns come from that log.
+   */
+  async createDeltaTable(r: {
+    catalog_name: string;
+    schema_name: string;
+    name: string;
+    storage_location: string;
+    fields: unknown[];
+    partition_columns: string[];
+    comment?: string;
+    properties?: Record<string, string>;
+  }) {
+    if (!this.deltaReader) throw invalidParameter('Delta tables are not served by this store.');
+    const loc = await externalLocation(this.ctx, r.storage_location, 'table');
+    const dir = localPath(loc);
+    if (!dir) throw invalidParameter(`MiniLake writes Delta tables only to local locations: ${loc}`);
+    if (!existsSync(path.join(dir, LOG_DIR))) {
+      await createDeltaLog(this.deltaReader, dir, {
+        schema: { type: 'struct', fields: r.fields as SparkSchema['fields'] },
+        partitionColumns: r.partition_columns,
+        configuration: r.properties ?? {},
+        now: this.ctx.clock.now(),
+      });
+    }
+    return this.tables.create({
+      name: r.name,
+      catalog_name: r.catalog_name,
+      schema_name: r.schema_name,
+      table_type: 'EXTERNAL',
+      data_source_format: 'DELTA',
+      storage_location: loc,
+      ...(r.comment ? { comment: r.comment } : {}),
+      ...(r.properties ? { properties: r.properties } : {}),
+    });
   }
   tableExists(fullName: string) {
     return this.tables.exists(fullName);

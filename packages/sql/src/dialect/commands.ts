@@ -27,10 +27,13 @@ const at = (stmt: SplitStatement): Cursor => new Cursor(stmt.tokens, stmt.text);
 
 export function classify(stmt: SplitStatement): Command | undefined {
   const c = new Cursor(stmt.tokens, stmt.text);
-  // Delta time travel: polyglot drops it after a table function, so refuse it wherever it appears.
+  // Delta time travel: `VERSION AS OF n` on a table name is kept on the AST (EXTERNAL Delta tables read that
+  // snapshot, rewrite.ts); polyglot drops it after a table function, and TIMESTAMP AS OF is not built.
   for (let k = 0; k + 2 < stmt.tokens.length; k++) {
-    if ((c.is('VERSION', k) || c.is('TIMESTAMP', k)) && c.is('AS', k + 1) && c.is('OF', k + 2))
-      throw unsupported('Delta time travel (VERSION AS OF / TIMESTAMP AS OF)');
+    if ((c.is('VERSION', k) || c.is('TIMESTAMP', k)) && c.is('AS', k + 1) && c.is('OF', k + 2)) {
+      if (c.is('TIMESTAMP', k) || stmt.tokens[k - 1]?.type === 'R_PAREN')
+        throw unsupported('Delta time travel (TIMESTAMP AS OF, or VERSION AS OF after a table function)');
+    }
   }
   // Clear errors for Delta/Spark clauses DuckDB would only report as a syntax error.
   for (let k = 0; k + 1 < stmt.tokens.length; k++) {

@@ -64,6 +64,7 @@ export async function execute(
   }
   if (kind === 'dml') {
     const n = affected(await read(p, s));
+    await p.after?.();
     const head = stmt.tokens[0]?.text.toUpperCase();
     const cols = head === 'INSERT' ? ['num_affected_rows', 'num_inserted_rows'] : ['num_affected_rows'];
     return s.conn.stream(`SELECT ${cols.map((c) => `$n::BIGINT AS ${c}`).join(', ')}`, { n: String(n) });

@@ -4,6 +4,8 @@
  * Catalog, and a DESCRIBE probe for Spark's result types of avg/sum/division over decimals. Text polyglot
  * cannot translate but DuckDB runs as written falls through unchanged (never with a /Volumes path).
  */
+import { createHash } from 'node:crypto';
+import { ident } from '@minilake/engine-duckdb';
 import { polyglot } from './polyglot.js';
 import type { Session } from './session.js';
 import { SqlError, sqlError, unsupported } from './sql-error.js';
@@ -21,6 +23,8 @@ export interface Prepared {
   sql: string;
   values: Record<string, unknown>;
   fallback: string | undefined;
+  /** Runs once the statement succeeded (an INSERT into a Delta table commits its staged rows). */
+  after?: () => Promise<void>;
 }
 
 export async function prepare(text: string, s: Session): Promise<Prepared> {
@@ -43,6 +47,20 @@ export async function prepare(text: string, s: Session): Promise<Prepared> {
       o.volumes = await resolveVolumes(e.paths, s);
       t = translate(text, o);
     }
+    let after: (() => Promise<void>) | undefined;
+    if ((t.tables.length > 0 || t.insertTarget !== undefined) && s.uc?.tableScan) {
+      const target = t.insertTarget;
+      const views = await deltaViews(t.tables, s);
+      const staged = target !== undefined ? await deltaStaging(target, t.writeKind, s) : undefined;
+      if (staged) {
+        o.deltaTargets = new Map([[target!, staged.table]]);
+        after = staged.commit;
+      }
+      if (views.size > 0 || staged) {
+        o.deltaViews = views;
+        t = translate(text, o);
+      }
+    }
     const values: Record<string, unknown> = {};
     for (const p of t.params) {
       const v = s.params.get(p);
@@ -58,6 +76,12 @@ export async function prepare(text: string, s: Session): Promise<Prepared> {
       const decimals = await avgDecimalTypes(text, o, t.avgColumns, values, s);
       if (decimals.size > 0) t = translate(text, { ...o, avgDecimals: decimals });
     }
+    const unversioned = t.tables.find((k) => /@\d+$/.test(k) && !o.deltaViews?.has(k));
+    if (unversioned)
+      throw unsupported(
+        `Delta time travel (VERSION AS OF) on ${unversioned.replace(/@\d+$/, '')}, which is not an EXTERNAL Delta table`,
+      );
+    if (after) return { sql: t.sql, values, fallback: undefined, after };
     return { sql: t.sql, values, fallback: text };
   } catch (e) {
     if (e instanceof SqlError) throw e;
@@ -71,6 +95,71 @@ export async function prepare(text: string, s: Session): Promise<Prepared> {
     }
     throw e;
   }
+}
+
+/** Temporary views, on the statement's connection, over the snapshots of this connection's Delta tables. */
+const viewsMade = new WeakMap<object, Map<string, string>>();
+
+/**
+ * For each referenced table that is an EXTERNAL Delta table: a temporary view over its snapshot at the log's
+ * current version (checked on every statement, so a commit by Spark is seen at once). The view's name
+ * carries the version, and a connection keeps the views it made, so an unchanged table is not re-bound.
+ */
+async function deltaViews(tables: string[], s: Session): Promise<Map<string, string>> {
+  const out = new Map<string, string>();
+  let made = viewsMade.get(s.conn);
+  if (!made) viewsMade.set(s.conn, (made = new Map()));
+  for (const key of tables) {
+    const at = /^(.*)@(\d+)$/.exec(key);
+    const full = at ? at[1]! : key;
+    const scan = await s.uc!.tableScan!(full, at ? Number(at[2]) : undefined);
+    if (!scan) continue;
+    const view = `__ml_delta_${createHash('sha256').update(key).digest('hex').slice(0, 16)}`;
+    const stamp = `${scan.version}\u0000${scan.sql}`;
+    if (made.get(view) !== stamp) {
+      await s.conn.run(`CREATE OR REPLACE TEMP VIEW ${ident(view)} AS ${scan.sql}`);
+      made.set(view, stamp);
+    }
+    out.set(key, view);
+  }
+  return out;
+}
+
+/**
+ * INSERT into an EXTERNAL Delta table: DuckDB inserts into an empty temporary table shaped like the table
+ * (so column lists, casts and defaults behave as for any INSERT), then the staged rows become one Delta
+ * commit and the staging table is dropped.
+ */
+async function deltaStaging(
+  full: string,
+  kind: string | undefined,
+  s: Session,
+): Promise<{ table: string; commit: () => Promise<void> } | undefined> {
+  const scan = await s.uc!.tableScan!(full);
+  if (!scan) return undefined;
+  if (kind !== 'INSERT' || !s.uc!.tableAppend)
+    throw unsupported(`${kind ?? 'This statement'} on an EXTERNAL Delta table (INSERT INTO is supported)`);
+  const table = `__ml_delta_ins_${createHash('sha256').update(full).digest('hex').slice(0, 16)}`;
+  const ref = `temp.main.${ident(table)}`;
+  await s.conn.run(`CREATE OR REPLACE TEMP TABLE ${ident(table)} AS SELECT * FROM (${scan.sql}) LIMIT 0`);
+  const runner = {
+    all: async (q: string) => {
+      const r = (await s.conn.runAndReadAll(q)) as unknown as {
+        getRowObjectsJson(): Record<string, unknown>[];
+      };
+      return r.getRowObjectsJson();
+    },
+  };
+  return {
+    table,
+    commit: async () => {
+      try {
+        await s.uc!.tableAppend!(full, ref, runner);
+      } finally {
+        await s.conn.run(`DROP TABLE IF EXISTS ${ref}`);
+      }
+    },
+  };
 }
 
 export function namesVolume(text: string): boolean {

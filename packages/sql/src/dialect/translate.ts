@@ -87,14 +87,28 @@ export function translate(text: string, o: TranslateOptions): Translated {
   const avgKey = o.avgProbe
     ? 'probe'
     : [...(o.avgDecimals ?? [])].map(([i, t]) => `${i}:${JSON.stringify(t)}`).join(';');
+  const deltaKey = [...(o.deltaViews ?? []), ...[...(o.deltaTargets ?? [])].map(([k, v]) => [`>${k}`, v])]
+    .map(([k, v]) => `${k}=${v}`)
+    .join('\u0001');
   const volKey = o.volumes ? [...o.volumes].map(([k, v]) => `${k}=${v}`).join('\u0001') : '';
-  const key = `${o.currentCatalog}\u0000${o.sessionSchema ?? ''}\u0000${o.user ?? ''}\u0000${[...o.paramTypes].map(([k, v]) => `${k}:${v ?? ''}`).join(',')}\u0000${avgKey}\u0000${volKey}\u0000${text}`;
+  const key = `${o.currentCatalog}\u0000${o.sessionSchema ?? ''}\u0000${o.user ?? ''}\u0000${[...o.paramTypes].map(([k, v]) => `${k}:${v ?? ''}`).join(',')}\u0000${avgKey}\u0000${volKey}\u0000${deltaKey}\u0000${text}`;
   const hit = cache.get(key);
   if (hit) return hit;
   const { parse, generate, transpile, Dialect } = polyglot();
   const r = parse(typedLiterals(text), Dialect.Databricks);
   if (!r.success || !r.ast || r.ast.length !== 1) throw new TranslationFailed(r.error ?? 'cannot parse');
   const rw = new Rewriter(o);
+  rw.cteNames = cteNames(r.ast[0]);
+  const root = r.ast[0] as Node;
+  rw.insertNode = (root.insert ?? root.update ?? root.delete) as Node | undefined;
+  rw.insertNode = rw.insertNode?.table as Node | undefined;
+  if (root.merge) {
+    // MERGE INTO t [AS x]: the target is the table node, alone or under its alias.
+    const m = (root.merge as Node).this as Node | undefined;
+    rw.insertNode = ((((m?.alias as Node | undefined)?.this as Node | undefined) ?? m)?.table ??
+      undefined) as Node | undefined;
+  }
+  if (rw.insertNode) rw.writeKind = Object.keys(root)[0]!.toUpperCase();
   const stmt = rw.walk(r.ast[0]) as Node;
   if (rw.volumesNeeded.length > 0) throw new VolumesNeeded(rw.volumesNeeded);
   nameProjections(stmt);
@@ -103,8 +117,25 @@ export function translate(text: string, o: TranslateOptions): Translated {
   if (!g.success || !g.sql?.[0]) throw new TranslationFailed(g.error ?? 'cannot generate');
   const t = transpile(g.sql[0], Dialect.Databricks, Dialect.DuckDB);
   if (!t.success || !t.sql?.[0]) throw new TranslationFailed(t.error ?? 'cannot transpile');
-  const out: Translated = { sql: fixTokens(t.sql[0]), params: rw.params, avgColumns };
+  const out: Translated = { sql: fixTokens(t.sql[0]), params: rw.params, avgColumns, tables: rw.tables };
+  if (rw.insertTarget) out.insertTarget = rw.insertTarget;
+  if (rw.writeKind) out.writeKind = rw.writeKind;
   if (cache.size >= CACHE_MAX) cache.delete(cache.keys().next().value!);
   cache.set(key, out);
+  return out;
+}
+
+/** Every CTE name defined anywhere in the statement (lower case). */
+function cteNames(n: unknown, out = new Set<string>()): Set<string> {
+  if (Array.isArray(n)) for (const x of n) cteNames(x, out);
+  else if (n && typeof n === 'object') {
+    const ctes = ((n as Record<string, unknown>).with as { ctes?: unknown } | null | undefined)?.ctes;
+    if (Array.isArray(ctes))
+      for (const c of ctes) {
+        const a = (c as { alias?: { name?: unknown } }).alias?.name;
+        if (typeof a === 'string') out.add(a.toLowerCase());
+      }
+    for (const [k, v] of Object.entries(n)) if (k !== 'span') cteNames(v, out);
+  }
   return out;
 }

@@ -43,6 +43,28 @@ export interface UnityCatalogApiLike {
     changes: { principal: string; add?: string[]; remove?: string[] }[],
   ): unknown;
   getTable?(fullName: string): unknown;
+  /** CREATE TABLE ... USING DELTA LOCATION: writes the Delta log (fields are Spark StructField JSON). */
+  createDeltaTable?(r: {
+    catalog_name: string;
+    schema_name: string;
+    name: string;
+    storage_location: string;
+    fields: unknown[];
+    partition_columns: string[];
+    comment?: string;
+    properties?: Record<string, string>;
+  }): Promise<unknown>;
+  /** A DuckDB SELECT over a table whose data is not an engine object (EXTERNAL Delta), else undefined. */
+  tableScan?(fullName: string, version?: number): Promise<{ sql: string; version: number } | undefined>;
+  /**
+   * Appends the rows of `source` (a relation on the connection `sql` runs on) to an EXTERNAL Delta table as
+   * one Delta commit; undefined when the table is not one.
+   */
+  tableAppend?(
+    fullName: string,
+    source: string,
+    sql: { all(sql: string): Promise<Record<string, unknown>[]> },
+  ): Promise<{ rows: number; version: number | undefined } | undefined>;
   /** The real directory of a volume (created on demand); throws when the volume does not exist. */
   volumeDirectory?(catalog: string, schema: string, volume: string): Promise<string>;
 }

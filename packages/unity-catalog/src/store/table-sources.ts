@@ -17,7 +17,7 @@ import { ident, literal, toDuckDbTypeText, type CatalogChange } from '@minilake/
 import { engineRejected, tableExists } from '../errors.js';
 import type { UcContext } from './context.js';
 import { externalLocation } from './locations.js';
-import { columnOut, type TableRecord, type TypedColumn } from './records.js';
+import { columnOut, type ColumnOut, type TableRecord, type TypedColumn } from './records.js';
 
 /** A create request once its schema is resolved and its columns typed. */
 export interface TableCreate {
@@ -52,6 +52,16 @@ export interface TableSource {
   create(t: TableCreate): Promise<CreatedTable>;
   /** Removes what the source owns beyond the engine object and the record (nothing for these two). */
   drop?(record: TableRecord): Promise<void>;
+  /** The columns a metadata-only table has now (Delta: from its log), instead of the stored ones. */
+  columns?(record: TableRecord): Promise<ColumnOut[] | undefined>;
+  /** A DuckDB SELECT reading a metadata-only table's data (Delta: its snapshot at `version`, default latest). */
+  scan?(record: TableRecord, version?: number): Promise<{ sql: string; version: number } | undefined>;
+  /** Appends the rows of a relation (Delta: one commit); `sql` runs on the connection that holds it. */
+  append?(
+    record: TableRecord,
+    source: string,
+    sql: { all(sql: string): Promise<Record<string, unknown>[]> },
+  ): Promise<{ rows: number; version: number | undefined } | undefined>;
 }
 
 /** MANAGED tables: a DuckDB table in the catalog's database, columns and comments set in one transaction. */

@@ -167,10 +167,55 @@ export class Tables {
     return { catalog: c, schema: s0, name: t0, engineSchema };
   }
 
+  /**
+   * The SELECT reading a table whose data is not an engine object (an EXTERNAL Delta table), for the SQL
+   * layer; undefined for every other name (engine tables, unknown names: the engine reports those).
+   */
+  async scan(fullName: string, version?: number): Promise<{ sql: string; version: number } | undefined> {
+    let t: ResolvedTable;
+    try {
+      t = await this.resolve(fullName);
+    } catch {
+      return undefined;
+    }
+    if (t.object || !t.record?.metadata_only) return undefined;
+    for (const s of this.sources) {
+      const r = await s.scan?.(t.record, version);
+      if (r) return r;
+    }
+    return undefined;
+  }
+
+  /** Appends a relation's rows to a table whose data is not an engine object (EXTERNAL Delta). */
+  async append(
+    fullName: string,
+    source: string,
+    sql: { all(sql: string): Promise<Record<string, unknown>[]> },
+  ): Promise<{ rows: number; version: number | undefined } | undefined> {
+    const t = await this.resolve(fullName);
+    if (t.object || !t.record?.metadata_only) return undefined;
+    for (const s of this.sources) {
+      const r = await s.append?.(t.record, source, sql);
+      if (r) return r;
+    }
+    return undefined;
+  }
+
   async get(fullName: string, omit: Omit_ = {}) {
     const t = await this.resolve(fullName);
     if (!t.record) throw tableNotFound(`${t.catalog}.${t.schema}.${t.name}`);
-    if (!t.object) return this.out(t.record, undefined, t.record.columns, omit);
+    if (!t.object) {
+      const r = t.record;
+      const live = omit.columns
+        ? undefined
+        : await this.sources
+            .find(
+              (x) =>
+                x.columns && x.handles({ tableType: r.table_type ?? '', format: r.data_source_format ?? '' }),
+            )
+            ?.columns?.(r);
+      return this.out(r, undefined, live ?? r.columns, omit);
+    }
     const cols = omit.columns ? [] : await this.view.engineColumns(t.catalog, t.engineSchema!, t.object.name);
     return this.out(t.record, t.object, this.view.columnsOut(cols, t.record.partition_columns), omit);
   }

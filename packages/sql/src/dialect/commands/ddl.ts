@@ -3,6 +3,7 @@
  * engine runs the data part, Unity Catalog records the metadata), COMMENT ON, INSERT OVERWRITE, GRANT/REVOKE.
  */
 import { ident, literal, qualified } from '@minilake/engine-duckdb';
+import { parseDatabricksType, structFieldJson } from '@minilake/unity-catalog';
 import { Cursor } from '../tokens.js';
 import { unsupported } from '../sql-error.js';
 import { valuesResult, type Session } from '../session.js';
@@ -90,9 +91,11 @@ export async function create(c: Cursor, s: Session, h: CommandStages): Promise<O
   if (!temp) validNames(nameParts, 'table');
   const keep: [number, number][] = [[start, c.i]];
   const columnComments: [string, string][] = [];
+  let columnGroup: { from: number; to: number } | undefined;
   if (c.peek()?.type === 'L_PAREN') {
     const g0 = c.i;
     const g = c.group();
+    columnGroup = g;
     keep.push([g0, c.i]);
     // Column comments (`id INT COMMENT 'pk'`): polyglot drops them; keep them as DuckDB column comments.
     let depth = 0;
@@ -144,6 +147,27 @@ export async function create(c: Cursor, s: Session, h: CommandStages): Promise<O
       const text = keep.map(([a, b]) => c.slice(a, b)).join(' ');
       return runCreate(s, h, text.trimEnd(), nameParts, meta, temp, columnComments, true);
     } else return undefined;
+  }
+  if (
+    !temp &&
+    !asSelect &&
+    columnGroup &&
+    meta.storage_location &&
+    (meta.data_source_format ?? 'DELTA') === 'DELTA' &&
+    s.uc?.createDeltaTable
+  ) {
+    const t = resolveTable(s, nameParts);
+    await s.uc.createDeltaTable({
+      catalog_name: t.catalog,
+      schema_name: t.schema,
+      name: t.table,
+      storage_location: meta.storage_location,
+      fields: deltaFields(c, columnGroup, new Map(columnComments)),
+      partition_columns: meta.partition_columns ?? [],
+      ...(meta.comment ? { comment: meta.comment } : {}),
+      ...(meta.properties ? { properties: meta.properties } : {}),
+    });
+    return emptyResult(s);
   }
   const text = keep.map(([a, b]) => c.slice(a, b)).join(' ');
   return runCreate(s, h, text, nameParts, meta, temp, columnComments, asSelect);
@@ -381,4 +405,60 @@ export async function grant(c: Cursor, s: Session): Promise<Outcome> {
     isGrant ? { principal, add: privileges } : { principal, remove: privileges },
   ]);
   return emptyResult(s);
+}
+
+/** Keywords that end a column's type in a column definition. */
+const COLUMN_TYPE_END = new Set([
+  'NOT',
+  'NULL',
+  'COMMENT',
+  'DEFAULT',
+  'GENERATED',
+  'CONSTRAINT',
+  'PRIMARY',
+  'MASK',
+]);
+
+/** The Spark StructFields (Delta schemaString entries) of a CREATE TABLE column list. */
+function deltaFields(c: Cursor, g: { from: number; to: number }, comments: Map<string, string>): unknown[] {
+  const segments: [number, number][] = [];
+  let depth = 0;
+  let from = g.from;
+  for (let k = g.from; k < g.to; k++) {
+    const t = c.tokens[k]!;
+    if (t.type === 'L_PAREN' || t.type === 'LT') depth++;
+    else if (t.type === 'R_PAREN' || t.type === 'GT') depth--;
+    else if (t.type === 'COMMA' && depth === 0) {
+      segments.push([from, k]);
+      from = k + 1;
+    }
+  }
+  if (from < g.to) segments.push([from, g.to]);
+  return segments.map(([a, b]) => {
+    const name = c.tokens[a]!.text;
+    let end = a + 1;
+    let d = 0;
+    while (end < b) {
+      const t = c.tokens[end]!;
+      if (t.type === 'L_PAREN' || t.type === 'LT') d++;
+      else if (t.type === 'R_PAREN' || t.type === 'GT') d--;
+      else if (d === 0 && COLUMN_TYPE_END.has(t.text.toUpperCase())) break;
+      end++;
+    }
+    const typeText = c.slice(a + 1, end).trim();
+    let node;
+    try {
+      node = parseDatabricksType(typeText);
+    } catch {
+      throw unsupported(`The data type ${typeText} (column ${name}) in a Delta table`);
+    }
+    const rest = c.slice(end, b).toUpperCase();
+    const comment = comments.get(name);
+    return JSON.parse(
+      structFieldJson(name, node, {
+        nullable: !/\bNOT\s+NULL\b/.test(rest),
+        ...(comment ? { comment } : {}),
+      }),
+    );
+  });
 }

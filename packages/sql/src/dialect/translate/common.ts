@@ -21,6 +21,13 @@ export interface TranslateOptions {
   paramTypes: Map<string, string | undefined>;
   /** `/Volumes/...` path literals (in file-reading positions) -> the volume's real path, resolved by the caller. */
   volumes?: Map<string, string>;
+  /**
+   * Tables whose data is not an engine object (EXTERNAL Delta), by lower-case `catalog.schema.table` -> the
+   * name of the connection's temporary view over their snapshot; references to them are rewritten to it.
+   */
+  deltaViews?: Map<string, string>;
+  /** The INSERT target that is an EXTERNAL Delta table -> the connection's temporary staging table. */
+  deltaTargets?: Map<string, string>;
 }
 
 /** File-reading table functions whose first argument (a path or a list of paths) may name a volume. */
@@ -53,6 +60,15 @@ export interface Translated {
   params: string[];
   /** The outer SELECT's avg(...)/sum(...) projections: index and function (Spark's type depends on the argument). */
   avgColumns: { index: number; fn: 'avg' | 'sum' | 'div' }[];
+  /**
+   * Every table read (not a CTE, not the write target), lower-case `catalog.schema.table`, with `@n` for
+   * `VERSION AS OF n`, first use first.
+   */
+  tables: string[];
+  /** The table an INSERT/UPDATE/DELETE/MERGE writes, lower-case `catalog.schema.table`. */
+  insertTarget?: string;
+  /** The statement kind that writes insertTarget (INSERT, UPDATE, DELETE, MERGE). */
+  writeKind?: string;
 }
 
 export class TranslationFailed extends Error {}

@@ -173,6 +173,15 @@ export class Rewriter {
   changed = false;
   /** Volume paths seen in file positions without a resolution in o.volumes. */
   volumesNeeded: string[] = [];
+  /** Tables referenced, lower-case `catalog.schema.table` (see Translated.tables). */
+  tables: string[] = [];
+  /** Names the statement's WITH clauses define: an unqualified reference to one is not a table. */
+  cteNames = new Set<string>();
+  /** The INSERT statement's target node (written, not read: never pointed at a snapshot view). */
+  insertNode: Node | undefined;
+  insertTarget: string | undefined;
+  /** INSERT, UPDATE, DELETE or MERGE: the statement that writes insertNode. */
+  writeKind: string | undefined;
   constructor(private readonly o: TranslateOptions) {}
 
   /** A path argument (string literal or array of them): `/Volumes/c/s/v/...` -> the volume's directory. */
@@ -218,6 +227,52 @@ export class Rewriter {
   private tableRef(t: Node): void {
     const cat = t.catalog as { name: string } | null;
     const sch = t.schema as { name: string } | null;
+    const name = (t.name as { name: string }).name;
+    if (cat || sch || !this.cteNames.has(name.toLowerCase())) {
+      const full = [cat?.name ?? this.o.currentCatalog, sch?.name ?? this.o.sessionSchema ?? 'default', name]
+        .join('.')
+        .toLowerCase();
+      if (t === this.insertNode) {
+        this.insertTarget = full;
+        const staging = this.o.deltaTargets?.get(full);
+        if (staging !== undefined) {
+          // Rows go to a staging table first; the Delta commit appends them (rewrite.ts).
+          this.changed = true;
+          t.catalog = ident('temp');
+          t.schema = ident('main');
+          t.name = ident(staging);
+          return;
+        }
+      } else {
+        // `t VERSION AS OF n` reads snapshot n: its own view, keyed `catalog.schema.table@n`.
+        const tv = t.version as
+          | {
+              this?: { identifier?: { name?: string } };
+              expression?: { literal?: { literal_type?: string; value?: string } };
+            }
+          | null
+          | undefined;
+        const asOf =
+          tv?.this?.identifier?.name?.toUpperCase() === 'VERSION' &&
+          tv.expression?.literal?.literal_type === 'number'
+            ? `@${Number(tv.expression.literal.value)}`
+            : '';
+        const key = full + asOf;
+        const view = this.o.deltaViews?.get(key);
+        if (view !== undefined) {
+          // The connection's temporary view over the table's Delta snapshot; the reference keeps its name as
+          // the alias, so `events.id` still resolves.
+          this.changed = true;
+          if (!t.alias) t.alias = ident(name);
+          t.catalog = ident('temp');
+          t.schema = ident('main');
+          t.name = ident(view);
+          if (asOf) t.version = null;
+          return;
+        }
+        if (!this.tables.includes(key)) this.tables.push(key);
+      }
+    }
     if (cat) t.catalog = ident(this.o.alias(cat.name));
     else if (sch) t.catalog = ident(this.o.alias(this.o.currentCatalog));
   }

@@ -1,0 +1,63 @@
+"""EXTERNAL Delta tables: Spark (the engine-spark install's venv, with delta-spark) writes the table, MiniLake
+registers it in Unity Catalog and reads it through the Statement API, and sees Spark's next commit at once.
+Skipped when that install is absent: run `bash packages/engine-spark/install.sh`."""
+import json
+import os
+import subprocess
+import tempfile
+
+import pytest
+from databricks.sdk.service.catalog import DataSourceFormat, TableType
+from databricks.sdk.service.sql import StatementState
+
+from conftest import ROOT, unique
+
+_versions = json.load(open(os.path.join(ROOT, "packages", "engine-spark", "versions.json")))
+_install = os.path.join(
+    os.environ.get("MINILAKE_CACHE") or os.path.expanduser("~/.cache/minilake"),
+    f"spark-{_versions['pyspark']}-delta-{_versions['deltaSpark']}",
+)
+_python = os.path.join(_install, "venv", "bin", "python")
+pytestmark = pytest.mark.skipif(
+    not os.path.exists(os.path.join(_install, ".complete")),
+    reason="the Spark install is missing: run bash packages/engine-spark/install.sh",
+)
+
+
+def spark_sql(*statements):
+    jars = ",".join(os.path.join(_install, "jars", j) for j in sorted(os.listdir(os.path.join(_install, "jars"))))
+    script = os.path.join(ROOT, "packages", "delta", "test", "fixtures", "spark_sql.py")
+    subprocess.run([_python, script, jars, *statements], check=True, capture_output=True, timeout=240)
+
+
+def test_spark_writes_minilake_reads(w):
+    wh = w.warehouses.create(name=unique("wh"), cluster_size="Small").id
+    cat = unique("dc")
+    w.catalogs.create(name=cat)
+    with tempfile.TemporaryDirectory() as ext:
+        loc = os.path.join(ext, "events")
+        spark_sql(
+            f"CREATE TABLE delta.`{loc}` (id BIGINT, kind STRING, day DATE) USING DELTA PARTITIONED BY (day)",
+            f"INSERT INTO delta.`{loc}` VALUES (1, 'click', DATE'2024-01-01'), (2, 'view', DATE'2024-01-02')",
+        )
+        t = w.tables.create(
+            name="events",
+            catalog_name=cat,
+            schema_name="default",
+            table_type=TableType.EXTERNAL,
+            data_source_format=DataSourceFormat.DELTA,
+            storage_location=loc,
+        )
+        assert [(c.name, c.type_name.value) for c in t.columns] == [("id", "LONG"), ("kind", "STRING"), ("day", "DATE")]
+
+        def q(stmt):
+            r = w.statement_execution.execute_statement(warehouse_id=wh, statement=stmt, wait_timeout="30s")
+            assert r.status.state == StatementState.SUCCEEDED, r.status
+            return r.result.data_array
+
+        assert q(f"SELECT id, kind, day FROM {cat}.default.events ORDER BY id") == [
+            ["1", "click", "2024-01-01"],
+            ["2", "view", "2024-01-02"],
+        ]
+        spark_sql(f"INSERT INTO delta.`{loc}` VALUES (3, 'buy', DATE'2024-01-03')")
+        assert q(f"SELECT count(*), max(day) FROM {cat}.default.events") == [["3", "2024-01-03"]]

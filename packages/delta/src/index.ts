@@ -1,0 +1,9 @@
+/**
+ * @minilake/delta: Delta Lake tables read (and later written) by MiniLake itself over DuckDB, with no JVM.
+ * An engine-level library: no HTTP, no service; callers hand it something that runs DuckDB SQL.
+ */
+export { DeltaError } from './errors.js';
+export * from './log.js';
+export * from './schema.js';
+export * from './snapshot.js';
+export * from './writer.js';

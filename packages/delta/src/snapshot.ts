@@ -1,0 +1,298 @@
+/**
+ * A Delta snapshot: one version of a table, its schema, its live files, and the DuckDB SQL that reads them.
+ * DeltaReader caches snapshots by log version, so reading an unchanged table costs one directory listing.
+ */
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { ident, literal } from '@minilake/engine-duckdb';
+import { DeltaError } from './errors.js';
+import { type AddAction, type LogState, type SqlRunner, latestVersion, listLog, replay } from './log.js';
+import {
+  type SparkField,
+  type SparkSchema,
+  type SparkType,
+  duckDbType,
+  parseSchemaString,
+  physicalName,
+  sparkTypeText,
+  ucTypeName,
+} from './schema.js';
+
+/** Reader features this library reads correctly (deletion vectors are refused per file, see scanSql). */
+export const SUPPORTED_READER_FEATURES = new Set([
+  'columnMapping',
+  'timestampNtz',
+  'vacuumProtocolCheck',
+  'deletionVectors',
+  'typeWidening',
+  'typeWidening-preview',
+]);
+
+export function checkReadable(p: { minReaderVersion: number; readerFeatures?: string[] | null }): void {
+  if (p.minReaderVersion > 3) {
+    throw new DeltaError(
+      'DELTA_UNSUPPORTED_FEATURES_FOR_READ',
+      `Delta reader version ${p.minReaderVersion} is not supported (MiniLake reads versions 1 to 3)`,
+    );
+  }
+  if (p.minReaderVersion === 3) {
+    const missing = (p.readerFeatures ?? []).filter((f) => !SUPPORTED_READER_FEATURES.has(f));
+    if (missing.length) {
+      throw new DeltaError(
+        'DELTA_UNSUPPORTED_FEATURES_FOR_READ',
+        `Unable to read this Delta table: MiniLake does not support the reader table feature(s) ${missing.join(', ')}`,
+      );
+    }
+  }
+}
+
+export interface DeltaColumn {
+  name: string;
+  type: SparkType;
+  /** Spark's SQL spelling (Unity Catalog type_text). */
+  typeText: string;
+  /** Unity Catalog type_name. */
+  typeName: string;
+  /** The Spark JSON of the type (Unity Catalog type_json is the whole field). */
+  typeJson: string;
+  duckType: string;
+  nullable: boolean;
+  partitionIndex?: number;
+  comment?: string;
+}
+
+export class DeltaSnapshot {
+  readonly schema: SparkSchema;
+  readonly mappingMode: string;
+
+  constructor(
+    readonly root: string,
+    private readonly state: LogState,
+  ) {
+    checkReadable(state.protocol);
+    this.schema = parseSchemaString(state.metadata.schemaString);
+    this.mappingMode = state.metadata.configuration?.['delta.columnMapping.mode'] ?? 'none';
+    if (!['none', 'name', 'id'].includes(this.mappingMode)) {
+      throw new DeltaError(
+        'DELTA_UNSUPPORTED_FEATURES_FOR_READ',
+        `Column mapping mode ${this.mappingMode} is not supported`,
+      );
+    }
+  }
+
+  get version(): number {
+    return this.state.version;
+  }
+  get timestamp(): number {
+    return this.state.timestamp;
+  }
+  get protocol() {
+    return this.state.protocol;
+  }
+  get metadata() {
+    return this.state.metadata;
+  }
+  get partitionColumns(): string[] {
+    return this.state.metadata.partitionColumns;
+  }
+  get files(): AddAction[] {
+    return [...this.state.files.values()];
+  }
+  /** The replayed state, for writers that build the next commit on it. */
+  get logState(): LogState {
+    return this.state;
+  }
+
+  columns(): DeltaColumn[] {
+    return this.schema.fields.map((f) => {
+      const pi = this.partitionColumns.indexOf(f.name);
+      const comment = typeof f.metadata?.comment === 'string' ? f.metadata.comment : undefined;
+      return {
+        name: f.name,
+        type: f.type,
+        typeText: sparkTypeText(f.type),
+        typeName: ucTypeName(f.type),
+        typeJson: JSON.stringify({
+          name: f.name,
+          type: f.type,
+          nullable: f.nullable,
+          metadata: f.metadata ?? {},
+        }),
+        duckType: duckDbType(f.type),
+        nullable: f.nullable,
+        ...(pi >= 0 ? { partitionIndex: pi } : {}),
+        ...(comment ? { comment } : {}),
+      };
+    });
+  }
+
+  /** The absolute path on disk of a data file (add.path is a URI reference, relative to the table root). */
+  filePath(add: AddAction): string {
+    if (/^[a-z][a-z0-9+.-]*:/i.test(add.path)) {
+      if (add.path.startsWith('file:')) return fileURLToPath(add.path);
+      throw new DeltaError(
+        'DELTA_UNSUPPORTED_FEATURES_FOR_READ',
+        `Data file ${add.path} is not on a local filesystem`,
+      );
+    }
+    return path.join(this.root, decodeURIComponent(add.path));
+  }
+
+  /**
+   * A DuckDB SELECT producing the table's rows with their logical column names and types. `present` is the
+   * set of physical column names found in the files (columns added later are NULL in older files).
+   */
+  scanSql(present: Set<string>): string {
+    const fields = this.schema.fields;
+    if (this.mappingMode !== 'none') {
+      const nested = fields.find((f) => hasStruct(f.type));
+      if (nested) {
+        throw new DeltaError(
+          'DELTA_UNSUPPORTED_FEATURES_FOR_READ',
+          `Column mapping on nested struct fields (column ${nested.name}) is not supported`,
+        );
+      }
+    }
+    const files = this.files;
+    const withDv = files.find((f) => f.deletionVector);
+    if (withDv) {
+      throw new DeltaError(
+        'DELTA_UNSUPPORTED_FEATURES_FOR_READ',
+        'Unable to read this Delta table: MiniLake does not read the table feature deletionVectors yet ' +
+          `(file ${withDv.path} has rows deleted by a deletion vector); run REORG TABLE ... APPLY (PURGE) in Spark first`,
+      );
+    }
+    if (files.length === 0) {
+      const cols = fields.map((f) => `CAST(NULL AS ${duckDbType(f.type)}) AS ${ident(f.name)}`);
+      return `SELECT ${cols.join(', ')} WHERE false`;
+    }
+    const parts = this.partitionColumns;
+    const partField = (name: string): SparkField | undefined => fields.find((f) => f.name === name);
+    const proj = fields.map((f) => {
+      const t = duckDbType(f.type);
+      const pi = parts.indexOf(f.name);
+      if (pi >= 0) return `CAST(p.${ident(`p${pi}`)} AS ${t}) AS ${ident(f.name)}`;
+      const phys = physicalName(f, this.mappingMode);
+      if (!present.has(phys)) return `CAST(NULL AS ${t}) AS ${ident(f.name)}`;
+      return `CAST(d.${ident(phys)} AS ${t}) AS ${ident(f.name)}`;
+    });
+    const list = files.map((f) => literal(this.filePath(f))).join(', ');
+    let sql = `SELECT ${proj.join(', ')} FROM read_parquet([${list}], union_by_name = true, filename = '__ml_file') AS d`;
+    if (parts.length) {
+      const rows = files.map((f) => {
+        const vals = parts.map((name) => {
+          const field = partField(name);
+          const key = field ? physicalName(field, this.mappingMode) : name;
+          const v = f.partitionValues[key] ?? f.partitionValues[name];
+          return v === undefined || v === null ? 'NULL' : literal(v);
+        });
+        return `(${literal(this.filePath(f))}, ${vals.join(', ')})`;
+      });
+      const names = ['__ml_path', ...parts.map((_, i) => `p${i}`)].map(ident).join(', ');
+      sql += ` JOIN (VALUES ${rows.join(', ')}) AS p(${names}) ON d."__ml_file" = p."__ml_path"`;
+    }
+    return sql;
+  }
+}
+
+function hasStruct(t: SparkType): boolean {
+  if (typeof t === 'string') return false;
+  if (t.type === 'struct') return true;
+  if (t.type === 'array') return hasStruct(t.elementType);
+  return hasStruct(t.keyType) || hasStruct(t.valueType);
+}
+
+export interface DeltaReaderOptions {
+  sql: SqlRunner;
+  /** Snapshots kept per table (the latest and a few time-travel versions). */
+  maxVersionsPerTable?: number;
+}
+
+interface TableCache {
+  snapshots: Map<number, DeltaSnapshot>;
+  /** The physical columns present in the files of a version (a footer read of every file, done once). */
+  present: Map<number, Set<string>>;
+}
+
+/**
+ * Reads Delta tables through DuckDB. Each call lists `_delta_log/` (so a commit by anyone else is seen at
+ * once) and replays only the commits after the newest cached snapshot.
+ */
+export class DeltaReader {
+  private readonly sql: SqlRunner;
+  private readonly max: number;
+  private readonly cache = new Map<string, TableCache>();
+
+  constructor(opts: DeltaReaderOptions) {
+    this.sql = opts.sql;
+    this.max = opts.maxVersionsPerTable ?? 4;
+  }
+
+  /** The current version of the table's log (one directory listing). */
+  async latestVersion(root: string): Promise<number> {
+    return latestVersion(await listLog(path.resolve(root)));
+  }
+
+  async snapshot(location: string, version?: number): Promise<DeltaSnapshot> {
+    const root = path.resolve(location);
+    const listing = await listLog(root);
+    const latest = latestVersion(listing);
+    const v = version ?? latest;
+    if (v < 0 || v > latest) {
+      throw new DeltaError(
+        'DELTA_VERSIONS_NOT_CONTIGUOUS',
+        `Cannot time travel Delta table to version ${v}. Available versions: [0, ${latest}]`,
+      );
+    }
+    const entry = this.cache.get(root) ?? { snapshots: new Map(), present: new Map() };
+    this.cache.set(root, entry);
+    const hit = entry.snapshots.get(v);
+    if (hit) return hit;
+    // Replay from the newest cached state at or below v when no commit in between is missing.
+    const base = [...entry.snapshots.values()]
+      .filter((s) => s.version < v)
+      .sort((a, b) => b.version - a.version)[0];
+    const canExtend =
+      base !== undefined &&
+      [...Array(v - base.version).keys()].every((i) => listing.commits.includes(base.version + 1 + i));
+    const state = await replay(this.sql, root, listing, v, canExtend ? base.logState : undefined);
+    const snap = new DeltaSnapshot(root, state);
+    entry.snapshots.set(v, snap);
+    while (entry.snapshots.size > this.max) {
+      const oldest = Math.min(...entry.snapshots.keys());
+      entry.snapshots.delete(oldest);
+      entry.present.delete(oldest);
+    }
+    return snap;
+  }
+
+  /** The SELECT that reads a snapshot's rows (logical names, Delta types as DuckDB types). */
+  async scanSql(snap: DeltaSnapshot): Promise<string> {
+    const entry = this.cache.get(snap.root);
+    let present = entry?.present.get(snap.version);
+    if (!present) {
+      present = new Set();
+      const files = snap.files;
+      if (files.length) {
+        const list = files.map((f) => literal(snap.filePath(f))).join(', ');
+        const rows = await this.sql.all(`SELECT DISTINCT name FROM parquet_schema([${list}])`);
+        for (const r of rows) present.add(String(r.name));
+      }
+      entry?.present.set(snap.version, present);
+    }
+    return snap.scanSql(present);
+  }
+
+  /** Forgets a table (after DROP, or when its folder is replaced). */
+  forget(location: string): void {
+    this.cache.delete(path.resolve(location));
+  }
+}
+
+/** The host's one reader (one snapshot cache), shared by every service that reads Delta tables. */
+export function deltaReader(
+  ctx: { shared<T extends object>(key: string, create: () => T | Promise<T>): Promise<T> },
+  sql: SqlRunner,
+): Promise<DeltaReader> {
+  return ctx.shared('delta-reader', () => new DeltaReader({ sql }));
+}

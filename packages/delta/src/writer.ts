@@ -1,0 +1,319 @@
+/**
+ * Appends without a JVM: DuckDB writes the Parquet files (COPY ... RETURN_STATS gives each file's path, size,
+ * row count, per-column min/max/null counts and partition keys), MiniLake commits the next log entry. The
+ * commit file is created exclusively, so two writers can never both own a version (optimistic concurrency).
+ */
+import { randomUUID } from 'node:crypto';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { ident, literal } from '@minilake/engine-duckdb';
+import { DeltaError } from './errors.js';
+import {
+  type Action,
+  type AddAction,
+  LOG_DIR,
+  type Protocol,
+  type SqlRunner,
+  commitFileName,
+} from './log.js';
+import type { SparkField, SparkSchema, SparkType } from './schema.js';
+import type { DeltaReader, DeltaSnapshot } from './snapshot.js';
+
+/** Writer table features whose rules an append by this writer keeps (or that ask nothing of an append). */
+const SUPPORTED_WRITER_FEATURES = new Set([
+  'appendOnly',
+  'invariants',
+  'timestampNtz',
+  'vacuumProtocolCheck',
+  'checkpointProtection',
+]);
+
+export function checkWritable(snap: DeltaSnapshot): void {
+  const p: Protocol = snap.protocol;
+  const refuse = (what: string) => {
+    throw new DeltaError(
+      'DELTA_UNSUPPORTED_FEATURES_FOR_WRITE',
+      `Unable to write this Delta table: MiniLake does not write ${what} yet`,
+    );
+  };
+  if (p.minWriterVersion > 7) refuse(`writer version ${p.minWriterVersion}`);
+  if (p.minWriterVersion >= 3 && p.minWriterVersion < 7) {
+    // Legacy versions 3 to 6 imply CHECK constraints, generated columns, change data feed, column mapping.
+    refuse(
+      `writer version ${p.minWriterVersion} (constraints, generated columns, change data feed, column mapping)`,
+    );
+  }
+  if (p.minWriterVersion === 7) {
+    const missing = (p.writerFeatures ?? []).filter((f) => !SUPPORTED_WRITER_FEATURES.has(f));
+    if (missing.length) refuse(`the table feature(s) ${missing.join(', ')}`);
+  }
+  if (snap.mappingMode !== 'none') refuse('column-mapped tables (the table feature columnMapping)');
+  const inv = snap.schema.fields.find((f) => f.metadata?.['delta.invariants']);
+  if (inv) refuse(`column invariants (the table feature invariants, column ${inv.name})`);
+}
+
+export interface CommitOptions {
+  reader: DeltaReader;
+  /** How many times a blind append retries on a version another writer took first. */
+  maxRetries?: number;
+  now?: () => number;
+}
+
+/**
+ * Commits `actions` as the version after `base`. A blind append whose version was taken retries on the
+ * next one as long as the winner did not change the table's metadata or protocol; otherwise it fails with
+ * Delta's concurrent-modification error.
+ */
+export async function commit(
+  root: string,
+  base: DeltaSnapshot,
+  actions: Action[],
+  opts: CommitOptions,
+): Promise<number> {
+  let version = base.version + 1;
+  const body = actions.map((a) => JSON.stringify(a)).join('\n') + '\n';
+  await mkdir(path.join(root, LOG_DIR), { recursive: true });
+  for (let attempt = 0; ; attempt++) {
+    try {
+      await writeFile(path.join(root, LOG_DIR, commitFileName(version)), body, { flag: 'wx' });
+      return version;
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+    }
+    const winner = await opts.reader.snapshot(root, version);
+    if (
+      attempt >= (opts.maxRetries ?? 10) ||
+      winner.metadata.id !== base.metadata.id ||
+      winner.metadata.schemaString !== base.metadata.schemaString ||
+      JSON.stringify(winner.metadata.partitionColumns) !== JSON.stringify(base.metadata.partitionColumns) ||
+      JSON.stringify(winner.protocol) !== JSON.stringify(base.protocol)
+    ) {
+      throw new DeltaError(
+        'DELTA_CONCURRENT_APPEND',
+        `ConcurrentAppendException: Files were added to the table by a concurrent update at version ${version}. Please try the operation again.`,
+        409,
+      );
+    }
+    version++;
+  }
+}
+
+interface CopyStatsRow {
+  filename: string;
+  count: unknown;
+  file_size_bytes: unknown;
+  column_statistics: unknown;
+  partition_keys: unknown;
+}
+
+/** DuckDB's MAP values come back as objects (or key/value lists, depending on the reader): one shape here. */
+function mapEntries(m: unknown): [string, unknown][] {
+  if (!m) return [];
+  if (Array.isArray(m))
+    return m.map((e) => [String((e as { key: unknown }).key), (e as { value: unknown }).value]);
+  if (m instanceof Map) return [...m.entries()].map(([k, v]) => [String(k), v]);
+  return Object.entries(m as Record<string, unknown>);
+}
+
+function unquote(name: string): string {
+  return name.startsWith('"') && name.endsWith('"') ? name.slice(1, -1).replaceAll('""', '"') : name;
+}
+
+/** A DuckDB min/max string as the JSON value Delta's stats hold, or undefined to leave it out. */
+function statValue(type: SparkType, v: unknown): unknown {
+  if (v === null || v === undefined) return undefined;
+  const s = String(v);
+  switch (type) {
+    case 'long':
+    case 'integer':
+    case 'short':
+    case 'byte': {
+      const n = Number(s);
+      return Number.isSafeInteger(n) ? n : undefined;
+    }
+    case 'date':
+      return /^\d{4}-\d{2}-\d{2}$/.test(s) ? s : undefined;
+    case 'string':
+      // Parquet may truncate long string bounds; a short one is exact.
+      return s.length <= 32 ? s : undefined;
+    default:
+      return undefined; // floats (NaN), decimals, timestamps (rounding): no bounds rather than wrong ones
+  }
+}
+
+/**
+ * Writes the rows of `source` (a DuckDB relation with the table's logical columns) as Parquet files under
+ * the table root and returns their add actions (stats, partition values, URI-encoded paths).
+ */
+export async function writeFiles(
+  sql: SqlRunner,
+  snap: DeltaSnapshot,
+  source: string,
+  now: number,
+): Promise<{ adds: AddAction[]; rows: number; bytes: number }> {
+  const fields = snap.schema.fields;
+  const parts = snap.partitionColumns;
+  const cols = fields.map((f) => ident(f.name)).join(', ');
+  const target = parts.length
+    ? snap.root
+    : path.join(snap.root, `part-00000-${randomUUID()}-c000.snappy.parquet`);
+  const opts = [
+    'FORMAT parquet',
+    'COMPRESSION snappy',
+    'RETURN_STATS',
+    ...(parts.length
+      ? [
+          `PARTITION_BY (${parts.map((p) => ident(p)).join(', ')})`,
+          "FILENAME_PATTERN 'part-{uuid}.c000'",
+          'APPEND',
+        ]
+      : []),
+  ];
+  const rows = (await sql.all(
+    `COPY (SELECT ${cols} FROM ${source}) TO ${literal(target)} (${opts.join(', ')})`,
+  )) as unknown as CopyStatsRow[];
+  const byName = new Map<string, SparkField>(fields.map((f) => [f.name, f]));
+  const adds: AddAction[] = [];
+  let total = 0;
+  let bytes = 0;
+  for (const r of rows) {
+    const n = Number(r.count);
+    if (n === 0) continue;
+    total += n;
+    bytes += Number(r.file_size_bytes);
+    const minValues: Record<string, unknown> = {};
+    const maxValues: Record<string, unknown> = {};
+    const nullCount: Record<string, number> = {};
+    for (const [k, v] of mapEntries(r.column_statistics)) {
+      const name = unquote(k);
+      const f = byName.get(name);
+      if (!f) continue;
+      const st = new Map(mapEntries(v));
+      if (st.has('null_count')) nullCount[name] = Number(st.get('null_count'));
+      const lo = statValue(f.type, st.get('min'));
+      const hi = statValue(f.type, st.get('max'));
+      if (lo !== undefined && hi !== undefined) {
+        minValues[name] = lo;
+        maxValues[name] = hi;
+      }
+    }
+    const partitionValues: Record<string, string | null> = {};
+    const keys = new Map(mapEntries(r.partition_keys));
+    for (const p of parts) {
+      const v = keys.get(p);
+      partitionValues[p] = v === null || v === undefined ? null : String(v);
+    }
+    // add.path is a URI reference relative to the root: the folder DuckDB wrote (already escaped on disk,
+    // `k=a%20b`) is encoded once more, as Spark does.
+    const rel = path.relative(snap.root, r.filename).split(path.sep).join('/');
+    adds.push({
+      path: encodeURI(rel),
+      partitionValues,
+      size: Number(r.file_size_bytes),
+      modificationTime: now,
+      dataChange: true,
+      stats: JSON.stringify({ numRecords: n, minValues, maxValues, nullCount }),
+    });
+  }
+  return { adds, rows: total, bytes };
+}
+
+/** Appends the rows of `source` to the table at `root` and returns the committed version (undefined: no rows). */
+export async function append(
+  sql: SqlRunner,
+  reader: DeltaReader,
+  root: string,
+  source: string,
+  o: { now?: () => number; engineInfo?: string } = {},
+): Promise<{ version: number | undefined; rows: number }> {
+  const snap = await reader.snapshot(root);
+  checkWritable(snap);
+  const now = (o.now ?? Date.now)();
+  const { adds, rows, bytes } = await writeFiles(sql, snap, source, now);
+  if (adds.length === 0) return { version: undefined, rows: 0 };
+  const commitInfo = {
+    timestamp: now,
+    operation: 'WRITE',
+    operationParameters: { mode: 'Append', partitionBy: JSON.stringify(snap.partitionColumns) },
+    readVersion: snap.version,
+    isolationLevel: 'Serializable',
+    isBlindAppend: true,
+    operationMetrics: {
+      numFiles: String(adds.length),
+      numOutputRows: String(rows),
+      numOutputBytes: String(bytes),
+    },
+    engineInfo: o.engineInfo ?? 'MiniLake',
+    txnId: randomUUID(),
+  };
+  try {
+    const version = await commit(root, snap, [{ commitInfo }, ...adds.map((add) => ({ add }))], { reader });
+    return { version, rows };
+  } catch (e) {
+    // Nothing points at the files of a failed commit: remove them so they do not linger as garbage.
+    await Promise.all(adds.map((a) => rm(path.join(root, decodeURI(a.path)), { force: true })));
+    throw e;
+  }
+}
+
+/** A new table's first commit: protocol (1, 2), metaData with the Spark schemaString, commitInfo. */
+export async function createTable(
+  reader: DeltaReader,
+  root: string,
+  t: {
+    schema: SparkSchema;
+    partitionColumns: string[];
+    configuration?: Record<string, string>;
+    now?: number;
+  },
+): Promise<number> {
+  const now = t.now ?? Date.now();
+  const log = path.join(root, LOG_DIR);
+  await mkdir(log, { recursive: true });
+  const actions: Action[] = [
+    {
+      commitInfo: {
+        timestamp: now,
+        operation: 'CREATE TABLE',
+        operationParameters: {
+          partitionBy: JSON.stringify(t.partitionColumns),
+          description: null,
+          isManaged: 'false',
+          properties: JSON.stringify(t.configuration ?? {}),
+        },
+        isolationLevel: 'Serializable',
+        isBlindAppend: true,
+        operationMetrics: {},
+        engineInfo: 'MiniLake',
+        txnId: randomUUID(),
+      },
+    },
+    { protocol: { minReaderVersion: 1, minWriterVersion: 2 } },
+    {
+      metaData: {
+        id: randomUUID(),
+        format: { provider: 'parquet', options: {} },
+        schemaString: JSON.stringify(t.schema),
+        partitionColumns: t.partitionColumns,
+        configuration: t.configuration ?? {},
+        createdTime: now,
+      },
+    },
+  ];
+  try {
+    await writeFile(
+      path.join(log, commitFileName(0)),
+      actions.map((a) => JSON.stringify(a)).join('\n') + '\n',
+      {
+        flag: 'wx',
+      },
+    );
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'EEXIST') {
+      throw new DeltaError('DELTA_TABLE_ALREADY_EXISTS', `A Delta table already exists at ${root}`, 409);
+    }
+    throw e;
+  }
+  reader.forget(root);
+  return 0;
+}

@@ -1,0 +1,180 @@
+import { execFile } from 'node:child_process';
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { DuckDbEngine } from '@minilake/engine-duckdb';
+import { locateInstall, settingsFrom } from '@minilake/engine-spark';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  DeltaError,
+  DeltaReader,
+  checkReadable,
+  listLog,
+  parseSchemaString,
+  duckDbType,
+} from '../src/index.js';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+// The tables are written by real Spark + delta-spark; without that install the Spark-backed tests are skipped
+// (install it with `bash packages/engine-spark/install.sh`).
+const install = await locateInstall(settingsFrom({ MINILAKE_CACHE: process.env.MINILAKE_CACHE })).catch(
+  () => undefined,
+);
+
+describe('schema and protocol (no Spark needed)', () => {
+  it('maps Spark types to DuckDB types', () => {
+    const s = parseSchemaString(
+      JSON.stringify({
+        type: 'struct',
+        fields: [
+          { name: 'a', type: 'long', nullable: true, metadata: {} },
+          { name: 'b', type: 'decimal(10,2)', nullable: true, metadata: {} },
+          {
+            name: 'c',
+            type: { type: 'array', elementType: 'string', containsNull: true },
+            nullable: true,
+            metadata: {},
+          },
+          {
+            name: 'd',
+            type: {
+              type: 'struct',
+              fields: [{ name: 'x y', type: 'timestamp', nullable: true, metadata: {} }],
+            },
+            nullable: true,
+            metadata: {},
+          },
+        ],
+      }),
+    );
+    expect(s.fields.map((f) => duckDbType(f.type))).toEqual([
+      'BIGINT',
+      'DECIMAL(10,2)',
+      'VARCHAR[]',
+      'STRUCT("x y" TIMESTAMPTZ)',
+    ]);
+  });
+
+  it('refuses reader features it cannot read, naming them', () => {
+    expect(() =>
+      checkReadable({ minReaderVersion: 3, readerFeatures: ['columnMapping', 'v2Checkpoint'] }),
+    ).toThrow(/v2Checkpoint/);
+    expect(() => checkReadable({ minReaderVersion: 4 })).toThrow(DeltaError);
+    expect(() =>
+      checkReadable({ minReaderVersion: 3, readerFeatures: ['timestampNtz', 'columnMapping'] }),
+    ).not.toThrow();
+  });
+});
+
+describe.skipIf(!install)('tables written by Spark (needs bash packages/engine-spark/install.sh)', () => {
+  let dir: string;
+  let engine: DuckDbEngine;
+  let reader: DeltaReader;
+  const rows = async (name: string, order = 'id', version?: number) => {
+    const snap = await reader.snapshot(path.join(dir, name), version);
+    return engine.all(`SELECT * FROM (${await reader.scanSql(snap)}) ORDER BY ${order}`);
+  };
+
+  beforeAll(async () => {
+    dir = await mkdtemp(path.join(os.tmpdir(), 'ml-delta-'));
+    await promisify(execFile)(
+      install!.python,
+      [path.join(here, 'fixtures', 'make_tables.py'), path.join(dir, 'tables'), install!.jars.join(',')],
+      { timeout: 280_000, maxBuffer: 64 * 1024 * 1024 },
+    );
+    dir = path.join(dir, 'tables');
+    engine = await DuckDbEngine.open({ dir: path.join(dir, '..', 'duckdb') });
+    reader = new DeltaReader({ sql: engine });
+  }, 300_000);
+
+  afterAll(async () => {
+    await engine?.close();
+    if (dir) await rm(path.dirname(dir), { recursive: true, force: true });
+  });
+
+  it('reads a simple table with its types', async () => {
+    const snap = await reader.snapshot(path.join(dir, 'simple'));
+    expect(snap.version).toBe(2);
+    expect(snap.columns().map((c) => `${c.name}:${c.typeText}:${c.duckType}`)).toEqual([
+      'id:bigint:BIGINT',
+      'name:string:VARCHAR',
+      'amount:decimal(10,2):DECIMAL(10,2)',
+      'ts:timestamp:TIMESTAMPTZ',
+      'd:date:DATE',
+      'ok:boolean:BOOLEAN',
+    ]);
+    const r = await engine.all(
+      `SELECT id, name, amount::VARCHAR AS amount, epoch(ts) AS ts, d::VARCHAR AS d, ok FROM (${await reader.scanSql(snap)}) ORDER BY id`,
+    );
+    expect(r).toEqual([
+      { id: 1, name: 'a', amount: '1.50', ts: Date.UTC(2024, 0, 1, 10) / 1000, d: '2024-01-01', ok: true },
+      {
+        id: 2,
+        name: 'b',
+        amount: '2.25',
+        ts: Date.UTC(2024, 0, 2, 11, 30) / 1000,
+        d: '2024-01-02',
+        ok: false,
+      },
+      { id: 3, name: null, amount: null, ts: null, d: null, ok: null },
+    ]);
+  });
+
+  it('time travels and caches snapshots by version', async () => {
+    expect(await rows('simple', 'id', 1)).toHaveLength(1);
+    const a = await reader.snapshot(path.join(dir, 'simple'));
+    expect(await reader.snapshot(path.join(dir, 'simple'))).toBe(a);
+    await expect(reader.snapshot(path.join(dir, 'simple'), 9)).rejects.toThrow(
+      /Available versions: \[0, 2\]/,
+    );
+  });
+
+  it('reads partition values (URI-encoded paths, raw folders, nulls, ints)', async () => {
+    const r = await rows('parts');
+    expect(r).toEqual([
+      { id: 1, city: 'new york', n: 1 },
+      { id: 2, city: 'a%b=c', n: 2 },
+      { id: 3, city: null, n: 3 },
+      { id: 4, city: 'new york', n: 1 },
+    ]);
+    const snap = await reader.snapshot(path.join(dir, 'parts'));
+    expect(snap.partitionColumns).toEqual(['city', 'n']);
+    expect(snap.columns().find((c) => c.name === 'city')?.partitionIndex).toBe(0);
+  });
+
+  it('starts from a checkpoint and replays the commits after it (removes included)', async () => {
+    const listing = await listLog(path.join(dir, 'ckpt'));
+    expect([...listing.checkpoints.keys()].sort()).toEqual([10, 5]);
+    const r = await rows('ckpt');
+    expect(r.map((x) => Number(x.id))).toEqual([0, 1, 2, 4, 5, 6, 7, 8, 9, 100]);
+    // Before the DELETE (version 11), row 3 is there; version 7 is rebuilt from the checkpoint at 5.
+    expect((await rows('ckpt', 'id', 10)).map((x) => Number(x.id))).toContain(3);
+    expect(await rows('ckpt', 'id', 7)).toHaveLength(7);
+  });
+
+  it('reads a multi-part checkpoint', async () => {
+    const log = await readdir(path.join(dir, 'multipart', '_delta_log'));
+    expect(log.filter((n) => /\.checkpoint\.\d{10}\.\d{10}\.parquet$/.test(n)).length).toBeGreaterThan(1);
+    expect((await rows('multipart')).map((x) => Number(x.id))).toEqual([0, 1, 2, 3]);
+  });
+
+  it.each(['colmap', 'colmap_id'])('reads column mapping (%s): renamed and added columns', async (name) => {
+    const snap = await reader.snapshot(path.join(dir, name));
+    expect(snap.columns().map((c) => c.name)).toEqual(['id', 'label', 'p', 'extra']);
+    expect(await rows(name)).toEqual([
+      { id: 1, label: 'one', p: 'x', extra: null },
+      { id: 2, label: 'two', p: 'y', extra: 7 },
+    ]);
+  });
+
+  it('refuses deletion vectors, naming the feature', async () => {
+    const snap = await reader.snapshot(path.join(dir, 'dv'));
+    await expect(reader.scanSql(snap)).rejects.toThrow(/deletionVectors/);
+  });
+
+  it('says a folder without a log is not a Delta table', async () => {
+    await expect(reader.snapshot(dir)).rejects.toMatchObject({ errorCode: 'DELTA_TABLE_NOT_FOUND' });
+  });
+});

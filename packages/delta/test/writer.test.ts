@@ -1,0 +1,121 @@
+import { execFile } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { DuckDbEngine } from '@minilake/engine-duckdb';
+import { locateInstall, settingsFrom } from '@minilake/engine-spark';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DeltaReader, append, commit, createTable, parseSchemaString } from '../src/index.js';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const install = await locateInstall(settingsFrom({ MINILAKE_CACHE: process.env.MINILAKE_CACHE })).catch(
+  () => undefined,
+);
+
+const schema = parseSchemaString(
+  JSON.stringify({
+    type: 'struct',
+    fields: [
+      { name: 'id', type: 'long', nullable: true, metadata: {} },
+      { name: 'name', type: 'string', nullable: true, metadata: {} },
+      { name: 'day', type: 'date', nullable: true, metadata: {} },
+    ],
+  }),
+);
+
+let dir: string;
+let engine: DuckDbEngine;
+let reader: DeltaReader;
+beforeAll(async () => {
+  dir = await mkdtemp(path.join(os.tmpdir(), 'ml-delta-w-'));
+  engine = await DuckDbEngine.open({ dir: path.join(dir, 'duckdb') });
+  reader = new DeltaReader({ sql: engine });
+});
+afterAll(async () => {
+  await engine.close();
+  await rm(dir, { recursive: true, force: true });
+});
+
+const read = async (root: string, version?: number) =>
+  engine.all(
+    `SELECT id, name, day::VARCHAR AS day FROM (${await reader.scanSql(await reader.snapshot(root, version))}) ORDER BY id`,
+  );
+
+describe('writing without a JVM', () => {
+  it('creates a partitioned table and appends with stats and partition values', async () => {
+    const root = path.join(dir, 'events');
+    await createTable(reader, root, { schema, partitionColumns: ['day'] });
+    const r = await append(
+      engine,
+      reader,
+      root,
+      `(VALUES (1::BIGINT, 'a', DATE '2024-01-01'), (2, 'b', DATE '2024-01-02'), (3, 'c b', NULL)) AS t(id, name, day)`,
+    );
+    expect(r).toEqual({ version: 1, rows: 3 });
+    expect(await read(root)).toEqual([
+      { id: 1, name: 'a', day: '2024-01-01' },
+      { id: 2, name: 'b', day: '2024-01-02' },
+      { id: 3, name: 'c b', day: null },
+    ]);
+    const snap = await reader.snapshot(root);
+    const add = snap.files.find((f) => f.partitionValues.day === '2024-01-01')!;
+    expect(JSON.parse(add.stats!)).toEqual({
+      numRecords: 1,
+      minValues: { id: 1, name: 'a' },
+      maxValues: { id: 1, name: 'a' },
+      nullCount: { id: 0, name: 0 },
+    });
+    expect(snap.files.find((f) => f.partitionValues.day === null)).toBeDefined();
+  });
+
+  it('retries a blind append on the next version when another writer took it', async () => {
+    const root = path.join(dir, 'race');
+    await createTable(reader, root, { schema, partitionColumns: [] });
+    const stale = await reader.snapshot(root);
+    await append(engine, reader, root, `(SELECT 1::BIGINT AS id, 'x' AS name, NULL::DATE AS day)`);
+    const v = await commit(root, stale, [{ commitInfo: { timestamp: 1, operation: 'WRITE' } }], { reader });
+    expect(v).toBe(2);
+    await expect(createTable(reader, root, { schema, partitionColumns: [] })).rejects.toThrow(
+      /already exists/,
+    );
+  });
+
+  it.skipIf(!install)(
+    'is read back by Spark, history included (needs bash packages/engine-spark/install.sh)',
+    async () => {
+      const root = path.join(dir, 'events');
+      await append(engine, reader, root, `(SELECT 4::BIGINT AS id, 'd' AS name, DATE '2024-01-02' AS day)`);
+      const { stdout } = await promisify(execFile)(
+        install!.python,
+        [
+          path.join(here, 'fixtures', 'spark_sql.py'),
+          install!.jars.join(','),
+          `SELECT id, name, day FROM delta.\`${root}\` ORDER BY id`,
+          `DESCRIBE HISTORY delta.\`${root}\``,
+          `SELECT count(*) FROM delta.\`${root}\` VERSION AS OF 1`,
+        ],
+        { timeout: 170_000 },
+      );
+      const [rows, history, v1] = stdout
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as unknown[][]);
+      expect(rows).toEqual([
+        ['1', 'a', '2024-01-01'],
+        ['2', 'b', '2024-01-02'],
+        ['3', 'c b', null],
+        ['4', 'd', '2024-01-02'],
+      ]);
+      const ops = history!.map((h) => [h[0], h[4]]).sort((a, b) => Number(a[0]) - Number(b[0]));
+      expect(ops).toEqual([
+        ['0', 'CREATE TABLE'],
+        ['1', 'WRITE'],
+        ['2', 'WRITE'],
+      ]);
+      expect(v1).toEqual([['3']]);
+    },
+    200_000,
+  );
+});
