@@ -196,7 +196,7 @@ export class Triggers {
 
   /** Resolves once no file-arrival poll is in flight: what a caller stepping the clock waits for. */
   async idle(): Promise<void> {
-    while (this.polling.size) await Promise.allSettled([...this.polling]);
+    while (this.polling.size) await Promise.allSettled(this.polling);
   }
 
   /** A continuous job always has one run: start one now if none is active. */

@@ -19,7 +19,6 @@ import {
   CollectionStore,
   invalidParameter,
   silentLogger,
-  type Clock,
   type Logger,
   type StateDb,
 } from '@minilake/core';
