@@ -15,13 +15,7 @@ import { externalLocation } from './store/locations.js';
  * properties, timestamps, EXTERNAL tables (metadata over a storage_location), volumes and grants.
  */
 import { rm } from 'node:fs/promises';
-import {
-  CollectionStore,
-  invalidParameter,
-  silentLogger,
-  type Logger,
-  type StateDb,
-} from '@minilake/core';
+import { CollectionStore, invalidParameter, silentLogger, type Logger, type StateDb } from '@minilake/core';
 import type { DuckDbEngine } from '@minilake/engine-duckdb';
 import { tableNotFound } from './errors.js';
 import type { FunctionInput } from './schemas.js';
