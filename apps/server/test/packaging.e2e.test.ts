@@ -14,6 +14,7 @@ const publishable = [
   'packages/core',
   'packages/secrets',
   'packages/engine-duckdb',
+  'packages/delta',
   'packages/unity-catalog',
   'packages/sql',
   'packages/workspace',
