@@ -19,7 +19,7 @@ def mcp_url():
 
 def session(url, body):
     async def main():
-        async with streamable_http_client(url) as (r, w, _):
+        async with streamable_http_client(url) as (r, w):
             async with ClientSession(r, w) as s:
                 init = await s.initialize()
                 return await body(s, init)
@@ -28,23 +28,23 @@ def session(url, body):
 
 
 def ok(res):
-    assert not res.isError, res.content
-    return res.structuredContent
+    assert not res.is_error, res.content
+    return res.structured_content
 
 
 def test_capabilities(mcp_url):
     async def body(s, init):
-        assert init.serverInfo.name == "minilake"
-        assert init.protocolVersion == "2025-11-25"
+        assert init.server_info.name == "minilake"
+        assert init.protocol_version == "2025-11-25"
         tools = (await s.list_tools()).tools
         resources = (await s.list_resources()).resources
-        templates = (await s.list_resource_templates()).resourceTemplates
+        templates = (await s.list_resource_templates()).resource_templates
         prompts = (await s.list_prompts()).prompts
         return tools, resources, templates, prompts
 
     tools, resources, templates, prompts = session(mcp_url, body)
     assert len(tools) >= 67
-    assert all(t.description and t.outputSchema and t.annotations for t in tools)
+    assert all(t.description and t.output_schema and t.annotations for t in tools)
     assert {str(r.uri) for r in resources} >= {
         "minilake://capabilities", "minilake://sql-dialect", "minilake://pyspark-guide", "minilake://catalogs"}
     assert len(resources) >= 8 and len(templates) == 4
@@ -78,8 +78,8 @@ def test_errors_are_databricks_errors(mcp_url):
         return missing, bad_sql
 
     missing, bad_sql = session(mcp_url, body)
-    assert missing.isError and missing.content[0].text.split(":")[0].endswith("DOES_NOT_EXIST")
-    assert bad_sql.isError and "PARSE_SYNTAX_ERROR" in bad_sql.content[0].text
+    assert missing.is_error and missing.content[0].text.split(":")[0].endswith("DOES_NOT_EXIST")
+    assert bad_sql.is_error and "PARSE_SYNTAX_ERROR" in bad_sql.content[0].text
     assert "Traceback" not in bad_sql.content[0].text and "    at " not in bad_sql.content[0].text
 
 
