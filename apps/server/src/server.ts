@@ -7,12 +7,14 @@ import { constants } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Hono } from 'hono';
+import * as v from 'valibot';
 import {
   contextFor,
   createLogger,
   installErrorHandling,
   invalidParameter,
   persistAfterWrite,
+  readJson,
   startOrder,
   StateDb,
   systemClock,
@@ -25,9 +27,14 @@ import {
 import type { MinilakeConfig } from './config.js';
 import { identityApp } from './identity.js';
 import { registry } from './registry.js';
+import { Snapshots, WriteGate } from './snapshots.js';
 
 /** The host's own folder in a data dir: the persisted state (journal and snapshot). */
 const STATE_FOLDER = 'state';
+const snapshotBody = v.object({ name: v.optional(v.string()) });
+
+/** The host's named snapshots of the whole data dir (POST /_minilake/snapshots). */
+const SNAPSHOT_FOLDER = 'snapshots';
 
 /**
  * Sub-folders MiniLake owns inside a data dir, derived from the registry: the state folder, each service's
@@ -35,7 +42,7 @@ const STATE_FOLDER = 'state';
  * non-persistent start and close clear only these, so a data dir shared with other files keeps them.
  */
 export function ownedDataFolders(): string[] {
-  const folders = new Set([STATE_FOLDER]);
+  const folders = new Set([STATE_FOLDER, SNAPSHOT_FOLDER]);
   for (const def of registry.values()) {
     folders.add(def.name);
     for (const f of def.folders ?? []) folders.add(f);
@@ -101,6 +108,17 @@ export async function createMinilake(config: MinilakeConfig, opts: CreateOptions
       logger.debug(`${c.req.method} ${c.req.path} ${c.res.status} ${(performance.now() - t0).toFixed(2)}ms`);
     });
   }
+  // Snapshots never see half a write: each mutating request holds the gate shared (admin routes and /mcp,
+  // whose tools call the routes again, stay outside it).
+  const gate = new WriteGate();
+  app.use(async (c, next) =>
+    c.req.method === 'GET' ||
+    c.req.method === 'HEAD' ||
+    c.req.path.startsWith('/_minilake/') ||
+    c.req.path === '/mcp'
+      ? next()
+      : gate.shared(next),
+  );
   if (state.persistent) {
     const persist = persistAfterWrite(state);
     app.use(async (c, next) =>
@@ -160,6 +178,33 @@ export async function createMinilake(config: MinilakeConfig, opts: CreateOptions
       : undefined;
     await reset(names);
     return c.json({ reset: names ?? [...instances.keys()] });
+  });
+  const snapshots = new Snapshots({
+    root: path.join(dataDir, SNAPSHOT_FOLDER),
+    dataDir,
+    folders: () => ownedDataFolders().filter((f) => f !== STATE_FOLDER && f !== SNAPSHOT_FOLDER),
+    instances,
+    sharedResources,
+    state,
+    reset: () => reset(),
+    gate,
+    now: () => (opts.clock ?? systemClock).now(),
+  });
+  app.get('/_minilake/snapshots', async (c) => c.json({ snapshots: await snapshots.list() }));
+  app.post('/_minilake/snapshots', async (c) => {
+    const body = await readJson(c, snapshotBody);
+    const name =
+      body.name ??
+      `snapshot-${new Date((opts.clock ?? systemClock).now()).toISOString().replace(/[:.]/g, '-')}`;
+    return c.json(await snapshots.create(name));
+  });
+  app.get('/_minilake/snapshots/:name', async (c) => c.json(await snapshots.get(c.req.param('name'))));
+  app.post('/_minilake/snapshots/:name/restore', async (c) =>
+    c.json(await snapshots.restore(c.req.param('name'))),
+  );
+  app.delete('/_minilake/snapshots/:name', async (c) => {
+    await snapshots.delete(c.req.param('name'));
+    return c.json({});
   });
   app.get('/_minilake/services', (c) =>
     c.json({

@@ -18,6 +18,8 @@ export interface Identity {
 /** Something a service shares with others (an engine): created once, reset and closed by the host. */
 export interface SharedResource {
   reset?(): Promise<void> | void;
+  /** Writes everything through to its files, so a copy of its folder is a consistent copy (snapshots). */
+  checkpoint?(): Promise<void> | void;
   close?(): Promise<void> | void;
 }
 

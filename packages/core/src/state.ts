@@ -15,7 +15,11 @@ export interface StateModule {
   readonly version: number;
   reset(): Promise<void> | void;
   snapshot(): unknown;
-  restore(snapshot: unknown): void;
+  /**
+   * Replaces the module's state with one `snapshot()` returned. The host calls it on a restored snapshot
+   * after the owned data folders are back, in start order, so a module may reopen files there.
+   */
+  restore(snapshot: unknown): void | Promise<void>;
   /**
    * Optional: brings collections persisted by an older `version` up to this one, in place (the collections
    * are keyed by full name, `<module>/<collection>`). Return true when done; false (or no hook) means the

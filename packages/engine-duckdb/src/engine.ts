@@ -301,6 +301,11 @@ export class DuckDbEngine implements SharedResource {
     }
   }
 
+  /** Writes every attached catalog's WAL into its file, so a copy of the file is the whole database. */
+  async checkpoint(): Promise<void> {
+    for (const alias of this.attached.values()) await this.run(`CHECKPOINT ${ident(alias)}`);
+  }
+
   /** Detaches and deletes every catalog file. */
   async reset(): Promise<void> {
     for (const name of Array.from(this.attached.keys())) await this.detachCatalog(name, { deleteFile: true });

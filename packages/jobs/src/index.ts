@@ -141,7 +141,13 @@ export const jobsService = defineService<JobsApi>({
         triggers.reopen();
       },
       snapshot: () => store.snapshot(),
-      restore: (snap: unknown) => store.restore(snap),
+      // A restored snapshot's active runs have no process behind them: they end as after a restart.
+      restore: (snap: unknown) => {
+        store.restore(snap);
+        scheduler.recover(
+          'The MiniLake state was restored from a snapshot taken while this run was active; the run did not continue.',
+        );
+      },
     };
     return {
       app: jobsApp(service),

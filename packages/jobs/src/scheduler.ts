@@ -136,11 +136,11 @@ export class Scheduler {
   }
 
   /** Runs that were active when the previous process died have no process any more: say so, once. */
-  recover(): void {
+  recover(
+    message = 'The MiniLake server stopped while this run was active; the run and its task processes did not survive the restart.',
+  ): void {
     for (const r of this.store.allRuns()) {
       if (!isActive(r.life)) continue;
-      const message =
-        'The MiniLake server stopped while this run was active; the run and its task processes did not survive the restart.';
       this.store.updateRun(r.run_id, (run) => {
         run.life = 'INTERNAL_ERROR';
         run.message = message;

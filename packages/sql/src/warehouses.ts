@@ -92,12 +92,22 @@ export class WarehouseStore extends CollectionStore {
     this.strict = opts.strict ?? false;
     this.warehouses = this.collection('warehouses');
     this.config = this.collection('config');
-    // A restart resumes transitions that were under way.
+    this.rearm();
+  }
+
+  /** A restart (or a restored snapshot) resumes transitions that were under way. */
+  private rearm(): void {
     for (const w of this.warehouses.values()) {
       this.nextSeq = Math.max(this.nextSeq, (w.seq ?? 0) + 1);
       if (w.transition_at !== undefined) this.arm(w);
       else if (w.state === 'RUNNING') this.armIdle(w);
     }
+  }
+
+  override restore(snapshot: unknown): void {
+    this.close();
+    super.restore(snapshot);
+    this.rearm();
   }
 
   private validate(f: WarehouseFields, current?: WarehouseRecord): void {

@@ -120,9 +120,11 @@ export class UnityCatalogStore extends CollectionStore {
     this.ctx.ensureMetastore();
   }
 
-  override restore(snapshot: unknown): void {
+  /** The catalogs' database files are back in place when the host restores a snapshot: attach them. */
+  override async restore(snapshot: unknown): Promise<void> {
     super.restore(snapshot);
     this.ctx.ensureMetastore();
+    for (const name of this.ctx.c.catalogs.keys()) await this.engine.attachCatalog(name);
   }
 
   // ---- metastore ----
