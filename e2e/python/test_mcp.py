@@ -95,3 +95,23 @@ def test_resources_and_prompts(mcp_url):
     assert services["unity-catalog"]["enabled"] and "create_table" in services["unity-catalog"]["mcp_tools"]
     assert "UNSUPPORTED_FEATURE" in dialect.contents[0].text
     assert "describe_catalog_tree" in prompt.messages[0].content.text
+
+
+def test_snapshot_then_restore_undoes_an_experiment(mcp_url):
+    name, schema = unique("snap"), unique("exp")
+
+    async def body(s, _):
+        ok(await s.call_tool("setup_fixture", {"catalog": "sales", "schema": "keep"}))
+        ok(await s.call_tool("snapshot_state", {"name": name}))
+        ok(await s.call_tool("setup_fixture", {"catalog": "sales", "schema": schema}))
+        ok(await s.call_tool("run_sql", {"statement": f"CREATE TABLE sales.{schema}.t AS SELECT 1 AS x"}))
+        ok(await s.call_tool("restore_state", {"name": name}))
+        schemas = ok(await s.call_tool("list_schemas", {"catalog_name": "sales"}))
+        total = ok(await s.call_tool("run_sql", {"statement": "SELECT 1 AS one"}))
+        ok(await s.call_tool("delete_snapshot", {"name": name}))
+        return schemas, total
+
+    schemas, total = session(mcp_url, body)
+    names = [x["name"] for x in schemas["schemas"]]
+    assert "keep" in names and schema not in names
+    assert total["rows"] == [["1"]]

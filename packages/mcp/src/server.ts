@@ -10,6 +10,8 @@ import { registerPrompts } from './prompts.js';
 import { registerResources } from './resources.js';
 import { RestError, type Rest } from './rest.js';
 import { adminTools } from './tools/admin.js';
+import { deltaTools } from './tools/delta.js';
+import { snapshotTools } from './tools/snapshots.js';
 import { clusterTools } from './tools/clusters.js';
 import { compositeTools } from './tools/composites.js';
 import type { ToolDef, ToolEnv } from './tools/define.js';
@@ -24,6 +26,7 @@ export const MCP_VERSION = '0.1.0';
 /** Every tool MiniLake knows, before filtering by the enabled services. */
 export const allTools: ToolDef[] = [
   ...adminTools,
+  ...snapshotTools,
   ...sqlTools,
   ...warehouseTools,
   ...ucTools,
@@ -34,6 +37,7 @@ export const allTools: ToolDef[] = [
   ...secretsTools,
   ...clusterTools,
   ...compositeTools,
+  ...deltaTools,
 ];
 
 export interface ServerInfo {

@@ -3,6 +3,9 @@
  * server (pnpm build first) started with MINILAKE_MCP=1.
  */
 import http from 'node:http';
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -470,6 +473,42 @@ describe('MCP over Streamable HTTP', () => {
       if (!script.isError) expect((script.structuredContent as any).life_cycle_state).toBeTruthy();
       await call('delete_job', { job_id: job.job_id });
     }
+
+    // Delta history and time travel on an EXTERNAL Delta table
+    const loc = await mkdtemp(path.join(os.tmpdir(), 'mcp-delta-'));
+    try {
+      await call('run_sql', {
+        statement: `CREATE TABLE ${cat}.raw.dt (id BIGINT) USING DELTA LOCATION '${path.join(loc, 't')}'`,
+      });
+      await call('run_sql', { statement: `INSERT INTO ${cat}.raw.dt VALUES (1), (2)` });
+      await call('run_sql', { statement: `INSERT INTO ${cat}.raw.dt VALUES (3)` });
+      const hist = await call('table_history', { full_name: `${cat}.raw.dt`, limit: 2 });
+      const versionCol = hist.columns.findIndex((c: any) => c.name === 'version');
+      expect(hist.rows.map((r: any) => r[versionCol])).toEqual(['2', '1']);
+      expect((await call('read_table_as_of', { full_name: `${cat}.raw.dt`, version: 1 })).row_count).toBe(2);
+      await fails(
+        'read_table_as_of',
+        { full_name: `${cat}.raw.dt`, timestamp: "x' OR 1=1 --" },
+        /INVALID_PARAMETER_VALUE/,
+      );
+      const later = new Date(Date.now() + 1000).toISOString();
+      await fails('read_table_as_of', { full_name: `${cat}.raw.dt`, timestamp: later }, /DELTA|TIMESTAMP/);
+      await call('delete_table', { full_name: `${cat}.raw.dt` });
+    } finally {
+      await rm(loc, { recursive: true, force: true });
+    }
+
+    // snapshots: an experiment undone
+    const snap = uniqueName('snap');
+    expect((await call('snapshot_state', { name: snap })).name).toBe(snap);
+    await call('create_schema', { catalog_name: cat, name: 'scratch' });
+    expect((await call('list_snapshots')).snapshots.map((x: any) => x.name)).toContain(snap);
+    await call('restore_state', { name: snap });
+    expect((await call('list_schemas', { catalog_name: cat })).schemas.map((x: any) => x.name)).not.toContain(
+      'scratch',
+    );
+    expect((await call('delete_snapshot', { name: snap })).deleted).toBe(snap);
+    await fails('restore_state', { name: snap }, /RESOURCE_DOES_NOT_EXIST/);
 
     // cleanup tools
     await call('delete_volume', { full_name: `${cat}.raw.landing` });

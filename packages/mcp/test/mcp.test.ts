@@ -18,7 +18,15 @@ describe('tool declarations', () => {
   });
 
   it('are grouped by the services they call', () => {
-    expect(toolsFor(new Set()).map((t) => t.name)).toEqual(['health', 'list_services', 'reset_state']);
+    expect(toolsFor(new Set()).map((t) => t.name)).toEqual([
+      'health',
+      'list_services',
+      'reset_state',
+      'snapshot_state',
+      'restore_state',
+      'list_snapshots',
+      'delete_snapshot',
+    ]);
     const noJobs = toolsFor(
       new Set(['iam', 'secrets', 'unity-catalog', 'sql', 'workspace', 'files', 'compute']),
     );

@@ -14,7 +14,7 @@ const enc = encodeURIComponent;
 /** Databricks SQL identifier quoting (backticks, a backtick doubled), for names placed into statement text. */
 export const quoteName = (name: string): string => `\`${name.replaceAll('`', '``')}\``;
 
-function splitFullName(full: string): [string, string, string] {
+export function splitFullName(full: string): [string, string, string] {
   const parts = full.split('.');
   if (parts.length !== 3 || parts.some((p) => p === ''))
     throw new RestError(

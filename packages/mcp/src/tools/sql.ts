@@ -26,7 +26,7 @@ interface StatementResponse {
   result?: { data_array?: unknown[][] };
 }
 
-const statementOutput = {
+export const statementOutput = {
   statement_id: z.string().describe('id for get_statement / cancel_statement'),
   state: z.string().describe('PENDING, RUNNING, SUCCEEDED, FAILED, CANCELED or CLOSED'),
   warehouse_id: z.string().optional().describe('the warehouse the statement ran on'),
