@@ -27,6 +27,7 @@ export const SUPPORTED_READER_FEATURES = new Set([
   'deletionVectors',
   'typeWidening',
   'typeWidening-preview',
+  'v2Checkpoint',
 ]);
 
 export function checkReadable(p: { minReaderVersion: number; readerFeatures?: string[] | null }): void {

@@ -60,8 +60,8 @@ describe('schema and protocol (no Spark needed)', () => {
 
   it('refuses reader features it cannot read, naming them', () => {
     expect(() =>
-      checkReadable({ minReaderVersion: 3, readerFeatures: ['columnMapping', 'v2Checkpoint'] }),
-    ).toThrow(/v2Checkpoint/);
+      checkReadable({ minReaderVersion: 3, readerFeatures: ['columnMapping', 'variantType'] }),
+    ).toThrow(/variantType/);
     expect(() => checkReadable({ minReaderVersion: 4 })).toThrow(DeltaError);
     expect(() =>
       checkReadable({ minReaderVersion: 3, readerFeatures: ['timestampNtz', 'columnMapping'] }),
@@ -186,6 +186,37 @@ describe.skipIf(!install)('tables written by Spark (needs bash packages/engine-s
     expect(r.filter((x) => x.v !== 'changed').every((x) => x.v === `v${x.id}`)).toBe(true);
     const snap = await reader.snapshot(path.join(dir, 'dv_update'));
     expect(snap.files.filter((f) => f.deletionVector).length).toBe(2);
+  });
+
+  it('reads v2 checkpoints (UUID-named JSON, add actions in _sidecars/) with the commits after them', async () => {
+    const listing = await listLog(path.join(dir, 'v2ckpt'));
+    expect([...listing.checkpoints.keys()].sort()).toEqual([3, 6]);
+    expect(listing.checkpoints.get(6)![0]).toMatch(/^0{19}6\.checkpoint\.[0-9a-f-]{36}\.json$/);
+    const snap = await reader.snapshot(path.join(dir, 'v2ckpt'));
+    expect(snap.protocol.readerFeatures).toContain('v2Checkpoint');
+    expect((await rows('v2ckpt')).map((x) => Number(x.id))).toEqual([0, 1, 3, 4, 5, 6]);
+    // Version 4 starts from the checkpoint at 3 (a fresh reader: no cached state to extend).
+    const fresh = new DeltaReader({ sql: engine });
+    const s4 = await fresh.snapshot(path.join(dir, 'v2ckpt'), 4);
+    expect(s4.files).toHaveLength(4);
+    const r4 = await engine.all(`SELECT id FROM (${await fresh.scanSql(s4)}) ORDER BY id`);
+    expect(r4.map((x) => Number(x.id))).toEqual([0, 1, 2, 3]);
+  });
+
+  it('reads timestamp_ntz and widened types (old files keep the narrow type)', async () => {
+    const snap = await reader.snapshot(path.join(dir, 'ntz_widen'));
+    expect(snap.columns().map((c) => `${c.name}:${c.typeText}:${c.duckType}`)).toEqual([
+      'id:bigint:BIGINT',
+      'ts:timestamp_ntz:TIMESTAMP',
+      'n:int:INTEGER',
+    ]);
+    const r = await engine.all(
+      `SELECT id::VARCHAR AS id, ts::VARCHAR AS ts, n FROM (${await reader.scanSql(snap)}) ORDER BY id`,
+    );
+    expect(r).toEqual([
+      { id: '1', ts: '2024-03-01 12:34:56', n: 7 },
+      { id: '5000000000', ts: '2024-03-02 00:00:00', n: 100000 },
+    ]);
   });
 
   it('exports the deleted row set of a file for writers', async () => {
