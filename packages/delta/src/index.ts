@@ -4,6 +4,7 @@
  */
 export { DeltaError } from './errors.js';
 export * from './dv.js';
+export * from './history.js';
 export * from './log.js';
 export * from './schema.js';
 export * from './snapshot.js';

@@ -82,6 +82,8 @@ export interface LogState {
   files: Map<string, AddAction>;
   /** commitInfo.timestamp of the last commit replayed (or the checkpoint's file time). */
   timestamp: number;
+  /** Live domainMetadata configurations by domain (clustering columns live in `delta.clustering`). */
+  domains?: Map<string, string>;
 }
 
 export const LOG_DIR = '_delta_log';
@@ -285,6 +287,12 @@ export function applyActions(
     if (a.add) state.files.set(fileKey(a.add.path, a.add.deletionVector), normalizeAdd(a.add));
     if (a.remove) state.files.delete(fileKey(a.remove.path, a.remove.deletionVector));
     if (a.commitInfo && typeof a.commitInfo.timestamp === 'number') state.timestamp = a.commitInfo.timestamp;
+    const dm = a.domainMetadata as { domain?: string; configuration?: string; removed?: boolean } | undefined;
+    if (dm?.domain) {
+      state.domains ??= new Map();
+      if (dm.removed) state.domains.delete(dm.domain);
+      else state.domains.set(dm.domain, dm.configuration ?? '');
+    }
   }
 }
 
@@ -326,7 +334,7 @@ export async function replay(
   let state: Partial<LogState> & { files: Map<string, AddAction> };
   let start: number;
   if (from && from.version <= version) {
-    state = { ...from, files: new Map(from.files) };
+    state = { ...from, files: new Map(from.files), domains: new Map(from.domains ?? []) };
     start = from.version + 1;
   } else {
     const cp = await chooseCheckpoint(root, listing, version);

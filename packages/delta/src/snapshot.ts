@@ -6,6 +6,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ident, literal } from '@minilake/engine-duckdb';
 import { deletedRows, rowRanges } from './dv.js';
+import { CommitLog, type DetailRow, type HistoryRow, detailRow, historyRows } from './history.js';
 import { DeltaError } from './errors.js';
 import { type AddAction, type LogState, type SqlRunner, latestVersion, listLog, replay } from './log.js';
 import {
@@ -232,6 +233,8 @@ export class DeltaReader {
   private readonly sql: SqlRunner;
   private readonly max: number;
   private readonly cache = new Map<string, TableCache>();
+  /** Commit times and commitInfo, for TIMESTAMP AS OF and DESCRIBE HISTORY. */
+  readonly commitLog = new CommitLog();
 
   constructor(opts: DeltaReaderOptions) {
     this.sql = opts.sql;
@@ -249,9 +252,10 @@ export class DeltaReader {
     const latest = latestVersion(listing);
     const v = version ?? latest;
     if (v < 0 || v > latest) {
+      const earliest = Math.min(...listing.commits, ...listing.checkpoints.keys());
       throw new DeltaError(
-        'DELTA_VERSIONS_NOT_CONTIGUOUS',
-        `Cannot time travel Delta table to version ${v}. Available versions: [0, ${latest}]`,
+        'DELTA_VERSION_NOT_FOUND',
+        `Cannot time travel Delta table to version ${v}. Available versions: [${earliest}, ${latest}].`,
       );
     }
     const entry = this.cache.get(root) ?? { snapshots: new Map(), present: new Map(), deleted: new Map() };
@@ -319,9 +323,28 @@ export class DeltaReader {
     return snap.scanSql(present, deleted);
   }
 
+  /** The snapshot current at `timestamp` (ms since the epoch), as TIMESTAMP AS OF reads it. */
+  async snapshotAt(location: string, timestamp: number): Promise<DeltaSnapshot> {
+    return this.snapshot(location, await this.commitLog.versionAt(location, timestamp));
+  }
+
+  /** DESCRIBE HISTORY: the commits still in the log, newest first. */
+  async history(location: string, limit?: number): Promise<HistoryRow[]> {
+    return historyRows(await this.commitLog.commits(location), limit);
+  }
+
+  /** DESCRIBE DETAIL of the latest snapshot. */
+  async detail(location: string, opts: { name: string | null; location: string }): Promise<DetailRow> {
+    const snap = await this.snapshot(location);
+    const commits = await this.commitLog.commits(location);
+    const last = commits.at(-1)?.timestamp ?? snap.timestamp;
+    return detailRow(snap, { ...opts, lastModified: last });
+  }
+
   /** Forgets a table (after DROP, or when its folder is replaced). */
   forget(location: string): void {
     this.cache.delete(path.resolve(location));
+    this.commitLog.forget(location);
   }
 }
 
