@@ -220,7 +220,7 @@ export function detailRow(
     clusteringColumns,
     numFiles: files.length,
     sizeInBytes: files.reduce((a, f) => a + Number(f.size ?? 0), 0),
-    properties: { ...(snap.metadata.configuration ?? {}) },
+    properties: { ...snap.metadata.configuration },
     minReaderVersion: snap.protocol.minReaderVersion,
     minWriterVersion: snap.protocol.minWriterVersion,
     tableFeatures: tableFeatures(snap.protocol),

@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { DuckDbEngine } from '@minilake/engine-duckdb';
+import { DuckDbEngine, literal } from '@minilake/engine-duckdb';
 import { locateInstall, settingsFrom } from '@minilake/engine-spark';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -201,6 +201,29 @@ describe.skipIf(!install)('tables written by Spark (needs bash packages/engine-s
     expect(s4.files).toHaveLength(4);
     const r4 = await engine.all(`SELECT id FROM (${await fresh.scanSql(s4)}) ORDER BY id`);
     expect(r4.map((x) => Number(x.id))).toEqual([0, 1, 2, 3]);
+  });
+
+  it('reads a v2-spec checkpoint under a classic name (the compatibility copy older readers find)', async () => {
+    const src = path.join(dir, 'v2ckpt');
+    const copy = path.join(dir, 'v2compat');
+    await cp(src, copy, { recursive: true });
+    const log = path.join(copy, '_delta_log');
+    const uuidNamed = (await readdir(log)).filter((n) => /\.checkpoint\.[0-9a-f-]{36}\.json$/.test(n));
+    for (const n of uuidNamed) {
+      const v = n.slice(0, 20);
+      // Same content as the UUID-named checkpoint, as Parquet under the classic name.
+      await engine.all(
+        `COPY (SELECT * FROM read_json(${literal(path.join(log, n))}, format = 'newline_delimited')) TO ${literal(path.join(log, `${v}.checkpoint.parquet`))} (FORMAT parquet)`,
+      );
+      await rm(path.join(log, n));
+    }
+    const listing = await listLog(copy);
+    expect(listing.checkpoints.get(6)).toEqual(['00000000000000000006.checkpoint.parquet']);
+    const fresh = new DeltaReader({ sql: engine });
+    const s7 = await fresh.snapshot(copy, 7);
+    expect(s7.files).toHaveLength(7);
+    const r = await engine.all(`SELECT id FROM (${await fresh.scanSql(s7)}) ORDER BY id`);
+    expect(r.map((x) => Number(x.id))).toEqual([0, 1, 2, 3, 4, 5, 6]);
   });
 
   it('reads timestamp_ntz and widened types (old files keep the narrow type)', async () => {
