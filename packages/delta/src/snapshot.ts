@@ -196,9 +196,14 @@ export class DeltaSnapshot {
       return deleted.get(this.filePath(f))!.map(([lo, hi]) => `(${file}, ${lo}::BIGINT, ${hi}::BIGINT)`);
     });
     if (ranges.length) {
+      // Ranges are expanded to rows so the anti-join is a hash join on equality (a range condition would
+      // compare every row with every range of its file).
+      const deletedSet =
+        `SELECT "__ml_path", unnest(range(lo, hi + 1)) AS r ` +
+        `FROM (VALUES ${ranges.join(', ')}) AS dv("__ml_path", lo, hi)`;
       sql +=
-        ` WHERE NOT EXISTS (SELECT 1 FROM (VALUES ${ranges.join(', ')}) AS dv("__ml_path", lo, hi)` +
-        ` WHERE dv."__ml_path" = d."__ml_file" AND d.file_row_number BETWEEN dv.lo AND dv.hi)`;
+        ` WHERE NOT EXISTS (SELECT 1 FROM (${deletedSet}) AS x` +
+        ` WHERE x."__ml_path" = d."__ml_file" AND x.r = d.file_row_number)`;
     }
     return sql;
   }
