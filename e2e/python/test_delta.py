@@ -61,3 +61,53 @@ def test_spark_writes_minilake_reads(w):
         ]
         spark_sql(f"INSERT INTO delta.`{loc}` VALUES (3, 'buy', DATE'2024-01-03')")
         assert q(f"SELECT count(*), max(day) FROM {cat}.default.events") == [["3", "2024-01-03"]]
+
+
+def test_deletion_vectors_history_time_travel_and_paths(w):
+    wh = w.warehouses.create(name=unique("wh"), cluster_size="Small").id
+    cat = unique("dc")
+    w.catalogs.create(name=cat)
+    with tempfile.TemporaryDirectory() as ext:
+        loc = os.path.join(ext, "dv")
+        spark_sql(
+            f"CREATE TABLE delta.`{loc}` (id BIGINT) USING DELTA TBLPROPERTIES ('delta.enableDeletionVectors' = 'true')",
+            f"INSERT INTO delta.`{loc}` SELECT id FROM range(10)",
+            f"DELETE FROM delta.`{loc}` WHERE id IN (2, 5)",
+        )
+        # Version 1 (the INSERT) was committed on 2024-06-01: time travel by timestamp finds it.
+        v1 = os.path.join(loc, "_delta_log", "00000000000000000001.json")
+        os.utime(os.path.join(loc, "_delta_log", "00000000000000000000.json"), (1717100000, 1717100000))
+        os.utime(v1, (1717200000, 1717200000))
+        w.tables.create(
+            name="dv",
+            catalog_name=cat,
+            schema_name="default",
+            table_type=TableType.EXTERNAL,
+            data_source_format=DataSourceFormat.DELTA,
+            storage_location=loc,
+        )
+
+        def run(stmt):
+            return w.statement_execution.execute_statement(warehouse_id=wh, statement=stmt, wait_timeout="30s")
+
+        def q(stmt):
+            r = run(stmt)
+            assert r.status.state == StatementState.SUCCEEDED, r.status
+            return r.result.data_array
+
+        assert q(f"SELECT count(*), sum(id) FROM {cat}.default.dv") == [["8", "38"]]
+        assert q(f"SELECT count(*) FROM {cat}.default.dv VERSION AS OF 1") == [["10"]]
+        assert q(f"SELECT count(*) FROM {cat}.default.dv TIMESTAMP AS OF '2024-06-01 12:00:00'") == [["10"]]
+        assert q(f"SELECT count(*) FROM {cat}.default.dv@v1") == [["10"]]
+        r = run(f"SELECT * FROM {cat}.default.dv TIMESTAMP AS OF '2020-01-01'")
+        assert r.status.state == StatementState.FAILED
+        assert "DELTA_TIMESTAMP_EARLIER_THAN_COMMIT_RETENTION" in r.status.error.message
+        h = run(f"DESCRIBE HISTORY {cat}.default.dv")
+        cols = [c.name for c in h.manifest.schema.columns]
+        assert cols[:5] == ["version", "timestamp", "userId", "userName", "operation"]
+        assert [(row[0], row[4]) for row in h.result.data_array] == [("2", "DELETE"), ("1", "WRITE"), ("0", "CREATE TABLE")]
+        d = run(f"DESCRIBE DETAIL {cat}.default.dv")
+        detail = dict(zip([c.name for c in d.manifest.schema.columns], d.result.data_array[0]))
+        assert detail["format"] == "delta" and detail["numFiles"] == "1"
+        assert "deletionVectors" in json.loads(detail["tableFeatures"])
+        assert q(f"SELECT count(*) FROM delta.`{loc}`") == [["8"]]

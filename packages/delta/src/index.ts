@@ -3,6 +3,8 @@
  * An engine-level library: no HTTP, no service; callers hand it something that runs DuckDB SQL.
  */
 export { DeltaError } from './errors.js';
+export * from './dv.js';
+export * from './history.js';
 export * from './log.js';
 export * from './schema.js';
 export * from './snapshot.js';

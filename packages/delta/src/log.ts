@@ -1,9 +1,11 @@
 /**
  * The Delta transaction log of one table folder: listing `_delta_log/`, `_last_checkpoint`, classic single
- * and multi-part checkpoints (read with DuckDB's read_parquet), JSON commits, and replay into a snapshot.
+ * and multi-part checkpoints and v2 checkpoints with sidecars (Parquet read with DuckDB's read_parquet), JSON
+ * commits, and replay into a snapshot.
  */
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { literal } from '@minilake/engine-duckdb';
 import { DeltaError } from './errors.js';
 
@@ -80,12 +82,18 @@ export interface LogState {
   files: Map<string, AddAction>;
   /** commitInfo.timestamp of the last commit replayed (or the checkpoint's file time). */
   timestamp: number;
+  /** Live domainMetadata configurations by domain (clustering columns live in `delta.clustering`). */
+  domains?: Map<string, string>;
 }
 
 export const LOG_DIR = '_delta_log';
 const COMMIT_RE = /^(\d{20})\.json$/;
 const SINGLE_CP_RE = /^(\d{20})\.checkpoint\.parquet$/;
 const MULTI_CP_RE = /^(\d{20})\.checkpoint\.(\d{10})\.(\d{10})\.parquet$/;
+/** v2 checkpoints: UUID-named, JSON or Parquet, holding checkpointMetadata and sidecar actions. */
+const UUID_CP_RE =
+  /^(\d{20})\.checkpoint\.[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\.(json|parquet)$/;
+export const SIDECAR_DIR = '_sidecars';
 
 export function commitFileName(version: number): string {
   return `${String(version).padStart(20, '0')}.json`;
@@ -115,6 +123,7 @@ export async function listLog(root: string): Promise<LogListing> {
   const commits: number[] = [];
   const multi = new Map<number, { total: number; parts: Map<number, string> }>();
   const checkpoints = new Map<number, string[]>();
+  const uuidNamed = new Set<number>();
   for (const n of names) {
     let m = COMMIT_RE.exec(n);
     if (m) {
@@ -123,7 +132,15 @@ export async function listLog(root: string): Promise<LogListing> {
     }
     m = SINGLE_CP_RE.exec(n);
     if (m) {
+      if (!uuidNamed.has(Number(m[1]))) checkpoints.set(Number(m[1]), [n]);
+      continue;
+    }
+    m = UUID_CP_RE.exec(n);
+    if (m) {
+      // A UUID-named checkpoint is complete by itself (its sidecars are written before it); it wins over a
+      // classic one of the same version, which may be a v1 compatibility copy.
       checkpoints.set(Number(m[1]), [n]);
+      uuidNamed.add(Number(m[1]));
       continue;
     }
     m = MULTI_CP_RE.exec(n);
@@ -134,8 +151,6 @@ export async function listLog(root: string): Promise<LogListing> {
       if (entry.total === total) entry.parts.set(Number(m[2]), n);
       multi.set(v, entry);
     }
-    // v2 (UUID-named) checkpoints and sidecars are left alone: tables that need them carry the v2Checkpoint
-    // feature, which the protocol gate refuses.
   }
   for (const [v, { total, parts }] of multi) {
     // A multi-part checkpoint counts only when every part is there (a writer may have died half way).
@@ -207,9 +222,39 @@ export async function chooseCheckpoint(
   return usable.length ? Math.max(...usable) : undefined;
 }
 
-/** Reads a classic checkpoint (all its parts) with DuckDB; each row becomes one action. */
+/**
+ * Reads a checkpoint: classic (all its parts, Parquet) or v2 (one UUID-named JSON or Parquet file); the
+ * `sidecar` actions of a v2 checkpoint (in either naming) name Parquet files in `_delta_log/_sidecars/`
+ * holding its add and remove actions, read here too.
+ */
 export async function readCheckpoint(sql: SqlRunner, root: string, files: string[]): Promise<Action[]> {
-  const list = files.map((f) => literal(path.join(root, LOG_DIR, f))).join(', ');
+  const logDir = path.join(root, LOG_DIR);
+  const actions =
+    files.length === 1 && files[0]!.endsWith('.json')
+      ? await readJsonActions(path.join(logDir, files[0]!))
+      : await readParquetActions(
+          sql,
+          files.map((f) => path.join(logDir, f)),
+        );
+  const sidecars = actions.filter((a) => a.sidecar).map((a) => (a.sidecar as { path: string }).path);
+  if (sidecars.length === 0) return actions;
+  const paths = sidecars.map((p) => sidecarPath(root, p));
+  return [...actions.filter((a) => !a.sidecar), ...(await readParquetActions(sql, paths))];
+}
+
+/** A sidecar's file: relative to `_delta_log/_sidecars/` (never climbing out of it), or a `file:` URI. */
+function sidecarPath(root: string, p: string): string {
+  if (p.startsWith('file:')) return fileURLToPath(p.startsWith('file://') ? p : `file://${p.slice(5)}`);
+  if (/^[a-z][a-z0-9+.-]*:/i.test(p))
+    throw new DeltaError('DELTA_UNSUPPORTED_FEATURES_FOR_READ', `Sidecar ${p} is not on a local filesystem`);
+  const decoded = safeDecode(p);
+  if (decoded.split('/').some((s) => s === '..') || decoded.startsWith('/'))
+    throw new DeltaError('DELTA_STATE_RECOVER_ERROR', `Sidecar path ${p} leaves ${LOG_DIR}/${SIDECAR_DIR}/`);
+  return path.join(root, LOG_DIR, SIDECAR_DIR, decoded);
+}
+
+async function readParquetActions(sql: SqlRunner, files: string[]): Promise<Action[]> {
+  const list = files.map((f) => literal(f)).join(', ');
   // to_json of the whole row keeps the nested maps (partitionValues, configuration) as JSON objects.
   const rows = await sql.all(
     `SELECT to_json(c)::VARCHAR AS j FROM read_parquet([${list}], union_by_name = true) AS c`,
@@ -224,6 +269,13 @@ export async function readCheckpoint(sql: SqlRunner, root: string, files: string
   return actions;
 }
 
+async function readJsonActions(file: string): Promise<Action[]> {
+  return (await readFile(file, 'utf8'))
+    .split('\n')
+    .filter((l) => l.trim() !== '')
+    .map((l) => JSON.parse(l) as Action);
+}
+
 /** Applies one commit's (or checkpoint's) actions to a mutable state. */
 export function applyActions(
   state: Partial<LogState> & { files: Map<string, AddAction> },
@@ -235,6 +287,12 @@ export function applyActions(
     if (a.add) state.files.set(fileKey(a.add.path, a.add.deletionVector), normalizeAdd(a.add));
     if (a.remove) state.files.delete(fileKey(a.remove.path, a.remove.deletionVector));
     if (a.commitInfo && typeof a.commitInfo.timestamp === 'number') state.timestamp = a.commitInfo.timestamp;
+    const dm = a.domainMetadata as { domain?: string; configuration?: string; removed?: boolean } | undefined;
+    if (dm?.domain) {
+      state.domains ??= new Map();
+      if (dm.removed) state.domains.delete(dm.domain);
+      else state.domains.set(dm.domain, dm.configuration ?? '');
+    }
   }
 }
 
@@ -276,7 +334,7 @@ export async function replay(
   let state: Partial<LogState> & { files: Map<string, AddAction> };
   let start: number;
   if (from && from.version <= version) {
-    state = { ...from, files: new Map(from.files) };
+    state = { ...from, files: new Map(from.files), domains: new Map(from.domains ?? []) };
     start = from.version + 1;
   } else {
     const cp = await chooseCheckpoint(root, listing, version);

@@ -5,6 +5,8 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ident, literal } from '@minilake/engine-duckdb';
+import { deletedRows, rowRanges } from './dv.js';
+import { CommitLog, type DetailRow, type HistoryRow, detailRow, historyRows } from './history.js';
 import { DeltaError } from './errors.js';
 import { type AddAction, type LogState, type SqlRunner, latestVersion, listLog, replay } from './log.js';
 import {
@@ -18,7 +20,7 @@ import {
   ucTypeName,
 } from './schema.js';
 
-/** Reader features this library reads correctly (deletion vectors are refused per file, see scanSql). */
+/** Reader features this library reads correctly. */
 export const SUPPORTED_READER_FEATURES = new Set([
   'columnMapping',
   'timestampNtz',
@@ -26,6 +28,7 @@ export const SUPPORTED_READER_FEATURES = new Set([
   'deletionVectors',
   'typeWidening',
   'typeWidening-preview',
+  'v2Checkpoint',
 ]);
 
 export function checkReadable(p: { minReaderVersion: number; readerFeatures?: string[] | null }): void {
@@ -142,7 +145,7 @@ export class DeltaSnapshot {
    * A DuckDB SELECT producing the table's rows with their logical column names and types. `present` is the
    * set of physical column names found in the files (columns added later are NULL in older files).
    */
-  scanSql(present: Set<string>): string {
+  scanSql(present: Set<string>, deleted: Map<string, [number, number][]> = new Map()): string {
     const fields = this.schema.fields;
     if (this.mappingMode !== 'none') {
       const nested = fields.find((f) => hasStruct(f.type));
@@ -154,14 +157,6 @@ export class DeltaSnapshot {
       }
     }
     const files = this.files;
-    const withDv = files.find((f) => f.deletionVector);
-    if (withDv) {
-      throw new DeltaError(
-        'DELTA_UNSUPPORTED_FEATURES_FOR_READ',
-        'Unable to read this Delta table: MiniLake does not read the table feature deletionVectors yet ' +
-          `(file ${withDv.path} has rows deleted by a deletion vector); run REORG TABLE ... APPLY (PURGE) in Spark first`,
-      );
-    }
     if (files.length === 0) {
       const cols = fields.map((f) => `CAST(NULL AS ${duckDbType(f.type)}) AS ${ident(f.name)}`);
       return `SELECT ${cols.join(', ')} WHERE false`;
@@ -177,7 +172,12 @@ export class DeltaSnapshot {
       return `CAST(d.${ident(phys)} AS ${t}) AS ${ident(f.name)}`;
     });
     const list = files.map((f) => literal(this.filePath(f))).join(', ');
-    let sql = `SELECT ${proj.join(', ')} FROM read_parquet([${list}], union_by_name = true, filename = '__ml_file') AS d`;
+    const withDv = files.filter((f) => f.deletionVector);
+    const missing = withDv.find((f) => !deleted.has(this.filePath(f)));
+    if (missing) throw new Error(`scanSql: the deleted rows of ${missing.path} were not loaded`);
+    // Rows a deletion vector removes are dropped by their index in the file (file_row_number).
+    const rowNumber = withDv.length ? ', file_row_number = true' : '';
+    let sql = `SELECT ${proj.join(', ')} FROM read_parquet([${list}], union_by_name = true, filename = '__ml_file'${rowNumber}) AS d`;
     if (parts.length) {
       const rows = files.map((f) => {
         const vals = parts.map((name) => {
@@ -190,6 +190,20 @@ export class DeltaSnapshot {
       });
       const names = ['__ml_path', ...parts.map((_, i) => `p${i}`)].map(ident).join(', ');
       sql += ` JOIN (VALUES ${rows.join(', ')}) AS p(${names}) ON d."__ml_file" = p."__ml_path"`;
+    }
+    const ranges = withDv.flatMap((f) => {
+      const file = literal(this.filePath(f));
+      return deleted.get(this.filePath(f))!.map(([lo, hi]) => `(${file}, ${lo}::BIGINT, ${hi}::BIGINT)`);
+    });
+    if (ranges.length) {
+      // Ranges are expanded to rows so the anti-join is a hash join on equality (a range condition would
+      // compare every row with every range of its file).
+      const deletedSet =
+        `SELECT "__ml_path", unnest(range(lo, hi + 1)) AS r ` +
+        `FROM (VALUES ${ranges.join(', ')}) AS dv("__ml_path", lo, hi)`;
+      sql +=
+        ` WHERE NOT EXISTS (SELECT 1 FROM (${deletedSet}) AS x` +
+        ` WHERE x."__ml_path" = d."__ml_file" AND x.r = d.file_row_number)`;
     }
     return sql;
   }
@@ -212,6 +226,8 @@ interface TableCache {
   snapshots: Map<number, DeltaSnapshot>;
   /** The physical columns present in the files of a version (a footer read of every file, done once). */
   present: Map<number, Set<string>>;
+  /** Deleted row ranges by data file path and DV id (a DV never changes once written). */
+  deleted: Map<string, [number, number][]>;
 }
 
 /**
@@ -222,6 +238,8 @@ export class DeltaReader {
   private readonly sql: SqlRunner;
   private readonly max: number;
   private readonly cache = new Map<string, TableCache>();
+  /** Commit times and commitInfo, for TIMESTAMP AS OF and DESCRIBE HISTORY. */
+  readonly commitLog = new CommitLog();
 
   constructor(opts: DeltaReaderOptions) {
     this.sql = opts.sql;
@@ -239,12 +257,13 @@ export class DeltaReader {
     const latest = latestVersion(listing);
     const v = version ?? latest;
     if (v < 0 || v > latest) {
+      const earliest = Math.min(...listing.commits, ...listing.checkpoints.keys());
       throw new DeltaError(
-        'DELTA_VERSIONS_NOT_CONTIGUOUS',
-        `Cannot time travel Delta table to version ${v}. Available versions: [0, ${latest}]`,
+        'DELTA_VERSION_NOT_FOUND',
+        `Cannot time travel Delta table to version ${v}. Available versions: [${earliest}, ${latest}].`,
       );
     }
-    const entry = this.cache.get(root) ?? { snapshots: new Map(), present: new Map() };
+    const entry = this.cache.get(root) ?? { snapshots: new Map(), present: new Map(), deleted: new Map() };
     this.cache.set(root, entry);
     const hit = entry.snapshots.get(v);
     if (hit) return hit;
@@ -280,12 +299,57 @@ export class DeltaReader {
       }
       entry?.present.set(snap.version, present);
     }
-    return snap.scanSql(present);
+    const deleted = new Map<string, [number, number][]>();
+    for (const f of snap.files) {
+      if (!f.deletionVector) continue;
+      const dv = f.deletionVector;
+      const id = `${snap.filePath(f)}\u0000${dv.storageType}${dv.pathOrInlineDv}@${dv.offset ?? ''}`;
+      let r = entry?.deleted.get(id);
+      if (!r) {
+        r = rowRanges(await deletedRows(snap.root, dv));
+        entry?.deleted.set(id, r);
+      }
+      deleted.set(snap.filePath(f), r);
+    }
+    if (entry) {
+      // Forget the DVs of files no cached snapshot has any more.
+      const live = new Set(
+        [...entry.snapshots.values()].flatMap((s) =>
+          s.files.flatMap((f) => {
+            const dv = f.deletionVector;
+            return dv
+              ? [`${s.filePath(f)}\u0000${dv.storageType}${dv.pathOrInlineDv}@${dv.offset ?? ''}`]
+              : [];
+          }),
+        ),
+      );
+      for (const k of entry.deleted.keys()) if (!live.has(k)) entry.deleted.delete(k);
+    }
+    return snap.scanSql(present, deleted);
+  }
+
+  /** The snapshot current at `timestamp` (ms since the epoch), as TIMESTAMP AS OF reads it. */
+  async snapshotAt(location: string, timestamp: number): Promise<DeltaSnapshot> {
+    return this.snapshot(location, await this.commitLog.versionAt(location, timestamp));
+  }
+
+  /** DESCRIBE HISTORY: the commits still in the log, newest first. */
+  async history(location: string, limit?: number): Promise<HistoryRow[]> {
+    return historyRows(await this.commitLog.commits(location), limit);
+  }
+
+  /** DESCRIBE DETAIL of the latest snapshot. */
+  async detail(location: string, opts: { name: string | null; location: string }): Promise<DetailRow> {
+    const snap = await this.snapshot(location);
+    const commits = await this.commitLog.commits(location);
+    const last = commits.at(-1)?.timestamp ?? snap.timestamp;
+    return detailRow(snap, { ...opts, lastModified: last });
   }
 
   /** Forgets a table (after DROP, or when its folder is replaced). */
   forget(location: string): void {
     this.cache.delete(path.resolve(location));
+    this.commitLog.forget(location);
   }
 }
 

@@ -1,16 +1,17 @@
 import { execFile } from 'node:child_process';
-import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { cp, mkdtemp, readdir, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { DuckDbEngine } from '@minilake/engine-duckdb';
+import { DuckDbEngine, literal } from '@minilake/engine-duckdb';
 import { locateInstall, settingsFrom } from '@minilake/engine-spark';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   DeltaError,
   DeltaReader,
   checkReadable,
+  deletedRows,
   listLog,
   parseSchemaString,
   duckDbType,
@@ -59,8 +60,8 @@ describe('schema and protocol (no Spark needed)', () => {
 
   it('refuses reader features it cannot read, naming them', () => {
     expect(() =>
-      checkReadable({ minReaderVersion: 3, readerFeatures: ['columnMapping', 'v2Checkpoint'] }),
-    ).toThrow(/v2Checkpoint/);
+      checkReadable({ minReaderVersion: 3, readerFeatures: ['columnMapping', 'variantType'] }),
+    ).toThrow(/variantType/);
     expect(() => checkReadable({ minReaderVersion: 4 })).toThrow(DeltaError);
     expect(() =>
       checkReadable({ minReaderVersion: 3, readerFeatures: ['timestampNtz', 'columnMapping'] }),
@@ -77,13 +78,18 @@ describe.skipIf(!install)('tables written by Spark (needs bash packages/engine-s
     return engine.all(`SELECT * FROM (${await reader.scanSql(snap)}) ORDER BY ${order}`);
   };
 
+  // DELTA_TEST_TABLES=<dir> reads tables make_tables.py wrote before (a copy: tests may change them).
+  const prebuilt = process.env.DELTA_TEST_TABLES;
+
   beforeAll(async () => {
     dir = await mkdtemp(path.join(os.tmpdir(), 'ml-delta-'));
-    await promisify(execFile)(
-      install!.python,
-      [path.join(here, 'fixtures', 'make_tables.py'), path.join(dir, 'tables'), install!.jars.join(',')],
-      { timeout: 280_000, maxBuffer: 64 * 1024 * 1024 },
-    );
+    if (prebuilt) await cp(prebuilt, path.join(dir, 'tables'), { recursive: true });
+    else
+      await promisify(execFile)(
+        install!.python,
+        [path.join(here, 'fixtures', 'make_tables.py'), path.join(dir, 'tables'), install!.jars.join(',')],
+        { timeout: 280_000, maxBuffer: 64 * 1024 * 1024 },
+      );
     dir = path.join(dir, 'tables');
     engine = await DuckDbEngine.open({ dir: path.join(dir, '..', 'duckdb') });
     reader = new DeltaReader({ sql: engine });
@@ -169,9 +175,77 @@ describe.skipIf(!install)('tables written by Spark (needs bash packages/engine-s
     ]);
   });
 
-  it('refuses deletion vectors, naming the feature', async () => {
+  it('drops the rows deletion vectors delete (DELETE, then UPDATE over a DV)', async () => {
+    expect((await rows('dv')).map((x) => Number(x.id))).toEqual([0, 1, 3, 4, 6, 7, 8, 9]);
+    // Before the DELETE, every row is there.
+    expect(await rows('dv', 'id', 1)).toHaveLength(10);
+    const expected = Array.from({ length: 1010 }, (_, i) => i).filter((i) => i % 7 !== 0 && i !== 1005);
+    const r = await rows('dv_update');
+    expect(r.map((x) => Number(x.id))).toEqual(expected);
+    expect(r.filter((x) => x.v === 'changed').map((x) => Number(x.id))).toEqual([1, 500]);
+    expect(r.filter((x) => x.v !== 'changed').every((x) => x.v === `v${x.id}`)).toBe(true);
+    const snap = await reader.snapshot(path.join(dir, 'dv_update'));
+    expect(snap.files.filter((f) => f.deletionVector).length).toBe(2);
+  });
+
+  it('reads v2 checkpoints (UUID-named JSON, add actions in _sidecars/) with the commits after them', async () => {
+    const listing = await listLog(path.join(dir, 'v2ckpt'));
+    expect([...listing.checkpoints.keys()].sort()).toEqual([3, 6]);
+    expect(listing.checkpoints.get(6)![0]).toMatch(/^0{19}6\.checkpoint\.[0-9a-f-]{36}\.json$/);
+    const snap = await reader.snapshot(path.join(dir, 'v2ckpt'));
+    expect(snap.protocol.readerFeatures).toContain('v2Checkpoint');
+    expect((await rows('v2ckpt')).map((x) => Number(x.id))).toEqual([0, 1, 3, 4, 5, 6]);
+    // Version 4 starts from the checkpoint at 3 (a fresh reader: no cached state to extend).
+    const fresh = new DeltaReader({ sql: engine });
+    const s4 = await fresh.snapshot(path.join(dir, 'v2ckpt'), 4);
+    expect(s4.files).toHaveLength(4);
+    const r4 = await engine.all(`SELECT id FROM (${await fresh.scanSql(s4)}) ORDER BY id`);
+    expect(r4.map((x) => Number(x.id))).toEqual([0, 1, 2, 3]);
+  });
+
+  it('reads a v2-spec checkpoint under a classic name (the compatibility copy older readers find)', async () => {
+    const src = path.join(dir, 'v2ckpt');
+    const copy = path.join(dir, 'v2compat');
+    await cp(src, copy, { recursive: true });
+    const log = path.join(copy, '_delta_log');
+    const uuidNamed = (await readdir(log)).filter((n) => /\.checkpoint\.[0-9a-f-]{36}\.json$/.test(n));
+    for (const n of uuidNamed) {
+      const v = n.slice(0, 20);
+      // Same content as the UUID-named checkpoint, as Parquet under the classic name.
+      await engine.all(
+        `COPY (SELECT * FROM read_json(${literal(path.join(log, n))}, format = 'newline_delimited')) TO ${literal(path.join(log, `${v}.checkpoint.parquet`))} (FORMAT parquet)`,
+      );
+      await rm(path.join(log, n));
+    }
+    const listing = await listLog(copy);
+    expect(listing.checkpoints.get(6)).toEqual(['00000000000000000006.checkpoint.parquet']);
+    const fresh = new DeltaReader({ sql: engine });
+    const s7 = await fresh.snapshot(copy, 7);
+    expect(s7.files).toHaveLength(7);
+    const r = await engine.all(`SELECT id FROM (${await fresh.scanSql(s7)}) ORDER BY id`);
+    expect(r.map((x) => Number(x.id))).toEqual([0, 1, 2, 3, 4, 5, 6]);
+  });
+
+  it('reads timestamp_ntz and widened types (old files keep the narrow type)', async () => {
+    const snap = await reader.snapshot(path.join(dir, 'ntz_widen'));
+    expect(snap.columns().map((c) => `${c.name}:${c.typeText}:${c.duckType}`)).toEqual([
+      'id:bigint:BIGINT',
+      'ts:timestamp_ntz:TIMESTAMP',
+      'n:int:INTEGER',
+    ]);
+    const r = await engine.all(
+      `SELECT id::VARCHAR AS id, ts::VARCHAR AS ts, n FROM (${await reader.scanSql(snap)}) ORDER BY id`,
+    );
+    expect(r).toEqual([
+      { id: '1', ts: '2024-03-01 12:34:56', n: 7 },
+      { id: '5000000000', ts: '2024-03-02 00:00:00', n: 100000 },
+    ]);
+  });
+
+  it('exports the deleted row set of a file for writers', async () => {
     const snap = await reader.snapshot(path.join(dir, 'dv'));
-    await expect(reader.scanSql(snap)).rejects.toThrow(/deletionVectors/);
+    const [file] = snap.files;
+    expect(await deletedRows(snap.root, file!.deletionVector!)).toEqual([2, 5]);
   });
 
   it('says a folder without a log is not a Delta table', async () => {

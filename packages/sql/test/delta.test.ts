@@ -4,7 +4,7 @@
  */
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { cp, mkdtemp, readFile, rm, utimes } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -27,7 +27,7 @@ const sparkSql = (...statements: string[]) =>
       install!.jars.join(','),
       ...statements,
     ],
-    { timeout: 170_000, maxBuffer: 16 * 1024 * 1024 },
+    { timeout: 420_000, maxBuffer: 16 * 1024 * 1024 },
   );
 
 describe.skipIf(!install)('EXTERNAL Delta tables (needs bash packages/engine-spark/install.sh)', () => {
@@ -58,10 +58,30 @@ describe.skipIf(!install)('EXTERNAL Delta tables (needs bash packages/engine-spa
     ext = await mkdtemp(path.join(os.tmpdir(), 'ml-delta-ext-'));
     dataDir = await mkdtemp(path.join(os.tmpdir(), 'ml-delta-data-'));
     const t = (n: string) => `delta.\`${ext}/${n}\``;
-    await sparkSql(
-      `CREATE TABLE ${t('events')} (id BIGINT, kind STRING, day DATE) USING DELTA PARTITIONED BY (day)`,
-      `INSERT INTO ${t('events')} VALUES (1, 'click', DATE'2024-01-01'), (2, 'view', DATE'2024-01-02'), (3, 'click', DATE'2024-01-02')`,
-    );
+    // DELTA_TEST_SQL_TABLES=<dir> copies tables these statements wrote before (same names), to skip Spark.
+    const prebuilt = process.env.DELTA_TEST_SQL_TABLES;
+    if (prebuilt) await cp(prebuilt, ext, { recursive: true });
+    else
+      await sparkSql(
+        `CREATE TABLE ${t('events')} (id BIGINT, kind STRING, day DATE) USING DELTA PARTITIONED BY (day)`,
+        `INSERT INTO ${t('events')} VALUES (1, 'click', DATE'2024-01-01'), (2, 'view', DATE'2024-01-02'), (3, 'click', DATE'2024-01-02')`,
+        // tt: three versions whose commit times the test sets (file times: the table has no in-commit timestamps)
+        `CREATE TABLE ${t('tt')} (id BIGINT) USING DELTA`,
+        `INSERT INTO ${t('tt')} VALUES (1)`,
+        `INSERT INTO ${t('tt')} VALUES (2), (3)`,
+        // ict: in-commit timestamps, so time travel reads commitInfo.inCommitTimestamp
+        `CREATE TABLE ${t('ict')} (id BIGINT) USING DELTA TBLPROPERTIES ('delta.enableInCommitTimestamps' = 'true')`,
+        `INSERT INTO ${t('ict')} VALUES (1)`,
+        // dvt: deletion vectors
+        `CREATE TABLE ${t('dvt')} (id BIGINT, p STRING) USING DELTA PARTITIONED BY (p) TBLPROPERTIES ('delta.enableDeletionVectors' = 'true')`,
+        `INSERT INTO ${t('dvt')} SELECT id, IF(id % 2 = 0, 'even', 'odd') FROM range(20)`,
+        `DELETE FROM ${t('dvt')} WHERE id IN (3, 4, 5)`,
+      );
+    // Commit times of tt: version 0 at 2024-01-01, 1 at 2024-01-02, 2 at 2024-01-03 (midnight UTC).
+    for (const v of [0, 1, 2]) {
+      const when = new Date(Date.UTC(2024, 0, 1 + v));
+      await utimes(`${ext}/tt/_delta_log/${String(v).padStart(20, '0')}.json`, when, when);
+    }
     const shared = new Map<string, Promise<SharedResource>>();
     const uc = await serviceApp(unityCatalogService, { dataDir, sharedResources: shared });
     const sql = await serviceApp(sqlService, {
@@ -82,7 +102,7 @@ describe.skipIf(!install)('EXTERNAL Delta tables (needs bash packages/engine-spa
     );
     wh = ((await res.json()) as { id: string }).id;
     await ucApp.request('/api/2.1/unity-catalog/catalogs', jsonInit('POST', { name: 'dc' }));
-  }, 200_000);
+  }, 480_000);
 
   afterAll(async () => {
     for (const c of closers) await c();
@@ -185,5 +205,176 @@ describe.skipIf(!install)('EXTERNAL Delta tables (needs bash packages/engine-spa
     expect(await rows('SELECT count(*), max(id) FROM dc.default.events WHERE id < 100')).toEqual([
       ['6', '11'],
     ]);
-  }, 200_000);
+  }, 450_000);
+
+  const register = async (name: string, location = `${ext}/${name}`) => {
+    const res = await ucApp.request(
+      '/api/2.1/unity-catalog/tables',
+      jsonInit('POST', {
+        name,
+        catalog_name: 'dc',
+        schema_name: 'default',
+        table_type: 'EXTERNAL',
+        data_source_format: 'DELTA',
+        storage_location: location,
+      }),
+    );
+    expect(res.status).toBe(200);
+  };
+
+  it('reads deletion vectors written by Spark through SQL', async () => {
+    await register('dvt');
+    expect(await rows('SELECT p, count(*), sum(id) FROM dc.default.dvt GROUP BY p ORDER BY p')).toEqual([
+      ['even', '9', String([0, 2, 6, 8, 10, 12, 14, 16, 18].reduce((a, b) => a + b))],
+      ['odd', '8', String([1, 7, 9, 11, 13, 15, 17, 19].reduce((a, b) => a + b))],
+    ]);
+    expect(await rows('SELECT count(*) FROM dc.default.dvt VERSION AS OF 1')).toEqual([['20']]);
+  });
+
+  it('time travels by VERSION AS OF, TIMESTAMP AS OF, @v and @yyyyMMddHHmmssSSS, with Delta errors', async () => {
+    await register('tt');
+    const count = async (ref: string) => (await rows(`SELECT count(*) FROM ${ref}`, 'dc'))[0]![0];
+    expect(await count('tt VERSION AS OF 1')).toBe('1');
+    expect(await count("tt TIMESTAMP AS OF '2024-01-01 12:00:00'")).toBe('0');
+    expect(await count("tt TIMESTAMP AS OF '2024-01-02'")).toBe('1');
+    expect(await count("default.tt TIMESTAMP AS OF TIMESTAMP'2024-01-02 23:59:59.999'")).toBe('1');
+    expect(await count("dc.default.tt FOR TIMESTAMP AS OF '2024-01-03T00:00:00Z'")).toBe('3');
+    expect(await count('tt@v1')).toBe('1');
+    expect(await count('dc.default.tt@v2')).toBe('3');
+    expect(await count('tt@20240102120000000')).toBe('1');
+    // Both sides of a self-join at different versions.
+    expect(
+      await rows(
+        'SELECT count(*) FROM tt@v2 a LEFT JOIN tt VERSION AS OF 1 b ON a.id = b.id WHERE b.id IS NULL',
+        'dc',
+      ),
+    ).toEqual([['2']]);
+    const late = await q("SELECT * FROM tt TIMESTAMP AS OF '2030-01-01 00:00:00'", 'dc');
+    expect(late.status.error?.message).toMatch(
+      /^\[DELTA_TIMESTAMP_GREATER_THAN_COMMIT\] .*2024-01-03 00:00:00/,
+    );
+    const early = await q("SELECT * FROM tt TIMESTAMP AS OF '2023-01-01'", 'dc');
+    expect(early.status.error?.message).toMatch(/^\[DELTA_TIMESTAMP_EARLIER_THAN_COMMIT_RETENTION\]/);
+    const far = await q('SELECT * FROM tt VERSION AS OF 7', 'dc');
+    expect(far.status.error?.message).toMatch(
+      /^\[DELTA_VERSION_NOT_FOUND\] Cannot time travel Delta table to version 7. Available versions: \[0, 2\]/,
+    );
+    const bad = await q("SELECT * FROM tt TIMESTAMP AS OF 'yesterday'", 'dc');
+    expect(bad.status.error?.message).toMatch(/INVALID_TIME_TRAVEL_TIMESTAMP_EXPR/);
+    const both = await q('SELECT * FROM tt@v1 VERSION AS OF 1', 'dc');
+    expect(both.status.error?.message).toMatch(/DELTA_UNSUPPORTED_TIME_TRAVEL_MULTIPLE_FORMATS/);
+    await rows('CREATE TABLE dc.default.plain (id INT)');
+    const managed = await q('SELECT * FROM dc.default.plain VERSION AS OF 0');
+    expect(managed.status.error?.message).toMatch(/not an EXTERNAL Delta table/);
+  });
+
+  it('time travels by in-commit timestamps when the table has them', async () => {
+    await register('ict');
+    const log = await readFile(`${ext}/ict/_delta_log/00000000000000000001.json`, 'utf8');
+    const ict = (JSON.parse(log.split('\n')[0]!) as { commitInfo: { inCommitTimestamp: number } }).commitInfo
+      .inCommitTimestamp;
+    expect(typeof ict).toBe('number');
+    // The file time is later than the in-commit timestamp: time travel must not use it.
+    const later = new Date(ict + 3_600_000);
+    await utimes(`${ext}/ict/_delta_log/00000000000000000001.json`, later, later);
+    const at = new Date(ict).toISOString().replace('T', ' ').replace('Z', '');
+    expect(await rows(`SELECT count(*) FROM dc.default.ict TIMESTAMP AS OF '${at}'`)).toEqual([['1']]);
+  });
+
+  it('DESCRIBE HISTORY and DESCRIBE DETAIL answer from the Delta log', async () => {
+    const r = await q('DESCRIBE HISTORY dc.default.tt');
+    expect(r.status.state).toBe('SUCCEEDED');
+    const manifest = (
+      r as unknown as { manifest: { schema: { columns: { name: string; type_name: string }[] } } }
+    ).manifest;
+    expect(manifest.schema.columns.map((c) => c.name)).toEqual([
+      'version',
+      'timestamp',
+      'userId',
+      'userName',
+      'operation',
+      'operationParameters',
+      'job',
+      'notebook',
+      'clusterId',
+      'readVersion',
+      'isolationLevel',
+      'isBlindAppend',
+      'operationMetrics',
+      'userMetadata',
+      'engineInfo',
+    ]);
+    const data = r.result!.data_array!;
+    expect(data.map((x) => x[0])).toEqual(['2', '1', '0']);
+    expect(data.map((x) => x[4])).toEqual(['WRITE', 'WRITE', 'CREATE TABLE']);
+    expect(String(data[2]![1])).toMatch(/^2024-01-01T00:00:00(\.000)?Z$/);
+    expect(data[0]![9]).toBe('1');
+    expect(JSON.parse(String(data[0]![12]))).toMatchObject({ numOutputRows: '2' });
+    expect(String(data[0]![14])).toMatch(/Apache-Spark\/4\.1\.1 Delta-Lake\/4\.4\.0/);
+    expect(await rows('DESCRIBE HISTORY tt LIMIT 1', 'dc')).toHaveLength(1);
+
+    const d = await q('DESCRIBE DETAIL dc.default.dvt');
+    const cols = (d as unknown as { manifest: { schema: { columns: { name: string }[] } } }).manifest.schema
+      .columns;
+    const row = Object.fromEntries(cols.map((c, i) => [c.name, d.result!.data_array![0]![i]]));
+    expect(row).toMatchObject({
+      format: 'delta',
+      name: 'dc.default.dvt',
+      numFiles: '2',
+      minReaderVersion: '3',
+      minWriterVersion: '7',
+    });
+    expect(JSON.parse(String(row.partitionColumns))).toEqual(['p']);
+    expect(JSON.parse(String(row.tableFeatures))).toContain('deletionVectors');
+    expect(JSON.parse(String(row.properties))).toMatchObject({ 'delta.enableDeletionVectors': 'true' });
+    expect(JSON.parse(String(row.statistics))).toMatchObject({ numRowsDeletedByDeletionVectors: 3 });
+    expect(Object.keys(row)).toEqual([
+      'format',
+      'id',
+      'name',
+      'description',
+      'location',
+      'createdAt',
+      'lastModified',
+      'partitionColumns',
+      'clusteringColumns',
+      'numFiles',
+      'sizeInBytes',
+      'properties',
+      'minReaderVersion',
+      'minWriterVersion',
+      'tableFeatures',
+      'statistics',
+    ]);
+    const none = await q('DESCRIBE HISTORY dc.default.nope');
+    expect(none.status.error?.message).toMatch(/TABLE_OR_VIEW_NOT_FOUND/);
+    expect(await rows(`DESCRIBE HISTORY delta.\`${ext}/tt\` LIMIT 2`)).toHaveLength(2);
+  });
+
+  it('reads delta.`/path` (time travel too), volume paths, and refuses paths inside the data directory', async () => {
+    expect(await rows(`SELECT count(*) FROM delta.\`${ext}/tt\``)).toEqual([['3']]);
+    expect(await rows(`SELECT count(*) FROM delta.\`${ext}/tt\` VERSION AS OF 1`)).toEqual([['1']]);
+    expect(await rows(`SELECT count(*) FROM delta.\`file://${ext}/dvt\``)).toEqual([['17']]);
+    const notDelta = await q(`SELECT * FROM delta.\`${ext}\``);
+    expect(notDelta.status.error?.message).toMatch(/^\[DELTA_MISSING_DELTA_TABLE\]/);
+    const inside = await q(`SELECT * FROM delta.\`${dataDir}/unity-catalog\``);
+    expect(inside.status.error?.message).toMatch(/managed storage/);
+    const climb = await q(`SELECT * FROM delta.\`${ext}/../etc\``);
+    expect(climb.status.error?.message).toMatch(/'\.\.'/);
+    const vol = await ucApp.request(
+      '/api/2.1/unity-catalog/volumes',
+      jsonInit('POST', { name: 'v', catalog_name: 'dc', schema_name: 'default', volume_type: 'MANAGED' }),
+    );
+    expect(vol.status).toBe(200);
+    const volDir = ((await vol.json()) as { storage_location: string }).storage_location.replace(
+      /^file:\/\//,
+      '',
+    );
+    await cp(`${ext}/tt`, `${volDir}/tables/tt`, { recursive: true });
+    expect(
+      await rows('SELECT count(*) FROM delta.`/Volumes/dc/default/v/tables/tt` VERSION AS OF 1'),
+    ).toEqual([['1']]);
+    const escape = await q('SELECT * FROM delta.`/Volumes/dc/default/v/../../x`');
+    expect(escape.status.error?.message).toMatch(/leaves the volume/);
+  });
 });

@@ -1,5 +1,5 @@
 import { defineService } from '@minilake/core';
-import { deltaReader } from '@minilake/delta';
+import { deltaReader, type DetailRow, type HistoryRow } from '@minilake/delta';
 import { DUCKDB_FOLDER, duckDbEngine, type DuckDbEngine } from '@minilake/engine-duckdb';
 import { unityCatalogApp } from './app.js';
 import {
@@ -7,6 +7,8 @@ import {
   ExternalFilesSource,
   ManagedDuckDbSource,
   UnityCatalogStore,
+  type DeltaAsOf,
+  type DeltaRef,
   type PermissionChange,
   type TableMetadataInput,
 } from './store.js';
@@ -19,6 +21,8 @@ export {
   type TableSource,
   type TableCreate,
   type CreatedTable,
+  type DeltaAsOf,
+  type DeltaRef,
 } from './store.js';
 export {
   databricksToDuckDbType,
@@ -59,8 +63,15 @@ export interface UnityCatalogApi {
   setTableMetadata(fullName: string, meta: TableMetadataInput): void;
   /** GRANT / REVOKE from SQL; stored, not enforced. */
   updatePermissions(securableType: string, fullName: string, changes: PermissionChange[]): void;
-  /** A DuckDB SELECT over an EXTERNAL Delta table's snapshot (log version checked per call), else undefined. */
-  tableScan(fullName: string, version?: number): Promise<{ sql: string; version: number } | undefined>;
+  /**
+   * A DuckDB SELECT over an EXTERNAL Delta table's snapshot (log version checked per call), or over the Delta
+   * folder `{ path }` (`delta.\`/path\``); `at`: a version or `{ timestamp }` (ms). Undefined for other tables.
+   */
+  tableScan(ref: DeltaRef, at?: DeltaAsOf): Promise<{ sql: string; version: number } | undefined>;
+  /** DESCRIBE HISTORY rows (newest first) of an EXTERNAL Delta table or a Delta path, else undefined. */
+  tableHistory(ref: DeltaRef, limit?: number): Promise<HistoryRow[] | undefined>;
+  /** DESCRIBE DETAIL of an EXTERNAL Delta table or a Delta path, else undefined. */
+  tableDetail(ref: DeltaRef): Promise<DetailRow | undefined>;
   /** Appends a relation's rows (on the connection `sql` runs on) to an EXTERNAL Delta table as one commit. */
   tableAppend(
     fullName: string,
@@ -117,7 +128,9 @@ export const unityCatalogService = defineService<UnityCatalogApi>({
         setTableMetadata: (fullName, meta) => store.setTableMetadata(fullName, meta),
         updatePermissions: (type, fullName, changes) => store.applyPermissions(type, fullName, changes),
         volumeDirectory: (c, s, v) => store.volumeDirectory(c, s, v),
-        tableScan: (fullName, version) => store.tableScan(fullName, version),
+        tableScan: (ref, at) => store.tableScan(ref, at),
+        tableHistory: (ref, limit) => store.tableHistory(ref, limit),
+        tableDetail: (ref) => store.tableDetail(ref),
         tableAppend: (fullName, source, sql) => store.tableAppend(fullName, source, sql),
         createDeltaTable: (r) => store.createDeltaTable(r),
       },

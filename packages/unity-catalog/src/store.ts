@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { createTable as createDeltaLog, type DeltaReader, LOG_DIR, type SparkSchema } from '@minilake/delta';
+import { DeltaAccess, type DeltaAsOf, type DeltaRef } from './store/delta-access.js';
 import { localPath } from './store/delta-source.js';
 import { externalLocation } from './store/locations.js';
 /**
@@ -32,6 +33,7 @@ import { Volumes } from './store/volumes.js';
 
 export type { ColumnOut, PermissionChange, TableMetadataInput } from './store/records.js';
 export type { TableSource, TableCreate, CreatedTable } from './store/table-sources.js';
+export type { DeltaAsOf, DeltaRef } from './store/delta-access.js';
 export { ManagedDuckDbSource, ExternalFilesSource } from './store/table-sources.js';
 export { ExternalDeltaSource } from './store/delta-source.js';
 
@@ -185,9 +187,36 @@ export class UnityCatalogStore extends CollectionStore {
   getTable(fullName: string, omit: { columns?: boolean; properties?: boolean } = {}) {
     return this.tables.get(fullName, omit);
   }
-  /** A DuckDB SELECT over an EXTERNAL Delta table's snapshot (undefined for any other table). */
-  tableScan(fullName: string, version?: number) {
-    return this.tables.scan(fullName, version);
+  /**
+   * A DuckDB SELECT over an EXTERNAL Delta table's snapshot (undefined for any other table), or over the
+   * Delta folder at `{ path }`; `at` is a version or `{ timestamp }` (TIMESTAMP AS OF, ms since the epoch).
+   */
+  async tableScan(ref: DeltaRef, at?: DeltaAsOf) {
+    if (typeof ref !== 'string') return this.delta().scan(ref, at);
+    const version = typeof at === 'object' ? await this.delta().versionOf(ref, at) : at;
+    return this.tables.scan(ref, version);
+  }
+  /** DESCRIBE HISTORY of an EXTERNAL Delta table or a Delta path (undefined when the name is not one). */
+  tableHistory(ref: DeltaRef, limit?: number) {
+    return this.delta().history(ref, limit);
+  }
+  /** DESCRIBE DETAIL of an EXTERNAL Delta table or a Delta path (undefined when the name is not one). */
+  tableDetail(ref: DeltaRef) {
+    return this.delta().detail(ref);
+  }
+  private deltaAccess: DeltaAccess | undefined;
+  private delta(): DeltaAccess {
+    if (!this.deltaReader) throw invalidParameter('Delta tables are not served by this store.');
+    this.deltaAccess ??= new DeltaAccess({
+      ctx: this.ctx,
+      reader: this.deltaReader,
+      record: async (fullName) => {
+        const t = await this.tables.resolve(fullName);
+        return t.object || !t.record?.metadata_only ? undefined : t.record;
+      },
+      volumeDirectory: (c, sch, v) => this.volumes.directory(c, sch, v),
+    });
+    return this.deltaAccess;
   }
   tableAppend(
     fullName: string,

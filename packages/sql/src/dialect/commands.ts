@@ -27,12 +27,12 @@ const at = (stmt: SplitStatement): Cursor => new Cursor(stmt.tokens, stmt.text);
 
 export function classify(stmt: SplitStatement): Command | undefined {
   const c = new Cursor(stmt.tokens, stmt.text);
-  // Delta time travel: `VERSION AS OF n` on a table name is kept on the AST (EXTERNAL Delta tables read that
-  // snapshot, rewrite.ts); polyglot drops it after a table function, and TIMESTAMP AS OF is not built.
+  // Delta time travel: `VERSION AS OF n` / `TIMESTAMP AS OF '...'` on a table name is kept on the AST
+  // (EXTERNAL Delta tables read that snapshot, rewrite.ts); polyglot drops it after a table function.
   for (let k = 0; k + 2 < stmt.tokens.length; k++) {
     if ((c.is('VERSION', k) || c.is('TIMESTAMP', k)) && c.is('AS', k + 1) && c.is('OF', k + 2)) {
-      if (c.is('TIMESTAMP', k) || stmt.tokens[k - 1]?.type === 'R_PAREN')
-        throw unsupported('Delta time travel (TIMESTAMP AS OF, or VERSION AS OF after a table function)');
+      if (stmt.tokens[k - 1]?.type === 'R_PAREN')
+        throw unsupported('Delta time travel (VERSION/TIMESTAMP AS OF) after a table function');
     }
   }
   // Clear errors for Delta/Spark clauses DuckDB would only report as a syntax error.

@@ -33,6 +33,17 @@ export function unaliasText(t: string): string {
 /** DuckDB error text (or a Databricks REST error from Unity Catalog) -> Databricks error class and SQLSTATE. */
 export function mapError(e: unknown): Error {
   if (e instanceof SqlError) return e;
+  // A Delta failure (@minilake/delta's DeltaError) already reads `[DELTA_...] message`, as Databricks shows it.
+  if (
+    e instanceof Error &&
+    e.name === 'DeltaError' &&
+    typeof (e as { errorCode?: unknown }).errorCode === 'string'
+  ) {
+    const cls = (e as unknown as { errorCode: string }).errorCode;
+    const err = new SqlError(unaliasText(e.message), 'BAD_REQUEST', DELTA_SQLSTATE[cls] ?? 'KD000');
+    err.errorClass = cls;
+    return err;
+  }
   if (
     e instanceof Error &&
     e.name === 'DatabricksError' &&
@@ -44,6 +55,18 @@ export function mapError(e: unknown): Error {
   }
   return mapDuckError(unaliasText(e instanceof Error ? e.message : String(e)));
 }
+
+/** SQLSTATEs of the Delta error classes the reader raises (delta-spark's error classes). */
+const DELTA_SQLSTATE: Record<string, string> = {
+  DELTA_VERSION_NOT_FOUND: '22003',
+  DELTA_TIMESTAMP_GREATER_THAN_COMMIT: '42816',
+  DELTA_TIMESTAMP_EARLIER_THAN_COMMIT_RETENTION: '42816',
+  DELTA_MISSING_DELTA_TABLE: '42P01',
+  DELTA_TABLE_NOT_FOUND: '42P01',
+  DELTA_UNSUPPORTED_FEATURES_FOR_READ: '56038',
+  DELTA_CONCURRENT_APPEND: '2D521',
+  DELTA_VERSIONS_NOT_CONTIGUOUS: 'KD00C',
+};
 
 export function mapDuckError(msg: string): Error {
   let first = msg.split('\n')[0] ?? msg;

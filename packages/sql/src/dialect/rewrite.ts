@@ -10,6 +10,7 @@ import { polyglot } from './polyglot.js';
 import type { Session } from './session.js';
 import { SqlError, sqlError, unsupported } from './sql-error.js';
 import { tokenType } from './tokens.js';
+import { parseTravelKey } from './translate/common.js';
 import {
   isVolumePath,
   translate,
@@ -76,11 +77,13 @@ export async function prepare(text: string, s: Session): Promise<Prepared> {
       const decimals = await avgDecimalTypes(text, o, t.avgColumns, values, s);
       if (decimals.size > 0) t = translate(text, { ...o, avgDecimals: decimals });
     }
-    const unversioned = t.tables.find((k) => /@\d+$/.test(k) && !o.deltaViews?.has(k));
-    if (unversioned)
-      throw unsupported(
-        `Delta time travel (VERSION AS OF) on ${unversioned.replace(/@\d+$/, '')}, which is not an EXTERNAL Delta table`,
-      );
+    for (const k of t.tables) {
+      if (o.deltaViews?.has(k)) continue;
+      const { table, path, at } = parseTravelKey(k);
+      if (path !== undefined)
+        throw sqlError('DELTA_MISSING_DELTA_TABLE', '42P01', `\`delta\`.\`${path}\` is not a Delta table.`);
+      if (at) throw unsupported(`Delta time travel on ${table}, which is not an EXTERNAL Delta table`);
+    }
     if (after) return { sql: t.sql, values, fallback: undefined, after };
     return { sql: t.sql, values, fallback: text };
   } catch (e) {
@@ -101,18 +104,22 @@ export async function prepare(text: string, s: Session): Promise<Prepared> {
 const viewsMade = new WeakMap<object, Map<string, string>>();
 
 /**
- * For each referenced table that is an EXTERNAL Delta table: a temporary view over its snapshot at the log's
- * current version (checked on every statement, so a commit by Spark is seen at once). The view's name
- * carries the version, and a connection keeps the views it made, so an unchanged table is not re-bound.
+ * For each referenced table that is an EXTERNAL Delta table (or a `delta.\`/path\``): a temporary view over its
+ * snapshot at the log's current version (checked on every statement, so a commit by Spark is seen at once),
+ * or at the version / timestamp the reference travels to. A connection keeps the views it made, so an
+ * unchanged table is not re-bound.
  */
 async function deltaViews(tables: string[], s: Session): Promise<Map<string, string>> {
   const out = new Map<string, string>();
   let made = viewsMade.get(s.conn);
   if (!made) viewsMade.set(s.conn, (made = new Map()));
   for (const key of tables) {
-    const at = /^(.*)@(\d+)$/.exec(key);
-    const full = at ? at[1]! : key;
-    const scan = await s.uc!.tableScan!(full, at ? Number(at[2]) : undefined);
+    const { table, path, at } = parseTravelKey(key);
+    const ref = path !== undefined ? { path } : table!;
+    const scan = await s.uc!.tableScan!(
+      ref,
+      at === undefined ? undefined : 'version' in at ? at.version : { timestamp: at.timestamp },
+    );
     if (!scan) continue;
     const view = `__ml_delta_${createHash('sha256').update(key).digest('hex').slice(0, 16)}`;
     const stamp = `${scan.version}\u0000${scan.sql}`;

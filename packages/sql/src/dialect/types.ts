@@ -54,8 +54,21 @@ export interface UnityCatalogApiLike {
     comment?: string;
     properties?: Record<string, string>;
   }): Promise<unknown>;
-  /** A DuckDB SELECT over a table whose data is not an engine object (EXTERNAL Delta), else undefined. */
-  tableScan?(fullName: string, version?: number): Promise<{ sql: string; version: number } | undefined>;
+  /**
+   * A DuckDB SELECT over a table whose data is not an engine object (EXTERNAL Delta), or over the Delta folder
+   * `{ path }`, at a version or `{ timestamp }` (ms); undefined for other tables.
+   */
+  tableScan?(
+    ref: string | { path: string },
+    at?: number | { version?: number; timestamp?: number },
+  ): Promise<{ sql: string; version: number } | undefined>;
+  /** DESCRIBE HISTORY rows of an EXTERNAL Delta table or Delta path (undefined for other tables). */
+  tableHistory?(
+    ref: string | { path: string },
+    limit?: number,
+  ): Promise<Record<string, unknown>[] | undefined>;
+  /** DESCRIBE DETAIL of an EXTERNAL Delta table or Delta path (undefined for other tables). */
+  tableDetail?(ref: string | { path: string }): Promise<Record<string, unknown> | undefined>;
   /**
    * Appends the rows of `source` (a relation on the connection `sql` runs on) to an EXTERNAL Delta table as
    * one Delta commit; undefined when the table is not one.

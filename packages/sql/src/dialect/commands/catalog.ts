@@ -1,4 +1,5 @@
 /** Namespace and catalog listings answered by MiniLake itself: USE, SHOW ..., DESCRIBE ... with Databricks' columns. */
+import { describeDelta } from './delta.js';
 import { Cursor } from '../tokens.js';
 import { unsupported } from '../sql-error.js';
 import { valuesResult, type Cell, type Session } from '../session.js';
@@ -212,8 +213,8 @@ export async function describe(c: Cursor, s: Session): Promise<Outcome> {
       ],
     );
   }
-  if (c.accept('HISTORY')) throw unsupported('DESCRIBE HISTORY (Delta table history)');
-  if (c.accept('DETAIL')) throw unsupported('DESCRIBE DETAIL');
+  if (c.accept('HISTORY')) return describeDelta(c, s, 'HISTORY');
+  if (c.accept('DETAIL')) return describeDelta(c, s, 'DETAIL');
   if (c.accept('FUNCTION')) throw unsupported('DESCRIBE FUNCTION');
   if (c.accept('QUERY') || c.is('SELECT') || c.is('WITH')) throw unsupported('DESCRIBE QUERY');
   c.accept('TABLE');

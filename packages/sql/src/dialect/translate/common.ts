@@ -61,8 +61,8 @@ export interface Translated {
   /** The outer SELECT's avg(...)/sum(...) projections: index and function (Spark's type depends on the argument). */
   avgColumns: { index: number; fn: 'avg' | 'sum' | 'div' }[];
   /**
-   * Every table read (not a CTE, not the write target), lower-case `catalog.schema.table`, with `@n` for
-   * `VERSION AS OF n`, first use first.
+   * Every table read (not a CTE, not the write target), first use first: lower-case `catalog.schema.table`,
+   * or `delta.\`/path\`` as DELTA_PATH + the path; with the time travel suffix (travelKey) when it has one.
    */
   tables: string[];
   /** The table an INSERT/UPDATE/DELETE/MERGE writes, lower-case `catalog.schema.table`. */
@@ -72,3 +72,34 @@ export interface Translated {
 }
 
 export class TranslationFailed extends Error {}
+
+/** Key prefix of a `delta.\`/path\`` reference in Translated.tables (paths keep their case). */
+export const DELTA_PATH = '\u0000path:';
+const TRAVEL = '\u0000at:';
+
+export type TravelSpec = { version: number } | { timestamp: number };
+
+/** A table key with its time travel (VERSION AS OF / @vN: version; TIMESTAMP AS OF / @yyyyMMdd...: ms). */
+export function travelKey(base: string, at: TravelSpec | undefined): string {
+  if (!at) return base;
+  return 'version' in at ? `${base}${TRAVEL}v${at.version}` : `${base}${TRAVEL}t${at.timestamp}`;
+}
+
+export function parseTravelKey(key: string): {
+  table: string | undefined;
+  path: string | undefined;
+  at: TravelSpec | undefined;
+} {
+  const i = key.indexOf(TRAVEL);
+  const base = i >= 0 ? key.slice(0, i) : key;
+  const spec = i >= 0 ? key.slice(i + TRAVEL.length) : undefined;
+  const at: TravelSpec | undefined =
+    spec === undefined
+      ? undefined
+      : spec.startsWith('v')
+        ? { version: Number(spec.slice(1)) }
+        : { timestamp: Number(spec.slice(1)) };
+  return base.startsWith(DELTA_PATH)
+    ? { table: undefined, path: base.slice(DELTA_PATH.length), at }
+    : { table: base, path: undefined, at };
+}

@@ -7,7 +7,16 @@ import { toDuckDbTypeText, type TypeNode } from '@minilake/engine-duckdb';
 import { parseDatabricksType } from '@minilake/unity-catalog';
 import { polyglot } from '../polyglot.js';
 import { sqlError, unsupported } from '../sql-error.js';
-import { type Json, type Node, PATH_FUNCS, type TranslateOptions, isVolumePath } from './common.js';
+import {
+  DELTA_PATH,
+  type Json,
+  type Node,
+  PATH_FUNCS,
+  type TranslateOptions,
+  type TravelSpec,
+  isVolumePath,
+  travelKey,
+} from './common.js';
 import { fixedNames, fn, ident, isIdent, isTableRef, kindOf, named, str } from './ast.js';
 import { writtenName } from './names.js';
 import { javaReplacement, javaToStrftime } from './text.js';
@@ -227,11 +236,17 @@ export class Rewriter {
   private tableRef(t: Node): void {
     const cat = t.catalog as { name: string } | null;
     const sch = t.schema as { name: string } | null;
-    const name = (t.name as { name: string }).name;
-    if (cat || sch || !this.cteNames.has(name.toLowerCase())) {
-      const full = [cat?.name ?? this.o.currentCatalog, sch?.name ?? this.o.sessionSchema ?? 'default', name]
-        .join('.')
-        .toLowerCase();
+    const nameNode = t.name as { name: string; quoted?: boolean };
+    const { name, at } = timeTravel(t, nameNode);
+    // delta.`/path`: the Delta folder at that path (Unity Catalog checks and maps it, rewrite.ts).
+    const isPath =
+      !cat && sch?.name.toLowerCase() === 'delta' && !!nameNode.quoted && /^(\/|dbfs:\/|file:)/.test(name);
+    if (isPath || cat || sch || !this.cteNames.has(name.toLowerCase())) {
+      const full = isPath
+        ? `${DELTA_PATH}${name}`
+        : [cat?.name ?? this.o.currentCatalog, sch?.name ?? this.o.sessionSchema ?? 'default', name]
+            .join('.')
+            .toLowerCase();
       if (t === this.insertNode) {
         this.insertTarget = full;
         const staging = this.o.deltaTargets?.get(full);
@@ -244,30 +259,18 @@ export class Rewriter {
           return;
         }
       } else {
-        // `t VERSION AS OF n` reads snapshot n: its own view, keyed `catalog.schema.table@n`.
-        const tv = t.version as
-          | {
-              this?: { identifier?: { name?: string } };
-              expression?: { literal?: { literal_type?: string; value?: string } };
-            }
-          | null
-          | undefined;
-        const asOf =
-          tv?.this?.identifier?.name?.toUpperCase() === 'VERSION' &&
-          tv.expression?.literal?.literal_type === 'number'
-            ? `@${Number(tv.expression.literal.value)}`
-            : '';
-        const key = full + asOf;
+        // `t VERSION AS OF n`, `t TIMESTAMP AS OF '...'`, `t@v3`: that snapshot's own view.
+        const key = travelKey(full, at);
         const view = this.o.deltaViews?.get(key);
         if (view !== undefined) {
           // The connection's temporary view over the table's Delta snapshot; the reference keeps its name as
           // the alias, so `events.id` still resolves.
           this.changed = true;
-          if (!t.alias) t.alias = ident(name);
+          if (!t.alias && !isPath) t.alias = ident(name);
           t.catalog = ident('temp');
           t.schema = ident('main');
           t.name = ident(view);
-          if (asOf) t.version = null;
+          t.version = null;
           return;
         }
         if (!this.tables.includes(key)) this.tables.push(key);
@@ -676,4 +679,109 @@ export class Rewriter {
     }
     return { cast: { this: expr, to, trailing_comments: [], double_colon_syntax: false } };
   }
+}
+
+/**
+ * A table reference's Delta time travel, from the parsed reference: `VERSION AS OF n`, `TIMESTAMP AS OF
+ * '<timestamp>'`, or Databricks' suffixes on the (unquoted) name, `t@v3` and `t@yyyyMMddHHmmssSSS`.
+ */
+function timeTravel(
+  t: Node,
+  nameNode: { name: string; quoted?: boolean },
+): { name: string; at: TravelSpec | undefined } {
+  let name = nameNode.name;
+  let at: TravelSpec | undefined;
+  const suffix = nameNode.quoted ? null : /^(.+)@(?:v(\d+)|(\d{17}))$/i.exec(name);
+  if (suffix) {
+    name = suffix[1]!;
+    if (suffix[2] !== undefined) at = { version: Number(suffix[2]) };
+    else {
+      const d = suffix[3]!;
+      const [y, mo, da, h, mi, se, ms] = [
+        d.slice(0, 4),
+        d.slice(4, 6),
+        d.slice(6, 8),
+        d.slice(8, 10),
+        d.slice(10, 12),
+        d.slice(12, 14),
+        d.slice(14),
+      ].map(Number);
+      const ts = Date.UTC(y!, mo! - 1, da!, h!, mi!, se!, ms!);
+      if (Number.isNaN(ts) || new Date(ts).getUTCMonth() !== mo! - 1)
+        throw sqlError(
+          'DELTA_INVALID_TIMESTAMP_FORMAT',
+          '22007',
+          `The provided timestamp ${d} does not match the expected syntax yyyyMMddHHmmssSSS.`,
+        );
+      at = { timestamp: ts };
+    }
+  }
+  const tv = t.version as { this?: { identifier?: { name?: string } }; expression?: Node } | null | undefined;
+  if (!tv) return { name, at };
+  if (at)
+    throw sqlError(
+      'DELTA_UNSUPPORTED_TIME_TRAVEL_MULTIPLE_FORMATS',
+      '42613',
+      'Cannot specify time travel in multiple formats.',
+    );
+  const kind = tv.this?.identifier?.name?.toUpperCase();
+  const lit = literalOf(tv.expression);
+  if (kind === 'VERSION') {
+    if (!lit || !/^\d+$/.test(lit.value))
+      throw sqlError(
+        'INVALID_TIME_TRAVEL_SPEC',
+        '42K0E',
+        'VERSION AS OF takes a non-negative integer literal.',
+      );
+    return { name, at: { version: Number(lit.value) } };
+  }
+  if (kind === 'TIMESTAMP') {
+    if (!lit || lit.type === 'number')
+      throw unsupported(
+        "TIMESTAMP AS OF with an expression (use a timestamp string such as '2024-01-31 12:00:00')",
+      );
+    const ts = parseTimestampText(lit.value);
+    if (ts === undefined)
+      throw sqlError(
+        'INVALID_TIME_TRAVEL_TIMESTAMP_EXPR',
+        '42K0E',
+        `The time travel timestamp expression '${lit.value}' is invalid: it cannot be cast to a valid timestamp.`,
+      );
+    return { name, at: { timestamp: ts } };
+  }
+  throw unsupported(`Time travel ${kind ?? ''} AS OF`);
+}
+
+/** A literal (string, number, TIMESTAMP '...', or CAST('...' AS TIMESTAMP)) as its text and kind. */
+function literalOf(e: Node | undefined): { value: string; type: string } | undefined {
+  const k = e ? kindOf(e) : undefined;
+  if (!k) return undefined;
+  if (k[0] === 'literal') return { value: String(k[1].value), type: String(k[1].literal_type) };
+  if (k[0] === 'cast') return literalOf(k[1].this as Node);
+  return undefined;
+}
+
+/**
+ * A timestamp string as Spark casts it (the session time zone is UTC): `yyyy-MM-dd`, `yyyy-MM-dd HH:mm[:ss[.f]]`
+ * with ` ` or `T`, optionally `Z` or an offset. Undefined when it is not a timestamp.
+ */
+export function parseTimestampText(text: string): number | undefined {
+  const m =
+    /^\s*(\d{4})-(\d{1,2})-(\d{1,2})(?:[ T](\d{1,2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?)?\s*(Z|[+-]\d{2}:?\d{2})?\s*$/i.exec(
+      text,
+    );
+  if (!m) return undefined;
+  const [y, mo, d, h, mi, s] = [m[1], m[2], m[3], m[4], m[5], m[6]].map((x) => Number(x ?? 0));
+  const ms = Number((m[7] ?? '0').padEnd(3, '0').slice(0, 3));
+  let ts = Date.UTC(y!, mo! - 1, d!, h!, mi!, s!, ms);
+  const check = new Date(ts);
+  if (check.getUTCMonth() !== mo! - 1 || check.getUTCDate() !== d! || h! > 23 || mi! > 59 || s! > 59)
+    return undefined;
+  const z = m[8];
+  if (z && z.toUpperCase() !== 'Z') {
+    const sign = z.startsWith('-') ? -1 : 1;
+    const digits = z.slice(1).replace(':', '');
+    ts -= sign * (Number(digits.slice(0, 2)) * 60 + Number(digits.slice(2))) * 60_000;
+  }
+  return ts;
 }
