@@ -404,7 +404,7 @@ export function sqlObjectsApp(deps: SqlObjectsAppDeps): Hono {
     current: QueryRecord['legacy'],
     body: v.InferOutput<typeof LegacyQueryBody>,
   ): QueryRecord['legacy'] {
-    const next = { ...(current ?? {}) };
+    const next = { ...current };
     if (body.options !== undefined) {
       const { catalog: _c, schema: _s, moved_to_trash_at: _m, ...rest } = body.options as Json;
       next.options = rest;

@@ -268,7 +268,7 @@ export function renderLegacyWidget(ctx: LegacyContext, w: WidgetRecord): Json {
     id: w.id,
     dashboard_id: w.dashboard_id,
     width: w.width,
-    options: { ...(w.options ?? {}), created_at: iso(w.created_at), updated_at: iso(w.updated_at) },
+    options: { ...w.options, created_at: iso(w.created_at), updated_at: iso(w.updated_at) },
     text: w.text,
     visualization_id: w.visualization_id,
     visualization: viz

@@ -301,7 +301,7 @@ export class SqlObjectsStore extends CollectionStore {
   deleteVisualization(id: string): void {
     this.visualization(id);
     this.visualizations.delete(id);
-    for (const w of [...this.widgets.values()]) if (w.visualization_id === id) this.widgets.delete(w.id);
+    for (const w of this.widgets.values()) if (w.visualization_id === id) this.widgets.delete(w.id);
   }
 
   visualizationsOf(queryId: string): VisualizationRecord[] {

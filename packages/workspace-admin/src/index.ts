@@ -22,9 +22,12 @@ export const workspaceAdminService = defineService<WorkspaceAdminApi>({
     'Workspace conf, IP access lists, git credentials, global init scripts, notification destinations, settings',
   create(ctx) {
     // The delivery key sits beside the state it seals, so the two move together (in memory without persistence).
-    const store = new WorkspaceAdminStore(ctx.state, ctx.clock, ctx.identity, {
-      ...(ctx.state.dir ? { keyDir: ctx.state.dir } : {}),
-    });
+    const store = new WorkspaceAdminStore(
+      ctx.state,
+      ctx.clock,
+      ctx.identity,
+      ctx.state.dir ? { keyDir: ctx.state.dir } : {},
+    );
     return {
       app: workspaceAdminApp(store),
       state: [store],

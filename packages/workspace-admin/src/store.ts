@@ -493,7 +493,7 @@ export class WorkspaceAdminStore extends CollectionStore {
   private sealedFor(key: string, raw: Json, existing?: Destination): Record<string, string> | undefined {
     const fields = DELIVERY_FIELDS[key];
     if (!fields) return undefined;
-    const out: Record<string, string> = { ...(existing?.sealed ?? {}) };
+    const out: Record<string, string> = { ...existing?.sealed };
     for (const f of fields) if (typeof raw[f] === 'string') out[f] = this.seal(raw[f] as string);
     return out;
   }
