@@ -10,7 +10,7 @@
  * - `POST /_minilake/sql/queries/{id}/run` runs a saved query (jobs' sql_task `query` calls it in process).
  */
 import { Hono } from 'hono';
-import { invalidParameter, readJson, readQuery, qInt, v } from '@minilake/core';
+import { invalidParameter, readJson, readQuery, v } from '@minilake/core';
 import type { StatementService } from '@minilake/sql';
 import { evaluateAlert, runQuery, type EvaluatorDeps } from './evaluate.js';
 import {
@@ -24,6 +24,20 @@ import {
   type LegacyContext,
 } from './legacy.js';
 import { missingField } from './errors.js';
+import {
+  str,
+  QueryFields,
+  AlertFields,
+  Paging,
+  LegacyPaging,
+  LegacyQueryBody,
+  LegacyAlertBody,
+  DashboardBody,
+  WidgetBody,
+  VisualizationBody,
+  EvaluateBody,
+  RunBody,
+} from './schemas.js';
 import {
   ALERT_MASK,
   applyMask,
@@ -45,132 +59,6 @@ const LA = '/api/2.0/preview/sql/alerts';
 const LD = '/api/2.0/preview/sql/dashboards';
 const LW = '/api/2.0/preview/sql/widgets';
 const LV = '/api/2.0/preview/sql/visualizations';
-
-const str = () => v.optional(v.string());
-const strList = () => v.optional(v.array(v.string()));
-const obj = () => v.optional(v.looseObject({}));
-
-const OPS = [
-  'GREATER_THAN',
-  'GREATER_THAN_OR_EQUAL',
-  'LESS_THAN',
-  'LESS_THAN_OR_EQUAL',
-  'EQUAL',
-  'NOT_EQUAL',
-  'IS_NULL',
-] as const;
-const STATES = ['OK', 'TRIGGERED', 'UNKNOWN'] as const;
-
-const Parameter = v.looseObject({
-  name: v.string(),
-  title: str(),
-  text_value: obj(),
-  numeric_value: v.optional(v.looseObject({ value: v.optional(v.number()) })),
-  enum_value: obj(),
-  query_backed_value: obj(),
-  date_value: obj(),
-  date_range_value: obj(),
-});
-
-const QueryFields = v.object({
-  display_name: str(),
-  description: str(),
-  query_text: str(),
-  warehouse_id: str(),
-  catalog: str(),
-  schema: str(),
-  parameters: v.optional(v.array(Parameter)),
-  tags: strList(),
-  parent_path: str(),
-  apply_auto_limit: v.optional(v.boolean()),
-  run_as_mode: v.optional(v.picklist(['OWNER', 'VIEWER'])),
-  owner_user_name: str(),
-});
-
-const Condition = v.object({
-  op: v.picklist(OPS),
-  operand: v.object({ column: v.object({ name: v.string() }) }),
-  threshold: v.optional(
-    v.object({
-      value: v.object({
-        double_value: v.optional(v.number()),
-        string_value: str(),
-        bool_value: v.optional(v.boolean()),
-      }),
-    }),
-  ),
-  empty_result_state: v.optional(v.picklist(STATES)),
-});
-
-const AlertFields = v.object({
-  display_name: str(),
-  query_id: str(),
-  condition: v.optional(Condition),
-  custom_body: str(),
-  custom_subject: str(),
-  notify_on_ok: v.optional(v.boolean()),
-  seconds_to_retrigger: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0))),
-  parent_path: str(),
-  owner_user_name: str(),
-});
-
-const Paging = v.object({ page_size: v.optional(qInt()), page_token: str() });
-const LegacyPaging = v.object({
-  page: v.optional(qInt()),
-  page_size: v.optional(qInt()),
-  q: str(),
-  order: str(),
-});
-
-const LegacyQueryBody = v.object({
-  data_source_id: str(),
-  name: str(),
-  description: str(),
-  query: str(),
-  options: obj(),
-  schedule: v.optional(v.unknown()),
-  run_as_role: str(),
-  tags: strList(),
-  parent: str(),
-});
-
-const LegacyAlertBody = v.object({
-  name: str(),
-  options: obj(),
-  query_id: str(),
-  parent: str(),
-  rearm: v.optional(v.number()),
-});
-
-const DashboardBody = v.object({
-  name: str(),
-  tags: strList(),
-  parent: str(),
-  run_as_role: str(),
-  dashboard_filters_enabled: v.optional(v.boolean()),
-  is_draft: v.optional(v.boolean()),
-});
-
-const idOrNumber = v.optional(v.pipe(v.union([v.string(), v.number()]), v.transform(String)));
-const WidgetBody = v.object({
-  dashboard_id: str(),
-  visualization_id: idOrNumber,
-  text: str(),
-  options: obj(),
-  width: v.optional(v.number()),
-});
-
-const VisualizationBody = v.object({
-  query_id: str(),
-  type: str(),
-  name: str(),
-  description: str(),
-  options: v.optional(v.unknown()),
-});
-
-const Subscriptions = v.optional(v.array(v.object({ destination_id: str(), user_name: str() })));
-const EvaluateBody = v.object({ subscriptions: Subscriptions, pause_subscriptions: v.optional(v.boolean()) });
-const RunBody = v.object({ parameters: v.optional(v.record(v.string(), v.string())) });
 
 export interface SqlObjectsAppDeps {
   store: SqlObjectsStore;
