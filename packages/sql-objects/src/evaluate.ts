@@ -83,7 +83,8 @@ export async function runQuery(
   );
 }
 
-function compare(op: string, left: string, threshold: Json): boolean | undefined {
+/** `left` (a rendered value) against a threshold `{double_value | bool_value | string_value}`; undefined: not comparable. */
+export function compare(op: string, left: string, threshold: Json): boolean | undefined {
   const right =
     threshold.double_value !== undefined
       ? Number(threshold.double_value)
@@ -168,10 +169,17 @@ export interface NotifierDeps {
   logger: Logger;
 }
 
+/** What a notification says (the webhook's JSON body). */
 export interface Notification {
-  alert: AlertRecord;
-  query: QueryRecord;
-  verdict: Verdict;
+  alertId: string;
+  alertName: string;
+  state: string;
+  value?: string | null;
+  condition: Json;
+  queryId?: string;
+  queryName?: string;
+  subject?: string;
+  body?: string;
   time: number;
 }
 
@@ -187,24 +195,23 @@ export interface Delivery {
  * logged as not sent. A delivery failure is logged and reported, never thrown: the evaluation stands.
  */
 export async function notify(deps: NotifierDeps, n: Notification, subs: Subscription[]): Promise<Delivery[]> {
-  const subject =
-    n.alert.custom_subject ?? `Alert "${n.alert.display_name}" changed status to ${n.verdict.state}`;
+  const subject = n.subject ?? `Alert "${n.alertName}" changed status to ${n.state}`;
   const payload = {
-    alert_id: n.alert.id,
-    alert_name: n.alert.display_name,
-    state: n.verdict.state,
-    value: n.verdict.value ?? null,
-    condition: n.alert.condition,
-    query_id: n.query.id,
-    query_name: n.query.display_name,
+    alert_id: n.alertId,
+    alert_name: n.alertName,
+    state: n.state,
+    value: n.value ?? null,
+    condition: n.condition,
+    query_id: n.queryId,
+    query_name: n.queryName,
     subject,
-    body: n.alert.custom_body ?? subject,
+    body: n.body ?? subject,
     time: new Date(n.time).toISOString(),
   };
   const out: Delivery[] = [];
   for (const sub of subs) {
     if (sub.user_name) {
-      deps.logger.info(`alert ${n.alert.id}: e-mail to ${sub.user_name} not sent (MiniLake sends no e-mail)`);
+      deps.logger.info(`alert ${n.alertId}: e-mail to ${sub.user_name} not sent (MiniLake sends no e-mail)`);
       out.push({ subscription: sub, delivered: false, detail: 'e-mail is not sent by MiniLake' });
       continue;
     }
@@ -215,7 +222,7 @@ export async function notify(deps: NotifierDeps, n: Notification, subs: Subscrip
       target = deps.deliveryTarget(sub.destination_id);
     } catch (e) {
       const detail = `destination ${sub.destination_id} not found: ${(e as Error).message}`;
-      deps.logger.warn(`alert ${n.alert.id}: ${detail}`);
+      deps.logger.warn(`alert ${n.alertId}: ${detail}`);
       out.push({ subscription: sub, delivered: false, detail });
       continue;
     }
@@ -233,20 +240,17 @@ export async function notify(deps: NotifierDeps, n: Notification, subs: Subscrip
         });
         await res.arrayBuffer().catch(() => undefined);
         const ok = res.status >= 200 && res.status < 300;
-        if (!ok)
-          deps.logger.warn(`alert ${n.alert.id}: webhook ${target.displayName} answered ${res.status}`);
+        if (!ok) deps.logger.warn(`alert ${n.alertId}: webhook ${target.displayName} answered ${res.status}`);
         out.push({ subscription: sub, delivered: ok, detail: `HTTP ${res.status}` });
       } catch (e) {
-        deps.logger.warn(
-          `alert ${n.alert.id}: webhook ${target.displayName} failed: ${(e as Error).message}`,
-        );
+        deps.logger.warn(`alert ${n.alertId}: webhook ${target.displayName} failed: ${(e as Error).message}`);
         out.push({ subscription: sub, delivered: false, detail: (e as Error).message });
       }
       continue;
     }
     const to = 'addresses' in target ? ` to ${target.addresses.join(', ')}` : '';
     deps.logger.info(
-      `alert ${n.alert.id}: ${target.type} notification${to} not sent (MiniLake only delivers webhooks)`,
+      `alert ${n.alertId}: ${target.type} notification${to} not sent (MiniLake only delivers webhooks)`,
     );
     out.push({
       subscription: sub,
@@ -303,6 +307,18 @@ export async function evaluateAlert(
   const updated = deps.store.recordEvaluation(alert.id, change);
   const subs = opts.subscriptions ?? [];
   const send = notify_ && !opts.pauseSubscriptions && !alert.legacy?.muted && subs.length > 0;
-  const deliveries = send ? await notify(deps, { alert: updated, query, verdict, time: now }, subs) : [];
+  const note: Notification = {
+    alertId: updated.id,
+    alertName: updated.display_name,
+    state: verdict.state,
+    value: verdict.value ?? null,
+    condition: updated.condition,
+    queryId: query.id,
+    queryName: query.display_name,
+    ...(updated.custom_subject !== undefined ? { subject: updated.custom_subject } : {}),
+    ...(updated.custom_body !== undefined ? { body: updated.custom_body } : {}),
+    time: now,
+  };
+  const deliveries = send ? await notify(deps, note, subs) : [];
   return { alert: updated, verdict, notified: send, deliveries };
 }

@@ -2,6 +2,7 @@ import { defineService } from '@minilake/core';
 import type { IamApi } from '@minilake/iam';
 import type { SqlApi } from '@minilake/sql';
 import type { WorkspaceAdminApi } from '@minilake/workspace-admin';
+import { AlertsV2, alertsV2App, type AlertsV2Deps } from './alerts-v2.js';
 import { sqlObjectsApp } from './app.js';
 import { evaluateAlert, type EvaluatorDeps } from './evaluate.js';
 import { SqlObjectsStore } from './store.js';
@@ -110,25 +111,35 @@ export const sqlObjectsService = defineService({
       if (res.status !== 200) return [];
       return (await res.json()) as { id: string; warehouse_id: string }[];
     };
+    const v2deps: AlertsV2Deps = { ...evaluator, warehouseExists: (id) => sql.warehouseExists(id) };
+    const alertsV2 = new AlertsV2(v2deps);
     const resetTimers = {
       name: 'sql-objects-schedules',
       version: 1,
-      reset: disarmAll,
+      reset: () => {
+        disarmAll();
+        alertsV2.close();
+      },
       snapshot: () => ({}),
       restore: () => undefined,
     };
+    const app = sqlObjectsApp({
+      store,
+      statements: sql.statements,
+      evaluator,
+      warehouseExists: (id) => sql.warehouseExists(id),
+      dataSources,
+      userId: Number(ctx.identity.userId) || 1,
+      onQueryChanged: arm,
+    });
+    app.route('/', alertsV2App(v2deps, alertsV2));
     return {
-      app: sqlObjectsApp({
-        store,
-        statements: sql.statements,
-        evaluator,
-        warehouseExists: (id) => sql.warehouseExists(id),
-        dataSources,
-        userId: Number(ctx.identity.userId) || 1,
-        onQueryChanged: arm,
-      }),
+      app,
       state: [store, resetTimers],
-      close: disarmAll,
+      close: () => {
+        disarmAll();
+        alertsV2.close();
+      },
     };
   },
 });

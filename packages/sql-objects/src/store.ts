@@ -8,6 +8,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { CollectionStore, keysetPage, type Clock, type Collection, type StateDb } from '@minilake/core';
+import type { AlertV2Record } from './alerts-v2.js';
 import {
   alertNotFound,
   badMaskField,
@@ -186,6 +187,7 @@ export class SqlObjectsStore extends CollectionStore {
   readonly visualizations: Collection<VisualizationRecord>;
   readonly dashboards: Collection<DashboardRecord>;
   readonly widgets: Collection<WidgetRecord>;
+  readonly alertsV2: Collection<AlertV2Record>;
   private readonly clock: Clock;
   readonly user: string;
 
@@ -198,6 +200,7 @@ export class SqlObjectsStore extends CollectionStore {
     this.visualizations = this.collection('visualizations');
     this.dashboards = this.collection('dashboards');
     this.widgets = this.collection('widgets');
+    this.alertsV2 = this.collection('alerts_v2');
   }
 
   now(): number {
@@ -307,7 +310,7 @@ export class SqlObjectsStore extends CollectionStore {
   visualizationsOf(queryId: string): VisualizationRecord[] {
     return [...this.visualizations.values()]
       .filter((v) => v.query_id === queryId)
-      .sort((a, b) => a.created_at - b.created_at || a.id.localeCompare(b.id));
+      .sort((a, b) => a.created_at - b.created_at); // stable: ties keep creation order
   }
 
   // ---------- alerts ----------
@@ -415,7 +418,7 @@ export class SqlObjectsStore extends CollectionStore {
   widgetsOf(dashboardId: string): WidgetRecord[] {
     return [...this.widgets.values()]
       .filter((w) => w.dashboard_id === dashboardId)
-      .sort((a, b) => a.created_at - b.created_at || a.id.localeCompare(b.id));
+      .sort((a, b) => a.created_at - b.created_at); // stable: ties keep creation order
   }
 
   createWidget(input: Omit<WidgetRecord, 'id' | 'created_at' | 'updated_at'>): WidgetRecord {

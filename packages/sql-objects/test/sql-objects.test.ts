@@ -247,6 +247,64 @@ describe('alerts', () => {
   });
 });
 
+describe('alerts v2', () => {
+  it('evaluates on its Quartz schedule on the clock, aggregates, and notifies its subscriptions', async () => {
+    const dest = await admin.request(
+      '/api/2.0/notification-destinations',
+      jsonInit('POST', { display_name: 'hook2', config: { generic_webhook: { url: hookUrl } } }),
+    );
+    const destId = ((await dest.json()) as Any).id;
+    const made = await call('POST', '/api/2.0/alerts', {
+      display_name: 'v2 total',
+      query_text: 'SELECT amount FROM so_orders',
+      warehouse_id: 'dev',
+      evaluation: {
+        comparison_operator: 'GREATER_THAN',
+        source: { name: 'amount', aggregation: 'SUM' },
+        threshold: { value: { double_value: 1000 } },
+        notification: { subscriptions: [{ destination_id: destId }] },
+      },
+      schedule: { quartz_cron_schedule: '0 * * * * ?', timezone_id: 'UTC' },
+    });
+    expect(made.status).toBe(200);
+    expect(made.body).toMatchObject({ lifecycle_state: 'ACTIVE', evaluation: { state: 'UNKNOWN' } });
+    const get = async () => (await call('GET', `/api/2.0/alerts/${made.body.id}`)).body;
+    const before = received.length;
+    clock.advance(60_000);
+    await expect.poll(async () => (await get()).evaluation.state).toBe('OK');
+    expect((await get()).evaluation.last_evaluated_at).toBeTruthy();
+    await sqlRun('INSERT INTO so_orders VALUES (4, 2000.0)');
+    clock.advance(60_000);
+    await expect.poll(async () => (await get()).evaluation.state).toBe('TRIGGERED');
+    await expect.poll(() => received.length).toBe(before + 1);
+    expect(received.at(-1)!.body).toMatchObject({ alert_id: made.body.id, state: 'TRIGGERED' });
+
+    const paused = await app.request(
+      `/api/2.0/alerts/${made.body.id}?update_mask=schedule`,
+      jsonInit('PATCH', {
+        schedule: { quartz_cron_schedule: '0 * * * * ?', timezone_id: 'UTC', pause_status: 'PAUSED' },
+      }),
+    );
+    expect(paused.status).toBe(200);
+    expect((await call('GET', '/api/2.0/alerts')).body.alerts).toHaveLength(1);
+    const bad = await call('POST', '/api/2.0/alerts', {
+      display_name: 'x',
+      query_text: 'SELECT 1',
+      warehouse_id: 'dev',
+      evaluation: {
+        comparison_operator: 'EQUAL',
+        source: { name: 'a' },
+        threshold: { value: { double_value: 1 } },
+      },
+      schedule: { quartz_cron_schedule: 'nope' },
+    });
+    expect(bad.status).toBe(400);
+    await call('DELETE', `/api/2.0/alerts/${made.body.id}`);
+    expect((await get()).lifecycle_state).toBe('DELETED');
+    expect((await call('GET', '/api/2.0/alerts')).body.alerts ?? []).toHaveLength(0);
+  });
+});
+
 describe('legacy dashboards', () => {
   it('dashboards with widgets over visualizations, as the Terraform provider reads them', async () => {
     const q = await call('POST', '/api/2.0/preview/sql/queries', {
