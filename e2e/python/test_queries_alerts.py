@@ -145,3 +145,46 @@ def test_legacy_queries_alerts_and_dashboards(w):
     w.queries_legacy.delete(q.id)
     w.queries_legacy.restore(q.id)
     assert w.queries.get(q.id).lifecycle_state == sql.LifecycleState.ACTIVE
+
+
+def test_alert_v2_on_its_own_schedule_calls_its_webhook(w, webhook):
+    import time
+
+    hook_url, received = webhook
+    wh = w.warehouses.create_and_wait(name=unique("wh"), cluster_size="Small").id
+    cat = unique("v2_cat")
+    w.catalogs.create(cat)
+    _sql(w, wh, f"CREATE TABLE {cat}.default.events (n INT)")
+    dest = w.notification_destinations.create(display_name="hook", config=settings.Config(
+        generic_webhook=settings.GenericWebhookConfig(url=hook_url)))
+    alert = w.alerts_v2.create_alert(sql.AlertV2(
+        display_name="events", warehouse_id=wh, query_text=f"SELECT n FROM {cat}.default.events",
+        evaluation=sql.AlertV2Evaluation(
+            comparison_operator=sql.ComparisonOperator.GREATER_THAN_OR_EQUAL,
+            source=sql.AlertV2OperandColumn(name="n", aggregation=sql.Aggregation.COUNT),
+            threshold=sql.AlertV2Operand(value=sql.AlertV2OperandValue(double_value=2)),
+            notification=sql.AlertV2Notification(subscriptions=[sql.AlertV2Subscription(destination_id=dest.id)])),
+        # Every second (Quartz): the schedule, not the test, evaluates the alert.
+        schedule=sql.CronSchedule(quartz_cron_schedule="* * * * * ?", timezone_id="UTC")))
+    assert alert.lifecycle_state == sql.AlertLifecycleState.ACTIVE
+
+    def wait_state(want):
+        deadline = time.time() + 30
+        while time.time() < deadline:
+            got = w.alerts_v2.get_alert(alert.id)
+            if got.evaluation.state == want:
+                return got
+            time.sleep(0.2)
+        raise AssertionError(f"alert never reached {want}: {got.evaluation}")
+
+    wait_state(sql.AlertEvaluationState.OK)
+    _sql(w, wh, f"INSERT INTO {cat}.default.events VALUES (1), (2), (3)")
+    got = wait_state(sql.AlertEvaluationState.TRIGGERED)
+    assert got.evaluation.last_evaluated_at
+    deadline = time.time() + 10
+    while not received and time.time() < deadline:
+        time.sleep(0.1)
+    assert received and received[0]["body"]["alert_id"] == alert.id
+    assert [a.id for a in w.alerts_v2.list_alerts()] == [alert.id]
+    w.alerts_v2.trash_alert(alert.id)
+    assert w.alerts_v2.get_alert(alert.id).lifecycle_state == sql.AlertLifecycleState.DELETED

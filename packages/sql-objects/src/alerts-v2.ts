@@ -3,7 +3,8 @@
  * notification subscriptions. It is evaluated on its schedule (croner, on the injected clock, as jobs'
  * schedules are) and notifies `evaluation.notification.subscriptions` (webhook destinations get a real POST).
  * The source column may be aggregated over all rows (SUM, COUNT, ...); without an aggregation the first row
- * is read. A failed query is ERROR; an empty result takes `empty_result_state` (UNKNOWN by default).
+ * is read. A failed query is ERROR; an empty result takes `empty_result_state` (UNKNOWN by default) unless the
+ * source is aggregated (COUNT of no rows is 0, SUM of none is NULL: UNKNOWN).
  */
 import { randomUUID } from 'node:crypto';
 import { Cron } from 'croner';
@@ -210,7 +211,9 @@ export function judgeV2(
   if (outcome.state !== 'SUCCEEDED')
     return { state: 'ERROR', error: outcome.error?.message ?? `The query ended ${outcome.state}.` };
   const rows = outcome.rows ?? [];
-  if (rows.length === 0)
+  // An aggregated source is computed over the rows, as SQL would over the query: COUNT of none is 0.
+  const aggregated = Boolean((evaluation.source as Json | undefined)?.aggregation);
+  if (rows.length === 0 && !aggregated)
     return { state: (evaluation.empty_result_state as EvaluationState | undefined) ?? 'UNKNOWN' };
   const cols = outcome.columns ?? [];
   const read = (c: Json | undefined): { value?: string | null; error?: string } => {
