@@ -119,3 +119,25 @@ resource "databricks_sql_widget" "text" {
     pos_y  = 0
   }
 }
+
+resource "databricks_alert_v2" "v2" {
+  display_name = "tf-v2-${var.suffix}"
+  warehouse_id = databricks_sql_endpoint.wh.id
+  query_text   = "SELECT 42 AS total"
+  evaluation = {
+    comparison_operator = "GREATER_THAN"
+    source = {
+      name = "total"
+    }
+    threshold = {
+      value = {
+        double_value = 40
+      }
+    }
+    empty_result_state = "UNKNOWN"
+  }
+  schedule = {
+    quartz_cron_schedule = "0 0 * * * ?"
+    timezone_id          = "UTC"
+  }
+}

@@ -24,6 +24,7 @@ def test_sql_objects_apply_plan_empty_and_destroy(server, w, terraform_factory):
     alerts = {a.display_name: a for a in w.alerts.list()}
     assert alerts[f"tf-big-{sfx}"].condition.op.value == "GREATER_THAN"
     assert f"tf-legacy-alert-{sfx}" in alerts
+    assert [a.display_name for a in w.alerts_v2.list_alerts()] == [f"tf-v2-{sfx}"]
     dash = next(d for d in w.dashboards.list() if d.name == f"tf-dash-{sfx}")
     assert len(w.dashboards.get(dash.id).widgets) == 2
 
@@ -31,3 +32,4 @@ def test_sql_objects_apply_plan_empty_and_destroy(server, w, terraform_factory):
     assert not [q for q in w.queries.list() if q.display_name.endswith(sfx)]
     assert not [a for a in w.alerts.list() if a.display_name.endswith(sfx)]
     assert not [d for d in w.dashboards.list() if d.name.endswith(sfx)]
+    assert not list(w.alerts_v2.list_alerts())

@@ -40,6 +40,7 @@ export interface AlertV2Record {
   custom_description?: string;
   parent_path?: string;
   run_as_user_name?: string;
+  run_as?: Json;
   owner_user_name: string;
   create_time: number;
   update_time: number;
@@ -59,6 +60,8 @@ const MASK = [
   'custom_summary',
   'custom_description',
   'run_as_user_name',
+  'run_as',
+  'parent_path',
   'owner_user_name',
 ] as const;
 
@@ -125,6 +128,9 @@ const AlertV2Body = v.looseObject({
   custom_description: v.optional(v.string()),
   parent_path: v.optional(v.string()),
   run_as_user_name: v.optional(v.string()),
+  run_as: v.optional(
+    v.object({ user_name: v.optional(v.string()), service_principal_name: v.optional(v.string()) }),
+  ),
   owner_user_name: v.optional(v.string()),
 });
 const ListQuery = v.object({
@@ -164,7 +170,8 @@ export function renderAlertV2(a: AlertV2Record): Json {
     custom_description: a.custom_description,
     parent_path: a.parent_path,
     run_as_user_name: a.run_as_user_name,
-    effective_run_as: { user_name: a.run_as_user_name ?? a.owner_user_name },
+    run_as: a.run_as,
+    effective_run_as: a.run_as ?? { user_name: a.run_as_user_name ?? a.owner_user_name },
     owner_user_name: a.owner_user_name,
     lifecycle_state: a.trashed_at === undefined ? 'ACTIVE' : 'DELETED',
     create_time: iso(a.create_time),
