@@ -11,6 +11,7 @@ import { jobsService } from '@minilake/jobs';
 import { mcpService } from '@minilake/mcp';
 import { secretsService } from '@minilake/secrets';
 import { sqlService } from '@minilake/sql';
+import { sqlObjectsService } from '@minilake/sql-objects';
 import { thriftService } from '@minilake/thrift';
 import { unityCatalogService } from '@minilake/unity-catalog';
 import { workspaceService } from '@minilake/workspace';
@@ -21,6 +22,7 @@ const ordered = [
   secretsService,
   unityCatalogService,
   sqlService,
+  sqlObjectsService,
   thriftService,
   workspaceService,
   filesService,

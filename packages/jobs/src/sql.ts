@@ -55,3 +55,68 @@ export async function runSqlFile(
     r = await send(`/api/2.0/sql/statements/${id}`);
   }
 }
+
+async function post(ctx: Pick<ServiceContext, 'request'>, path: string, body: unknown) {
+  const res = await ctx.request(path, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  return { status: res.status, body: (await res.json().catch(() => ({}))) as Record<string, unknown> };
+}
+
+/**
+ * sql_task `query`: runs the saved query (its warehouse, namespace and parameters; the task's parameters
+ * override the saved values) through the sql-objects service, in process.
+ */
+export async function runSavedQuery(
+  ctx: Pick<ServiceContext, 'request'>,
+  input: { queryId: string; parameters: Record<string, string> },
+): Promise<SqlFileResult> {
+  const r = await post(ctx, `/_minilake/sql/queries/${encodeURIComponent(input.queryId)}/run`, {
+    parameters: input.parameters,
+  });
+  if (r.status !== 200)
+    return {
+      ok: false,
+      error: String(r.body.message ?? `Query ${input.queryId} failed (${r.status})`),
+      summary: '',
+    };
+  if (r.body.state !== 'SUCCEEDED') {
+    const error = r.body.error as { message?: string } | undefined;
+    return {
+      ok: false,
+      error: error?.message ?? `Query ${input.queryId} ${String(r.body.state)}`,
+      summary: '',
+    };
+  }
+  return {
+    ok: true,
+    error: '',
+    summary: `Query ${input.queryId}: statement ${String(r.body.statement_id)} succeeded (${Number(r.body.row_count ?? 0)} rows).\n`,
+  };
+}
+
+/** sql_task `alert`: evaluates the alert now and notifies its subscriptions (the task's own). */
+export async function runAlert(
+  ctx: Pick<ServiceContext, 'request'>,
+  input: { alertId: string; subscriptions: unknown[]; pauseSubscriptions: boolean },
+): Promise<SqlFileResult> {
+  const r = await post(ctx, `/_minilake/sql/alerts/${encodeURIComponent(input.alertId)}/evaluate`, {
+    subscriptions: input.subscriptions,
+    pause_subscriptions: input.pauseSubscriptions,
+  });
+  if (r.status !== 200)
+    return {
+      ok: false,
+      error: String(r.body.message ?? `Alert ${input.alertId} failed (${r.status})`),
+      summary: '',
+    };
+  const alert = r.body.alert as { state?: string } | undefined;
+  const error = r.body.error ? ` (${String(r.body.error)})` : '';
+  return {
+    ok: true,
+    error: '',
+    summary: `Alert ${input.alertId}: ${alert?.state ?? 'UNKNOWN'}${error}${r.body.notified ? ', notified' : ''}.\n`,
+  };
+}

@@ -8,7 +8,7 @@ import type { SparkEngine, SparkTask, SparkTaskResult } from './engine.js';
 import { resolveAll, resolveRefs, type RefContext } from './refs.js';
 import { FileResolver, TaskFileError } from './resolve.js';
 import type { Json, TaskSpec } from './settings.js';
-import { runSqlFile } from './sql.js';
+import { runAlert, runSavedQuery, runSqlFile } from './sql.js';
 import type { JobsStore, RunRecord, TaskOutput, TaskRunRecord } from './store.js';
 import type { ComputeApi } from '@minilake/compute';
 import type { SecretsApi } from '@minilake/secrets';
@@ -387,13 +387,37 @@ async function forEach(d: ExecDeps, input: ExecInput, refs: RefContext): Promise
 
 async function sqlTask(d: ExecDeps, input: ExecInput, sql: Json, refs: RefContext): Promise<Outcome> {
   const file = sql.file as { path?: string; source?: string } | undefined;
+  const saved = await savedSqlTask(d, sql, refs);
+  if (saved) return saved;
   if (!file?.path)
-    return fail('Only sql_task with a file is supported by MiniLake (query, dashboard and alert are not).');
+    return fail(
+      'Only sql_task with a file, a query or an alert is supported by MiniLake (dashboard is not).',
+    );
   if (file.source === 'GIT') return fail('sql_task files from git_source are not supported by MiniLake.');
   const warehouse = String(sql.warehouse_id ?? '');
   const text = await d.files.localFileText(file.path, input.workDir);
   const params = resolveAll(asRecord(sql.parameters), refs);
   const r = await runSqlFile(d.ctx, { statement: text, warehouseId: warehouse, parameters: params });
+  if (r.ok) return { result: 'SUCCESS', message: '', output: { logs: r.summary, logs_truncated: false } };
+  return fail(r.error, { error: r.error });
+}
+
+/** sql_task `query` / `alert` (saved Databricks SQL objects, run by the sql-objects service); undefined otherwise. */
+async function savedSqlTask(d: ExecDeps, sql: Json, refs: RefContext): Promise<Outcome | undefined> {
+  const query = sql.query as { query_id?: string } | undefined;
+  const alert = sql.alert as
+    { alert_id?: string; subscriptions?: unknown[]; pause_subscriptions?: boolean } | undefined;
+  let r;
+  if (query?.query_id) {
+    const parameters = resolveAll(asRecord(sql.parameters), refs);
+    r = await runSavedQuery(d.ctx, { queryId: query.query_id, parameters });
+  } else if (alert?.alert_id) {
+    r = await runAlert(d.ctx, {
+      alertId: alert.alert_id,
+      subscriptions: alert.subscriptions ?? [],
+      pauseSubscriptions: alert.pause_subscriptions === true,
+    });
+  } else return undefined;
   if (r.ok) return { result: 'SUCCESS', message: '', output: { logs: r.summary, logs_truncated: false } };
   return fail(r.error, { error: r.error });
 }

@@ -2,9 +2,13 @@
  * Workspace administration state: workspace-conf values, IP access lists, git credentials, global init
  * scripts, notification destinations and the /api/2.0/settings values. Secrets handed to these APIs (git
  * personal access tokens, webhook passwords, Slack URLs, PagerDuty keys) are write-only: git tokens are not
- * kept at all, destination secrets only as their SHA-256, and no response carries them back.
+ * kept at all, destination secrets only as their SHA-256, and no response carries them back. What a delivery
+ * needs (a webhook's URL and basic-auth credentials) is kept beside the hash, sealed with AES-256-GCM under a
+ * key in the service's folder, and only ever handed to a notifier in process (`deliveryTarget`).
  */
-import { createHash, randomUUID } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHash, randomBytes, randomUUID } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
 import { isIPv4 } from 'node:net';
 import {
   CollectionStore,
@@ -79,6 +83,27 @@ interface Destination {
   destination_type: string;
   /** The type's config object; secret fields hold `sha256:<hex>` instead of the value. */
   config: Json;
+  /** Secret fields a delivery needs, sealed (base64 of iv | tag | ciphertext). */
+  sealed?: Record<string, string>;
+}
+
+/** Where a notification for a destination goes, as a notifier in process needs it (never rendered). */
+export type DeliveryTarget =
+  | { type: 'WEBHOOK'; displayName: string; url: string; username?: string; password?: string }
+  | { type: 'EMAIL'; displayName: string; addresses: string[] }
+  | { type: string; displayName: string };
+
+/** The secret fields kept (sealed) for delivery, per config key. */
+const DELIVERY_FIELDS: Record<string, string[]> = { generic_webhook: ['url', 'username', 'password'] };
+
+function loadKey(dir: string | undefined): Buffer {
+  if (!dir) return randomBytes(32);
+  const file = path.join(dir, 'destinations.key');
+  if (existsSync(file)) return Buffer.from(readFileSync(file, 'utf8').trim(), 'base64');
+  mkdirSync(dir, { recursive: true });
+  const key = randomBytes(32);
+  writeFileSync(file, key.toString('base64'), { mode: 0o600 });
+  return key;
 }
 
 interface SettingRecord {
@@ -131,12 +156,17 @@ export class WorkspaceAdminStore extends CollectionStore {
   private readonly destinations: Collection<Destination>;
   private readonly settings: Collection<SettingRecord>;
 
+  private readonly key: Buffer;
+
   constructor(
     db: StateDb,
     private readonly clock: Clock,
     private readonly identity: Identity,
+    /** keyDir: where the key sealing delivery secrets lives (persistence on); in memory without it. */
+    opts: { keyDir?: string } = {},
   ) {
     super('workspace-admin', 1, db);
+    this.key = loadKey(opts.keyDir);
     this.conf = this.collection('workspace_conf');
     this.ipLists = this.collection('ip_access_lists');
     this.gitCreds = this.collection('git_credentials');
@@ -446,6 +476,49 @@ export class WorkspaceAdminStore extends CollectionStore {
 
   // ---------- notification destinations ----------
 
+  private seal(text: string): string {
+    const iv = randomBytes(12);
+    const cipher = createCipheriv('aes-256-gcm', this.key, iv);
+    const body = Buffer.concat([cipher.update(text, 'utf8'), cipher.final()]);
+    return Buffer.concat([iv, cipher.getAuthTag(), body]).toString('base64');
+  }
+
+  private unseal(sealed: string): string {
+    const raw = Buffer.from(sealed, 'base64');
+    const decipher = createDecipheriv('aes-256-gcm', this.key, raw.subarray(0, 12));
+    decipher.setAuthTag(raw.subarray(12, 28));
+    return Buffer.concat([decipher.update(raw.subarray(28)), decipher.final()]).toString('utf8');
+  }
+
+  private sealedFor(key: string, raw: Json, existing?: Destination): Record<string, string> | undefined {
+    const fields = DELIVERY_FIELDS[key];
+    if (!fields) return undefined;
+    const out: Record<string, string> = { ...existing?.sealed };
+    for (const f of fields) if (typeof raw[f] === 'string') out[f] = this.seal(raw[f] as string);
+    return out;
+  }
+
+  /** What a notifier needs to deliver to this destination (404 when it does not exist). */
+  deliveryTarget(id: string): DeliveryTarget {
+    const d = this.destination(id);
+    if (d.destination_type === 'EMAIL') {
+      return { type: 'EMAIL', displayName: d.display_name, addresses: d.config.addresses as string[] };
+    }
+    if (d.destination_type === 'WEBHOOK' && d.sealed?.url) {
+      const open = (f: string) => (d.sealed?.[f] ? this.unseal(d.sealed[f]) : undefined);
+      const username = open('username');
+      const password = open('password');
+      return {
+        type: 'WEBHOOK',
+        displayName: d.display_name,
+        url: open('url')!,
+        ...(username !== undefined ? { username } : {}),
+        ...(password !== undefined ? { password } : {}),
+      };
+    }
+    return { type: d.destination_type, displayName: d.display_name };
+  }
+
   private parseConfig(config: Json | undefined, existing?: Destination): { key: string; value: Json } {
     const keys = Object.keys(config ?? {}).filter(
       (k) => (config as Json)[k] !== undefined && (config as Json)[k] !== null,
@@ -507,6 +580,8 @@ export class WorkspaceAdminStore extends CollectionStore {
       destination_type: DESTINATIONS[key]!.type,
       config: value,
     };
+    const sealed = this.sealedFor(key, (config as Json)[key] as Json);
+    if (sealed) d.sealed = sealed;
     this.destinations.set(d.id, d);
     return this.renderDestination(d);
   }
@@ -548,6 +623,8 @@ export class WorkspaceAdminStore extends CollectionStore {
       if (DESTINATIONS[key]!.type !== d.destination_type)
         throw invalidParameter(`The destination type cannot change (it is ${d.destination_type}).`);
       d.config = value;
+      const sealed = this.sealedFor(key, (config as Json)[key] as Json, d);
+      if (sealed) d.sealed = sealed;
     }
     this.destinations.set(id, d);
     return this.renderDestination(d);
