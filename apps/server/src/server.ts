@@ -25,6 +25,7 @@ import {
 import type { MinilakeConfig } from './config.js';
 import { identityApp } from './identity.js';
 import { registry } from './registry.js';
+import { defaultUiDir, uiApp } from './ui.js';
 
 /** The host's own folder in a data dir: the persisted state (journal and snapshot). */
 const STATE_FOLDER = 'state';
@@ -171,6 +172,9 @@ export async function createMinilake(config: MinilakeConfig, opts: CreateOptions
       })),
     }),
   );
+
+  // The web SQL workspace: static files only, it talks to the public API like any client.
+  app.route('/', uiApp({ dir: defaultUiDir() }));
 
   // Start order comes from the declared dependencies (uses / optionalUses), never from the registry's order.
   for (const name of startOrder(registry, config.services)) {

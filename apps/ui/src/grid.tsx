@@ -1,0 +1,156 @@
+/**
+ * The result grid: only the rows in view (plus a few) are in the DOM, placed by @tanstack/virtual-core, so
+ * 100,000 rows scroll like 100. NULL is drawn as a dim NULL, an empty string as nothing; a click selects a
+ * cell, Ctrl/Cmd+C (or the Copy button) copies it.
+ */
+import { elementScroll, observeElementOffset, observeElementRect, Virtualizer } from '@tanstack/virtual-core';
+import { useEffect, useLayoutEffect, useMemo, useReducer, useRef, useState } from 'preact/hooks';
+import type { Cell, Column } from './api';
+
+export const ROW_HEIGHT = 24;
+const NUMERIC = /^(TINYINT|SHORT|SMALLINT|INT|LONG|BIGINT|FLOAT|DOUBLE|DECIMAL|BYTE)$/;
+
+export async function copyText(text: string): Promise<void> {
+  try {
+    await navigator.clipboard.writeText(text);
+  } catch {
+    // Without clipboard permission (or a secure context) the old execCommand path still works.
+    const ta = document.createElement('textarea');
+    ta.value = text;
+    document.body.append(ta);
+    ta.select();
+    document.execCommand('copy');
+    ta.remove();
+  }
+}
+
+function widthFor(col: Column, rows: Cell[][], i: number): number {
+  let max = col.name.length + (col.type_name?.length ?? 0) * 0.7;
+  for (let r = 0; r < Math.min(rows.length, 200); r++) max = Math.max(max, (rows[r]![i] ?? 'NULL').length);
+  return Math.min(420, Math.max(72, Math.round(max * 7.6 + 24)));
+}
+
+export function Grid(props: { columns: Column[]; rows: Cell[][]; label?: string }) {
+  const { columns, rows } = props;
+  const scrollRef = useRef<HTMLDivElement>(null);
+  const [, rerender] = useReducer((n: number) => n + 1, 0);
+  const [sel, setSel] = useState<{ r: number; c: number } | null>(null);
+  const widths = useMemo(
+    () => columns.map((c, i) => widthFor(c, rows, i)),
+    // Widths follow the first chunk; later chunks must not make columns jump while scrolling.
+    [columns, rows.length > 0],
+  );
+  const total = widths.reduce((a, b) => a + b, 48);
+
+  const virtualizer = useMemo(
+    () =>
+      new Virtualizer<HTMLDivElement, HTMLDivElement>({
+        count: rows.length,
+        getScrollElement: () => scrollRef.current,
+        estimateSize: () => ROW_HEIGHT,
+        overscan: 12,
+        scrollToFn: elementScroll,
+        observeElementRect,
+        observeElementOffset,
+        onChange: () => rerender(0),
+      }),
+    [],
+  );
+  virtualizer.setOptions({ ...virtualizer.options, count: rows.length });
+  useEffect(() => virtualizer._didMount(), [virtualizer]);
+  useLayoutEffect(() => virtualizer._willUpdate());
+
+  const cellText = (r: number, c: number) => rows[r]?.[c] ?? null;
+  const onKey = (e: KeyboardEvent) => {
+    if (!sel) return;
+    if ((e.ctrlKey || e.metaKey) && e.key === 'c') {
+      e.preventDefault();
+      void copyText(cellText(sel.r, sel.c) ?? 'NULL');
+      return;
+    }
+    const moves: Record<string, [number, number]> = {
+      ArrowUp: [-1, 0],
+      ArrowDown: [1, 0],
+      ArrowLeft: [0, -1],
+      ArrowRight: [0, 1],
+    };
+    const m = moves[e.key];
+    if (m) {
+      e.preventDefault();
+      const r = Math.max(0, Math.min(rows.length - 1, sel.r + m[0]));
+      const c = Math.max(0, Math.min(columns.length - 1, sel.c + m[1]));
+      setSel({ r, c });
+      virtualizer.scrollToIndex(r);
+    }
+  };
+
+  const items = virtualizer.getVirtualItems();
+  return (
+    <div class="grid-wrap">
+      <div class="grid-bar">
+        <span>
+          {rows.length.toLocaleString()} row{rows.length === 1 ? '' : 's'}
+        </span>
+        {sel && (
+          <button
+            type="button"
+            onClick={() => void copyText(cellText(sel.r, sel.c) ?? 'NULL')}
+            title="Copy the selected cell (Ctrl/Cmd+C)"
+          >
+            Copy cell
+          </button>
+        )}
+      </div>
+      <div
+        class="grid"
+        ref={scrollRef}
+        tabIndex={0}
+        role="grid"
+        aria-label={props.label ?? 'Result rows'}
+        aria-rowcount={rows.length + 1}
+        onKeyDown={onKey}
+      >
+        <div class="grid-head" style={{ width: `${total}px` }} role="row">
+          <div class="gcell rownum" />
+          {columns.map((c, i) => (
+            <div class="gcell" role="columnheader" style={{ width: `${widths[i]}px` }} title={c.type_text}>
+              <b>{c.name}</b> <span class="type">{(c.type_text ?? c.type_name).toLowerCase()}</span>
+            </div>
+          ))}
+        </div>
+        <div style={{ height: `${virtualizer.getTotalSize()}px`, width: `${total}px`, position: 'relative' }}>
+          {items.map((it) => {
+            const row = rows[it.index]!;
+            return (
+              <div
+                key={it.index}
+                class="grow"
+                role="row"
+                aria-rowindex={it.index + 2}
+                style={{ transform: `translateY(${it.start}px)`, height: `${ROW_HEIGHT}px` }}
+              >
+                <div class="gcell rownum">{it.index + 1}</div>
+                {columns.map((col, c) => {
+                  const v = row[c] ?? null;
+                  const selected = sel?.r === it.index && sel.c === c;
+                  return (
+                    <div
+                      role="gridcell"
+                      class={`gcell${v === null ? ' null' : ''}${NUMERIC.test(col.type_name) ? ' num' : ''}${selected ? ' sel' : ''}`}
+                      style={{ width: `${widths[c]}px` }}
+                      onClick={() => setSel({ r: it.index, c })}
+                      onDblClick={() => void copyText(v ?? 'NULL')}
+                      data-null={v === null ? '1' : undefined}
+                    >
+                      {v === null ? 'NULL' : v}
+                    </div>
+                  );
+                })}
+              </div>
+            );
+          })}
+        </div>
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,112 @@
+/** The result area under the editor: grid or chart, whole-result export, and errors as Databricks reports them. */
+import { useState } from 'preact/hooks';
+import { ApiError, type Cell, type Column } from './api';
+import { ChartPanel, downloadBlob } from './chart';
+import { Grid } from './grid';
+
+const INTEGER = /^(TINYINT|SHORT|SMALLINT|INT|LONG|BIGINT|BYTE)$/;
+const FLOATING = /^(FLOAT|DOUBLE)$/;
+
+/** RFC 4180: fields with a comma, quote or line break are quoted; NULL is an empty field, '' is `""`. */
+export function toCsv(columns: Column[], rows: Cell[][]): string {
+  const field = (v: Cell) => (v === null ? '' : v === '' || /[",\r\n]/.test(v) ? `"${v.replaceAll('"', '""')}"` : v);
+  const lines = [columns.map((c) => field(c.name)).join(',')];
+  for (const r of rows) lines.push(r.map(field).join(','));
+  return `${lines.join('\r\n')}\r\n`;
+}
+
+/** One object per row, values typed from the manifest (integers that fit, floats, booleans); NULL is null. */
+export function toJson(columns: Column[], rows: Cell[][]): string {
+  const convert = columns.map((c) => {
+    if (INTEGER.test(c.type_name))
+      return (v: string) => (Number.isSafeInteger(Number(v)) ? Number(v) : v);
+    if (FLOATING.test(c.type_name)) return (v: string) => (Number.isFinite(Number(v)) ? Number(v) : v);
+    if (c.type_name === 'BOOLEAN') return (v: string) => v === 'true';
+    return (v: string) => v;
+  });
+  const objs = rows.map((r) =>
+    Object.fromEntries(columns.map((c, i) => [c.name, r[i] == null ? null : convert[i]!(r[i]!)])),
+  );
+  return JSON.stringify(objs, null, 1);
+}
+
+export function ErrorBox(props: { error: unknown }) {
+  const e = props.error;
+  if (e instanceof ApiError)
+    return (
+      <div class="error" role="alert">
+        <div class="error-head">
+          <b>{e.errorCode}</b>
+          {e.sqlState && <span class="sqlstate">SQLSTATE: {e.sqlState}</span>}
+          {e.status >= 400 && <span class="sqlstate">HTTP {e.status}</span>}
+        </div>
+        <pre>{e.message}</pre>
+      </div>
+    );
+  return (
+    <div class="error" role="alert">
+      <pre>{String((e as Error)?.message ?? e)}</pre>
+    </div>
+  );
+}
+
+export interface ResultState {
+  statementId?: string;
+  columns: Column[];
+  rows: Cell[][];
+  totalRows: number;
+  truncated: boolean;
+  loading: boolean;
+  ms?: number;
+  canceled?: boolean;
+}
+
+export function ResultsPanel(props: { result: ResultState | null; error: unknown; running: boolean }) {
+  const [view, setView] = useState<'table' | 'chart'>('table');
+  const { result, error } = props;
+  if (error) return <ErrorBox error={error} />;
+  if (!result) return <div class="empty">Run a statement (Ctrl/Cmd+Enter) to see its result here.</div>;
+  if (result.canceled) return <div class="empty">Statement {result.statementId} was canceled.</div>;
+  const { columns, rows } = result;
+  return (
+    <div class="results">
+      <div class="results-bar" role="toolbar" aria-label="Result actions">
+        <div class="seg" role="tablist">
+          <button type="button" role="tab" aria-selected={view === 'table'} onClick={() => setView('table')}>
+            Table
+          </button>
+          <button type="button" role="tab" aria-selected={view === 'chart'} onClick={() => setView('chart')}>
+            Chart
+          </button>
+        </div>
+        <span class="meta">
+          {result.loading
+            ? `fetching… ${rows.length.toLocaleString()} of ${result.totalRows.toLocaleString()} rows`
+            : `${result.totalRows.toLocaleString()} rows${result.truncated ? ' (truncated)' : ''}${result.ms !== undefined ? ` in ${Math.round(result.ms)} ms` : ''}`}
+          {result.statementId && <span class="sid"> · {result.statementId}</span>}
+        </span>
+        <button
+          type="button"
+          disabled={result.loading}
+          onClick={() => downloadBlob('result.csv', 'text/csv', toCsv(columns, rows))}
+        >
+          Export CSV
+        </button>
+        <button
+          type="button"
+          disabled={result.loading}
+          onClick={() => downloadBlob('result.json', 'application/json', toJson(columns, rows))}
+        >
+          Export JSON
+        </button>
+      </div>
+      {columns.length === 0 ? (
+        <div class="empty">The statement succeeded and returned no columns.</div>
+      ) : view === 'table' ? (
+        <Grid columns={columns} rows={rows} />
+      ) : (
+        <ChartPanel columns={columns} rows={rows} />
+      )}
+    </div>
+  );
+}
