@@ -97,6 +97,8 @@ export interface RunOptions {
   warehouseId: string;
   catalog?: string;
   schema?: string;
+  /** Called once the server accepted the statement (its id is known, so it can be canceled). */
+  onAccepted?: (statementId: string) => void;
   /** Called as chunks arrive, so the grid fills while the rest is still being fetched. */
   onRows?: (columns: Column[], rows: Cell[][], totalRows: number) => void;
 }
@@ -125,6 +127,7 @@ export function runStatement(statement: string, opts: RunOptions): RunHandle {
     if (opts.schema) body.schema = opts.schema;
     let r = await api<StatementResponse>('POST', '/api/2.0/sql/statements', body);
     id = r.statement_id;
+    opts.onAccepted?.(id);
     if (cancelled) void cancelById(id);
     let delay = 25;
     while (!terminal.has(r.status.state)) {

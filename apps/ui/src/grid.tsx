@@ -25,7 +25,7 @@ export async function copyText(text: string): Promise<void> {
 }
 
 function widthFor(col: Column, rows: Cell[][], i: number): number {
-  let max = col.name.length + (col.type_name?.length ?? 0) * 0.7;
+  let max = col.name.length + (col.type_text ?? col.type_name ?? '').length * 0.8 + 1;
   for (let r = 0; r < Math.min(rows.length, 200); r++) max = Math.max(max, (rows[r]![i] ?? 'NULL').length);
   return Math.min(420, Math.max(72, Math.round(max * 7.6 + 24)));
 }
@@ -89,7 +89,7 @@ export function Grid(props: { columns: Column[]; rows: Cell[][]; label?: string 
     <div class="grid-wrap">
       <div class="grid-bar">
         <span>
-          {rows.length.toLocaleString()} row{rows.length === 1 ? '' : 's'}
+          {rows.length.toLocaleString()} row{rows.length === 1 ? '' : 's'} loaded
         </span>
         {sel && (
           <button

@@ -77,13 +77,10 @@ export class CatalogCache {
 
 /** Splits `a.`b c`.d` (the dotted name ending at the cursor) into its parts; the last is the partial word. */
 export function dottedPrefix(textBefore: string): string[] {
-  const m = /((?:(?:`[^`]*`|[A-Za-z_][\w]*)\s*\.\s*)*)(`[^`]*|[A-Za-z_]\w*)?$/.exec(textBefore);
-  if (!m) return [''];
-  const parts = (m[1] ?? '')
-    .split(/\s*\.\s*/)
-    .filter((p) => p !== '')
-    .map(unquote);
-  parts.push(unquote(m[2] ?? ''));
+  const part = '(?:`(?:[^`]|``)*`|[A-Za-z_]\\w*)';
+  const m = new RegExp(`((?:${part}\\s*\\.\\s*)*)(\`(?:[^\`]|\`\`)*|[A-Za-z_]\\w*)?$`).exec(textBefore);
+  const parts = [...(m?.[1] ?? '').matchAll(new RegExp(part, 'g'))].map((p) => unquote(p[0]));
+  parts.push(unquote(m?.[2] ?? ''));
   return parts;
 }
 const unquote = (p: string) => (p.startsWith('`') ? p.slice(1).replace(/`$/, '').replaceAll('``', '`') : p);

@@ -107,6 +107,7 @@ export function Workspace(props: { visible: boolean; onNotice: (msg: string) => 
     const t0 = performance.now();
     const handle = runStatement(text, {
       warehouseId: s.warehouse ?? warehouseIdRef.current,
+      onAccepted: () => setRun(tabId, {}),
       onRows: (columns, rows, totalRows) =>
         setRun(tabId, {
           result: { statementId: handle.id(), columns, rows, totalRows, truncated: false, loading: true },
