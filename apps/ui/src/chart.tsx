@@ -8,6 +8,7 @@ import * as echarts from 'echarts/core';
 import { CanvasRenderer, SVGRenderer } from 'echarts/renderers';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import type { Cell, Column } from './api';
+import { download, downloadBlob } from './export';
 
 echarts.use([
   BarChart,
@@ -69,21 +70,6 @@ export function chartOption(
       data: xNumeric ? data.map((r) => [num(r[x] ?? null), num(r[y] ?? null)]) : data.map((r) => num(r[y] ?? null)),
     })),
   };
-}
-
-function download(name: string, href: string) {
-  const a = document.createElement('a');
-  a.href = href;
-  a.download = name;
-  document.body.append(a);
-  a.click();
-  a.remove();
-}
-
-export function downloadBlob(name: string, type: string, content: string) {
-  const url = URL.createObjectURL(new Blob([content], { type }));
-  download(name, url);
-  setTimeout(() => URL.revokeObjectURL(url), 10_000);
 }
 
 export function ChartPanel(props: { columns: Column[]; rows: Cell[][] }) {

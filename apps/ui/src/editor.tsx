@@ -1,7 +1,7 @@
 /** Monaco set up for Databricks SQL: its one worker bundled by Vite, the language registered once. */
 import EditorWorker from 'monaco-esm/editor/editor.worker.js?worker';
 import * as monaco from './monaco';
-import { CatalogCache, LANGUAGE_ID, registerDatabricksSql } from './sql-language';
+import { catalogCache, LANGUAGE_ID, registerDatabricksSql } from './sql-language';
 
 declare global {
   interface Window {
@@ -10,7 +10,6 @@ declare global {
 }
 self.MonacoEnvironment = { getWorker: () => new EditorWorker() };
 
-export const catalogCache = new CatalogCache();
 registerDatabricksSql(monaco, catalogCache);
 
 export { monaco, LANGUAGE_ID };

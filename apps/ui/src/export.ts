@@ -26,3 +26,18 @@ export function toJson(columns: Column[], rows: Cell[][]): string {
   );
   return JSON.stringify(objs, null, 1);
 }
+
+export function download(name: string, href: string) {
+  const a = document.createElement('a');
+  a.href = href;
+  a.download = name;
+  document.body.append(a);
+  a.click();
+  a.remove();
+}
+
+export function downloadBlob(name: string, type: string, content: string) {
+  const url = URL.createObjectURL(new Blob([content], { type }));
+  download(name, url);
+  setTimeout(() => URL.revokeObjectURL(url), 10_000);
+}

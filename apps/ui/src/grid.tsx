@@ -4,6 +4,7 @@
  * cell, Ctrl/Cmd+C (or the Copy button) copies it.
  */
 import { elementScroll, observeElementOffset, observeElementRect, Virtualizer } from '@tanstack/virtual-core';
+import { Component } from 'preact';
 import { useEffect, useLayoutEffect, useMemo, useReducer, useRef, useState } from 'preact/hooks';
 import type { Cell, Column } from './api';
 
@@ -109,6 +110,14 @@ export function Grid(props: { columns: Column[]; rows: Cell[][]; label?: string 
         aria-label={props.label ?? 'Result rows'}
         aria-rowcount={rows.length + 1}
         onKeyDown={onKey}
+        onClick={(e) => {
+          const cell = (e.target as HTMLElement).closest<HTMLElement>('[data-c]');
+          if (cell) setSel({ r: Number(cell.parentElement!.dataset.r), c: Number(cell.dataset.c) });
+        }}
+        onDblClick={(e) => {
+          const cell = (e.target as HTMLElement).closest<HTMLElement>('[data-c]');
+          if (cell) void copyText(cellText(Number(cell.parentElement!.dataset.r), Number(cell.dataset.c)) ?? 'NULL');
+        }}
       >
         <div class="grid-head" style={{ width: `${total}px` }} role="row">
           <div class="gcell rownum" />
@@ -119,38 +128,71 @@ export function Grid(props: { columns: Column[]; rows: Cell[][]; label?: string 
           ))}
         </div>
         <div style={{ height: `${virtualizer.getTotalSize()}px`, width: `${total}px`, position: 'relative' }}>
-          {items.map((it) => {
-            const row = rows[it.index]!;
-            return (
-              <div
-                key={it.index}
-                class="grow"
-                role="row"
-                aria-rowindex={it.index + 2}
-                style={{ transform: `translateY(${it.start}px)`, height: `${ROW_HEIGHT}px` }}
-              >
-                <div class="gcell rownum">{it.index + 1}</div>
-                {columns.map((col, c) => {
-                  const v = row[c] ?? null;
-                  const selected = sel?.r === it.index && sel.c === c;
-                  return (
-                    <div
-                      role="gridcell"
-                      class={`gcell${v === null ? ' null' : ''}${NUMERIC.test(col.type_name) ? ' num' : ''}${selected ? ' sel' : ''}`}
-                      style={{ width: `${widths[c]}px` }}
-                      onClick={() => setSel({ r: it.index, c })}
-                      onDblClick={() => void copyText(v ?? 'NULL')}
-                      data-null={v === null ? '1' : undefined}
-                    >
-                      {v === null ? 'NULL' : v}
-                    </div>
-                  );
-                })}
-              </div>
-            );
-          })}
+          {items.map((it) => (
+            <Row
+              key={it.index}
+              index={it.index}
+              start={it.start}
+              row={rows[it.index]!}
+              columns={columns}
+              widths={widths}
+              selected={sel?.r === it.index ? sel.c : -1}
+            />
+          ))}
         </div>
       </div>
     </div>
   );
+}
+
+interface RowProps {
+  index: number;
+  start: number;
+  row: Cell[];
+  columns: Column[];
+  widths: number[];
+  /** The selected column in this row, -1 when none. */
+  selected: number;
+}
+
+/** One row; re-rendered only when it moves or changes, so a scroll frame touches only the rows entering view. */
+class Row extends Component<RowProps> {
+  override shouldComponentUpdate(n: RowProps): boolean {
+    const p = this.props;
+    return (
+      n.start !== p.start ||
+      n.row !== p.row ||
+      n.selected !== p.selected ||
+      n.widths !== p.widths ||
+      n.columns !== p.columns
+    );
+  }
+  override render() {
+    const { index, start, row, columns, widths, selected } = this.props;
+    return (
+      <div
+        class="grow"
+        role="row"
+        aria-rowindex={index + 2}
+        data-r={index}
+        style={{ transform: `translateY(${start}px)`, height: `${ROW_HEIGHT}px` }}
+      >
+        <div class="gcell rownum">{index + 1}</div>
+        {columns.map((col, c) => {
+          const v = row[c] ?? null;
+          return (
+            <div
+              role="gridcell"
+              data-c={c}
+              class={`gcell${v === null ? ' null' : ''}${NUMERIC.test(col.type_name) ? ' num' : ''}${selected === c ? ' sel' : ''}`}
+              style={{ width: `${widths[c]}px` }}
+              data-null={v === null ? '1' : undefined}
+            >
+              {v === null ? 'NULL' : v}
+            </div>
+          );
+        })}
+      </div>
+    );
+  }
 }

@@ -1,8 +1,7 @@
 /** The result area under the editor: grid or chart, whole-result export, and errors as Databricks reports them. */
-import { useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { ApiError, type Cell, type Column } from './api';
-import { ChartPanel, downloadBlob } from './chart';
-import { toCsv, toJson } from './export';
+import { downloadBlob, toCsv, toJson } from './export';
 import { Grid } from './grid';
 
 export function ErrorBox(props: { error: unknown }) {
@@ -23,6 +22,18 @@ export function ErrorBox(props: { error: unknown }) {
       <pre>{String((e as Error)?.message ?? e)}</pre>
     </div>
   );
+}
+
+// ECharts loads with the first chart, not with the page.
+type ChartModule = typeof import('./chart');
+let chartModule: ChartModule | undefined;
+function LazyChart(props: { columns: Column[]; rows: Cell[][] }) {
+  const [mod, setMod] = useState(chartModule);
+  useEffect(() => {
+    if (!mod) void import('./chart').then((m) => setMod((chartModule = m)));
+  }, []);
+  if (!mod) return <div class="note">Loading charts…</div>;
+  return <mod.ChartPanel columns={props.columns} rows={props.rows} />;
 }
 
 export interface ResultState {
@@ -80,7 +91,7 @@ export function ResultsPanel(props: { result: ResultState | null; error: unknown
       ) : view === 'table' ? (
         <Grid columns={columns} rows={rows} />
       ) : (
-        <ChartPanel columns={columns} rows={rows} />
+        <LazyChart columns={columns} rows={rows} />
       )}
     </div>
   );

@@ -75,6 +75,9 @@ export class CatalogCache {
     this.get(`col:${c}.${s}.${t}`, async () => (await uc.table(`${c}.${s}.${t}`)).columns ?? []);
 }
 
+/** The one cache the editor's completion and the runs that invalidate it share. */
+export const catalogCache = new CatalogCache();
+
 /** Splits `a.`b c`.d` (the dotted name ending at the cursor) into its parts; the last is the partial word. */
 export function dottedPrefix(textBefore: string): string[] {
   const part = '(?:`(?:[^`]|``)*`|[A-Za-z_]\\w*)';

@@ -4,8 +4,14 @@
  */
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import { api, ApiError, runStatement, warehouses, type RunHandle, type Warehouse } from './api';
-import { catalogCache, createEditor, LANGUAGE_ID, monaco } from './editor';
+import type * as Monaco from './monaco';
 import { ResultsPanel, type ResultState } from './results';
+import { catalogCache } from './sql-language';
+
+// Monaco is most of the bundle: it loads in its own chunk after the page has painted.
+type EditorModule = typeof import('./editor');
+let editorModule: EditorModule | undefined;
+const loadEditor = () => import('./editor').then((m) => (editorModule = m));
 
 export interface Tab {
   id: string;
@@ -60,9 +66,10 @@ export function Workspace(props: { visible: boolean; onNotice: (msg: string) => 
   const [store, setStore] = useState<Stored>(loadTabs);
   const [whs, setWhs] = useState<Warehouse[]>([]);
   const [runs, setRuns] = useState<Record<string, RunState>>({});
+  const [editorReady, setEditorReady] = useState(false);
   const host = useRef<HTMLDivElement>(null);
-  const editorRef = useRef<monaco.editor.IStandaloneCodeEditor | null>(null);
-  const models = useRef(new Map<string, monaco.editor.ITextModel>());
+  const editorRef = useRef<Monaco.editor.IStandaloneCodeEditor | null>(null);
+  const models = useRef(new Map<string, Monaco.editor.ITextModel>());
   const storeRef = useRef(store);
   storeRef.current = store;
 
@@ -75,7 +82,7 @@ export function Workspace(props: { visible: boolean; onNotice: (msg: string) => 
   const modelFor = (tab: Tab) => {
     let m = models.current.get(tab.id);
     if (!m) {
-      m = monaco.editor.createModel(tab.sql, LANGUAGE_ID);
+      m = editorModule!.monaco.editor.createModel(tab.sql, editorModule!.LANGUAGE_ID);
       m.onDidChangeContent(() => {
         const s = storeRef.current;
         persist({ ...s, tabs: s.tabs.map((t) => (t.id === tab.id ? { ...t, sql: m!.getValue() } : t)) });
@@ -172,7 +179,7 @@ export function Workspace(props: { visible: boolean; onNotice: (msg: string) => 
     const tab = s.tabs.find((t) => t.id === s.active)!;
     const name = window.prompt('Query name', tab.title);
     if (!name) return;
-    const query_text = modelFor(tab).getValue();
+    const query_text = models.current.get(tab.id)?.getValue() ?? tab.sql;
     try {
       let id = tab.queryId;
       if (id) {
@@ -200,25 +207,32 @@ export function Workspace(props: { visible: boolean; onNotice: (msg: string) => 
 
   // Mount Monaco once; tabs swap models.
   useEffect(() => {
-    const ed = createEditor(host.current!);
-    editorRef.current = ed;
-    ed.setModel(modelFor(activeTab));
-    ed.addCommand(monaco.KeyMod.CtrlCmd | monaco.KeyCode.Enter, () => execute());
-    ed.addCommand(monaco.KeyMod.Shift | monaco.KeyCode.Escape, () => cancel());
-    ed.addCommand(monaco.KeyMod.CtrlCmd | monaco.KeyCode.KeyS, () => void save());
-    ed.focus();
+    let disposed = false;
     opener = (t) => addTab(t);
     for (const t of pending.splice(0)) addTab(t);
     warehouses().then(setWhs, () => setWhs([]));
+    void loadEditor().then(({ createEditor, monaco }) => {
+      if (disposed) return;
+      const ed = createEditor(host.current!);
+      editorRef.current = ed;
+      const s = storeRef.current;
+      ed.setModel(modelFor(s.tabs.find((t) => t.id === s.active) ?? s.tabs[0]!));
+      ed.addCommand(monaco.KeyMod.CtrlCmd | monaco.KeyCode.Enter, () => execute());
+      ed.addCommand(monaco.KeyMod.Shift | monaco.KeyCode.Escape, () => cancel());
+      ed.addCommand(monaco.KeyMod.CtrlCmd | monaco.KeyCode.KeyS, () => void save());
+      ed.focus();
+      setEditorReady(true);
+    });
     return () => {
+      disposed = true;
       opener = null;
-      ed.dispose();
+      editorRef.current?.dispose();
     };
   }, []);
   useEffect(() => {
     const ed = editorRef.current;
     if (ed && ed.getModel() !== modelFor(activeTab)) ed.setModel(modelFor(activeTab));
-  }, [activeTab.id]);
+  }, [activeTab.id, editorReady]);
   useEffect(() => {
     if (props.visible) editorRef.current?.layout();
   }, [props.visible]);
@@ -294,7 +308,8 @@ export function Workspace(props: { visible: boolean; onNotice: (msg: string) => 
           {run?.running ? `Running${run.handle?.id() ? ` ${run.handle.id()}` : ''}…` : ''}
         </span>
       </div>
-      <div class="editor" ref={host} />
+      {!editorReady && <div class="note loading">Loading the editor…</div>}
+      <div class="editor" ref={host} hidden={!editorReady} />
       <div class="result-area">
         <ResultsPanel result={run?.result ?? null} error={run?.error} running={run?.running ?? false} />
       </div>
