@@ -28,7 +28,12 @@ function bundleSizes(dir) {
   };
   walk(dir);
   const kib = (n) => +(n / 1024).toFixed(1);
-  return { files: sizes.files, raw_kib: kib(sizes.raw), gzip_kib: kib(sizes.gzip), brotli_kib: kib(sizes.brotli) };
+  return {
+    files: sizes.files,
+    raw_kib: kib(sizes.raw),
+    gzip_kib: kib(sizes.gzip),
+    brotli_kib: kib(sizes.brotli),
+  };
 }
 
 async function pageLoad(browser, url, context) {
@@ -82,7 +87,9 @@ export async function run() {
     await page.locator('.monaco-editor').first().click();
     await page.keyboard.press('Control+A');
     await page.keyboard.press('Delete');
-    await page.keyboard.type("SELECT id, concat('row ', id) AS label, id * 2.5 AS x, id % 7 = 0 AS flag FROM range(100000)");
+    await page.keyboard.type(
+      "SELECT id, concat('row ', id) AS label, id * 2.5 AS x, id % 7 = 0 AS flag FROM range(100000)",
+    );
     await page.keyboard.press('Escape');
     const q0 = Date.now();
     await page.keyboard.press('Control+Enter');

@@ -65,7 +65,11 @@ export function uiApp(opts: { dir: string | undefined }): Hono {
         const info = await stat(file).catch(() => undefined);
         if (!info?.isFile()) return undefined;
         const optional = (p: string) => readFile(p).catch(() => undefined);
-        const [body, br, gz] = await Promise.all([readFile(file), optional(`${file}.br`), optional(`${file}.gz`)]);
+        const [body, br, gz] = await Promise.all([
+          readFile(file),
+          optional(`${file}.br`),
+          optional(`${file}.gz`),
+        ]);
         return {
           body,
           br,

@@ -51,7 +51,11 @@ describe('/ui', () => {
   it('never leaves the folder and 404s a missing hashed asset', async () => {
     const app = uiApp({ dir });
     expect((await app.request('/ui/assets/gone-000.js')).status).toBe(404);
-    for (const p of ['/ui/../ml-ui-secret.txt', '/ui/%2e%2e/ml-ui-secret.txt', '/ui/assets/%2e%2e%2f..%2fml-ui-secret.txt']) {
+    for (const p of [
+      '/ui/../ml-ui-secret.txt',
+      '/ui/%2e%2e/ml-ui-secret.txt',
+      '/ui/assets/%2e%2e%2f..%2fml-ui-secret.txt',
+    ]) {
       const body = await (await app.request(p)).text();
       expect(body, p).not.toContain('secret');
     }

@@ -79,7 +79,12 @@ export function App() {
             Jupyter
           </a>
         </nav>
-        <button type="button" class="help-btn" aria-label="Keyboard shortcuts (?)" onClick={() => setHelp(true)}>
+        <button
+          type="button"
+          class="help-btn"
+          aria-label="Keyboard shortcuts (?)"
+          onClick={() => setHelp(true)}
+        >
           ?
         </button>
       </header>

@@ -67,7 +67,9 @@ export function chartOption(
       type: kind === 'area' ? 'line' : kind,
       areaStyle: kind === 'area' ? {} : undefined,
       symbolSize: kind === 'scatter' ? 6 : undefined,
-      data: xNumeric ? data.map((r) => [num(r[x] ?? null), num(r[y] ?? null)]) : data.map((r) => num(r[y] ?? null)),
+      data: xNumeric
+        ? data.map((r) => [num(r[x] ?? null), num(r[y] ?? null)])
+        : data.map((r) => num(r[y] ?? null)),
     })),
   };
 }
@@ -120,7 +122,11 @@ export function ChartPanel(props: { columns: Column[]; rows: Cell[][] }) {
       <div class="chart-controls">
         <label>
           Chart{' '}
-          <select value={kind} onChange={(e) => setKind(e.currentTarget.value as ChartKind)} aria-label="Chart type">
+          <select
+            value={kind}
+            onChange={(e) => setKind(e.currentTarget.value as ChartKind)}
+            aria-label="Chart type"
+          >
             {(['bar', 'line', 'area', 'scatter', 'pie'] as const).map((k) => (
               <option value={k}>{k}</option>
             ))}

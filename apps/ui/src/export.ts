@@ -6,7 +6,8 @@ const FLOATING = /^(FLOAT|DOUBLE)$/;
 
 /** RFC 4180: fields with a comma, quote or line break are quoted; NULL is an empty field, '' is `""`. */
 export function toCsv(columns: Column[], rows: Cell[][]): string {
-  const field = (v: Cell) => (v === null ? '' : v === '' || /[",\r\n]/.test(v) ? `"${v.replaceAll('"', '""')}"` : v);
+  const field = (v: Cell) =>
+    v === null ? '' : v === '' || /[",\r\n]/.test(v) ? `"${v.replaceAll('"', '""')}"` : v;
   const lines = [columns.map((c) => field(c.name)).join(',')];
   for (const r of rows) lines.push(r.map(field).join(','));
   return `${lines.join('\r\n')}\r\n`;
@@ -15,8 +16,7 @@ export function toCsv(columns: Column[], rows: Cell[][]): string {
 /** One object per row, values typed from the manifest (integers that fit, floats, booleans); NULL is null. */
 export function toJson(columns: Column[], rows: Cell[][]): string {
   const convert = columns.map((c) => {
-    if (INTEGER.test(c.type_name))
-      return (v: string) => (Number.isSafeInteger(Number(v)) ? Number(v) : v);
+    if (INTEGER.test(c.type_name)) return (v: string) => (Number.isSafeInteger(Number(v)) ? Number(v) : v);
     if (FLOATING.test(c.type_name)) return (v: string) => (Number.isFinite(Number(v)) ? Number(v) : v);
     if (c.type_name === 'BOOLEAN') return (v: string) => v === 'true';
     return (v: string) => v;

@@ -116,7 +116,8 @@ export function Grid(props: { columns: Column[]; rows: Cell[][]; label?: string 
         }}
         onDblClick={(e) => {
           const cell = (e.target as HTMLElement).closest<HTMLElement>('[data-c]');
-          if (cell) void copyText(cellText(Number(cell.parentElement!.dataset.r), Number(cell.dataset.c)) ?? 'NULL');
+          if (cell)
+            void copyText(cellText(Number(cell.parentElement!.dataset.r), Number(cell.dataset.c)) ?? 'NULL');
         }}
       >
         <div class="grid-head" style={{ width: `${total}px` }} role="row">

@@ -66,13 +66,15 @@ export function QueriesView(props: { visible: boolean }) {
       <h2>Saved queries</h2>
       {error instanceof ApiError && error.status === 501 ? (
         <p class="note">
-          This server does not implement the Queries API (<code>/api/2.0/sql/queries</code>) yet, so queries cannot
-          be saved. Tabs are still kept in this browser.
+          This server does not implement the Queries API (<code>/api/2.0/sql/queries</code>) yet, so queries
+          cannot be saved. Tabs are still kept in this browser.
         </p>
       ) : error ? (
         <ErrorBox error={error} />
       ) : null}
-      {items && items.length === 0 && <p class="note">No saved queries. Save one from the editor (Ctrl/Cmd+S).</p>}
+      {items && items.length === 0 && (
+        <p class="note">No saved queries. Save one from the editor (Ctrl/Cmd+S).</p>
+      )}
       {items && items.length > 0 && (
         <table class="list">
           <thead>
@@ -109,7 +111,11 @@ export function QueriesView(props: { visible: boolean }) {
                 </td>
                 <td>{q.update_time ? new Date(q.update_time).toLocaleString() : ''}</td>
                 <td>
-                  <button type="button" onClick={() => void remove(q)} aria-label={`Delete ${q.display_name}`}>
+                  <button
+                    type="button"
+                    onClick={() => void remove(q)}
+                    aria-label={`Delete ${q.display_name}`}
+                  >
                     Delete
                   </button>
                 </td>
@@ -218,7 +224,9 @@ export function HistoryView(props: { visible: boolean }) {
               <td>
                 <button
                   type="button"
-                  onClick={() => openInEditor({ title: `History ${q.query_id.slice(0, 8)}`, sql: q.query_text ?? '' })}
+                  onClick={() =>
+                    openInEditor({ title: `History ${q.query_id.slice(0, 8)}`, sql: q.query_text ?? '' })
+                  }
                 >
                   Open
                 </button>
@@ -276,7 +284,8 @@ export function CatalogView(props: { visible: boolean; warehouseId: () => string
     setPreview(null);
     const name = t.full_name.split('.').map(quoteIdent).join('.');
     try {
-      const r = await runStatement(`SELECT * FROM ${name} LIMIT 100`, { warehouseId: props.warehouseId() }).done;
+      const r = await runStatement(`SELECT * FROM ${name} LIMIT 100`, { warehouseId: props.warehouseId() })
+        .done;
       setPreview({ columns: r.columns, rows: r.rows });
     } catch (e) {
       setError(e);
@@ -286,7 +295,10 @@ export function CatalogView(props: { visible: boolean; warehouseId: () => string
     <section class="view catalog" hidden={!props.visible} aria-label="Catalog explorer">
       <div class="tree" role="tree" aria-label="Catalogs">
         <h2>
-          Catalog <button type="button" onClick={() => void load()} aria-label="Refresh catalogs">↻</button>
+          Catalog{' '}
+          <button type="button" onClick={() => void load()} aria-label="Refresh catalogs">
+            ↻
+          </button>
         </h2>
         {catalogs.map((c) => (
           <div role="treeitem" aria-expanded={!!open[c.name]}>
@@ -304,7 +316,12 @@ export function CatalogView(props: { visible: boolean; warehouseId: () => string
                     {open[key] && (
                       <div class="indent">
                         {(tables[key]?.tables ?? []).map((t) => (
-                          <button type="button" class="node leaf" role="treeitem" onClick={() => void showTable(t.full_name)}>
+                          <button
+                            type="button"
+                            class="node leaf"
+                            role="treeitem"
+                            onClick={() => void showTable(t.full_name)}
+                          >
                             ▦ {t.name}
                           </button>
                         ))}
@@ -419,7 +436,10 @@ export function JobsView(props: { visible: boolean }) {
         const r = await api<{ jobs?: Job[] }>('GET', '/api/2.2/jobs/list?limit=100');
         setJobs(r.jobs ?? []);
         if (job) {
-          const rr = await api<{ runs?: Run[] }>('GET', `/api/2.2/jobs/runs/list?${qs({ job_id: job.job_id, limit: 25, expand_tasks: 'true' })}`);
+          const rr = await api<{ runs?: Run[] }>(
+            'GET',
+            `/api/2.2/jobs/runs/list?${qs({ job_id: job.job_id, limit: 25, expand_tasks: 'true' })}`,
+          );
           setRuns(rr.runs ?? []);
         }
         setError(null);
@@ -436,17 +456,25 @@ export function JobsView(props: { visible: boolean }) {
     try {
       setOutput({ key, body: await api('GET', `/api/2.2/jobs/runs/get-output?run_id=${runId}`) });
     } catch (e) {
-      setOutput({ key, body: e instanceof ApiError ? { error_code: e.errorCode, message: e.message } : String(e) });
+      setOutput({
+        key,
+        body: e instanceof ApiError ? { error_code: e.errorCode, message: e.message } : String(e),
+      });
     }
   };
-  const state = (s?: RunState, st?: Run['status']) => st?.state ?? [s?.life_cycle_state, s?.result_state].filter(Boolean).join(' / ');
+  const state = (s?: RunState, st?: Run['status']) =>
+    st?.state ?? [s?.life_cycle_state, s?.result_state].filter(Boolean).join(' / ');
   return (
     <section class="view jobs" hidden={!props.visible} aria-label="Jobs and runs">
       <div class="tree">
         <h2>Jobs</h2>
         {jobs.length === 0 && <p class="note">No jobs yet (Jobs API /api/2.2/jobs).</p>}
         {jobs.map((j) => (
-          <button type="button" class={`node${job?.job_id === j.job_id ? ' active' : ''}`} onClick={() => setJob(j)}>
+          <button
+            type="button"
+            class={`node${job?.job_id === j.job_id ? ' active' : ''}`}
+            onClick={() => setJob(j)}
+          >
             {j.settings?.name ?? j.job_id}
           </button>
         ))}
@@ -478,7 +506,10 @@ export function JobsView(props: { visible: boolean }) {
                     <td>{when(r.start_time)}</td>
                     <td>
                       {(r.tasks ?? [{ run_id: r.run_id, task_key: 'run' }]).map((t) => (
-                        <button type="button" onClick={() => void showOutput(`${r.run_id}/${t.task_key}`, t.run_id)}>
+                        <button
+                          type="button"
+                          onClick={() => void showOutput(`${r.run_id}/${t.task_key}`, t.run_id)}
+                        >
                           {t.task_key} {t.state ? `(${state(t.state)})` : ''}
                         </button>
                       ))}

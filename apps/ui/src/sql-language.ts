@@ -8,7 +8,8 @@ import { uc, type UcColumn } from './api';
 
 export const LANGUAGE_ID = 'databricks-sql';
 
-export const KEYWORDS = `ADD ALL ALTER ANALYZE AND ANTI ANY ARRAY AS ASC AT BETWEEN BOTH BY CACHE CASCADE CASE CAST CATALOG
+export const KEYWORDS =
+  `ADD ALL ALTER ANALYZE AND ANTI ANY ARRAY AS ASC AT BETWEEN BOTH BY CACHE CASCADE CASE CAST CATALOG
 CATALOGS CHANGE CHECK CLONE CLUSTER COLLATE COLUMN COLUMNS COMMENT COMMIT COMPUTE CONSTRAINT CONVERT COPY CREATE
 CROSS CUBE CURRENT DATA DATABASE DATABASES DEFAULT DEEP DELETE DELTA DESC DESCRIBE DETAIL DISTINCT DISTRIBUTE DROP
 ELSE END ESCAPE EXCEPT EXISTS EXPLAIN EXTENDED EXTERNAL FALSE FETCH FILTER FIRST FOLLOWING FOR FOREIGN FORMAT FROM
@@ -19,10 +20,12 @@ RECURSIVE REFERENCES RENAME REPLACE RESTORE REVOKE RIGHT RLIKE ROLLUP ROW ROWS S
 SHOW SOME SORT TABLE TABLES TABLESAMPLE TBLPROPERTIES TEMPORARY THEN TIMESTAMP TO TRUE TRUNCATE UNION UNIQUE UNPIVOT
 UPDATE USE USING VACUUM VALUES VERSION VIEW VIEWS VOLUME VOLUMES WHEN WHERE WINDOW WITH ZORDER`.split(/\s+/);
 
-export const TYPES = `BIGINT BINARY BOOLEAN DATE DECIMAL DOUBLE FLOAT INT INTEGER LONG MAP SMALLINT STRING STRUCT TINYINT
+export const TYPES =
+  `BIGINT BINARY BOOLEAN DATE DECIMAL DOUBLE FLOAT INT INTEGER LONG MAP SMALLINT STRING STRUCT TINYINT
 TIMESTAMP_NTZ VARIANT VOID`.split(/\s+/);
 
-export const FUNCTIONS = `abs acos add_months aggregate any_value approx_count_distinct approx_percentile array_agg
+export const FUNCTIONS =
+  `abs acos add_months aggregate any_value approx_count_distinct approx_percentile array_agg
 array_contains array_distinct array_except array_join array_max array_min array_position array_remove array_repeat
 array_size array_sort array_union arrays_zip ascii avg base64 bin bit_and bit_or bool_and bool_or bround btrim cardinality
 cbrt ceil ceiling char_length coalesce collect_list collect_set concat concat_ws contains conv corr cos count count_if
@@ -69,8 +72,7 @@ export class CatalogCache {
   catalogs = () => this.get(`c`, () => uc.catalogs());
   schemas = (c: string) => this.get(`s:${c}`, () => uc.schemas(c));
   tables = (c: string, s: string) => this.get(`t:${c}.${s}`, () => uc.tables(c, s));
-  volumes = (c: string, s: string) =>
-    this.get(`v:${c}.${s}`, () => uc.volumes(c, s).catch(() => []));
+  volumes = (c: string, s: string) => this.get(`v:${c}.${s}`, () => uc.volumes(c, s).catch(() => []));
   columns = (c: string, s: string, t: string): Promise<UcColumn[]> =>
     this.get(`col:${c}.${s}.${t}`, async () => (await uc.table(`${c}.${s}.${t}`)).columns ?? []);
 }
@@ -133,10 +135,7 @@ export function registerDatabricksSql(monaco: typeof Monaco, cache: CatalogCache
           /[A-Za-z_]\w*(?=\s*\()/,
           { cases: { '@functions': 'predefined', '@keywords': 'keyword', '@default': 'identifier' } },
         ],
-        [
-          /[A-Za-z_]\w*/,
-          { cases: { '@keywords': 'keyword', '@types': 'type', '@default': 'identifier' } },
-        ],
+        [/[A-Za-z_]\w*/, { cases: { '@keywords': 'keyword', '@types': 'type', '@default': 'identifier' } }],
         [/[<>=!|&+\-*/%^~]+/, 'operator'],
         [/[;,.]/, 'delimiter'],
         [/[()[\]]/, '@brackets'],
@@ -182,7 +181,12 @@ export function registerDatabricksSql(monaco: typeof Monaco, cache: CatalogCache
         startColumn: word.startColumn,
         endColumn: word.endColumn,
       };
-      const item = (label: string, kind: Monaco.languages.CompletionItemKind, detail: string, sort: string) => ({
+      const item = (
+        label: string,
+        kind: Monaco.languages.CompletionItemKind,
+        detail: string,
+        sort: string,
+      ) => ({
         label,
         kind,
         detail,
@@ -204,7 +208,9 @@ export function registerDatabricksSql(monaco: typeof Monaco, cache: CatalogCache
             cache.volumes(c, s),
           ]);
           for (const t of tables)
-            items.push(item(t.name, K.Struct, `${(t.table_type ?? 'table').toLowerCase()} in ${c}.${s}`, '0'));
+            items.push(
+              item(t.name, K.Struct, `${(t.table_type ?? 'table').toLowerCase()} in ${c}.${s}`, '0'),
+            );
           for (const v of volumes) items.push(item(v.name, K.Folder, `volume in ${c}.${s}`, '1'));
         } else if (qualifiers.length === 3) {
           const [c, s, t] = qualifiers as [string, string, string];
@@ -224,8 +230,7 @@ export function registerDatabricksSql(monaco: typeof Monaco, cache: CatalogCache
             items.push(item(col.name, K.Field, `${col.type_text ?? ''} (${from})`, '0'));
           for (const c of await cache.catalogs().catch(() => []))
             items.push(item(c.name, K.Module, 'catalog', '1'));
-          for (const k of KEYWORDS)
-            items.push({ ...item(k, K.Keyword, 'keyword', '2'), insertText: k });
+          for (const k of KEYWORDS) items.push({ ...item(k, K.Keyword, 'keyword', '2'), insertText: k });
           for (const f of FUNCTIONS)
             items.push({
               ...item(f, K.Function, 'function', '3'),

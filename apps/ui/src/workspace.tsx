@@ -171,7 +171,11 @@ export function Workspace(props: { visible: boolean; onNotice: (msg: string) => 
       const nid = newId();
       tabs.push({ id: nid, title: 'Query 1', sql: '' });
     }
-    persist({ ...s, tabs, active: s.active === id ? tabs[Math.max(0, s.tabs.findIndex((t) => t.id === id) - 1)]!.id : s.active });
+    persist({
+      ...s,
+      tabs,
+      active: s.active === id ? tabs[Math.max(0, s.tabs.findIndex((t) => t.id === id) - 1)]!.id : s.active,
+    });
   };
 
   const save = async () => {
@@ -194,7 +198,10 @@ export function Workspace(props: { visible: boolean; onNotice: (msg: string) => 
         id = q.id;
       }
       const cur = storeRef.current;
-      persist({ ...cur, tabs: cur.tabs.map((t) => (t.id === tab.id ? { ...t, title: name, queryId: id } : t)) });
+      persist({
+        ...cur,
+        tabs: cur.tabs.map((t) => (t.id === tab.id ? { ...t, title: name, queryId: id } : t)),
+      });
       props.onNotice(`Saved query “${name}”.`);
     } catch (e) {
       props.onNotice(
@@ -266,23 +273,44 @@ export function Workspace(props: { visible: boolean; onNotice: (msg: string) => 
               onClick={() => persist({ ...storeRef.current, active: t.id })}
               onDblClick={() => {
                 const title = window.prompt('Tab name', t.title);
-                if (title) persist({ ...storeRef.current, tabs: storeRef.current.tabs.map((x) => (x.id === t.id ? { ...x, title } : x)) });
+                if (title)
+                  persist({
+                    ...storeRef.current,
+                    tabs: storeRef.current.tabs.map((x) => (x.id === t.id ? { ...x, title } : x)),
+                  });
               }}
             >
               {t.title}
               {runs[t.id]?.running ? ' ●' : ''}
             </button>
-            <button type="button" class="close" aria-label={`Close ${t.title}`} onClick={() => closeTab(t.id)}>
+            <button
+              type="button"
+              class="close"
+              aria-label={`Close ${t.title}`}
+              onClick={() => closeTab(t.id)}
+            >
               ×
             </button>
           </div>
         ))}
-        <button type="button" class="add" aria-label="New tab (Alt+N)" title="New tab (Alt+N)" onClick={() => addTab()}>
+        <button
+          type="button"
+          class="add"
+          aria-label="New tab (Alt+N)"
+          title="New tab (Alt+N)"
+          onClick={() => addTab()}
+        >
           +
         </button>
       </div>
       <div class="toolbar" role="toolbar" aria-label="Editor actions">
-        <button type="button" class="primary" onClick={execute} disabled={run?.running} title="Ctrl/Cmd+Enter">
+        <button
+          type="button"
+          class="primary"
+          onClick={execute}
+          disabled={run?.running}
+          title="Ctrl/Cmd+Enter"
+        >
           ▶ Run
         </button>
         <button type="button" onClick={cancel} disabled={!run?.running} title="Shift+Escape">

@@ -38,7 +38,8 @@ async function openPage(): Promise<Page> {
   // The network is "off": only the server that served the page answers.
   await page.route('**/*', (route) => {
     const url = route.request().url();
-    if (url.startsWith('data:') || url.startsWith('blob:') || new URL(url).host === host) return route.continue();
+    if (url.startsWith('data:') || url.startsWith('blob:') || new URL(url).host === host)
+      return route.continue();
     outside.push(url);
     return route.abort();
   });
@@ -93,9 +94,9 @@ describe.skipIf(!CHROMIUM)(title, () => {
 
   it('offers a table created through SQL a moment before, and its columns', async () => {
     expect((await post('/api/2.1/unity-catalog/catalogs', { name: 'uitest' })).status).toBe(200);
-    expect((await sql('CREATE TABLE uitest.default.fresh_one (id BIGINT, label STRING)')).json.status.state).toBe(
-      'SUCCEEDED',
-    );
+    expect(
+      (await sql('CREATE TABLE uitest.default.fresh_one (id BIGINT, label STRING)')).json.status.state,
+    ).toBe('SUCCEEDED');
     const page = await openPage();
     await typeSql(page, 'SELECT * FROM uitest.default.');
     await page.keyboard.press('Control+Space');
@@ -103,7 +104,10 @@ describe.skipIf(!CHROMIUM)(title, () => {
     await page.keyboard.press('Escape');
     // A table created from the UI itself is offered on the next completion (the cache drops after DDL).
     await run(page, 'CREATE TABLE uitest.default.made_in_ui (x INT)');
-    await page.getByText(/row|no columns/).first().waitFor();
+    await page
+      .getByText(/row|no columns/)
+      .first()
+      .waitFor();
     await typeSql(page, 'SELECT  FROM uitest.default.fresh_one');
     await page.keyboard.press('Control+Home');
     for (let i = 0; i < 7; i++) await page.keyboard.press('ArrowRight');
@@ -119,7 +123,10 @@ describe.skipIf(!CHROMIUM)(title, () => {
 
   it('draws a chart from the result and exports it and the whole result', async () => {
     const page = await openPage();
-    await run(page, "SELECT id, id * id AS sq, CASE WHEN id = 3 THEN NULL ELSE 'x' END AS t FROM range(1, 6) AS r(id)");
+    await run(
+      page,
+      "SELECT id, id * id AS sq, CASE WHEN id = 3 THEN NULL ELSE 'x' END AS t FROM range(1, 6) AS r(id)",
+    );
     await page.getByRole('gridcell', { name: '25', exact: true }).waitFor();
     const csvDl = page.waitForEvent('download');
     await page.getByRole('button', { name: 'Export CSV' }).click();
@@ -127,7 +134,11 @@ describe.skipIf(!CHROMIUM)(title, () => {
     expect(csv).toBe('id,sq,t\r\n1,1,x\r\n2,4,x\r\n3,9,\r\n4,16,x\r\n5,25,x\r\n');
     const jsonDl = page.waitForEvent('download');
     await page.getByRole('button', { name: 'Export JSON' }).click();
-    expect(JSON.parse(readFileSync(await (await jsonDl).path(), 'utf8'))[2]).toEqual({ id: 3, sq: 9, t: null });
+    expect(JSON.parse(readFileSync(await (await jsonDl).path(), 'utf8'))[2]).toEqual({
+      id: 3,
+      sq: 9,
+      t: null,
+    });
 
     await page.getByRole('tab', { name: 'Chart' }).click();
     const svg = page.locator('.chart svg');
@@ -186,9 +197,14 @@ describe.skipIf(!CHROMIUM)(title, () => {
   it('cancels a long statement and the engine stops it', async () => {
     const page = await openPage();
     await run(page, 'SELECT count(*) FROM range(10000000000000)');
-    await page.getByRole('button', { name: /Cancel/ }).and(page.locator(':enabled')).waitFor();
+    await page
+      .getByRole('button', { name: /Cancel/ })
+      .and(page.locator(':enabled'))
+      .waitFor();
     await page.getByText(/^Running [0-9a-f-]{36}/).waitFor();
-    const id = /Running ([0-9a-f-]{36})/.exec((await page.locator('.toolbar .status').textContent()) ?? '')![1]!;
+    const id = /Running ([0-9a-f-]{36})/.exec(
+      (await page.locator('.toolbar .status').textContent()) ?? '',
+    )![1]!;
     await page.getByRole('button', { name: /Cancel/ }).click();
     await page.getByText(/was canceled/).waitFor({ timeout: 20_000 });
     const st = (await (await fetch(`${server.url}/api/2.0/sql/statements/${id}`)).json()) as {
@@ -209,7 +225,9 @@ describe.skipIf(!CHROMIUM)(title, () => {
     const list = (await (await fetch(`${server.url}/api/2.0/sql/queries`)).json()) as {
       results?: { display_name: string; query_text: string }[];
     };
-    expect(list.results?.find((q) => q.display_name === 'ui saved query')?.query_text).toBe('SELECT 1 AS saved_from_ui');
+    expect(list.results?.find((q) => q.display_name === 'ui saved query')?.query_text).toBe(
+      'SELECT 1 AS saved_from_ui',
+    );
     await page.getByRole('link', { name: 'Queries' }).click();
     await page.getByRole('button', { name: 'ui saved query' }).waitFor();
     await page.close();
@@ -217,9 +235,10 @@ describe.skipIf(!CHROMIUM)(title, () => {
 
   it('browses the catalog and previews a table', async () => {
     await post('/api/2.1/unity-catalog/catalogs', { name: 'uibrowse' });
-    expect((await sql("CREATE TABLE uibrowse.default.browse_me AS SELECT 1 AS n, 'one' AS word")).json.status.state).toBe(
-      'SUCCEEDED',
-    );
+    expect(
+      (await sql("CREATE TABLE uibrowse.default.browse_me AS SELECT 1 AS n, 'one' AS word")).json.status
+        .state,
+    ).toBe('SUCCEEDED');
     const page = await openPage();
     await page.getByRole('link', { name: 'Catalog' }).click();
     await page.getByRole('button', { name: /uibrowse/ }).click();
