@@ -138,7 +138,11 @@ export class Jupyter {
         '--ServerApp.password=',
         // The Host header is MiniLake's (forwarded as is); MiniLake decides where it listens.
         '--ServerApp.allow_remote_access=True',
+        // No extension listings fetched from a package index: MiniLake works offline.
+        '--LabApp.extension_manager=readonly',
       ];
+      // Containers often run as root; Jupyter refuses that unless told.
+      if (process.getuid?.() === 0) args.push('--allow-root');
       const env: Record<string, string | undefined> = {
         ...process.env,
         DATABRICKS_HOST: selfUrl,
