@@ -99,7 +99,7 @@ export function Workspace(props: { visible: boolean; onNotice: (msg: string) => 
   const setRun = (tabId: string, patch: Partial<RunState>) =>
     setRuns((r) => ({
       ...r,
-      [tabId]: { ...{ result: null, error: null, running: false }, ...r[tabId], ...patch },
+      [tabId]: { result: null, error: null, running: false, ...r[tabId], ...patch },
     }));
 
   const execute = useCallback(() => {
