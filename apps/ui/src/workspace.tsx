@@ -67,6 +67,7 @@ export function Workspace(props: { visible: boolean; onNotice: (msg: string) => 
   const [whs, setWhs] = useState<Warehouse[]>([]);
   const [runs, setRuns] = useState<Record<string, RunState>>({});
   const [editorReady, setEditorReady] = useState(false);
+  const [saving, setSaving] = useState<{ tabId: string; name: string; description: string } | null>(null);
   const host = useRef<HTMLDivElement>(null);
   const editorRef = useRef<Monaco.editor.IStandaloneCodeEditor | null>(null);
   const models = useRef(new Map<string, Monaco.editor.ITextModel>());
@@ -178,29 +179,34 @@ export function Workspace(props: { visible: boolean; onNotice: (msg: string) => 
     });
   };
 
-  const save = async () => {
+  // Ctrl/Cmd+S and the Save button open the form; its submit stores the query.
+  const save = () => {
     const s = storeRef.current;
     const tab = s.tabs.find((t) => t.id === s.active)!;
-    const name = window.prompt('Query name', tab.title);
-    if (!name) return;
+    setSaving({ tabId: tab.id, name: tab.title, description: tab.description ?? '' });
+  };
+  const store_ = async (tabId: string, name: string, description: string) => {
+    const tab = storeRef.current.tabs.find((t) => t.id === tabId);
+    if (!tab || !name.trim()) return;
+    setSaving(null);
     const query_text = models.current.get(tab.id)?.getValue() ?? tab.sql;
     try {
       let id = tab.queryId;
       if (id) {
         await api('PATCH', `/api/2.0/sql/queries/${encodeURIComponent(id)}`, {
-          update_mask: 'display_name,query_text,warehouse_id',
-          query: { display_name: name, query_text, warehouse_id: warehouseIdRef.current },
+          update_mask: 'display_name,description,query_text,warehouse_id',
+          query: { display_name: name, description, query_text, warehouse_id: warehouseIdRef.current },
         });
       } else {
         const q = await api<{ id: string }>('POST', '/api/2.0/sql/queries', {
-          query: { display_name: name, query_text, warehouse_id: warehouseIdRef.current },
+          query: { display_name: name, description, query_text, warehouse_id: warehouseIdRef.current },
         });
         id = q.id;
       }
       const cur = storeRef.current;
       persist({
         ...cur,
-        tabs: cur.tabs.map((t) => (t.id === tab.id ? { ...t, title: name, queryId: id } : t)),
+        tabs: cur.tabs.map((t) => (t.id === tab.id ? { ...t, title: name, description, queryId: id } : t)),
       });
       props.onNotice(`Saved query “${name}”.`);
     } catch (e) {
@@ -226,7 +232,7 @@ export function Workspace(props: { visible: boolean; onNotice: (msg: string) => 
       ed.setModel(modelFor(s.tabs.find((t) => t.id === s.active) ?? s.tabs[0]!));
       ed.addCommand(monaco.KeyMod.CtrlCmd | monaco.KeyCode.Enter, () => execute());
       ed.addCommand(monaco.KeyMod.Shift | monaco.KeyCode.Escape, () => cancel());
-      ed.addCommand(monaco.KeyMod.CtrlCmd | monaco.KeyCode.KeyS, () => void save());
+      ed.addCommand(monaco.KeyMod.CtrlCmd | monaco.KeyCode.KeyS, () => save());
       ed.focus();
       setEditorReady(true);
     });
@@ -316,7 +322,7 @@ export function Workspace(props: { visible: boolean; onNotice: (msg: string) => 
         <button type="button" onClick={cancel} disabled={!run?.running} title="Shift+Escape">
           ■ Cancel
         </button>
-        <button type="button" onClick={() => void save()} title="Ctrl/Cmd+S">
+        <button type="button" onClick={save} title="Ctrl/Cmd+S">
           Save
         </button>
         <label>
@@ -338,6 +344,47 @@ export function Workspace(props: { visible: boolean; onNotice: (msg: string) => 
       </div>
       {!editorReady && <div class="note loading">Loading the editor…</div>}
       <div class="editor" ref={host} hidden={!editorReady} />
+      {saving && (
+        <div class="help" role="dialog" aria-modal="true" aria-label="Save query">
+          <form
+            onSubmit={(e) => {
+              e.preventDefault();
+              void store_(saving.tabId, saving.name, saving.description);
+            }}
+            onKeyDown={(e) => e.key === 'Escape' && setSaving(null)}
+          >
+            <h2>Save query</h2>
+            <p class="note">
+              Stored with the Queries API (/api/2.0/sql/queries), like a query saved in Databricks SQL.
+            </p>
+            <label class="field">
+              Name
+              <input
+                required
+                autoFocus
+                value={saving.name}
+                onInput={(e) => setSaving({ ...saving, name: e.currentTarget.value })}
+              />
+            </label>
+            <label class="field">
+              Description
+              <textarea
+                rows={3}
+                value={saving.description}
+                onInput={(e) => setSaving({ ...saving, description: e.currentTarget.value })}
+              />
+            </label>
+            <div class="toolbar">
+              <button type="submit" class="primary">
+                Save query
+              </button>
+              <button type="button" onClick={() => setSaving(null)}>
+                Cancel
+              </button>
+            </div>
+          </form>
+        </div>
+      )}
       <div class="result-area">
         <ResultsPanel result={run?.result ?? null} error={run?.error} running={run?.running ?? false} />
       </div>
