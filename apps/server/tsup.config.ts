@@ -1,3 +1,4 @@
+import { cpSync, existsSync } from 'node:fs';
 import { defineConfig } from 'tsup';
 
 // The server bundles the workspace packages (@minilake/*) so its tarball runs alone; third-party
@@ -13,4 +14,10 @@ export default defineConfig({
   clean: true,
   target: 'node20',
   noExternal: [/^@minilake\//],
+  // The published server carries the built web UI (apps/ui builds first: it is a dev dependency, so turbo
+  // orders it before this build). Without a UI build the server still starts and /ui says how to build it.
+  onSuccess: async () => {
+    const ui = '../ui/dist'; // tsup runs in apps/server
+    if (existsSync(ui)) cpSync(ui, `${outDir}/ui`, { recursive: true });
+  },
 });

@@ -2,6 +2,8 @@
  * Configuration comes from MINILAKE_* variables (and --port/--host flags), parsed once here. A bad value stops
  * start-up with every problem listed, never a half-configured server.
  */
+import os from 'node:os';
+import path from 'node:path';
 import { withRequired, type LogLevel } from '@minilake/core';
 import { serviceNames, registry } from './registry.js';
 
@@ -16,6 +18,10 @@ export interface MinilakeConfig {
   workspaceId: string;
   /** HTTPS (MINILAKE_TLS=1, or MINILAKE_TLS_CERT + MINILAKE_TLS_KEY); undefined serves plain http. */
   tls: { certFile?: string; keyFile?: string } | undefined;
+  /** A Python with jupyterlab for /jupyter (MINILAKE_JUPYTER_PYTHON, default the venv install-jupyter.sh makes). */
+  jupyterPython: string;
+  /** Where installs are cached (MINILAKE_CACHE). */
+  cacheDir: string;
   /** Every MINILAKE_* variable services may read, with service defaults applied. */
   serviceConfig: Record<string, string | undefined>;
 }
@@ -111,6 +117,7 @@ export function parseConfig(
     }
   }
 
+  const cacheDir = env.MINILAKE_CACHE || path.join(os.homedir(), '.cache', 'minilake');
   if (problems.length > 0) throw new ConfigError(problems);
   // A selected service brings the services it requires (its `uses`), transitively; optional ones stay off.
   const enabled = withRequired(registry, [...new Set(services)]);
@@ -124,6 +131,8 @@ export function parseConfig(
     userName,
     workspaceId,
     tls,
+    jupyterPython: env.MINILAKE_JUPYTER_PYTHON || path.join(cacheDir, 'jupyter', 'venv', 'bin', 'python'),
+    cacheDir,
     serviceConfig,
   };
 }

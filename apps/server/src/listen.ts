@@ -38,6 +38,9 @@ export function listen(ml: Minilake, port: number, host: string, tls?: TlsMateri
       });
     }) as Server;
     server.keepAliveTimeout = 65_000;
+    server.on('upgrade', (req, socket, head) => {
+      if (!ml.upgrade(req, socket, head)) socket.destroy();
+    });
     server.once('error', reject);
   });
 }

@@ -28,6 +28,10 @@ import type { MinilakeConfig } from './config.js';
 import { identityApp } from './identity.js';
 import { registry } from './registry.js';
 import { Snapshots, WriteGate } from './snapshots.js';
+import { defaultUiDir, uiApp } from './ui.js';
+import { deltaJars, Jupyter } from './jupyter.js';
+import type { IncomingMessage } from 'node:http';
+import type { Duplex } from 'node:stream';
 
 /** The host's own folder in a data dir: the persisted state (journal and snapshot). */
 const STATE_FOLDER = 'state';
@@ -35,6 +39,8 @@ const snapshotBody = v.object({ name: v.optional(v.string()) });
 
 /** The host's named snapshots of the whole data dir (POST /_minilake/snapshots). */
 const SNAPSHOT_FOLDER = 'snapshots';
+/** Notebooks saved in /jupyter (real files, kept with the data like everything else). */
+const JUPYTER_FOLDER = 'jupyter';
 
 /**
  * Sub-folders MiniLake owns inside a data dir, derived from the registry: the state folder, each service's
@@ -42,7 +48,7 @@ const SNAPSHOT_FOLDER = 'snapshots';
  * non-persistent start and close clear only these, so a data dir shared with other files keeps them.
  */
 export function ownedDataFolders(): string[] {
-  const folders = new Set([STATE_FOLDER, SNAPSHOT_FOLDER]);
+  const folders = new Set([STATE_FOLDER, SNAPSHOT_FOLDER, JUPYTER_FOLDER]);
   for (const def of registry.values()) {
     folders.add(def.name);
     for (const f of def.folders ?? []) folders.add(f);
@@ -57,6 +63,8 @@ export interface Minilake {
   services: string[];
   reset(services?: string[]): Promise<void>;
   ready(): Promise<{ ok: boolean; checks: Record<string, string> }>;
+  /** The HTTP server's `upgrade` listener (websockets to JupyterLab); false when the path is not one it serves. */
+  upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): boolean;
   /** Tells the services where the host now listens (ServiceContext.selfUrl). */
   listening(url: string): void;
   close(): Promise<void>;
@@ -217,6 +225,18 @@ export async function createMinilake(config: MinilakeConfig, opts: CreateOptions
     }),
   );
 
+  // The web SQL workspace: static files only, it talks to the public API like any client.
+  app.route('/', uiApp({ dir: defaultUiDir() }));
+  // JupyterLab, started on the first request to /jupyter when the configured Python has it.
+  const jupyter = new Jupyter({
+    python: config.jupyterPython,
+    rootDir: path.join(dataDir, JUPYTER_FOLDER),
+    selfUrl: () => selfUrl,
+    logger: logger.child('jupyter'),
+    deltaJars: deltaJars(config.cacheDir),
+  });
+  app.route('/', jupyter.app());
+
   // Start order comes from the declared dependencies (uses / optionalUses), never from the registry's order.
   for (const name of startOrder(registry, config.services)) {
     const def = registry.get(name)!;
@@ -253,6 +273,7 @@ export async function createMinilake(config: MinilakeConfig, opts: CreateOptions
   const close = async () => {
     if (closed) return;
     closed = true;
+    await jupyter.close();
     for (const instance of [...instances.values()].reverse()) await instance.close?.();
     for (const r of sharedResources.values()) await (await r).close?.();
     await state.close();
@@ -268,5 +289,8 @@ export async function createMinilake(config: MinilakeConfig, opts: CreateOptions
     selfUrl = url;
   };
 
-  return { app, dataDir, logger, services: [...instances.keys()], reset, ready, listening, close };
+  const upgrade = (req: IncomingMessage, socket: Duplex, head: Buffer) =>
+    jupyter.handleUpgrade(req, socket, head);
+
+  return { app, dataDir, logger, services: [...instances.keys()], reset, ready, listening, upgrade, close };
 }

@@ -71,6 +71,10 @@ describe('packed tarballs outside the repo', () => {
       });
       expect(await (await fetch(`${url}/_minilake/health`)).json()).toEqual({ status: 'ok' });
       expect((await fetch(`${url}/_minilake/ready`)).status).toBe(200);
+      // The tarball carries the built web UI.
+      const ui = await fetch(`${url}/ui/`);
+      expect(ui.status).toBe(200);
+      expect(await ui.text()).toContain('<div id="app">');
       expect((await fetch(`${url}/api/2.0/preview/scim/v2/Me`)).headers.get('x-databricks-org-id')).toMatch(
         /^\d+$/,
       );

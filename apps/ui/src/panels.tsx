@@ -1,0 +1,571 @@
+/** The other views: saved queries, query history, the catalog explorer, jobs and runs, keyboard help. */
+import { useEffect, useState } from 'preact/hooks';
+import {
+  api,
+  ApiError,
+  qs,
+  quoteIdent,
+  runStatement,
+  uc,
+  type Cell,
+  type Column,
+  type UcCatalog,
+  type UcSchema,
+  type UcTable,
+  type UcVolume,
+} from './api';
+import { Grid } from './grid';
+import { ErrorBox } from './results';
+import { openInEditor } from './workspace';
+
+const when = (ms?: number | string) => (ms ? new Date(Number(ms)).toLocaleString() : '');
+
+// ---- saved queries (Queries API, databricks-sdk-go sql.Query) -------------------------------------------------
+
+interface SavedQuery {
+  id: string;
+  display_name?: string;
+  description?: string;
+  query_text?: string;
+  warehouse_id?: string;
+  update_time?: string;
+  owner_user_name?: string;
+}
+
+export function QueriesView(props: { visible: boolean }) {
+  const [items, setItems] = useState<SavedQuery[] | null>(null);
+  const [error, setError] = useState<unknown>(null);
+  const load = async () => {
+    try {
+      const out: SavedQuery[] = [];
+      let token: string | undefined;
+      do {
+        const page = await api<{ results?: SavedQuery[]; next_page_token?: string }>(
+          'GET',
+          `/api/2.0/sql/queries?${qs({ page_size: 100, page_token: token })}`,
+        );
+        out.push(...(page.results ?? []));
+        token = page.next_page_token;
+      } while (token);
+      setItems(out);
+      setError(null);
+    } catch (e) {
+      setError(e);
+    }
+  };
+  useEffect(() => {
+    if (props.visible) void load();
+  }, [props.visible]);
+  const remove = async (q: SavedQuery) => {
+    if (!window.confirm(`Move “${q.display_name}” to the trash?`)) return;
+    await api('DELETE', `/api/2.0/sql/queries/${encodeURIComponent(q.id)}`).catch(setError);
+    void load();
+  };
+  return (
+    <section class="view" hidden={!props.visible} aria-label="Saved queries">
+      <h2>Saved queries</h2>
+      {error instanceof ApiError && error.status === 501 ? (
+        <p class="note">
+          This server does not implement the Queries API (<code>/api/2.0/sql/queries</code>) yet, so queries
+          cannot be saved. Tabs are still kept in this browser.
+        </p>
+      ) : error ? (
+        <ErrorBox error={error} />
+      ) : null}
+      {items && items.length === 0 && (
+        <p class="note">No saved queries. Save one from the editor (Ctrl/Cmd+S).</p>
+      )}
+      {items && items.length > 0 && (
+        <table class="list">
+          <thead>
+            <tr>
+              <th>Name</th>
+              <th>Description</th>
+              <th>Query</th>
+              <th>Updated</th>
+              <th />
+            </tr>
+          </thead>
+          <tbody>
+            {items.map((q) => (
+              <tr>
+                <td>
+                  <button
+                    type="button"
+                    class="link"
+                    onClick={() =>
+                      openInEditor({
+                        title: q.display_name ?? q.id,
+                        sql: q.query_text ?? '',
+                        queryId: q.id,
+                        description: q.description,
+                      })
+                    }
+                  >
+                    {q.display_name ?? q.id}
+                  </button>
+                </td>
+                <td>{q.description}</td>
+                <td>
+                  <code class="clip">{q.query_text}</code>
+                </td>
+                <td>{q.update_time ? new Date(q.update_time).toLocaleString() : ''}</td>
+                <td>
+                  <button
+                    type="button"
+                    onClick={() => void remove(q)}
+                    aria-label={`Delete ${q.display_name}`}
+                  >
+                    Delete
+                  </button>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </section>
+  );
+}
+
+// ---- query history ------------------------------------------------------------------------------------------
+
+interface QueryInfo {
+  query_id: string;
+  status: string;
+  query_text?: string;
+  error_message?: string;
+  query_start_time_ms?: number;
+  duration?: number;
+  warehouse_id?: string;
+  user_name?: string;
+  rows_produced?: number;
+  statement_type?: string;
+}
+const STATUSES = ['QUEUED', 'RUNNING', 'FINISHED', 'FAILED', 'CANCELED'];
+
+export function HistoryView(props: { visible: boolean }) {
+  const [items, setItems] = useState<QueryInfo[]>([]);
+  const [status, setStatus] = useState('');
+  const [text, setText] = useState('');
+  const [error, setError] = useState<unknown>(null);
+  const load = async () => {
+    try {
+      const params: Record<string, string | number> = { max_results: 200 };
+      if (status) params['filter_by.statuses'] = status;
+      const r = await api<{ res?: QueryInfo[] }>('GET', `/api/2.0/sql/history/queries?${qs(params)}`);
+      setItems(r.res ?? []);
+      setError(null);
+    } catch (e) {
+      setError(e);
+    }
+  };
+  useEffect(() => {
+    if (!props.visible) return;
+    void load();
+    const t = setInterval(() => void load(), 3000);
+    return () => clearInterval(t);
+  }, [props.visible, status]);
+  const needle = text.trim().toLowerCase();
+  const shown = needle
+    ? items.filter(
+        (q) =>
+          (q.query_text ?? '').toLowerCase().includes(needle) ||
+          (q.error_message ?? '').toLowerCase().includes(needle),
+      )
+    : items;
+  return (
+    <section class="view" hidden={!props.visible} aria-label="Query history">
+      <h2>Query history</h2>
+      <div class="filters">
+        <label>
+          Status{' '}
+          <select value={status} onChange={(e) => setStatus(e.currentTarget.value)}>
+            <option value="">all</option>
+            {STATUSES.map((s) => (
+              <option value={s}>{s.toLowerCase()}</option>
+            ))}
+          </select>
+        </label>
+        <label>
+          Text <input type="search" value={text} onInput={(e) => setText(e.currentTarget.value)} />
+        </label>
+        <button type="button" onClick={() => void load()}>
+          Refresh
+        </button>
+      </div>
+      {error ? <ErrorBox error={error} /> : null}
+      <table class="list history">
+        <thead>
+          <tr>
+            <th>Status</th>
+            <th>Query</th>
+            <th>Started</th>
+            <th>Duration</th>
+            <th>Rows</th>
+            <th>Warehouse</th>
+            <th />
+          </tr>
+        </thead>
+        <tbody>
+          {shown.map((q) => (
+            <tr class={`st-${q.status.toLowerCase()}`}>
+              <td>
+                <span class={`badge ${q.status.toLowerCase()}`}>{q.status}</span>
+              </td>
+              <td>
+                <code class="clip">{q.query_text}</code>
+                {q.error_message && <div class="errmsg">{q.error_message}</div>}
+              </td>
+              <td>{when(q.query_start_time_ms)}</td>
+              <td>{q.duration !== undefined ? `${q.duration} ms` : ''}</td>
+              <td>{q.rows_produced ?? ''}</td>
+              <td>{q.warehouse_id}</td>
+              <td>
+                <button
+                  type="button"
+                  onClick={() =>
+                    openInEditor({ title: `History ${q.query_id.slice(0, 8)}`, sql: q.query_text ?? '' })
+                  }
+                >
+                  Open
+                </button>
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      {shown.length === 0 && <p class="note">No statements match.</p>}
+    </section>
+  );
+}
+
+// ---- catalog explorer ---------------------------------------------------------------------------------------
+
+interface Preview {
+  columns: Column[];
+  rows: Cell[][];
+}
+
+export function CatalogView(props: { visible: boolean; warehouseId: () => string }) {
+  const [catalogs, setCatalogs] = useState<UcCatalog[]>([]);
+  const [open, setOpen] = useState<Record<string, boolean>>({});
+  const [schemas, setSchemas] = useState<Record<string, UcSchema[]>>({});
+  const [tables, setTables] = useState<Record<string, { tables: UcTable[]; volumes: UcVolume[] }>>({});
+  const [table, setTable] = useState<UcTable | null>(null);
+  const [preview, setPreview] = useState<Preview | null>(null);
+  const [error, setError] = useState<unknown>(null);
+  const load = () => uc.catalogs().then(setCatalogs, setError);
+  useEffect(() => {
+    if (props.visible) void load();
+  }, [props.visible]);
+  const toggleCatalog = async (c: string) => {
+    setOpen((o) => ({ ...o, [c]: !o[c] }));
+    if (!open[c]) setSchemas({ ...schemas, [c]: await uc.schemas(c).catch(() => []) });
+  };
+  const toggleSchema = async (c: string, s: string) => {
+    const key = `${c}.${s}`;
+    setOpen((o) => ({ ...o, [key]: !o[key] }));
+    if (!open[key]) {
+      const [t, v] = await Promise.all([uc.tables(c, s).catch(() => []), uc.volumes(c, s).catch(() => [])]);
+      setTables((x) => ({ ...x, [key]: { tables: t, volumes: v } }));
+    }
+  };
+  const showTable = async (fullName: string) => {
+    setPreview(null);
+    setError(null);
+    try {
+      setTable(await uc.table(fullName));
+    } catch (e) {
+      setError(e);
+    }
+  };
+  const runPreview = async (t: UcTable) => {
+    setPreview(null);
+    const name = t.full_name.split('.').map(quoteIdent).join('.');
+    try {
+      const r = await runStatement(`SELECT * FROM ${name} LIMIT 100`, { warehouseId: props.warehouseId() })
+        .done;
+      setPreview({ columns: r.columns, rows: r.rows });
+    } catch (e) {
+      setError(e);
+    }
+  };
+  return (
+    <section class="view catalog" hidden={!props.visible} aria-label="Catalog explorer">
+      <div class="tree" role="tree" aria-label="Catalogs">
+        <h2>
+          Catalog{' '}
+          <button type="button" onClick={() => void load()} aria-label="Refresh catalogs">
+            ↻
+          </button>
+        </h2>
+        {catalogs.map((c) => (
+          <div role="treeitem" aria-expanded={!!open[c.name]}>
+            <button type="button" class="node" onClick={() => void toggleCatalog(c.name)}>
+              {open[c.name] ? '▾' : '▸'} {c.name}
+            </button>
+            {open[c.name] &&
+              (schemas[c.name] ?? []).map((s) => {
+                const key = `${c.name}.${s.name}`;
+                return (
+                  <div role="treeitem" class="indent" aria-expanded={!!open[key]}>
+                    <button type="button" class="node" onClick={() => void toggleSchema(c.name, s.name)}>
+                      {open[key] ? '▾' : '▸'} {s.name}
+                    </button>
+                    {open[key] && (
+                      <div class="indent">
+                        {(tables[key]?.tables ?? []).map((t) => (
+                          <button
+                            type="button"
+                            class="node leaf"
+                            role="treeitem"
+                            onClick={() => void showTable(t.full_name)}
+                          >
+                            ▦ {t.name}
+                          </button>
+                        ))}
+                        {(tables[key]?.volumes ?? []).map((v) => (
+                          <div class="node leaf volume" role="treeitem">
+                            🗀 {v.name} <span class="type">{v.volume_type?.toLowerCase()} volume</span>
+                          </div>
+                        ))}
+                        {tables[key] && !tables[key].tables.length && !tables[key].volumes.length && (
+                          <div class="note">empty</div>
+                        )}
+                      </div>
+                    )}
+                  </div>
+                );
+              })}
+          </div>
+        ))}
+      </div>
+      <div class="detail">
+        {error ? <ErrorBox error={error} /> : null}
+        {table ? (
+          <>
+            <h2>{table.full_name}</h2>
+            <p class="note">
+              {table.table_type} {table.data_source_format} {table.comment}
+            </p>
+            <div class="toolbar">
+              <button type="button" onClick={() => void runPreview(table)}>
+                Preview 100 rows
+              </button>
+              <button
+                type="button"
+                onClick={() =>
+                  openInEditor({
+                    title: table.name,
+                    sql: `SELECT * FROM ${table.full_name.split('.').map(quoteIdent).join('.')} LIMIT 100`,
+                  })
+                }
+              >
+                Open in editor
+              </button>
+            </div>
+            <table class="list">
+              <thead>
+                <tr>
+                  <th>Column</th>
+                  <th>Type</th>
+                  <th>Nullable</th>
+                  <th>Comment</th>
+                </tr>
+              </thead>
+              <tbody>
+                {(table.columns ?? []).map((c) => (
+                  <tr>
+                    <td>{c.name}</td>
+                    <td>
+                      <code>{c.type_text}</code>
+                    </td>
+                    <td>{c.nullable === false ? 'no' : 'yes'}</td>
+                    <td>{c.comment}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+            {preview && (
+              <div class="preview">
+                <Grid columns={preview.columns} rows={preview.rows} label={`Preview of ${table.full_name}`} />
+              </div>
+            )}
+          </>
+        ) : (
+          <p class="note">Pick a table to see its columns and preview its rows.</p>
+        )}
+      </div>
+    </section>
+  );
+}
+
+// ---- jobs and runs ------------------------------------------------------------------------------------------
+
+interface Job {
+  job_id: number;
+  settings?: { name?: string };
+  created_time?: number;
+}
+interface RunState {
+  life_cycle_state?: string;
+  result_state?: string;
+  state_message?: string;
+}
+interface Run {
+  run_id: number;
+  run_name?: string;
+  state?: RunState;
+  status?: { state?: string; termination_details?: { code?: string; message?: string } };
+  start_time?: number;
+  end_time?: number;
+  tasks?: { run_id: number; task_key: string; state?: RunState }[];
+}
+
+export function JobsView(props: { visible: boolean }) {
+  const [jobs, setJobs] = useState<Job[]>([]);
+  const [job, setJob] = useState<Job | null>(null);
+  const [runs, setRuns] = useState<Run[]>([]);
+  const [output, setOutput] = useState<{ key: string; body: unknown } | null>(null);
+  const [error, setError] = useState<unknown>(null);
+  useEffect(() => {
+    if (!props.visible) return;
+    const load = async () => {
+      try {
+        const r = await api<{ jobs?: Job[] }>('GET', '/api/2.2/jobs/list?limit=100');
+        setJobs(r.jobs ?? []);
+        if (job) {
+          const rr = await api<{ runs?: Run[] }>(
+            'GET',
+            `/api/2.2/jobs/runs/list?${qs({ job_id: job.job_id, limit: 25, expand_tasks: 'true' })}`,
+          );
+          setRuns(rr.runs ?? []);
+        }
+        setError(null);
+      } catch (e) {
+        setError(e);
+      }
+    };
+    void load();
+    // Live run state: the list is re-read while the view is open.
+    const t = setInterval(() => void load(), 2000);
+    return () => clearInterval(t);
+  }, [props.visible, job?.job_id]);
+  const showOutput = async (key: string, runId: number) => {
+    try {
+      setOutput({ key, body: await api('GET', `/api/2.2/jobs/runs/get-output?run_id=${runId}`) });
+    } catch (e) {
+      setOutput({
+        key,
+        body: e instanceof ApiError ? { error_code: e.errorCode, message: e.message } : String(e),
+      });
+    }
+  };
+  const state = (s?: RunState, st?: Run['status']) =>
+    st?.state ?? [s?.life_cycle_state, s?.result_state].filter(Boolean).join(' / ');
+  return (
+    <section class="view jobs" hidden={!props.visible} aria-label="Jobs and runs">
+      <div class="tree">
+        <h2>Jobs</h2>
+        {jobs.length === 0 && <p class="note">No jobs yet (Jobs API /api/2.2/jobs).</p>}
+        {jobs.map((j) => (
+          <button
+            type="button"
+            class={`node${job?.job_id === j.job_id ? ' active' : ''}`}
+            onClick={() => setJob(j)}
+          >
+            {j.settings?.name ?? j.job_id}
+          </button>
+        ))}
+      </div>
+      <div class="detail">
+        {error ? <ErrorBox error={error} /> : null}
+        {job ? (
+          <>
+            <h2>
+              {job.settings?.name} <span class="type">job {job.job_id}</span>
+            </h2>
+            <table class="list">
+              <thead>
+                <tr>
+                  <th>Run</th>
+                  <th>State</th>
+                  <th>Started</th>
+                  <th>Tasks</th>
+                </tr>
+              </thead>
+              <tbody>
+                {runs.map((r) => (
+                  <tr>
+                    <td>{r.run_id}</td>
+                    <td>
+                      <span class="badge">{state(r.state, r.status)}</span>
+                      {r.state?.state_message && <div class="errmsg">{r.state.state_message}</div>}
+                    </td>
+                    <td>{when(r.start_time)}</td>
+                    <td>
+                      {(r.tasks ?? [{ run_id: r.run_id, task_key: 'run' }]).map((t) => (
+                        <button
+                          type="button"
+                          onClick={() => void showOutput(`${r.run_id}/${t.task_key}`, t.run_id)}
+                        >
+                          {t.task_key} {t.state ? `(${state(t.state)})` : ''}
+                        </button>
+                      ))}
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+            {output && (
+              <div>
+                <h3>Output of {output.key}</h3>
+                <pre class="output">{JSON.stringify(output.body, null, 2)}</pre>
+              </div>
+            )}
+          </>
+        ) : (
+          <p class="note">Pick a job to see its runs.</p>
+        )}
+      </div>
+    </section>
+  );
+}
+
+// ---- keyboard help ------------------------------------------------------------------------------------------
+
+export const SHORTCUTS: [string, string][] = [
+  ['Ctrl/Cmd + Enter', 'Run the statement (or only the selected text)'],
+  ['Shift + Escape', 'Cancel the running statement'],
+  ['Ctrl/Cmd + S', 'Save the tab as a query'],
+  ['Ctrl + Space', 'Complete catalogs, schemas, tables, columns, keywords, functions'],
+  ['Alt + N / Alt + W', 'New tab / close tab'],
+  ['Alt + 1…5', 'Editor, Queries, History, Catalog, Jobs'],
+  ['Arrows, Ctrl/Cmd + C in the grid', 'Move the selected cell, copy it'],
+  ['F1 in the editor', 'All editor commands'],
+  ['?', 'This help'],
+];
+
+export function HelpPanel(props: { onClose: () => void }) {
+  return (
+    <div class="help" role="dialog" aria-modal="true" aria-label="Keyboard shortcuts">
+      <h2>Keyboard shortcuts</h2>
+      <table class="list">
+        <tbody>
+          {SHORTCUTS.map(([k, v]) => (
+            <tr>
+              <td>
+                <kbd>{k}</kbd>
+              </td>
+              <td>{v}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      <button type="button" onClick={props.onClose} autoFocus>
+        Close
+      </button>
+    </div>
+  );
+}

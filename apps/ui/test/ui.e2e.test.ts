@@ -1,0 +1,268 @@
+/**
+ * The web SQL workspace in a real headless Chromium (Debian's, driven by playwright-core; no browser
+ * download) against the built server, with every request to anything but the server refused. Needs
+ * `pnpm build`. Screenshots go to apps/ui/test-artifacts/ (gitignored).
+ */
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { repoRoot, startServer, type RunningServer } from '@minilake/testing';
+
+const CHROMIUM = ['/usr/bin/chromium', '/usr/bin/chromium-browser'].find((p) => existsSync(p));
+const ARTIFACTS = path.join(repoRoot, 'apps/ui/test-artifacts');
+
+let server: RunningServer;
+let browser: Browser;
+const outside: string[] = [];
+
+async function post<T>(p: string, body: unknown): Promise<{ status: number; json: T }> {
+  const res = await fetch(`${server.url}${p}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  return { status: res.status, json: (await res.json()) as T };
+}
+const sql = (statement: string) =>
+  post<{ status: { state: string } }>('/api/2.0/sql/statements', {
+    warehouse_id: 'dev',
+    statement,
+    wait_timeout: '30s',
+  });
+
+async function openPage(): Promise<Page> {
+  const context = await browser.newContext({ viewport: { width: 1400, height: 900 }, acceptDownloads: true });
+  const page = await context.newPage();
+  const host = new URL(server.url).host;
+  // The network is "off": only the server that served the page answers.
+  await page.route('**/*', (route) => {
+    const url = route.request().url();
+    if (url.startsWith('data:') || url.startsWith('blob:') || new URL(url).host === host)
+      return route.continue();
+    outside.push(url);
+    return route.abort();
+  });
+  await page.goto(`${server.url}/ui/`);
+  await page.locator('.monaco-editor').first().waitFor({ timeout: 30_000 });
+  return page;
+}
+
+async function typeSql(page: Page, text: string): Promise<void> {
+  await page.locator('.monaco-editor').first().click();
+  await page.keyboard.press('Control+A');
+  await page.keyboard.press('Delete');
+  await page.keyboard.type(text);
+  // Close any completion list so the next key goes to the editor.
+  await page.keyboard.press('Escape');
+}
+
+async function run(page: Page, text: string): Promise<void> {
+  await typeSql(page, text);
+  await page.keyboard.press('Control+Enter');
+}
+
+const shot = (page: Page, name: string) => page.screenshot({ path: path.join(ARTIFACTS, `${name}.png`) });
+
+const title = CHROMIUM
+  ? 'the web UI in Chromium'
+  : 'the web UI in Chromium (skipped: no /usr/bin/chromium; .ci/run installs Debian chromium)';
+
+describe.skipIf(!CHROMIUM)(title, () => {
+  beforeAll(async () => {
+    mkdirSync(ARTIFACTS, { recursive: true });
+    server = await startServer();
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await server?.stop();
+  });
+
+  it('runs a typed query with Ctrl+Enter and shows its rows, NULL apart from the empty string', async () => {
+    const page = await openPage();
+    await run(page, "SELECT 6*7 AS answer, NULL AS nothing, '' AS blank");
+    await page.getByRole('gridcell', { name: '42', exact: true }).waitFor();
+    const cells = page.locator('.grow').first().locator('.gcell');
+    expect(await cells.nth(2).getAttribute('data-null')).toBe('1');
+    expect(await cells.nth(3).textContent()).toBe('');
+    expect(await cells.nth(3).getAttribute('data-null')).toBeNull();
+    await expect.poll(() => page.locator('.grid-head').textContent()).toContain('int');
+    await shot(page, 'run');
+    await page.close();
+  });
+
+  it('offers a table created through SQL a moment before, and its columns', async () => {
+    expect((await post('/api/2.1/unity-catalog/catalogs', { name: 'uitest' })).status).toBe(200);
+    expect(
+      (await sql('CREATE TABLE uitest.default.fresh_one (id BIGINT, label STRING)')).json.status.state,
+    ).toBe('SUCCEEDED');
+    const page = await openPage();
+    await typeSql(page, 'SELECT * FROM uitest.default.');
+    await page.keyboard.press('Control+Space');
+    await page.locator('.suggest-widget').getByText('fresh_one').first().waitFor();
+    await page.keyboard.press('Escape');
+    // A table created from the UI itself is offered on the next completion (the cache drops after DDL).
+    await run(page, 'CREATE TABLE uitest.default.made_in_ui (x INT)');
+    await page
+      .getByText(/row|no columns/)
+      .first()
+      .waitFor();
+    await typeSql(page, 'SELECT  FROM uitest.default.fresh_one');
+    await page.keyboard.press('Control+Home');
+    for (let i = 0; i < 7; i++) await page.keyboard.press('ArrowRight');
+    await page.keyboard.press('Control+Space');
+    await page.locator('.suggest-widget').getByText('label', { exact: true }).first().waitFor();
+    await page.keyboard.press('Escape');
+    await typeSql(page, 'SELECT * FROM uitest.default.');
+    await page.keyboard.press('Control+Space');
+    await page.locator('.suggest-widget').getByText('made_in_ui').first().waitFor();
+    await shot(page, 'completion');
+    await page.close();
+  });
+
+  it('draws a chart from the result and exports it and the whole result', async () => {
+    const page = await openPage();
+    await run(
+      page,
+      "SELECT id, id * id AS sq, CASE WHEN id = 3 THEN NULL ELSE 'x' END AS t FROM range(1, 6) AS r(id)",
+    );
+    await page.getByRole('gridcell', { name: '25', exact: true }).waitFor();
+    const csvDl = page.waitForEvent('download');
+    await page.getByRole('button', { name: 'Export CSV' }).click();
+    const csv = readFileSync(await (await csvDl).path(), 'utf8');
+    expect(csv).toBe('id,sq,t\r\n1,1,x\r\n2,4,x\r\n3,9,\r\n4,16,x\r\n5,25,x\r\n');
+    const jsonDl = page.waitForEvent('download');
+    await page.getByRole('button', { name: 'Export JSON' }).click();
+    expect(JSON.parse(readFileSync(await (await jsonDl).path(), 'utf8'))[2]).toEqual({
+      id: 3,
+      sq: 9,
+      t: null,
+    });
+
+    await page.getByRole('tab', { name: 'Chart' }).click();
+    const svg = page.locator('.chart svg');
+    await svg.waitFor();
+    // Five bars for five rows.
+    await expect.poll(() => page.locator('.chart svg path[fill]').count()).toBeGreaterThan(5);
+    for (const kind of ['line', 'area', 'scatter', 'pie']) {
+      await page.getByLabel('Chart type').selectOption(kind);
+      await expect.poll(() => page.locator('.chart svg path').count()).toBeGreaterThan(0);
+    }
+    await page.getByLabel('Chart type').selectOption('bar');
+    const svgDl = page.waitForEvent('download');
+    await page.getByRole('button', { name: 'Export SVG' }).click();
+    const svgText = readFileSync(await (await svgDl).path(), 'utf8');
+    expect(svgText).toMatch(/^<svg[\s\S]*<\/svg>$/);
+    expect(svgText).toContain('sq');
+    const pngDl = page.waitForEvent('download');
+    await page.getByRole('button', { name: 'Export PNG' }).click();
+    const png = readFileSync(await (await pngDl).path());
+    expect(png.subarray(1, 4).toString()).toBe('PNG');
+    await shot(page, 'chart');
+    await page.close();
+  });
+
+  it('scrolls 100,000 rows fetched in chunks', async () => {
+    const page = await openPage();
+    await run(page, "SELECT id, concat('row ', id) AS label FROM range(100000)");
+    await page.getByText('100,000 rows', { exact: false }).first().waitFor({ timeout: 60_000 });
+    // Only the rows in view are in the DOM.
+    expect(await page.locator('.grow').count()).toBeLessThan(120);
+    await page.locator('.grid').evaluate((g) => (g.scrollTop = g.scrollHeight));
+    await page.getByRole('gridcell', { name: 'row 99999', exact: true }).waitFor();
+    await shot(page, 'hundred-thousand');
+    await page.close();
+  });
+
+  it('shows a failure as Databricks reports it, and history lists it', async () => {
+    const page = await openPage();
+    await run(page, 'SELECT * FROM no_such_table_for_ui');
+    const alert = page.locator('.error[role=alert]');
+    await alert.waitFor();
+    expect(await alert.textContent()).toContain('TABLE_OR_VIEW_NOT_FOUND');
+    expect(await alert.textContent()).toContain('SQLSTATE: 42P01');
+    await page.getByRole('link', { name: 'History' }).click();
+    await page.getByLabel('Status').selectOption('FAILED');
+    await page.getByRole('searchbox').fill('no_such_table_for_ui');
+    const row = page.locator('tr.st-failed').filter({ hasText: 'no_such_table_for_ui' });
+    await row.first().waitFor();
+    await shot(page, 'history');
+    // Reopen it in the editor.
+    await row.first().getByRole('button', { name: 'Open' }).click();
+    await expect.poll(() => page.locator('.tab.active').textContent()).toContain('History');
+    await page.close();
+  });
+
+  it('cancels a long statement and the engine stops it', async () => {
+    const page = await openPage();
+    await run(page, 'SELECT count(*) FROM range(10000000000000)');
+    await page
+      .getByRole('button', { name: /Cancel/ })
+      .and(page.locator(':enabled'))
+      .waitFor();
+    await page.getByText(/^Running [0-9a-f-]{36}/).waitFor();
+    const id = /Running ([0-9a-f-]{36})/.exec(
+      (await page.locator('.toolbar .status').textContent()) ?? '',
+    )![1]!;
+    await page.getByRole('button', { name: /Cancel/ }).click();
+    await page.getByText(/was canceled/).waitFor({ timeout: 20_000 });
+    const st = (await (await fetch(`${server.url}/api/2.0/sql/statements/${id}`)).json()) as {
+      status: { state: string };
+    };
+    expect(st.status.state).toBe('CANCELED');
+    await page.close();
+  });
+
+  it('saves a query to the Queries API (when the server has it)', async (ctx) => {
+    const probe = await fetch(`${server.url}/api/2.0/sql/queries`);
+    const page = await openPage();
+    await typeSql(page, 'SELECT 1 AS saved_from_ui');
+    await page.keyboard.press('Control+S');
+    const form = page.getByRole('dialog', { name: 'Save query' });
+    await form.getByLabel('Name').fill('ui saved query');
+    await form.getByLabel('Description').fill('made by the UI test');
+    await form.getByRole('button', { name: 'Save query' }).click();
+    if (probe.status === 501) {
+      // Until the Queries API exists the UI says so instead of failing.
+      await page.getByRole('status').filter({ hasText: 'does not implement' }).waitFor();
+      await page.close();
+      ctx.skip('the Queries API answers 501 NOT_IMPLEMENTED on this build');
+    }
+    await page.getByRole('status').filter({ hasText: 'Saved query' }).waitFor();
+    const list = (await (await fetch(`${server.url}/api/2.0/sql/queries`)).json()) as {
+      results?: { display_name: string; query_text: string; description?: string }[];
+    };
+    const saved = list.results?.find((q) => q.display_name === 'ui saved query');
+    expect(saved?.query_text).toBe('SELECT 1 AS saved_from_ui');
+    expect(saved?.description).toBe('made by the UI test');
+    await page.getByRole('link', { name: 'Queries' }).click();
+    await page.getByRole('button', { name: 'ui saved query' }).waitFor();
+    await page.close();
+  });
+
+  it('browses the catalog and previews a table', async () => {
+    await post('/api/2.1/unity-catalog/catalogs', { name: 'uibrowse' });
+    expect(
+      (await sql("CREATE TABLE uibrowse.default.browse_me AS SELECT 1 AS n, 'one' AS word")).json.status
+        .state,
+    ).toBe('SUCCEEDED');
+    const page = await openPage();
+    await page.getByRole('link', { name: 'Catalog' }).click();
+    await page.getByRole('button', { name: /uibrowse/ }).click();
+    await page.getByRole('button', { name: /default/ }).click();
+    await page.locator('.tree .leaf', { hasText: 'browse_me' }).click();
+    await page.getByRole('heading', { name: 'uibrowse.default.browse_me' }).waitFor();
+    await page.getByRole('button', { name: 'Preview 100 rows' }).click();
+    await page.getByRole('gridcell', { name: 'one', exact: true }).waitFor();
+    await shot(page, 'catalog');
+    // Deep links load the app too.
+    await page.goto(`${server.url}/ui/jobs`);
+    await page.getByRole('heading', { name: 'Jobs' }).waitFor();
+    await page.close();
+  });
+
+  it('asked nothing of the outside network', () => {
+    expect(outside).toEqual([]);
+  });
+});
