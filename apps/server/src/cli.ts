@@ -4,8 +4,6 @@ import { parseArgs } from 'node:util';
 import { DependencyError, StateVersionError } from '@minilake/core';
 import { ConfigError, parseConfig } from './config.js';
 import { listen } from './listen.js';
-import { runMcpStdio } from './mcp-stdio.js';
-import { tlsMaterial } from './tls.js';
 import { registry } from './registry.js';
 import { createMinilake } from './server.js';
 
@@ -31,7 +29,9 @@ Environment:
 `;
 
 async function main(): Promise<void> {
-  if (process.argv[2] === 'mcp') return runMcpStdio(process.argv.slice(3), process.env);
+  // Loaded on use: the MCP SDK and the certificate generator cost ~0.2 s of start-up each (bench/README.md).
+  if (process.argv[2] === 'mcp')
+    return (await import('./mcp-stdio.js')).runMcpStdio(process.argv.slice(3), process.env);
   let flags;
   try {
     flags = parseArgs({
@@ -61,7 +61,7 @@ async function main(): Promise<void> {
     throw e;
   }
   const ml = await createMinilake(config);
-  const tls = config.tls ? await tlsMaterial(config.tls, ml.dataDir) : undefined;
+  const tls = config.tls ? await (await import('./tls.js')).tlsMaterial(config.tls, ml.dataDir) : undefined;
   const l = await listen(ml, config.port, config.host, tls);
   ml.logger.info(
     `MiniLake ${version} listening on ${l.url} (services: ${ml.services.join(', ') || 'none'}; data: ${ml.dataDir}${config.persist ? ', persistent' : ''}${tls ? `; certificate: ${tls.certFile}` : ''})`,

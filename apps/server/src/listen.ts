@@ -1,6 +1,5 @@
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
-import { createServer as createHttpsServer } from 'node:https';
 import { serve } from '@hono/node-server';
 import type { Minilake } from './server.js';
 import type { TlsMaterial } from './tls.js';
@@ -13,11 +12,20 @@ export interface Listening {
   shutdown(): Promise<void>;
 }
 
-export function listen(ml: Minilake, port: number, host: string, tls?: TlsMaterial): Promise<Listening> {
+export async function listen(
+  ml: Minilake,
+  port: number,
+  host: string,
+  tls?: TlsMaterial,
+): Promise<Listening> {
+  // node:https (and its TLS stack) only when serving TLS: it is start-up time otherwise.
+  const https = tls
+    ? {
+        createServer: (await import('node:https')).createServer,
+        serverOptions: { cert: tls.cert, key: tls.key },
+      }
+    : {};
   return new Promise((resolve, reject) => {
-    const https = tls
-      ? { createServer: createHttpsServer, serverOptions: { cert: tls.cert, key: tls.key } }
-      : {};
     const server = serve({ fetch: ml.app.fetch, port, hostname: host, ...https }, (info: AddressInfo) => {
       const shownHost = host.includes(':') ? `[${host}]` : host;
       const url = `${tls ? 'https' : 'http'}://${shownHost}:${info.port}`;

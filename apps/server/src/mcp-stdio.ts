@@ -7,7 +7,7 @@
 import { parseArgs } from 'node:util';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { createLogger } from '@minilake/core';
-import { buildMcpServer, mcpHost, Rest } from '@minilake/mcp';
+import { buildMcpServer, mcpHost, Rest } from '@minilake/mcp/host';
 import { ConfigError, parseConfig } from './config.js';
 import { listen } from './listen.js';
 import { createMinilake } from './server.js';

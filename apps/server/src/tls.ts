@@ -5,7 +5,6 @@
  */
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { generate } from 'selfsigned';
 
 export interface TlsConfig {
   certFile?: string;
@@ -34,6 +33,8 @@ export async function tlsMaterial(config: TlsConfig, dataDir: string): Promise<T
   } catch {
     // Not generated yet.
   }
+  // Loaded only when a certificate must be generated (~0.2 s of module loading).
+  const { generate } = await import('selfsigned');
   const pems = await generate([{ name: 'commonName', value: 'localhost' }], {
     keySize: 2048,
     algorithm: 'sha256',

@@ -11,3 +11,4 @@ export * from './http.js';
 export * from './context.js';
 export * from './deps.js';
 export * from './text.js';
+export * from './node-io.js';

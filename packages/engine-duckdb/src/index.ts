@@ -1,3 +1,4 @@
+import os from 'node:os';
 import type { ServiceContext } from '@minilake/core';
 import { DuckDbEngine } from './engine.js';
 
@@ -27,10 +28,19 @@ export const duckDbConfigDefaults = {
   MINILAKE_DUCKDB_THREADS: '',
 } as const;
 
+/**
+ * DuckDB's own default is 80% of the machine's memory, which on a laptop leaves little for everything else
+ * next to an emulator: a quarter of it (at least 1 GB) instead. DuckDB spills larger operators to its
+ * temp directory rather than failing.
+ */
+export function defaultMemoryLimit(totalBytes = os.totalmem()): string {
+  return `${Math.max(1024, Math.floor(totalBytes / 4 / 2 ** 20))}MB`;
+}
+
 /** The host's one engine: created by the first service that asks, shared by all of them. */
 export function duckDbEngine(ctx: ServiceContext): Promise<DuckDbEngine> {
   return ctx.shared('duckdb', () => {
-    const memoryLimit = ctx.config.MINILAKE_DUCKDB_MEMORY_LIMIT || undefined;
+    const memoryLimit = ctx.config.MINILAKE_DUCKDB_MEMORY_LIMIT || defaultMemoryLimit();
     const threadsText = ctx.config.MINILAKE_DUCKDB_THREADS;
     const threads = threadsText && /^\d+$/.test(threadsText) ? Number(threadsText) : undefined;
     return DuckDbEngine.open({

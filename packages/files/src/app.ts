@@ -13,9 +13,16 @@
  *   away), encoded slashes, NUL bytes and symlinks out of the data dir are all 400s.
  */
 import { rm } from 'node:fs/promises';
-import { Readable } from 'node:stream';
 import { Hono, type Context, type MiddlewareHandler } from 'hono';
-import { invalidParameter, parseBase64, readJson, readQuery, validate } from '@minilake/core';
+import {
+  invalidParameter,
+  parseBase64,
+  readJson,
+  readQuery,
+  requestBodyStream,
+  sendStream,
+  validate,
+} from '@minilake/core';
 import type { DbfsStore } from './dbfs.js';
 import { MAX_BLOCK } from './dbfs.js';
 import { badBase64, fileChanged, maxBlockExceeded, rangeNotSatisfiable } from './errors.js';
@@ -47,11 +54,6 @@ const rawDotSegmentGuard: MiddlewareHandler = async (c, next) => {
   }
   await next();
 };
-
-function requestBody(c: Context): Readable {
-  const body = c.req.raw.body;
-  return body ? Readable.fromWeb(body as import('node:stream/web').ReadableStream) : Readable.from([]);
-}
 
 /** Parses a single `bytes=` range against the file size; undefined means the whole file. */
 function parseRange(header: string | undefined, size: number): { start: number; end: number } | undefined {
@@ -99,7 +101,7 @@ export function filesApp(dbfs: DbfsStore, volumes: VolumeFiles): Hono {
       // Streamed: the file part goes straight to a temp file, then is moved into place.
       const tmp = dbfs.tempPath();
       try {
-        const form = await readMultipart(requestBody(c), boundaryOf(type), tmp);
+        const form = await readMultipart(requestBodyStream(c), boundaryOf(type), tmp);
         const body = validate(s.PutRequest, form.fields);
         const target = dbfsPath(body.path);
         if (!form.file) {
@@ -150,7 +152,7 @@ export function filesApp(dbfs: DbfsStore, volumes: VolumeFiles): Hono {
   app.put(`${FS}/files/*`, async (c) => {
     const q = readQuery(c, s.UploadRequest);
     // Unlike DBFS, the Files API overwrites unless told not to.
-    await volumes.upload(filePath(c), requestBody(c), q.overwrite ?? true);
+    await volumes.upload(filePath(c), requestBodyStream(c), q.overwrite ?? true);
     return c.body(null, 204);
   });
   const fileHeaders = (size: number, mtimeMs: number): Record<string, string> => ({
@@ -176,8 +178,7 @@ export function filesApp(dbfs: DbfsStore, volumes: VolumeFiles): Hono {
     const { start, end } = range ?? { start: 0, end: st.size - 1 };
     const headers = fileHeaders(end - start + 1, st.mtimeMs);
     if (range) headers['content-range'] = `bytes ${start}-${end}/${st.size}`;
-    const stream = Readable.toWeb(volumes.openRead(disk, start, end)) as unknown as ReadableStream;
-    return new Response(stream, { status: range ? 206 : 200, headers });
+    return sendStream(c, range ? 206 : 200, headers, volumes.openRead(disk, start, end));
   });
   app.delete(`${FS}/files/*`, async (c) => {
     await volumes.deleteFile(filePath(c));

@@ -28,7 +28,7 @@ import {
   maxBlockExceeded,
   maxReadExceeded,
 } from './errors.js';
-import { errno, statOrUndefined, writeAtomically } from './fsutil.js';
+import { errno, statOrUndefined, syncFile, writeAtomically } from './fsutil.js';
 import { parentOf } from './paths.js';
 
 export const MAX_READ = 1024 * 1024;
@@ -60,6 +60,8 @@ export class DbfsStore extends CollectionStore {
 
   private readonly clock: Clock;
   private readonly idleMs: number;
+  /** fsync uploads before they are moved into place: only a persistent server's files outlive it. */
+  private readonly durable: boolean;
 
   constructor(
     db: StateDb,
@@ -68,6 +70,7 @@ export class DbfsStore extends CollectionStore {
     super('dbfs', 1, db);
     this.clock = opts.clock;
     this.idleMs = opts.idleMs ?? HANDLE_IDLE_MS;
+    this.durable = db.persistent;
     this.handles = this.collection('handles');
     this.root = path.join(opts.dir, 'root');
     this.tmp = path.join(opts.dir, 'tmp');
@@ -175,7 +178,9 @@ export class DbfsStore extends CollectionStore {
   async put(p: string, content: Buffer | Readable, overwrite: boolean): Promise<void> {
     const disk = await this.checkWritable(p, overwrite);
     await this.mkdirs(parentOf(p));
-    await writeAtomically(content, path.join(this.tmp, uuid()), disk, overwrite, () => dbfsExists(p));
+    await writeAtomically(content, path.join(this.tmp, uuid()), disk, overwrite, () => dbfsExists(p), {
+      durable: this.durable,
+    });
   }
 
   async read(p: string, offset = 0, length = DEFAULT_READ): Promise<{ bytes_read: number; data: string }> {
@@ -256,6 +261,7 @@ export class DbfsStore extends CollectionStore {
     try {
       const disk = await this.checkWritable(p, overwrite);
       await this.mkdirs(parentOf(p));
+      if (this.durable) await syncFile(tmp);
       if (overwrite) await rename(tmp, disk);
       else {
         try {

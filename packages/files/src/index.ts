@@ -28,7 +28,10 @@ export const filesService = defineService<FilesApi>({
   create(ctx) {
     const dbfs = new DbfsStore(ctx.state, { clock: ctx.clock, dir: ctx.folder('dbfs') });
     const uc: VolumeResolver | undefined = ctx.optionalPeer<UnityCatalogApi>('unity-catalog');
-    const volumes = new VolumeFiles(() => uc, path.join(ctx.dir, 'tmp'));
+    const volumes = new VolumeFiles(() => uc, {
+      tmpDir: path.join(ctx.dir, 'tmp'),
+      durable: ctx.state.persistent,
+    });
     return {
       app: filesApp(dbfs, volumes),
       state: [dbfs],

@@ -41,12 +41,30 @@ export interface FileMeta {
   mtimeMs: number;
 }
 
+/**
+ * Downloads read the file in pieces this large: one read and one socket write per MiB, instead of per
+ * 64 KiB (the default) — fewer syscalls and stream turns for the same bytes, and still bounded per request.
+ */
+const READ_CHUNK = 1024 * 1024;
+
+export interface VolumeFilesOptions {
+  /** Uploads stream here first, outside every volume, so SQL globs never see a half-written file. */
+  tmpDir: string;
+  /** fsync each upload before it is moved into place (a persistent server; see WriteOptions.durable). */
+  durable?: boolean;
+}
+
 export class VolumeFiles {
+  private readonly tmpDir: string;
+  private readonly durable: boolean;
+
   constructor(
     private readonly resolver: () => VolumeResolver | undefined,
-    /** Uploads stream here first, outside every volume, so SQL globs never see a half-written file. */
-    private readonly tmpDir: string,
-  ) {}
+    opts: VolumeFilesOptions,
+  ) {
+    this.tmpDir = opts.tmpDir;
+    this.durable = opts.durable ?? false;
+  }
 
   /** The disk path of a client path; the volume must exist. */
   async resolve(p: string): Promise<string> {
@@ -72,7 +90,9 @@ export class VolumeFiles {
       throw e;
     }
     await mkdir(this.tmpDir, { recursive: true });
-    return writeAtomically(body, path.join(this.tmpDir, uuid()), disk, overwrite, () => fileExists(p));
+    return writeAtomically(body, path.join(this.tmpDir, uuid()), disk, overwrite, () => fileExists(p), {
+      durable: this.durable,
+    });
   }
 
   async fileStat(p: string): Promise<{ disk: string; st: Stats }> {
@@ -84,7 +104,7 @@ export class VolumeFiles {
 
   /** A stream of the file's bytes in [start, end] (inclusive), read from disk as the client consumes it. */
   openRead(disk: string, start: number, end: number): Readable {
-    return createReadStream(disk, { start, end, highWaterMark: 256 * 1024 });
+    return createReadStream(disk, { start, end, highWaterMark: READ_CHUNK });
   }
 
   async deleteFile(p: string): Promise<void> {

@@ -40,4 +40,24 @@ describe('writeAtomically', () => {
       await rm(tmpDir, { recursive: true, force: true });
     }
   });
+
+  it('writes a durable (fsynced) upload the same way', async () => {
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'minilake-fsu-'));
+    try {
+      const target = path.join(dir, 'd.bin');
+      const bytes = await writeAtomically(
+        Buffer.from('durable'),
+        path.join(dir, '.tmp-d'),
+        target,
+        false,
+        () => new Error('exists'),
+        { durable: true },
+      );
+      expect(bytes).toBe(7);
+      expect(await readFile(target, 'utf8')).toBe('durable');
+      expect(await readdir(dir)).toEqual(['d.bin']);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
 });

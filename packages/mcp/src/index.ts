@@ -3,13 +3,11 @@
  * the host's own routes (ServiceContext.request), so validation, errors and persistence are the REST ones.
  */
 import { defineService } from '@minilake/core';
-import { mcpApp } from './app.js';
-import { Rest } from './rest.js';
-import { mcpHost } from './server.js';
 
-export { mcpApp, hostnameOf } from './app.js';
-export { buildMcpServer, mcpHost, allTools, toolsFor, MCP_VERSION, type McpHost } from './server.js';
-export { Rest, RestError, type Send } from './rest.js';
+// The implementation (MCP SDK, zod schemas) is at `@minilake/mcp/host`, so importing the service definition
+// costs nothing at start-up.
+export type { McpHost } from './server.js';
+export type { Send } from './rest.js';
 
 export const mcpService = defineService({
   name: 'mcp',
@@ -19,7 +17,10 @@ export const mcpService = defineService({
     MINILAKE_MCP_ALLOWED_HOSTS: '',
     MINILAKE_MCP_MAX_BODY_BYTES: String(16 * 1024 * 1024),
   },
-  create(ctx) {
+  async create(ctx) {
+    // Loaded when the service is enabled, not when the server starts: the MCP SDK and the tools' zod schemas
+    // cost ~0.25 s of CPU at start-up, and MCP is opt-in (bench/README.md, cold start).
+    const { mcpApp, Rest, mcpHost } = await import('./host.js');
     const host = mcpHost({
       rest: new Rest((path, init) => ctx.request(path, init)),
       userName: ctx.identity.userName,

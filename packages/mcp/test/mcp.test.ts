@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { allTools, hostnameOf, toolsFor } from '../src/index.js';
+import { allTools, hostnameOf, toolsFor } from '../src/host.js';
 import { Mutex } from '../src/fixtures.js';
 
 describe('tool declarations', () => {

@@ -1,10 +1,12 @@
 import { rm } from 'node:fs/promises';
 import path from 'node:path';
+import { Hono } from 'hono';
 import { defineService } from '@minilake/core';
 import { DUCKDB_FOLDER, duckDbEngine } from '@minilake/engine-duckdb';
 import type { IamApi } from '@minilake/iam';
 import type { UnityCatalogApi } from '@minilake/unity-catalog';
 import { sqlApp } from './app.js';
+import { warmPolyglot } from './dialect/index.js';
 import { QueryHistoryStore } from './history.js';
 import {
   defaultStatementOptions,
@@ -64,6 +66,8 @@ export const sqlService = defineService<SqlApi>({
     MINILAKE_SQL_CHUNK_BYTES: String(16 * 1024 * 1024),
     // 1: no starter warehouse `dev`; a statement naming a warehouse that was not created is 404, as on Databricks.
     MINILAKE_SQL_STRICT_WAREHOUSES: '0',
+    // Statement handles kept (results included) before the oldest finished ones are dropped early.
+    MINILAKE_SQL_MAX_STATEMENTS: String(defaultStatementOptions.maxStatements),
   },
   async create(ctx) {
     const engine = await duckDbEngine(ctx);
@@ -103,6 +107,10 @@ export const sqlService = defineService<SqlApi>({
     const opts: StatementOptions = {
       ...defaultStatementOptions,
       resultTtlMs: ttl,
+      maxStatements: Math.max(
+        1,
+        numberSetting(ctx.config.MINILAKE_SQL_MAX_STATEMENTS, defaultStatementOptions.maxStatements),
+      ),
       limits: { ...defaultStatementOptions.limits, chunkBytes, memBytes: Math.min(1024 * 1024, chunkBytes) },
     };
     const resultsDir = path.join(ctx.dir, 'results');
@@ -127,8 +135,17 @@ export const sqlService = defineService<SqlApi>({
       snapshot: () => ({}),
       restore: () => undefined,
     };
+    // The dialect's WASM loads and warms up in the background on the first request to the SQL API (a client
+    // lists or creates its warehouse before its first statement), so neither `ready` nor, usually, the first
+    // statement waits for it (dialect/polyglot.ts); a server nobody sends SQL to does not carry its ~200 MB.
+    const app = new Hono();
+    app.use('/api/2.0/sql/*', async (_c, next) => {
+      void warmPolyglot();
+      await next();
+    });
+    app.route('/', sqlApp(statements, warehouses, history));
     return {
-      app: sqlApp(statements, warehouses, history),
+      app,
       state: [statementState, warehouses, history],
       api: {
         warehouseExists: (id) => warehouses.exists(id),

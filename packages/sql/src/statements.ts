@@ -78,6 +78,8 @@ export interface Statement {
   /** When the result links stop working (ms). */
   expiresAt?: number;
   cancelExpiry?: () => void;
+  /** Cancels the statement's pending expiry and retention timers (when it is dropped early). */
+  timers?: (() => void)[];
 }
 
 /** What the statement service runs on (an options object: see CONVENTIONS.md). */
@@ -135,6 +137,12 @@ export interface StatementOptions {
   limits: Omit<ResultLimits, 'rowLimit' | 'byteLimit'>;
   /** Target size of an INLINE chunk (EXTERNAL_LINKS chunks use limits.chunkBytes). */
   inlineChunkBytes: number;
+  /**
+   * At most this many statement handles are kept (MINILAKE_SQL_MAX_STATEMENTS): above it the oldest finished
+   * ones are closed and forgotten early (404, as after retention), so memory does not grow with the number
+   * of statements run within the hour Databricks keeps them. Running statements are never dropped.
+   */
+  maxStatements: number;
 }
 
 export const defaultStatementOptions: StatementOptions = {
@@ -143,6 +151,7 @@ export const defaultStatementOptions: StatementOptions = {
   linkTtlMs: 15 * 60 * 1000,
   limits: { chunkBytes: 16 * 1024 * 1024, memBytes: 1024 * 1024, inlineLimit: 25 * 1024 * 1024 },
   inlineChunkBytes: 4 * 1024 * 1024,
+  maxStatements: 1000,
 };
 
 const EXTERNAL_DEFAULT_BYTE_LIMIT = 100 * 1024 ** 3;
@@ -258,6 +267,7 @@ export class StatementManager implements StatementService {
     };
     if (input.queryTags?.length) stmt.history.query_tags = input.queryTags;
     this.statements.set(id, stmt);
+    this.dropOldest();
     this.history.put(stmt.history);
     void this.runOnWarehouse(stmt, input).catch((e: unknown) => {
       this.logger.error('statement runner failed', { error: (e as Error)?.stack ?? String(e) });
@@ -521,6 +531,24 @@ export class StatementManager implements StatementService {
     return this.clock.now() + this.opts.linkTtlMs;
   }
 
+  /** Keeps at most opts.maxStatements handles: the oldest finished ones go first (insertion order). */
+  private dropOldest(): void {
+    if (this.statements.size <= this.opts.maxStatements) return;
+    for (const old of this.statements.values()) {
+      if (this.statements.size <= this.opts.maxStatements) break;
+      if (!isTerminal(old.state)) continue;
+      this.statements.delete(old.id);
+      for (const cancel of old.timers ?? []) {
+        cancel();
+        this.timers.delete(cancel);
+      }
+      old.timers = undefined;
+      const rs = old.result;
+      old.result = undefined;
+      if (rs) void freeResult(rs).catch(() => undefined);
+    }
+  }
+
   private scheduleClose(stmt: Statement): void {
     stmt.expiresAt = this.clock.now() + this.opts.resultTtlMs;
     const cancel = this.clock.setTimeout(() => {
@@ -533,6 +561,7 @@ export class StatementManager implements StatementService {
       this.retire(stmt, this.opts.retainMs);
     }, this.opts.resultTtlMs);
     this.timers.add(cancel);
+    (stmt.timers ??= []).push(cancel);
   }
 
   private retire(stmt: Statement, ms: number): void {
@@ -541,6 +570,7 @@ export class StatementManager implements StatementService {
       if (this.statements.get(stmt.id) === stmt) this.statements.delete(stmt.id);
     }, ms);
     this.timers.add(cancel);
+    (stmt.timers ??= []).push(cancel);
   }
 
   /** Cancels everything running and frees every result (reset and shutdown). */

@@ -376,3 +376,26 @@ describe('chunked results', () => {
     expect(list.warehouses ?? []).toHaveLength(0);
   });
 });
+
+describe('statement handle cap (MINILAKE_SQL_MAX_STATEMENTS)', () => {
+  it('keeps the newest finished statements and forgets the oldest early', async () => {
+    const { app } = await setup({ MINILAKE_SQL_MAX_STATEMENTS: '3' });
+    const ids: string[] = [];
+    for (let i = 0; i < 5; i++) {
+      const st = await json<Body>(
+        app.request(
+          '/api/2.0/sql/statements',
+          jsonInit('POST', { warehouse_id: 'dev', statement: `SELECT ${i} AS x`, wait_timeout: '30s' }),
+        ),
+      );
+      expect(st.status.state).toBe('SUCCEEDED');
+      ids.push(st.statement_id);
+    }
+    const status = async (id: string) => (await app.request(`/api/2.0/sql/statements/${id}`)).status;
+    expect(await status(ids[0]!)).toBe(404);
+    expect(await status(ids[1]!)).toBe(404);
+    const newest = await json<Body>(app.request(`/api/2.0/sql/statements/${ids[4]!}`));
+    expect(newest.result?.data_array).toEqual([['4']]);
+    expect(await status(ids[2]!)).toBe(200);
+  });
+});

@@ -1,12 +1,10 @@
+import { Hono, type Context } from 'hono';
 import { defineService } from '@minilake/core';
 import { DatabricksError } from '@minilake/core';
 import { STARTER_WAREHOUSE_ID, type SqlApi } from '@minilake/sql';
-import { thriftApp } from './app.js';
-import { serviceRunner, type Runner } from './runner.js';
-import { ThriftService } from './service.js';
+import type { Runner } from './runner.js';
 
-export { thriftApp, processThrift } from './app.js';
-export { ThriftService } from './service.js';
+export type { ThriftService } from './service.js';
 export type { Runner, Execution, RunRequest } from './runner.js';
 
 function seconds(text: string | undefined, fallback: number): number {
@@ -30,30 +28,49 @@ export const thriftService = defineService({
       start: () =>
         Promise.reject(new DatabricksError(501, 'NOT_IMPLEMENTED', 'The sql service is not enabled.')),
     };
-    const service = new ThriftService({
-      runner: sql ? serviceRunner(sql.statements) : unavailable,
-      request,
-      clock: ctx.clock,
-      logger: ctx.logger,
-      idleMs: seconds(ctx.config.MINILAKE_THRIFT_SESSION_IDLE, 3600) * 1000,
-    });
-    const app = thriftApp({
-      service,
-      resolveWarehouse(kind, id) {
-        if (!sql) return undefined;
-        if (sql.warehouseExists(id)) return id;
-        // The starter warehouse is provisioned by its first statement (or refused in strict mode there).
-        if (id === STARTER_WAREHOUSE_ID || kind === 'cluster') return STARTER_WAREHOUSE_ID;
-        return undefined;
-      },
-    });
+    // The implementation (the generated TCLIService processor, apache-arrow, lz4) is loaded by the first
+    // Thrift call, not at start-up, where it cost ~0.4 s of CPU (bench/README.md, cold start).
+    let loaded: Promise<{ service: import('./service.js').ThriftService; app: Hono }> | undefined;
+    const load = () =>
+      (loaded ??= import('./host.js').then(({ ThriftService, thriftApp, serviceRunner }) => {
+        const service = new ThriftService({
+          runner: sql ? serviceRunner(sql.statements) : unavailable,
+          request,
+          clock: ctx.clock,
+          logger: ctx.logger,
+          idleMs: seconds(ctx.config.MINILAKE_THRIFT_SESSION_IDLE, 3600) * 1000,
+        });
+        const app = thriftApp({
+          service,
+          resolveWarehouse(kind, id) {
+            if (!sql) return undefined;
+            if (sql.warehouseExists(id)) return id;
+            // The starter warehouse is provisioned by its first statement (or refused in strict mode there).
+            if (id === STARTER_WAREHOUSE_ID || kind === 'cluster') return STARTER_WAREHOUSE_ID;
+            return undefined;
+          },
+        });
+        // Errors go on to the host's handler, which renders them as Databricks errors.
+        app.onError((e) => {
+          throw e;
+        });
+        return { service, app };
+      }));
+    // The same two routes thriftApp serves (app.ts), forwarded to it once loaded.
+    const forward = async (c: Context) => (await load()).app.fetch(c.req.raw, c.env);
+    const app = new Hono();
+    app.post('/sql/1.0/warehouses/:id', forward);
+    app.post('/sql/protocolv1/o/:org/:cluster', forward);
+    const clear = async () => {
+      if (loaded) await (await loaded).service.clear();
+    };
     const sessions = {
       name: 'thrift-sessions',
       version: 1,
-      reset: () => service.clear().then(() => undefined),
+      reset: clear,
       snapshot: () => ({}),
       restore: () => undefined,
     };
-    return { app, state: [sessions], close: () => service.clear().then(() => undefined) };
+    return { app, state: [sessions], close: clear };
   },
 });

@@ -34,7 +34,7 @@ import type {
 } from './types.js';
 
 export { SqlError, sqlError } from './sql-error.js';
-export { loadPolyglot } from './polyglot.js';
+export { loadPolyglot, warmPolyglot } from './polyglot.js';
 export { sparkType } from './commands.js';
 export { mapError } from './engine-errors.js';
 export type {
