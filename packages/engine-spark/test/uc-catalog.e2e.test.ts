@@ -132,4 +132,20 @@ describe.skipIf(!ready)(`Unity Catalog tables from Spark (${ready ? 'installed' 
     expect((await call('GET', `/api/2.1/unity-catalog/tables/${cat}.s1.gone`)).status).toBe(404);
     expect(existsSync(path.join(tables, 'gone', '_delta_log'))).toBe(true);
   }, 900_000);
+
+  it('serverless tasks (Spark Connect) resolve UC tables too, with no catalog config in the code', async () => {
+    const file = write(
+      dir,
+      'uc_serverless.py',
+      [
+        `rows = sorted([r.id, r.name] for r in spark.table("${cat}.s1.from_sql").collect())`,
+        `spark.sql("INSERT INTO ${cat}.s1.from_sql VALUES (3, 'three')")`,
+        'print("ROWS=%s" % rows)',
+      ].join('\n'),
+    );
+    const r = await engine.launch(task(dir, { file, compute: 'serverless', sparkConf: FAST })).result;
+    expect(r.outcome, r.error ?? r.logs).toBe('SUCCESS');
+    expect(r.logs).toContain("ROWS=[[1, 'one'], [2, 'two']]");
+    expect(await sql(`SELECT count(*) FROM ${cat}.s1.from_sql`)).toEqual([['3']]);
+  }, 900_000);
 });
