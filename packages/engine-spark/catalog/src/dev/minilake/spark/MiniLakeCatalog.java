@@ -375,7 +375,9 @@ public class MiniLakeCatalog implements TableCatalog, SupportsNamespaces {
   static String typeName(DataType t) {
     String s = t.typeName().toLowerCase(Locale.ROOT);
     if (s.startsWith("decimal")) return "DECIMAL";
-    if (s.startsWith("varchar") || s.startsWith("char")) return "STRING";
+    if (s.startsWith("varchar")) return "STRING";
+    if (s.startsWith("char")) return "CHAR";
+    if (s.startsWith("interval")) return "INTERVAL";
     switch (s) {
       case "integer":
         return "INT";
@@ -387,6 +389,8 @@ public class MiniLakeCatalog implements TableCatalog, SupportsNamespaces {
         return "BYTE";
       case "timestamp_ntz":
         return "TIMESTAMP_NTZ";
+      case "void":
+        return "NULL";
       default:
         return s.toUpperCase(Locale.ROOT);
     }
