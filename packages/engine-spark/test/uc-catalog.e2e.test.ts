@@ -12,27 +12,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type RunningServer } from '@minilake/testing';
 import { createContext } from '@minilake/core';
 import { createSparkEngine, defaultInstallDir, type SparkEngine } from '../src/index.js';
-import { ucCatalogConf, ucCatalogJar } from '../src/uc.js';
+import { ucCatalogJar } from '../src/uc.js';
 import { cacheDir, installed, skipReason, task, tmp, write } from './helpers.js';
 
 const ready = installed && existsSync(ucCatalogJar(defaultInstallDir(cacheDir)));
 
 /** Small Delta snapshots and shuffles: the test machine has two cores. */
 const FAST = { 'spark.sql.shuffle.partitions': '1', 'spark.databricks.delta.snapshotPartitions': '1' };
-
-describe('the Spark conf a task gets for Unity Catalog', () => {
-  it("uses the official connector's keys, and skips names Spark keeps for itself", () => {
-    const conf = ucCatalogConf(['lake', 'spark_catalog', 'a-b'], 'http://127.0.0.1:9', 'tok');
-    expect(conf).toEqual({
-      'spark.sql.catalog.lake': 'dev.minilake.spark.MiniLakeCatalog',
-      'spark.sql.catalog.lake.uri': 'http://127.0.0.1:9',
-      'spark.sql.catalog.lake.token': 'tok',
-      'spark.sql.catalog.a-b': 'dev.minilake.spark.MiniLakeCatalog',
-      'spark.sql.catalog.a-b.uri': 'http://127.0.0.1:9',
-      'spark.sql.catalog.a-b.token': 'tok',
-    });
-  });
-});
 
 describe.skipIf(!ready)(`Unity Catalog tables from Spark (${ready ? 'installed' : skipReason})`, () => {
   let server: RunningServer;
