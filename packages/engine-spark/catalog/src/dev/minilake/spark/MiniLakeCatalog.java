@@ -127,7 +127,7 @@ public class MiniLakeCatalog implements TableCatalog, SupportsNamespaces {
       throw e;
     }
     Map<String, String> out = new HashMap<>();
-    j.path("properties").fields().forEachRemaining(f -> out.put(f.getKey(), f.getValue().asText()));
+    for (Map.Entry<String, JsonNode> f : j.path("properties").properties()) out.put(f.getKey(), f.getValue().asText());
     if (j.hasNonNull("comment")) out.put(SupportsNamespaces.PROP_COMMENT, j.get("comment").asText());
     if (j.hasNonNull("owner")) out.put(SupportsNamespaces.PROP_OWNER, j.get("owner").asText());
     return out;

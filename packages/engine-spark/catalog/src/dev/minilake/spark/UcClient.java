@@ -25,6 +25,7 @@ final class UcClient {
 
   /** A non-2xx answer, with Databricks' `error_code` when the body had one. */
   static final class UcException extends RuntimeException {
+    private static final long serialVersionUID = 1L;
     final int status;
     final String errorCode;
 
