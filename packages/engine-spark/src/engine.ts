@@ -12,6 +12,7 @@ import { ConnectServer } from './connect.js';
 import { EnvCache, EnvInstallError } from './envs.js';
 import { firstLine, locateInstall, settingsFrom, type SparkInstall, type SparkSettings } from './install.js';
 import { startProc, type Proc } from './proc.js';
+import { ucTaskConf } from './uc.js';
 import type { SparkEngine, SparkRun, SparkTask, SparkTaskResult } from './types.js';
 
 const DELTA_CONF: Record<string, string> = {
@@ -255,6 +256,11 @@ class Engine implements SparkEngine {
         }
       }
       if (stopped) return stoppedResult();
+      const selfUrl = this.ctx.selfUrl();
+      const token = task.token ?? 'dapi-minilake-task';
+      // Unity Catalog's catalogs as Spark catalogs (the task's own conf wins over them).
+      const sparkConf = { ...(await ucTaskConf({ jars: inst.jars, selfUrl, token })), ...task.sparkConf };
+      if (stopped) return stoppedResult();
       const resultFile = path.join(task.workDir, 'minilake-result.json');
       const taskFile = path.join(task.workDir, 'minilake-task.json');
       await writeFile(
@@ -268,19 +274,18 @@ class Engine implements SparkEngine {
           taskValues: task.taskValues,
           context: task.context,
           sourcePath: task.sourcePath ?? null,
-          sparkConf: serverless ? task.sparkConf : {},
+          sparkConf: serverless ? sparkConf : {},
           serverless,
           workDir: task.workDir,
           resultFile,
         }),
       );
-      const selfUrl = this.ctx.selfUrl();
       const extra: Record<string, string> = {
         MINILAKE_TASK_FILE: taskFile,
         PYSPARK_PYTHON: python,
         PYSPARK_DRIVER_PYTHON: python,
         DATABRICKS_AUTH_TYPE: 'pat',
-        DATABRICKS_TOKEN: task.token ?? 'dapi-minilake-task',
+        DATABRICKS_TOKEN: token,
         ...(selfUrl ? { DATABRICKS_HOST: selfUrl } : {}),
         DATABRICKS_JOB_RUN_ID: String(task.context.runId),
       };
@@ -298,7 +303,7 @@ class Engine implements SparkEngine {
             master,
             '--name',
             `minilake-${task.context.taskKey}-${task.id}`,
-            ...this.commonArgs(inst, driverLog, path.join(task.workDir, 'spark-local'), task.sparkConf),
+            ...this.commonArgs(inst, driverLog, path.join(task.workDir, 'spark-local'), sparkConf),
             inst.entry,
           ];
       proc = startProc({ cmd: inst.python, args, env, cwd: task.workDir, logBytes: this.settings.logBytes });

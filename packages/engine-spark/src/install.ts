@@ -12,6 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { EngineUnavailable } from '@minilake/core';
 import versions from '../versions.json' with { type: 'json' };
+import { ucCatalogJar } from './uc.js';
 
 const run = promisify(execFile);
 
@@ -162,6 +163,9 @@ export async function locateInstall(settings: SparkSettings): Promise<SparkInsta
         .sort()
         .map((f) => path.join(jarsDir, f))
     : [];
+  // MiniLake's Unity Catalog plugin (install.sh compiles it next to the Delta jars) joins every application.
+  const ucJar = ucCatalogJar(dir);
+  if (existsSync(ucJar)) jars.push(ucJar);
   if (
     !settings.jarsDir &&
     !settings.python &&

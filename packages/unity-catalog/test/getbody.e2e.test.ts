@@ -72,3 +72,27 @@ describe('GET requests with a JSON body over a real socket', () => {
     expect((await send('GET', '/api/2.1/unity-catalog/schemas', body)).status).toBe(200);
   });
 });
+
+describe("Java HttpClient's h2c upgrade headers", () => {
+  // java.net.http.HttpClient (the UC Spark connector's and unitycatalog-client's transport) asks to upgrade
+  // every first request on http:// to HTTP/2; the server answers in HTTP/1.1 and must keep the body.
+  const h2c = {
+    connection: 'Upgrade, HTTP2-Settings',
+    upgrade: 'h2c',
+    'http2-settings': 'AAEAAEAAAAIAAAABAAMAAABkAAQBAAAAAAUAAEAA',
+  };
+  it('keeps the body of a POST and of a GET that carry them', async () => {
+    const cat = uniqueName('h2c');
+    const created = await send('POST', '/api/2.1/unity-catalog/catalogs', JSON.stringify({ name: cat }), h2c);
+    expect(created.status, JSON.stringify(created.json)).toBe(200);
+    expect(created.json.name).toBe(cat);
+    const listed = await send(
+      'GET',
+      '/api/2.1/unity-catalog/schemas',
+      JSON.stringify({ catalog_name: cat }),
+      h2c,
+    );
+    expect(listed.status, JSON.stringify(listed.json)).toBe(200);
+    expect(listed.json.schemas.map((s: { name: string }) => s.name)).toEqual(['default']);
+  });
+});

@@ -1,0 +1,424 @@
+package dev.minilake.spark;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.net.URI;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import org.apache.spark.sql.catalyst.analysis.NamespaceAlreadyExistsException;
+import org.apache.spark.sql.catalyst.analysis.NoSuchNamespaceException;
+import org.apache.spark.sql.catalyst.analysis.NoSuchTableException;
+import org.apache.spark.sql.catalyst.analysis.NonEmptyNamespaceException;
+import org.apache.spark.sql.catalyst.analysis.TableAlreadyExistsException;
+import org.apache.spark.sql.connector.catalog.Identifier;
+import org.apache.spark.sql.connector.catalog.NamespaceChange;
+import org.apache.spark.sql.connector.catalog.SupportsNamespaces;
+import org.apache.spark.sql.connector.catalog.Table;
+import org.apache.spark.sql.connector.catalog.TableCatalog;
+import org.apache.spark.sql.connector.catalog.TableChange;
+import org.apache.spark.sql.connector.expressions.Transform;
+import org.apache.spark.sql.delta.catalog.DeltaCatalog;
+import org.apache.spark.sql.types.DataType;
+import org.apache.spark.sql.types.StructField;
+import org.apache.spark.sql.types.StructType;
+import org.apache.spark.sql.util.CaseInsensitiveStringMap;
+
+/**
+ * A Spark catalog over one Unity Catalog catalog served by MiniLake (or any server speaking the UC REST
+ * API): `spark.sql.catalog.<name>=dev.minilake.spark.MiniLakeCatalog`, `.uri=http://host:port`, `.token=...`
+ * (the keys of the official `io.unitycatalog.spark.UCSingleCatalog`). The Spark catalog's name is the UC
+ * catalog's name. Namespaces are UC schemas; EXTERNAL Delta tables are loaded as Delta tables by their
+ * location through delta-spark, so reads and writes go straight to the files; `CREATE TABLE ... USING DELTA
+ * LOCATION` lays the table down with Delta and registers it in UC. MANAGED MiniLake tables live in DuckDB
+ * files, which Spark cannot read: loading one fails with an error that says so.
+ */
+public class MiniLakeCatalog implements TableCatalog, SupportsNamespaces {
+  private String name;
+  private UcClient uc;
+  private DeltaCatalog delta;
+
+  @Override
+  public void initialize(String name, CaseInsensitiveStringMap options) {
+    this.name = name;
+    String uri = options.get("uri");
+    if (uri == null || uri.isEmpty())
+      throw new IllegalArgumentException(
+          "spark.sql.catalog." + name + ".uri is not set (the Unity Catalog server, e.g. http://localhost:8000)");
+    this.uc = new UcClient(uri, options.get("token"));
+  }
+
+  @Override
+  public String name() {
+    return name;
+  }
+
+  @Override
+  public String[] defaultNamespace() {
+    return new String[] {"default"};
+  }
+
+  /** delta-spark's catalog, used for tables by path; created on first use (the session exists by then). */
+  private synchronized DeltaCatalog delta() {
+    if (delta == null) {
+      DeltaCatalog d = new DeltaCatalog();
+      d.setDelegateCatalog(
+          org.apache.spark.sql.classic.SparkSession.active().sessionState().catalogManager().v2SessionCatalog());
+      delta = d;
+    }
+    return delta;
+  }
+
+  // ---- names ----
+
+  private String schemaOf(String[] ns) throws NoSuchNamespaceException {
+    if (ns.length != 1) throw new NoSuchNamespaceException(ns);
+    return ns[0];
+  }
+
+  private String fullName(Identifier ident) throws NoSuchTableException {
+    if (ident.namespace().length != 1) throw new NoSuchTableException(ident);
+    return name + "." + ident.namespace()[0] + "." + ident.name();
+  }
+
+  private static boolean notFound(UcClient.UcException e) {
+    return e.status == 404;
+  }
+
+  // ---- namespaces ----
+
+  @Override
+  public String[][] listNamespaces() {
+    List<JsonNode> rows = uc.list("/schemas", "schemas", Map.of("catalog_name", name));
+    String[][] out = new String[rows.size()][];
+    for (int i = 0; i < rows.size(); i++) out[i] = new String[] {rows.get(i).path("name").asText()};
+    return out;
+  }
+
+  @Override
+  public String[][] listNamespaces(String[] ns) throws NoSuchNamespaceException {
+    if (ns.length == 0) return listNamespaces();
+    loadNamespaceMetadata(ns);
+    return new String[0][];
+  }
+
+  @Override
+  public boolean namespaceExists(String[] ns) {
+    try {
+      loadNamespaceMetadata(ns);
+      return true;
+    } catch (NoSuchNamespaceException e) {
+      return false;
+    }
+  }
+
+  @Override
+  public Map<String, String> loadNamespaceMetadata(String[] ns) throws NoSuchNamespaceException {
+    String schema = schemaOf(ns);
+    JsonNode j;
+    try {
+      j = uc.call("GET", "/schemas/" + UcClient.enc(name + "." + schema), null);
+    } catch (UcClient.UcException e) {
+      if (notFound(e)) throw new NoSuchNamespaceException(ns);
+      throw e;
+    }
+    Map<String, String> out = new HashMap<>();
+    for (Map.Entry<String, JsonNode> f : j.path("properties").properties()) out.put(f.getKey(), f.getValue().asText());
+    if (j.hasNonNull("comment")) out.put(SupportsNamespaces.PROP_COMMENT, j.get("comment").asText());
+    if (j.hasNonNull("owner")) out.put(SupportsNamespaces.PROP_OWNER, j.get("owner").asText());
+    return out;
+  }
+
+  @Override
+  public void createNamespace(String[] ns, Map<String, String> metadata)
+      throws NamespaceAlreadyExistsException {
+    if (ns.length != 1)
+      throw new IllegalArgumentException("Unity Catalog schemas are one level: " + String.join(".", ns));
+    ObjectNode body = uc.object().put("catalog_name", name).put("name", ns[0]);
+    ObjectNode props = body.putObject("properties");
+    for (Map.Entry<String, String> e : metadata.entrySet()) {
+      if (e.getKey().equals(SupportsNamespaces.PROP_COMMENT)) body.put("comment", e.getValue());
+      else if (!e.getKey().equals(SupportsNamespaces.PROP_OWNER) && !e.getKey().equals(SupportsNamespaces.PROP_LOCATION))
+        props.put(e.getKey(), e.getValue());
+    }
+    try {
+      uc.call("POST", "/schemas", body);
+    } catch (UcClient.UcException e) {
+      if (e.status == 409) throw new NamespaceAlreadyExistsException(ns);
+      throw e;
+    }
+  }
+
+  @Override
+  public void alterNamespace(String[] ns, NamespaceChange... changes) throws NoSuchNamespaceException {
+    String schema = schemaOf(ns);
+    ObjectNode body = uc.object();
+    ObjectNode props = body.putObject("properties");
+    for (NamespaceChange c : changes) {
+      if (c instanceof NamespaceChange.SetProperty) {
+        NamespaceChange.SetProperty p = (NamespaceChange.SetProperty) c;
+        if (p.property().equals(SupportsNamespaces.PROP_COMMENT)) body.put("comment", p.value());
+        else props.put(p.property(), p.value());
+      } else {
+        throw new UnsupportedOperationException(
+            "MiniLake's Unity Catalog plugin can only set schema properties, not remove them");
+      }
+    }
+    try {
+      uc.call("PATCH", "/schemas/" + UcClient.enc(name + "." + schema), body);
+    } catch (UcClient.UcException e) {
+      if (notFound(e)) throw new NoSuchNamespaceException(ns);
+      throw e;
+    }
+  }
+
+  @Override
+  public boolean dropNamespace(String[] ns, boolean cascade)
+      throws NoSuchNamespaceException, NonEmptyNamespaceException {
+    String schema = schemaOf(ns);
+    try {
+      uc.call(
+          "DELETE", "/schemas/" + UcClient.enc(name + "." + schema) + "?force=" + cascade, null);
+      return true;
+    } catch (UcClient.UcException e) {
+      if (notFound(e)) throw new NoSuchNamespaceException(ns);
+      if (!cascade && e.status == 400 && "INVALID_STATE".equals(e.errorCode))
+        throw new NonEmptyNamespaceException(ns);
+      throw e;
+    }
+  }
+
+  // ---- tables ----
+
+  @Override
+  public Identifier[] listTables(String[] ns) throws NoSuchNamespaceException {
+    String schema = schemaOf(ns);
+    Map<String, String> q = new LinkedHashMap<>();
+    q.put("catalog_name", name);
+    q.put("schema_name", schema);
+    q.put("omit_columns", "true");
+    List<JsonNode> rows;
+    try {
+      rows = uc.list("/tables", "tables", q);
+    } catch (UcClient.UcException e) {
+      if (notFound(e)) throw new NoSuchNamespaceException(ns);
+      throw e;
+    }
+    Identifier[] out = new Identifier[rows.size()];
+    for (int i = 0; i < rows.size(); i++)
+      out[i] = Identifier.of(new String[] {schema}, rows.get(i).path("name").asText());
+    return out;
+  }
+
+  private JsonNode getTable(Identifier ident) throws NoSuchTableException {
+    try {
+      return uc.call("GET", "/tables/" + UcClient.enc(fullName(ident)), null);
+    } catch (UcClient.UcException e) {
+      if (notFound(e)) throw new NoSuchTableException(ident);
+      throw e;
+    }
+  }
+
+  /** The local folder of an EXTERNAL Delta table, or a clear refusal for what Spark cannot read here. */
+  private String deltaPath(Identifier ident, JsonNode t) throws NoSuchTableException {
+    String full = fullName(ident);
+    String type = t.path("table_type").asText("");
+    String format = t.path("data_source_format").asText("");
+    String loc = t.path("storage_location").asText("");
+    if (type.equals("MANAGED"))
+      throw new UnsupportedOperationException(
+          full
+              + " is a MANAGED MiniLake table: its rows live in a DuckDB database file ("
+              + loc
+              + "), not in a Delta folder, so Spark cannot read or write it. Query it through MiniLake's SQL"
+              + " API, or copy it into an EXTERNAL Delta table (CREATE TABLE ... USING DELTA LOCATION ...)");
+    if (!type.equals("EXTERNAL"))
+      throw new UnsupportedOperationException(
+          full + " is a " + type + ": MiniLake's Spark catalog reads EXTERNAL Delta tables only");
+    if (!format.equalsIgnoreCase("DELTA"))
+      throw new UnsupportedOperationException(
+          full + " is an EXTERNAL " + format + " table: MiniLake's Spark catalog reads Delta tables only");
+    // Temporary credentials are asked for as the official connector does; a local folder needs none.
+    if (t.hasNonNull("table_id")) {
+      ObjectNode body = uc.object().put("table_id", t.get("table_id").asText()).put("operation", "READ_WRITE");
+      uc.call("POST", "/temporary-table-credentials", body);
+    }
+    return localPath(loc);
+  }
+
+  static String localPath(String loc) {
+    if (loc.startsWith("/")) return loc;
+    URI u = URI.create(loc);
+    if (!"file".equals(u.getScheme()))
+      throw new UnsupportedOperationException(
+          "Table location " + loc + " is not a local path: MiniLake's Spark catalog reads file: locations only");
+    return u.getPath();
+  }
+
+  private static Identifier pathIdent(String path) {
+    return Identifier.of(new String[] {"delta"}, path);
+  }
+
+  @Override
+  public Table loadTable(Identifier ident) throws NoSuchTableException {
+    String path = deltaPath(ident, getTable(ident));
+    return delta().loadPathTable(pathIdent(path));
+  }
+
+  @Override
+  public Table loadTable(Identifier ident, long timestamp) throws NoSuchTableException {
+    return delta().loadTable(pathIdent(deltaPath(ident, getTable(ident))), timestamp);
+  }
+
+  @Override
+  public Table loadTable(Identifier ident, String version) throws NoSuchTableException {
+    return delta().loadTable(pathIdent(deltaPath(ident, getTable(ident))), version);
+  }
+
+  @Override
+  public boolean tableExists(Identifier ident) {
+    try {
+      getTable(ident);
+      return true;
+    } catch (NoSuchTableException e) {
+      return false;
+    }
+  }
+
+  @Override
+  @SuppressWarnings("deprecation")
+  public Table createTable(
+      Identifier ident, StructType schema, Transform[] partitions, Map<String, String> properties)
+      throws TableAlreadyExistsException, NoSuchNamespaceException {
+    String full;
+    try {
+      full = fullName(ident);
+    } catch (NoSuchTableException e) {
+      throw new NoSuchNamespaceException(ident.namespace());
+    }
+    String provider = properties.getOrDefault(TableCatalog.PROP_PROVIDER, "delta");
+    if (!provider.equalsIgnoreCase("delta"))
+      throw new UnsupportedOperationException(
+          "MiniLake's Spark catalog creates Delta tables only (USING " + provider + " asked for " + full + ")");
+    String location = properties.get(TableCatalog.PROP_LOCATION);
+    if (location == null || location.isEmpty())
+      throw new UnsupportedOperationException(
+          "MiniLake's Spark catalog creates EXTERNAL Delta tables only: give "
+              + full
+              + " a LOCATION (MANAGED tables are DuckDB tables, created through MiniLake's SQL API)");
+    if (tableExists(ident)) throw new TableAlreadyExistsException(ident);
+    if (!namespaceExists(ident.namespace())) throw new NoSuchNamespaceException(ident.namespace());
+    String path = localPath(location);
+    ObjectNode cred = uc.object().put("url", "file://" + path).put("operation", "PATH_CREATE_TABLE");
+    uc.call("POST", "/temporary-path-credentials", cred);
+    Map<String, String> deltaProps = new HashMap<>(properties);
+    deltaProps.remove(TableCatalog.PROP_LOCATION);
+    deltaProps.remove(TableCatalog.PROP_EXTERNAL);
+    deltaProps.remove(TableCatalog.PROP_IS_MANAGED_LOCATION);
+    deltaProps.remove(TableCatalog.PROP_OWNER);
+    Table created = delta().createTable(pathIdent(path), schema, partitions, deltaProps);
+    register(ident, path, created.schema(), properties.get(TableCatalog.PROP_COMMENT), deltaProps);
+    return created;
+  }
+
+  /** POST /tables for the EXTERNAL table Delta just laid down (the server reads its schema from the log). */
+  private void register(
+      Identifier ident, String path, StructType schema, String comment, Map<String, String> props)
+      throws TableAlreadyExistsException {
+    ObjectNode body =
+        uc.object()
+            .put("name", ident.name())
+            .put("catalog_name", name)
+            .put("schema_name", ident.namespace()[0])
+            .put("table_type", "EXTERNAL")
+            .put("data_source_format", "DELTA")
+            .put("storage_location", "file://" + path);
+    if (comment != null) body.put("comment", comment);
+    ArrayNode cols = body.putArray("columns");
+    StructField[] fields = schema.fields();
+    for (int i = 0; i < fields.length; i++) {
+      StructField f = fields[i];
+      ObjectNode c = cols.addObject();
+      c.put("name", f.name());
+      c.put("type_text", f.dataType().simpleString());
+      c.put("type_json", fieldJson(f));
+      c.put("type_name", typeName(f.dataType()));
+      c.put("position", i);
+      c.put("nullable", f.nullable());
+      if (f.getComment().isDefined()) c.put("comment", f.getComment().get());
+    }
+    ObjectNode p = body.putObject("properties");
+    for (Map.Entry<String, String> e : props.entrySet())
+      if (!e.getKey().equals(TableCatalog.PROP_PROVIDER) && !e.getKey().equals(TableCatalog.PROP_COMMENT)) p.put(e.getKey(), e.getValue());
+    try {
+      uc.call("POST", "/tables", body);
+    } catch (UcClient.UcException e) {
+      if (e.status == 409) throw new TableAlreadyExistsException(ident);
+      throw e;
+    }
+  }
+
+  /** Spark's StructField JSON, as UC clients expect in `type_json`. */
+  static String fieldJson(StructField f) {
+    try {
+      return UcClient.JSON.readTree(new StructType(new StructField[] {f}).json()).path("fields").get(0).toString();
+    } catch (java.io.IOException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  /** Unity Catalog's ColumnTypeName for a Spark type. */
+  static String typeName(DataType t) {
+    String s = t.typeName().toLowerCase(Locale.ROOT);
+    if (s.startsWith("decimal")) return "DECIMAL";
+    if (s.startsWith("varchar")) return "STRING";
+    if (s.startsWith("char")) return "CHAR";
+    if (s.startsWith("interval")) return "INTERVAL";
+    switch (s) {
+      case "integer":
+        return "INT";
+      case "long":
+        return "LONG";
+      case "short":
+        return "SHORT";
+      case "byte":
+        return "BYTE";
+      case "timestamp_ntz":
+        return "TIMESTAMP_NTZ";
+      case "void":
+        return "NULL";
+      default:
+        return s.toUpperCase(Locale.ROOT);
+    }
+  }
+
+  @Override
+  public Table alterTable(Identifier ident, TableChange... changes) throws NoSuchTableException {
+    throw new UnsupportedOperationException(
+        "ALTER TABLE through MiniLake's Spark catalog is not supported yet; "
+            + "use MiniLake's SQL API or ALTER TABLE delta.`<location>`");
+  }
+
+  @Override
+  public boolean dropTable(Identifier ident) {
+    try {
+      uc.call("DELETE", "/tables/" + UcClient.enc(fullName(ident)), null);
+      return true;
+    } catch (NoSuchTableException e) {
+      return false;
+    } catch (UcClient.UcException e) {
+      if (notFound(e)) return false;
+      throw e;
+    }
+  }
+
+  @Override
+  public void renameTable(Identifier from, Identifier to) {
+    throw new UnsupportedOperationException("Renaming a table through MiniLake's Spark catalog is not supported");
+  }
+
+}

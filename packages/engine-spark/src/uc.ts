@@ -1,0 +1,56 @@
+/**
+ * Unity Catalog for Spark tasks: every catalog the server holds becomes a Spark catalog served by MiniLake's
+ * own plugin (catalog/src, compiled by install.sh), pointed back at the server, so a task's
+ * `spark.table("cat.sch.tbl")` works with no configuration in user code. The catalogs are those that exist
+ * when the task starts; a task may add one itself with `spark.conf.set("spark.sql.catalog.<c>", ...)`.
+ */
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+
+/** The plugin's class and where install.sh puts its jar (next to the Delta jars, never inside jars/). */
+export const UC_CATALOG_CLASS = 'dev.minilake.spark.MiniLakeCatalog';
+export const ucCatalogJar = (installDir: string) =>
+  path.join(installDir, 'uc-catalog', 'minilake-uc-spark.jar');
+
+/** Names Spark reserves for its own catalogs, and names it could not parse in a conf key. */
+const usable = (n: string) => n !== 'spark_catalog' && n !== 'system' && /^[\p{L}\p{N}_-]+$/u.test(n);
+
+/** `spark.sql.catalog.<c>` with its `.uri` and `.token` for each catalog, in the official connector's keys. */
+export function ucCatalogConf(names: string[], uri: string, token: string): Record<string, string> {
+  const conf: Record<string, string> = {};
+  for (const n of names.filter(usable)) {
+    conf[`spark.sql.catalog.${n}`] = UC_CATALOG_CLASS;
+    conf[`spark.sql.catalog.${n}.uri`] = uri;
+    conf[`spark.sql.catalog.${n}.token`] = token;
+  }
+  return conf;
+}
+
+/**
+ * The catalogs the server at `selfUrl` lists (through its own REST route, as a task would see them); none
+ * when the server has no Unity Catalog or does not answer in time: the task then runs without them.
+ */
+export async function ucCatalogNames(selfUrl: string, token: string, timeoutMs = 5000): Promise<string[]> {
+  try {
+    const r = await fetch(new URL('/api/2.1/unity-catalog/catalogs', selfUrl), {
+      headers: { authorization: `Bearer ${token}` },
+      signal: AbortSignal.timeout(timeoutMs),
+    });
+    if (!r.ok) return [];
+    const j = (await r.json()) as { catalogs?: { name?: unknown }[] };
+    return (j.catalogs ?? []).map((c) => c.name).filter((n): n is string => typeof n === 'string');
+  } catch {
+    return [];
+  }
+}
+
+/** The conf a task gets when the plugin jar is installed and the server answers; {} otherwise. */
+export async function ucTaskConf(opts: {
+  jars: string[];
+  selfUrl: string | undefined;
+  token: string;
+}): Promise<Record<string, string>> {
+  if (!opts.selfUrl || !opts.jars.some((j) => path.basename(j) === 'minilake-uc-spark.jar' && existsSync(j)))
+    return {};
+  return ucCatalogConf(await ucCatalogNames(opts.selfUrl, opts.token), opts.selfUrl, opts.token);
+}
