@@ -12,6 +12,7 @@ const all = readdirSync(dir)
   .map((f) => f.replace(/\.mjs$/, ''))
   .sort();
 const chosen = process.argv.slice(2).length ? process.argv.slice(2) : all;
+const ratios = [];
 for (const name of chosen) {
   const mod = await import(path.join(dir, `${name}.mjs`));
   process.stderr.write(`bench ${name}...\n`);
@@ -30,4 +31,8 @@ for (const name of chosen) {
   };
   writeFileSync(path.join(root, 'bench/results', `${name}.json`), JSON.stringify(result, null, 2) + '\n');
   console.log(JSON.stringify(result.figures, null, 2));
+  for (const [k, v] of Object.entries(figures ?? {}))
+    if (typeof v === 'number' && /ratio|_over_/.test(k)) ratios.push(`${name}.${k} = ${v}`);
 }
+// The figures that travel between machines (ratios measured in the same run), together at the end.
+if (ratios.length) process.stderr.write(`\nratios:\n  ${ratios.join('\n  ')}\n`);
