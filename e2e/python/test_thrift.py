@@ -93,6 +93,22 @@ def test_named_parameters(url, wh):
         assert (r.y, r.s, r.d) == (42, "hé", decimal.Decimal("1.25"))
 
 
+def test_positional_parameters(url, w, wh):
+    cat = unique("cat")
+    w.catalogs.create(name=cat)
+    with connect(url, wh) as conn, conn.cursor() as c:
+        c.execute("SELECT ? + 1 AS y, ? AS s, ? AS d, ? AS day",
+                  [41, "it's", decimal.Decimal("1.25"), datetime.date(2024, 2, 29)])
+        r = c.fetchone()
+        assert (r.y, r.s, r.d, r.day) == (42, "it's", decimal.Decimal("1.25"), datetime.date(2024, 2, 29))
+        c.execute(f"CREATE TABLE {cat}.default.pos (id INT, name STRING)")
+        c.execute(f"INSERT INTO {cat}.default.pos VALUES (?, ?), (?, ?)", [1, "a", 2, "b"])
+        c.execute(f"SELECT name FROM {cat}.default.pos WHERE id = ?", [2])
+        assert [x.name for x in c.fetchall()] == ["b"]
+        with pytest.raises(sql.exc.ServerOperationError, match="INVALID_QUERY_MIXED_QUERY_PARAMETERS"):
+            c.execute("SELECT ?, :x", [1])
+
+
 def test_metadata_cursors_see_unity_catalog(url, w, wh):
     cat = unique("cat")
     w.catalogs.create(name=cat)
