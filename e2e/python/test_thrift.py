@@ -202,3 +202,24 @@ def test_sqlalchemy_engine_reflection_and_pandas(url, w, wh):
         df = pd.read_sql("SELECT id, name FROM people", cn)
         assert df.to_dict("records") == [{"id": 1, "name": "ada"}]
     engine.dispose()
+
+
+def test_information_schema_through_thrift_and_the_statement_api(url, w, wh):
+    cat = unique("cat")
+    w.catalogs.create(name=cat)
+    run_rest(url, wh, f"CREATE TABLE {cat}.default.people (id BIGINT NOT NULL, name STRING COMMENT 'who')")
+    with connect(url, wh) as conn, conn.cursor() as c:
+        c.execute("SELECT table_schema, table_name, table_type FROM system.information_schema.tables "
+                  "WHERE table_catalog = ?", [cat])
+        assert [tuple(r) for r in c.fetchall()] == [("default", "people", "MANAGED")]
+        c.execute(f"SELECT column_name, data_type, is_nullable, comment FROM {cat}.information_schema.columns "
+                  "WHERE table_name = 'people' ORDER BY ordinal_position")
+        assert [tuple(r) for r in c.fetchall()] == [("id", "BIGINT", "NO", None), ("name", "STRING", "YES", "who")]
+        c.execute(f"SELECT * FROM {cat}.information_schema.row_filters")
+        assert c.fetchall() == [] and [d[0] for d in c.description][:3] == ["table_catalog", "table_schema",
+                                                                          "table_name"]
+    r = w.statement_execution.execute_statement(
+        warehouse_id=wh, statement=f"SELECT schema_name FROM {cat}.information_schema.schemata ORDER BY 1",
+        wait_timeout="30s")
+    assert r.result.data_array == [["default"], ["information_schema"]]
+    assert [c.name for c in r.manifest.schema.columns] == ["schema_name"]
