@@ -190,3 +190,76 @@ describe('information_schema', () => {
     expect(uc.store.listCatalogs().map((c) => c.name)).not.toContain('system');
   });
 });
+
+describe('DESCRIBE TABLE ... AS JSON', () => {
+  const cat = `dj_${Date.now().toString(36)}`;
+
+  it('answers one json_metadata row with Databricks document shape', async () => {
+    await sql(`CREATE CATALOG ${cat}`);
+    await sql(
+      `CREATE TABLE ${cat}.default.t (id BIGINT NOT NULL COMMENT 'key', amount DECIMAL(10,2), tags ARRAY<STRING>, attrs MAP<STRING, INT>, s STRUCT<a: INT, b: STRING>, ts TIMESTAMP) COMMENT 'the t'`,
+    );
+    const r = await sql(`DESCRIBE TABLE EXTENDED ${cat}.default.t AS JSON`);
+    expect(r.columns).toEqual(['json_metadata']);
+    const doc = JSON.parse(String(r.rows[0]!.json_metadata)) as Record<string, unknown>;
+    expect(doc).toMatchObject({
+      table_name: 't',
+      catalog_name: cat,
+      schema_name: 'default',
+      namespace: ['default'],
+      type: 'MANAGED',
+      provider: 'delta',
+      comment: 'the t',
+    });
+    expect(doc.columns).toEqual([
+      { name: 'id', type: { name: 'bigint' }, comment: 'key', nullable: false },
+      { name: 'amount', type: { name: 'decimal', precision: 10, scale: 2 }, nullable: true },
+      {
+        name: 'tags',
+        type: {
+          name: 'array',
+          element_type: { name: 'string', collation: 'UTF8_BINARY' },
+          element_nullable: true,
+        },
+        nullable: true,
+      },
+      {
+        name: 'attrs',
+        type: {
+          name: 'map',
+          key_type: { name: 'string', collation: 'UTF8_BINARY' },
+          value_type: { name: 'int' },
+          value_nullable: true,
+        },
+        nullable: true,
+      },
+      {
+        name: 's',
+        type: {
+          name: 'struct',
+          fields: [
+            { name: 'a', type: { name: 'int' }, nullable: true },
+            { name: 'b', type: { name: 'string', collation: 'UTF8_BINARY' }, nullable: true },
+          ],
+        },
+        nullable: true,
+      },
+      { name: 'ts', type: { name: 'timestamp_ltz' }, nullable: true },
+    ]);
+    const plain = JSON.parse(String((await sql(`DESCRIBE ${cat}.default.t AS JSON`)).rows[0]!.json_metadata));
+    expect(plain.provider).toBeUndefined();
+    expect(plain.columns).toHaveLength(6);
+  });
+
+  it('a view carries its text; a missing table is TABLE_OR_VIEW_NOT_FOUND', async () => {
+    await sql(`CREATE VIEW ${cat}.default.v AS SELECT id FROM ${cat}.default.t`);
+    const doc = JSON.parse(
+      String((await sql(`DESCRIBE EXTENDED ${cat}.default.v AS JSON`)).rows[0]!.json_metadata),
+    ) as Record<string, unknown>;
+    expect(doc.type).toBe('VIEW');
+    expect(String(doc.view_text)).toMatch(/SELECT id/i);
+    expect((await fail(`DESCRIBE TABLE EXTENDED ${cat}.default.nope AS JSON`))?.errorClass).toBe(
+      'TABLE_OR_VIEW_NOT_FOUND',
+    );
+  });
+});
