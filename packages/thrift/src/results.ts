@@ -335,6 +335,29 @@ function scalarValue(x: unknown, t: DataType): unknown {
 }
 
 /** A value of a nested column from its JSON text (as the statement service renders it) to Arrow input. */
+/**
+ * A decimal inside a nested value (its JSON text: a number or a string) as Decimal128's four little-endian
+ * 32-bit words of the unscaled value, which is what the Arrow builder takes. Read from the decimal text, so
+ * no digit goes through a float.
+ */
+function decimalWords(x: unknown, scale: number): Uint32Array {
+  const text = typeof x === 'number' ? x.toFixed(scale) : String(x).trim();
+  const m = /^(-?)(\d*)(?:\.(\d*))?$/.exec(text);
+  if (!m) throw new Error(`not a decimal: ${String(x)}`);
+  const frac = (m[3] ?? '').padEnd(scale, '0');
+  let unscaled = BigInt(`${m[2] || '0'}${frac.slice(0, scale)}`);
+  // Rounding half up beyond the scale, as a cast to the column's type would.
+  if (frac.length > scale && Number(frac[scale]) >= 5) unscaled += 1n;
+  if (m[1]) unscaled = -unscaled;
+  let u = BigInt.asUintN(128, unscaled);
+  const out = new Uint32Array(4);
+  for (let i = 0; i < 4; i++) {
+    out[i] = Number(u & 0xffffffffn);
+    u >>= 32n;
+  }
+  return out;
+}
+
 function fromJson(x: unknown, t: DbType): unknown {
   if (x === null || x === undefined) return null;
   switch (t.kind) {
@@ -355,6 +378,8 @@ function fromJson(x: unknown, t: DbType): unknown {
     }
   }
   switch (scalarName(t)) {
+    case 'DECIMAL':
+      return t.kind === 'decimal' ? decimalWords(x, t.scale) : String(x);
     case 'BIGINT':
       return BigInt(x as number);
     case 'TINYINT':
