@@ -305,6 +305,7 @@ export class ThriftService {
       op.exec = await this.o.runner.start({
         statement,
         warehouseId: s.warehouseId,
+        session: s.key,
         ...(s.explicitNamespace ? { catalog: s.catalog, schema: s.schema } : {}),
         ...(parameters(r.parameters) ? { parameters: parameters(r.parameters)! } : {}),
         ...(client ? { client } : {}),
