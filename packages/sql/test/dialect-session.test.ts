@@ -47,6 +47,10 @@ describe('session temporary views', () => {
     expect((other as SqlError).errorClass).toBe('TABLE_OR_VIEW_NOT_FOUND');
     const none = await sql(b, { statement: 'SELECT x FROM tv' }).catch((e: unknown) => e);
     expect((none as SqlError).errorClass).toBe('TABLE_OR_VIEW_NOT_FOUND');
+    const [[doc]] = (await sql(b, { statement: 'DESCRIBE TABLE EXTENDED tv AS JSON', session: 's1' })) as [
+      [string],
+    ];
+    expect(JSON.parse(doc)).toMatchObject({ table_name: 'tv', type: 'VIEW', columns: [{ name: 'x' }] });
     await sql(a, { statement: 'DROP VIEW tv', session: 's1' });
     const gone = await sql(b, { statement: 'SELECT x FROM tv', session: 's1' }).catch((e: unknown) => e);
     expect((gone as SqlError).errorClass).toBe('TABLE_OR_VIEW_NOT_FOUND');

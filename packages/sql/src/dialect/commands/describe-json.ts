@@ -7,7 +7,7 @@
 import type { TypeNode } from '@minilake/engine-duckdb';
 import { parseDatabricksType } from '@minilake/unity-catalog';
 import { valuesResult, type Session } from '../session.js';
-import { columnsOf, resolveTable, tableNotFound, type Outcome } from './common.js';
+import { columnsOf, resolveTable, sparkType, tableNotFound, type Outcome } from './common.js';
 
 interface UcColumn {
   name: string;
@@ -104,11 +104,23 @@ function constraintsText(t: UcTable): string | undefined {
   return parts.length ? `[${parts.join(', ')}]` : undefined;
 }
 
+async function tempViewColumns(s: Session, name: string): Promise<UcColumn[] | undefined> {
+  const r = await s.conn.runAndReadAll(
+    `SELECT column_name, data_type FROM duckdb_columns() WHERE database_name = 'temp' AND table_name = $t ORDER BY column_index`,
+    { t: name },
+  );
+  const rows = r.getRows();
+  if (rows.length === 0) return undefined;
+  return rows.map((x) => ({ name: String(x[0]), type_text: sparkType(String(x[1])) }));
+}
+
 export async function describeJson(s: Session, parts: string[], extended: boolean): Promise<Outcome> {
   const ref = resolveTable(s, parts);
   const full = `${ref.catalog}.${ref.schema}.${ref.table}`;
+  // A session's temporary view (an unqualified name) is not in Unity Catalog: its columns come from the engine.
+  const temp = parts.length === 1 ? await tempViewColumns(s, ref.table) : undefined;
   let t: UcTable | undefined;
-  if (s.uc?.getTable) {
+  if (!temp && s.uc?.getTable) {
     try {
       t = (await s.uc.getTable(full)) as UcTable;
     } catch (e) {
@@ -117,12 +129,14 @@ export async function describeJson(s: Session, parts: string[], extended: boolea
     }
   }
   const columns: UcColumn[] =
+    temp ??
     t?.columns ??
     (await columnsOf(s, ref.catalog, ref.schema, ref.table)).map((c) => ({
       name: c.name,
       type_text: c.type,
       ...(c.comment !== null ? { comment: c.comment } : {}),
     }));
+  if (temp) t = { name: ref.table, catalog_name: 'system', schema_name: 'session', table_type: 'VIEW' };
   const doc: { [k: string]: Json } = {
     table_name: t?.name ?? ref.table,
     catalog_name: t?.catalog_name ?? ref.catalog,
