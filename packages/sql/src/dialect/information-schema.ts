@@ -23,7 +23,6 @@ type Columns = [string, 'VARCHAR' | 'INTEGER' | 'BIGINT' | 'BOOLEAN' | 'TIMESTAM
 
 const S = 'VARCHAR' as const;
 const I = 'INTEGER' as const;
-const L = 'BIGINT' as const;
 const T = 'TIMESTAMPTZ' as const;
 const cols = (
   types: 'VARCHAR' | 'INTEGER' | 'BIGINT' | 'BOOLEAN' | 'TIMESTAMPTZ',
