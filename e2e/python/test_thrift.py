@@ -71,6 +71,17 @@ def test_nested_values_and_session_time_zone(url, wh):
         assert c.fetchone().ts.utcoffset() == datetime.timedelta(hours=9)
 
 
+def test_decimals_inside_nested_values_are_decimals(url, wh):
+    with connect(url, wh) as conn, conn.cursor() as c:
+        c.execute("SELECT array(CAST(1.25 AS DECIMAL(10,2)), NULL) AS a, "
+                  "named_struct('d', CAST(-2.5 AS DECIMAL(5,1)), 'n', 1) AS s, "
+                  "map('k', CAST(12345678901234.5678 AS DECIMAL(20,4))) AS m")
+        r = c.fetchone()
+        assert list(r.a) == [decimal.Decimal("1.25"), None]
+        assert r.s == {"d": decimal.Decimal("-2.5"), "n": 1}
+        assert r.m == [("k", decimal.Decimal("12345678901234.5678"))]
+
+
 def test_fetch_variants_and_paging(url, wh):
     with connect(url, wh) as conn, conn.cursor(arraysize=1000) as c:
         c.execute("SELECT id FROM range(5000) ORDER BY id")

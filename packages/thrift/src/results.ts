@@ -5,6 +5,7 @@
  * nested types when the client asks for them (useArrowNativeTypes), optionally LZ4-framed; or
  * COLUMN_BASED_SET (TColumn per column, values as Databricks renders them) for clients that cannot read Arrow.
  */
+import jsonBigint from 'json-bigint';
 import { compressFrameSync } from 'lz4-napi';
 import {
   Bool,
@@ -295,7 +296,7 @@ function convert(v: Vector, c: Col): Vector {
     );
   }
   if (isComplex(c.db) && DataType.isUtf8(src)) {
-    const values = mapValues(v, (x) => fromJson(JSON.parse(x as string), c.db));
+    const values = mapValues(v, (x) => fromJson(parseExact(x as string), c.db));
     return vectorFromArray(values, out);
   }
   return vectorFromArray(
@@ -335,6 +336,13 @@ function scalarValue(x: unknown, t: DataType): unknown {
 }
 
 /** A value of a nested column from its JSON text (as the statement service renders it) to Arrow input. */
+/**
+ * Nested values arrive as JSON text. A number longer than 15 characters is kept as its text (JSON.parse
+ * would round a DECIMAL(20,4) or a BIGINT through a double); fromJson converts it for the column's type.
+ */
+const exact = jsonBigint({ storeAsString: true });
+const parseExact = (text: string): unknown => exact.parse(text) as unknown;
+
 /**
  * A decimal inside a nested value (its JSON text: a number or a string) as Decimal128's four little-endian
  * 32-bit words of the unscaled value, which is what the Arrow builder takes. Read from the decimal text, so
