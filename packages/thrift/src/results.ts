@@ -5,6 +5,8 @@
  * nested types when the client asks for them (useArrowNativeTypes), optionally LZ4-framed; or
  * COLUMN_BASED_SET (TColumn per column, values as Databricks renders them) for clients that cannot read Arrow.
  */
+// json-bigint ships no types; ours, referenced so packages that compile this source see them too.
+/// <reference path="./json-bigint.d.ts" />
 import jsonBigint from 'json-bigint';
 import { compressFrameSync } from 'lz4-napi';
 import {
