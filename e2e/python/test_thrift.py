@@ -71,6 +71,17 @@ def test_nested_values_and_session_time_zone(url, wh):
         assert c.fetchone().ts.utcoffset() == datetime.timedelta(hours=9)
 
 
+def test_decimals_inside_nested_values_are_decimals(url, wh):
+    with connect(url, wh) as conn, conn.cursor() as c:
+        c.execute("SELECT array(CAST(1.25 AS DECIMAL(10,2)), NULL) AS a, "
+                  "named_struct('d', CAST(-2.5 AS DECIMAL(5,1)), 'n', 1) AS s, "
+                  "map('k', CAST(12345678901234.5678 AS DECIMAL(20,4))) AS m")
+        r = c.fetchone()
+        assert list(r.a) == [decimal.Decimal("1.25"), None]
+        assert r.s == {"d": decimal.Decimal("-2.5"), "n": 1}
+        assert r.m == [("k", decimal.Decimal("12345678901234.5678"))]
+
+
 def test_fetch_variants_and_paging(url, wh):
     with connect(url, wh) as conn, conn.cursor(arraysize=1000) as c:
         c.execute("SELECT id FROM range(5000) ORDER BY id")
@@ -91,6 +102,22 @@ def test_named_parameters(url, wh):
                   {"x": 41, "s": "hé", "d": decimal.Decimal("1.25")})
         r = c.fetchone()
         assert (r.y, r.s, r.d) == (42, "hé", decimal.Decimal("1.25"))
+
+
+def test_positional_parameters(url, w, wh):
+    cat = unique("cat")
+    w.catalogs.create(name=cat)
+    with connect(url, wh) as conn, conn.cursor() as c:
+        c.execute("SELECT ? + 1 AS y, ? AS s, ? AS d, ? AS day",
+                  [41, "it's", decimal.Decimal("1.25"), datetime.date(2024, 2, 29)])
+        r = c.fetchone()
+        assert (r.y, r.s, r.d, r.day) == (42, "it's", decimal.Decimal("1.25"), datetime.date(2024, 2, 29))
+        c.execute(f"CREATE TABLE {cat}.default.pos (id INT, name STRING)")
+        c.execute(f"INSERT INTO {cat}.default.pos VALUES (?, ?), (?, ?)", [1, "a", 2, "b"])
+        c.execute(f"SELECT name FROM {cat}.default.pos WHERE id = ?", [2])
+        assert [x.name for x in c.fetchall()] == ["b"]
+        with pytest.raises(sql.exc.ServerOperationError, match="INVALID_QUERY_MIXED_QUERY_PARAMETERS"):
+            c.execute("SELECT ?, :x", [1])
 
 
 def test_metadata_cursors_see_unity_catalog(url, w, wh):
@@ -186,3 +213,24 @@ def test_sqlalchemy_engine_reflection_and_pandas(url, w, wh):
         df = pd.read_sql("SELECT id, name FROM people", cn)
         assert df.to_dict("records") == [{"id": 1, "name": "ada"}]
     engine.dispose()
+
+
+def test_information_schema_through_thrift_and_the_statement_api(url, w, wh):
+    cat = unique("cat")
+    w.catalogs.create(name=cat)
+    run_rest(url, wh, f"CREATE TABLE {cat}.default.people (id BIGINT NOT NULL, name STRING COMMENT 'who')")
+    with connect(url, wh) as conn, conn.cursor() as c:
+        c.execute("SELECT table_schema, table_name, table_type FROM system.information_schema.tables "
+                  "WHERE table_catalog = ?", [cat])
+        assert [tuple(r) for r in c.fetchall()] == [("default", "people", "MANAGED")]
+        c.execute(f"SELECT column_name, data_type, is_nullable, comment FROM {cat}.information_schema.columns "
+                  "WHERE table_name = 'people' ORDER BY ordinal_position")
+        assert [tuple(r) for r in c.fetchall()] == [("id", "BIGINT", "NO", None), ("name", "STRING", "YES", "who")]
+        c.execute(f"SELECT * FROM {cat}.information_schema.row_filters")
+        assert c.fetchall() == [] and [d[0] for d in c.description][:3] == ["table_catalog", "table_schema",
+                                                                          "table_name"]
+    r = w.statement_execution.execute_statement(
+        warehouse_id=wh, statement=f"SELECT schema_name FROM {cat}.information_schema.schemata ORDER BY 1",
+        wait_timeout="30s")
+    assert r.result.data_array == [["default"], ["information_schema"]]
+    assert [c.name for c in r.manifest.schema.columns] == ["schema_name"]

@@ -40,6 +40,13 @@ export interface SqlRequest {
   /** The default namespace; missing = main.default (an explicit one must exist). */
   catalog?: string;
   schema?: string;
+  /**
+   * The namespace is a session's (Thrift): like Databricks, a schema that does not exist yet (dbt creates its
+   * schema in that session) is no error until a statement needs it.
+   */
+  namespaceMayBeMissing?: boolean;
+  /** The client session (Thrift): its temporary views are seen by its later statements. */
+  session?: string;
   /** `:name` parameters, bound by the engine (never spliced into the text). */
   parameters?: StatementParameter[];
   /** JSON_ARRAY (strings or null, as Databricks renders them), ARROW_STREAM or CSV. Default JSON_ARRAY. */
@@ -344,6 +351,8 @@ export class StatementManager implements StatementService {
       const execInput: Parameters<typeof executeDatabricksSql>[1] = { statement: input.statement };
       if (input.catalog) execInput.catalog = input.catalog;
       if (input.schema) execInput.schema = input.schema;
+      if (input.namespaceMayBeMissing) execInput.namespaceMayBeMissing = true;
+      if (input.session !== undefined) execInput.session = input.session;
       if (input.parameters) execInput.parameters = input.parameters;
       execInput.user = this.identity.userName;
       const result = (await executeDatabricksSql(conn as never, execInput, {

@@ -5,6 +5,9 @@
  * nested types when the client asks for them (useArrowNativeTypes), optionally LZ4-framed; or
  * COLUMN_BASED_SET (TColumn per column, values as Databricks renders them) for clients that cannot read Arrow.
  */
+// json-bigint ships no types; ours, referenced so packages that compile this source see them too.
+/// <reference path="./json-bigint.d.ts" />
+import jsonBigint from 'json-bigint';
 import { compressFrameSync } from 'lz4-napi';
 import {
   Bool,
@@ -295,7 +298,7 @@ function convert(v: Vector, c: Col): Vector {
     );
   }
   if (isComplex(c.db) && DataType.isUtf8(src)) {
-    const values = mapValues(v, (x) => fromJson(JSON.parse(x as string), c.db));
+    const values = mapValues(v, (x) => fromJson(parseExact(x as string), c.db));
     return vectorFromArray(values, out);
   }
   return vectorFromArray(
@@ -335,6 +338,36 @@ function scalarValue(x: unknown, t: DataType): unknown {
 }
 
 /** A value of a nested column from its JSON text (as the statement service renders it) to Arrow input. */
+/**
+ * Nested values arrive as JSON text. A number longer than 15 characters is kept as its text (JSON.parse
+ * would round a DECIMAL(20,4) or a BIGINT through a double); fromJson converts it for the column's type.
+ */
+const exact = jsonBigint({ storeAsString: true });
+const parseExact = (text: string): unknown => exact.parse(text) as unknown;
+
+/**
+ * A decimal inside a nested value (its JSON text: a number or a string) as Decimal128's four little-endian
+ * 32-bit words of the unscaled value, which is what the Arrow builder takes. Read from the decimal text, so
+ * no digit goes through a float.
+ */
+function decimalWords(x: unknown, scale: number): Uint32Array {
+  const text = typeof x === 'number' ? x.toFixed(scale) : String(x).trim();
+  const m = /^(-?)(\d*)(?:\.(\d*))?$/.exec(text);
+  if (!m) throw new Error(`not a decimal: ${String(x)}`);
+  const frac = (m[3] ?? '').padEnd(scale, '0');
+  let unscaled = BigInt(`${m[2] || '0'}${frac.slice(0, scale)}`);
+  // Rounding half up beyond the scale, as a cast to the column's type would.
+  if (frac.length > scale && Number(frac[scale]) >= 5) unscaled += 1n;
+  if (m[1]) unscaled = -unscaled;
+  let u = BigInt.asUintN(128, unscaled);
+  const out = new Uint32Array(4);
+  for (let i = 0; i < 4; i++) {
+    out[i] = Number(u & 0xffffffffn);
+    u >>= 32n;
+  }
+  return out;
+}
+
 function fromJson(x: unknown, t: DbType): unknown {
   if (x === null || x === undefined) return null;
   switch (t.kind) {
@@ -355,6 +388,8 @@ function fromJson(x: unknown, t: DbType): unknown {
     }
   }
   switch (scalarName(t)) {
+    case 'DECIMAL':
+      return t.kind === 'decimal' ? decimalWords(x, t.scale) : String(x);
     case 'BIGINT':
       return BigInt(x as number);
     case 'TINYINT':

@@ -24,6 +24,8 @@ export interface RunRequest {
   parameters?: RunParameter[];
   /** The front end as query history shows it (client_application). */
   client?: string;
+  /** The Thrift session: its temporary views follow it across statements. */
+  session?: string;
 }
 
 export type RunState = 'PENDING' | 'RUNNING' | 'SUCCEEDED' | 'FAILED' | 'CANCELED' | 'CLOSED';
@@ -118,6 +120,8 @@ export function serviceRunner(service: StatementService): Runner {
         disposition: 'EXTERNAL_LINKS',
         ...(req.catalog ? { catalog: req.catalog } : {}),
         ...(req.schema ? { schema: req.schema } : {}),
+        namespaceMayBeMissing: true,
+        ...(req.session ? { session: req.session } : {}),
         ...(req.parameters?.length ? { parameters: req.parameters } : {}),
         ...(req.client ? { client: req.client } : {}),
       });

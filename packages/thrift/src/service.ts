@@ -95,9 +95,11 @@ function i64(x: unknown): number | undefined {
 /** Thrift parameters (TSparkParameter) as Statement API parameters. */
 function parameters(list: Req[] | undefined | null): RunParameter[] | undefined {
   if (!list?.length) return undefined;
-  return list.map((p, i) => {
-    // Positional markers (`?`) bind by ordinal: DuckDB numbers them from 1 under those names.
-    const out: RunParameter = { name: p.name ?? String(p.ordinal ?? i + 1) };
+  let position = 0;
+  return list.map((p) => {
+    // Positional markers (`?`) bind by position: the connectors send those parameters in order without a
+    // name (their `ordinal` is a flag, 1 on every one), and the dialect binds the n-th `?` to the name `n`.
+    const out: RunParameter = { name: p.name ?? String(++position) };
     const v = p.value;
     if (v && v.stringValue !== null && v.stringValue !== undefined) out.value = String(v.stringValue);
     else if (v && v.doubleValue !== null && v.doubleValue !== undefined) out.value = String(v.doubleValue);
@@ -303,6 +305,7 @@ export class ThriftService {
       op.exec = await this.o.runner.start({
         statement,
         warehouseId: s.warehouseId,
+        session: s.key,
         ...(s.explicitNamespace ? { catalog: s.catalog, schema: s.schema } : {}),
         ...(parameters(r.parameters) ? { parameters: parameters(r.parameters)! } : {}),
         ...(client ? { client } : {}),

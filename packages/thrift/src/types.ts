@@ -103,8 +103,7 @@ export function arrowType(t: DbType, timeZone: string, nested = false): DataType
     case 'NULL':
       return nested ? new Utf8() : new Null();
     case 'DECIMAL':
-      // Decimals inside nested values travel as their text (a builder for nested Decimal128 is not worth it).
-      return nested || t.kind !== 'decimal' ? new Utf8() : new Decimal(t.scale, t.precision, 128);
+      return t.kind !== 'decimal' ? new Utf8() : new Decimal(t.scale, t.precision, 128);
     default:
       return new Utf8();
   }

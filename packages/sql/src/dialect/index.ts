@@ -26,6 +26,7 @@ import { prepare } from './rewrite.js';
 import type { Session } from './session.js';
 import { syntaxError } from './sql-error.js';
 import { splitStatementsCached, type SplitStatement } from './tokens.js';
+import { noteTempView, syncTempViews } from './temp-views.js';
 import type {
   DuckDBConnectionLike,
   DuckDBResultLike,
@@ -55,6 +56,13 @@ export interface ExecuteInput {
   catalog?: string;
   schema?: string;
   parameters?: StatementParameter[];
+  /** A missing catalog/schema is not an error by itself (a Thrift session's namespace; see SqlRequest). */
+  namespaceMayBeMissing?: boolean;
+  /**
+   * The client session the statement belongs to (a Thrift session id): its temporary views follow it from
+   * one pooled connection to the next (temp-views.ts).
+   */
+  session?: string;
   /** The caller's user name (current_user()); the Statement API passes the request's identity. */
   user?: string;
 }
@@ -77,7 +85,11 @@ export async function executeDatabricksSql<R extends DuckDBResultLike>(
   forgetNamespaceIfChanged(c, stmts);
   let last: DuckDBResultLike | undefined;
   try {
-    for (let i = 0; i < stmts.length; i++) last = await runOne(stmts[i]!, s, i === stmts.length - 1);
+    await syncTempViews(c, input.session, (st) => runStatement(st, s, false));
+    for (let i = 0; i < stmts.length; i++) {
+      last = await runOne(stmts[i]!, s, i === stmts.length - 1);
+      noteTempView(input.session, stmts[i]!, c);
+    }
   } catch (e) {
     // A failure inside the text's own BEGIN ... leaves the pooled connection in an aborted transaction:
     // roll it back so the next request on this connection starts clean.

@@ -65,6 +65,7 @@ export interface SessionInput {
   schema?: string;
   parameters?: { name: string; value?: string | null; type?: string }[];
   user?: string;
+  namespaceMayBeMissing?: boolean;
 }
 
 /**
@@ -79,7 +80,8 @@ export async function openSession(
   await ensureMacros(c, env.engine);
   const params = new Map<string, { value: string | null; type: string | undefined }>();
   for (const p of input.parameters ?? []) params.set(p.name, { value: p.value ?? null, type: p.type });
-  const explicitNs = input.catalog !== undefined || input.schema !== undefined;
+  const explicitNs =
+    !input.namespaceMayBeMissing && (input.catalog !== undefined || input.schema !== undefined);
   let applied: string | undefined;
   const key = connectionKey(c);
   const s: Session = {

@@ -19,6 +19,7 @@ import {
   type TranslateOptions,
 } from './translate.js';
 import { resolveVolumes } from './volumes.js';
+import { informationSchemaTables, refuseWrite } from './information-schema.js';
 
 export interface Prepared {
   sql: string;
@@ -48,6 +49,13 @@ export async function prepare(text: string, s: Session): Promise<Prepared> {
       o.volumes = await resolveVolumes(e.paths, s);
       t = translate(text, o);
     }
+    refuseWrite(t.insertTarget, t.writeKind);
+    // information_schema views: temporary tables filled from Unity Catalog (information-schema.ts).
+    const info = await informationSchemaTables(t.tables, s);
+    if (info.size > 0) {
+      o.deltaViews = info;
+      t = translate(text, o);
+    }
     let after: (() => Promise<void>) | undefined;
     if ((t.tables.length > 0 || t.insertTarget !== undefined) && s.uc?.tableScan) {
       const target = t.insertTarget;
@@ -58,7 +66,7 @@ export async function prepare(text: string, s: Session): Promise<Prepared> {
         after = staged.commit;
       }
       if (views.size > 0 || staged) {
-        o.deltaViews = views;
+        o.deltaViews = new Map([...info, ...views]);
         t = translate(text, o);
       }
     }

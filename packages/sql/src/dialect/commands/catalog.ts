@@ -3,6 +3,7 @@ import { describeDelta } from './delta.js';
 import { Cursor } from '../tokens.js';
 import { unsupported } from '../sql-error.js';
 import { valuesResult, type Cell, type Session } from '../session.js';
+import { describeJson } from './describe-json.js';
 import {
   type Outcome,
   columnsOf,
@@ -220,6 +221,7 @@ export async function describe(c: Cursor, s: Session): Promise<Outcome> {
   c.accept('TABLE');
   const extended = c.accept('EXTENDED') || c.accept('FORMATTED');
   const parts = c.qualifiedName();
+  if (c.is('AS') && c.is('JSON', 1) && c.tokens.length === c.i + 2) return describeJson(s, parts, extended);
   if (!c.done()) throw unsupported('DESCRIBE of a single column or partition');
   const t = resolveTable(s, parts);
   const cols = await columnsOf(s, t.catalog, t.schema, t.table);

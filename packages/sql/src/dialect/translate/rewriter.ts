@@ -21,6 +21,15 @@ import { fixedNames, fn, ident, isIdent, isTableRef, kindOf, named, str } from '
 import { writtenName } from './names.js';
 import { javaReplacement, javaToStrftime } from './text.js';
 
+/** Databricks refuses a statement with both `?` and `:name` markers. */
+function mixedParameters(): Error {
+  return sqlError(
+    'INVALID_QUERY_MIXED_QUERY_PARAMETERS',
+    '42613',
+    'Parameterized query must either use positional, or named parameters, but not both.',
+  );
+}
+
 export const unsupportedIn = (what: string): Error => unsupported(what);
 
 /** CAST(x AS TIMESTAMP): Spark's TIMESTAMP is an instant, TIMESTAMPTZ after translation. */
@@ -179,6 +188,9 @@ export const INTEGRAL = new Set([
 
 export class Rewriter {
   params: string[] = [];
+  /** `?` markers seen so far (they are numbered in text order), and whether a `:name` marker was seen. */
+  private positional = 0;
+  private named = false;
   changed = false;
   /** Volume paths seen in file positions without a resolution in o.volumes. */
   volumesNeeded: string[] = [];
@@ -220,7 +232,11 @@ export class Rewriter {
     if (!n || typeof n !== 'object') return n;
     const obj = n as Node;
     if (isTableRef(obj)) this.tableRef(obj);
-    for (const k of Object.keys(obj)) {
+    // Children in text order, so `?` markers are numbered as written: polyglot keeps a query's WITH clause
+    // after its body.
+    const keys = Object.keys(obj);
+    if (keys.includes('with')) keys.sort((a, b) => Number(b === 'with') - Number(a === 'with'));
+    for (const k of keys) {
       if (k === 'span') continue;
       obj[k] = this.walk(obj[k]);
     }
@@ -280,6 +296,28 @@ export class Rewriter {
     else if (sch) t.catalog = ident(this.o.alias(this.o.currentCatalog));
   }
 
+  /** A parameter marker bound by name, cast to its declared type (STRING stays VARCHAR). */
+  private boundParameter(name: string, p: Node): Json {
+    if (!this.params.includes(name)) this.params.push(name);
+    const type = this.o.paramTypes.get(name);
+    if (!type || type.toUpperCase() === 'STRING') return p;
+    const alias: Record<string, string> = {
+      LONG: 'BIGINT',
+      SHORT: 'SMALLINT',
+      BYTE: 'TINYINT',
+      REAL: 'FLOAT',
+    };
+    const { parseDataType, Dialect } = polyglot();
+    const dt = parseDataType(alias[type.trim().toUpperCase()] ?? type, Dialect.Databricks);
+    if (!dt.success || !dt.dataType || (dt.dataType as Node).data_type === 'custom')
+      throw sqlError(
+        'UNSUPPORTED_DATATYPE',
+        '0A000',
+        `Unsupported data type ${JSON.stringify(type)} for the parameter :${name}.`,
+      );
+    return this.castNode(p, dt.dataType as Node);
+  }
+
   private node(n: Node): Json {
     const kd = kindOf(n);
     if (!kd) return n;
@@ -291,26 +329,25 @@ export class Rewriter {
     switch (k) {
       case 'parameter': {
         if (d.style !== 'Colon' || typeof d.name !== 'string') return n;
-        const name = d.name;
-        if (!this.params.includes(name)) this.params.push(name);
-        const p: Node = { parameter: { ...d, style: 'Dollar' } };
-        const type = this.o.paramTypes.get(name);
-        if (!type || type.toUpperCase() === 'STRING') return p;
-        const alias: Record<string, string> = {
-          LONG: 'BIGINT',
-          SHORT: 'SMALLINT',
-          BYTE: 'TINYINT',
-          REAL: 'FLOAT',
-        };
-        const { parseDataType, Dialect } = polyglot();
-        const dt = parseDataType(alias[type.trim().toUpperCase()] ?? type, Dialect.Databricks);
-        if (!dt.success || !dt.dataType || (dt.dataType as Node).data_type === 'custom')
-          throw sqlError(
-            'UNSUPPORTED_DATATYPE',
-            '0A000',
-            `Unsupported data type ${JSON.stringify(type)} for the parameter :${name}.`,
-          );
-        return this.castNode(p, dt.dataType as Node);
+        if (this.positional > 0) throw mixedParameters();
+        this.named = true;
+        return this.boundParameter(d.name, { parameter: { ...d, style: 'Dollar' } });
+      }
+      case 'placeholder': {
+        // `?` markers bind by position: the n-th (in text order, see walk) is the parameter named `n`, which
+        // the Thrift connectors send as ordinal parameters; DuckDB's `$n` is positional too.
+        if (this.named) throw mixedParameters();
+        const name = String(++this.positional);
+        return this.boundParameter(name, {
+          parameter: {
+            name,
+            index: null,
+            style: 'Dollar',
+            quoted: false,
+            string_quoted: false,
+            expression: null,
+          },
+        });
       }
       case 'literal':
         // TIMESTAMP '...' is Spark's TIMESTAMP (an instant, TIMESTAMPTZ), like CAST(... AS TIMESTAMP); polyglot
