@@ -92,7 +92,17 @@ export const jobsService = defineService<JobsApi>({
         ctx,
       },
     });
-    scheduler.recover();
+    const { queued } = scheduler.recover();
+    // Recovered queued runs start once the server listens: their tasks get its URL (DATABRICKS_HOST).
+    let resume: NodeJS.Timeout | undefined;
+    if (queued > 0) {
+      resume = setInterval(() => {
+        if (ctx.selfUrl() === undefined) return;
+        clearInterval(resume);
+        scheduler.resumeQueued();
+      }, 25);
+      resume.unref();
+    }
     const triggers = new Triggers({
       store,
       clock: ctx.clock,
@@ -148,6 +158,7 @@ export const jobsService = defineService<JobsApi>({
       state: [state],
       api: { service, idle: () => triggers.idle() },
       async close() {
+        clearInterval(resume);
         triggers.close();
         await scheduler.close();
         if (engine) await (await engine.catch(() => undefined))?.close();

@@ -135,10 +135,19 @@ export class Scheduler {
     return this.o.clock.now();
   }
 
-  /** Runs that were active when the previous process died have no process any more: say so, once. */
-  recover(): void {
+  /**
+   * Runs that were active when the previous process died have no process any more: say so, once. A queued
+   * run never started anything, so it stays queued and starts after the restart (resumeQueued), as the
+   * queue promises; one a run_job_task queued for a parent that died goes with its parent.
+   */
+  recover(): { queued: number } {
+    let queued = 0;
     for (const r of this.store.allRuns()) {
       if (!isActive(r.life)) continue;
+      if (r.life === 'QUEUED' && r.parent_task_run_id === undefined) {
+        queued++;
+        continue;
+      }
       const message =
         'The MiniLake server stopped while this run was active; the run and its task processes did not survive the restart.';
       this.store.updateRun(r.run_id, (run) => {
@@ -155,6 +164,7 @@ export class Scheduler {
         }
       });
     }
+    return { queued };
   }
 
   onFinished(listener: (r: RunRecord) => void): void {
@@ -573,6 +583,15 @@ export class Scheduler {
     for (const w of waiters) w(run);
     for (const l of this.anyFinished) l(run);
     if (run.job_id !== undefined) this.startQueued(run.job_id);
+  }
+
+  /** After recover(), once the server listens (a task calls it back): starts the queued runs that have room. */
+  resumeQueued(): void {
+    if (this.closed) return;
+    const jobs = new Set<number>();
+    for (const r of this.store.allRuns())
+      if (r.life === 'QUEUED' && r.job_id !== undefined) jobs.add(r.job_id);
+    for (const jobId of jobs) this.startQueued(jobId);
   }
 
   /** Starts queued runs of the job while it has room. */
