@@ -6,7 +6,7 @@
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import type { Clock, Logger } from '@minilake/core';
-import { executeTask, type ExecDeps, type Outcome } from './tasks.js';
+import { endJobClusters, executeTask, type ExecDeps, type Outcome } from './tasks.js';
 import { normalizeTask, type JobSettings, type Json, type TaskSpec } from './settings.js';
 import {
   isActive,
@@ -163,6 +163,7 @@ export class Scheduler {
           t.termination = { code: 'INTERNAL_ERROR', type: 'INTERNAL_ERROR', message };
         }
       });
+      endJobClusters({ compute: this.o.deps.compute, store: this.store }, r.run_id);
     }
     return { queued };
   }
@@ -574,6 +575,7 @@ export class Scheduler {
       const last = r.repair_history[r.repair_history.length - 1];
       if (last) last.end_time = r.end_time;
     });
+    endJobClusters({ compute: this.o.deps.compute, store: this.store }, runId);
     this.emitFinished(run);
   }
 
