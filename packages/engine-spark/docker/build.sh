@@ -61,8 +61,10 @@ mkdir -p "$rootfs$pyprefix/lib/python$pyver"
 # 3. The Spark install (venv with PySpark, the Delta jars).
 copy "$install"
 # 4. What spark-submit's scripts run.
+# Hadoop's local file system shells out too (chmod, ls, stat, id, groups...): all of coreutils, then the rest.
 tools=""
-for t in bash sh dash env dirname basename find head tail cat ls mkdir rm uname ps readlink grep sed id tr; do
+names=$(dpkg -L coreutils 2>/dev/null | grep -E '^/usr/s?bin/|^/s?bin/' | xargs -r -n 1 basename)
+for t in $names bash sh dash find xargs ps grep sed hostname which; do
   p=$(command -v "$t" 2>/dev/null) || continue
   copy "$p"
   tools="$tools $(readlink -f "$p")"
