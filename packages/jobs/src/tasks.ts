@@ -228,8 +228,9 @@ async function waitForCluster(
     if (state === 'RUNNING') return c;
     if (signal.canceled) throw new TaskFileError('Run cancelled.');
     if (state === 'TERMINATED' || state === 'ERROR') d.compute!.startCluster(id);
-    if (i > 2400) throw new TaskFileError(`Cluster ${id} did not reach RUNNING.`);
-    await new Promise<void>((resolve) => d.ctx.clock.setTimeout(resolve, 250));
+    if (i > 12_000) throw new TaskFileError(`Cluster ${id} did not reach RUNNING.`);
+    // A lookup in memory: polling often costs nothing and a job cluster's task starts as soon as it can.
+    await new Promise<void>((resolve) => d.ctx.clock.setTimeout(resolve, 50));
   }
 }
 
