@@ -100,6 +100,9 @@ async function bareSparkSubmit(inst, script, dir) {
       'spark.ui.enabled=false',
       '--conf',
       'spark.ui.showConsoleProgress=false',
+      // Scratch space next to the script, as the engine puts it in the attempt's folder.
+      '--conf',
+      `spark.local.dir=${path.join(dir, 'spark-local')}`,
       script,
     ],
     {
