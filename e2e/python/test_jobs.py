@@ -225,6 +225,40 @@ def test_active_run_after_kill9_ends_internal_error(tmp_path):
             s.proc.kill()
 
 
+def test_queued_run_survives_kill9_and_starts_after_restart(tmp_path):
+    data = str(tmp_path / "data")
+    env = {"MINILAKE_PERSIST": "1", "MINILAKE_DATA_DIR": data}
+    s = Server(env=env)
+    try:
+        api = lambda m, p, **kw: requests.request(m, s.url + p, timeout=30, **kw)  # noqa: E731
+        # The child never gets room (max 0), so a run of the parent stays RUNNING and the next one QUEUED.
+        child = api("POST", "/api/2.2/jobs/create", json={"name": "child", "max_concurrent_runs": 0, "queue": {"enabled": True},
+                                                          "tasks": [{"task_key": "c", "condition_task": {"op": "EQUAL_TO", "left": "1", "right": "1"}}]}).json()
+        parent = api("POST", "/api/2.2/jobs/create", json={"name": "parent", "max_concurrent_runs": 1, "queue": {"enabled": True},
+                                                           "tasks": [{"task_key": "call", "run_job_task": {"job_id": child["job_id"]}}]}).json()
+        first = api("POST", "/api/2.2/jobs/run-now", json={"job_id": parent["job_id"]}).json()
+        second = api("POST", "/api/2.2/jobs/run-now", json={"job_id": parent["job_id"]}).json()
+        assert api("GET", f"/api/2.2/jobs/runs/get?run_id={second['run_id']}").json()["state"]["life_cycle_state"] == "QUEUED"
+        s.proc.kill()
+        s.proc.wait(10)
+        s2 = Server(env=env)
+        try:
+            get = lambda rid: requests.get(f"{s2.url}/api/2.2/jobs/runs/get?run_id={rid}", timeout=30).json()  # noqa: E731
+            assert get(first["run_id"])["state"]["life_cycle_state"] == "INTERNAL_ERROR"
+            deadline = time.time() + 20
+            while get(second["run_id"])["state"]["life_cycle_state"] == "QUEUED" and time.time() < deadline:
+                time.sleep(0.1)
+            r = get(second["run_id"])
+            assert r["state"]["life_cycle_state"] == "RUNNING", r["state"]
+            assert r["status"]["state"] == "RUNNING"
+        finally:
+            s2.proc.kill()
+            s2.proc.wait(10)
+    finally:
+        if s.proc.poll() is None:
+            s.proc.kill()
+
+
 def test_job_permissions_have_one_owner(w):
     created = w.jobs.create(name=unique("perm"), tasks=[jobs.Task(task_key="c", condition_task=jobs.ConditionTask(op=jobs.ConditionTaskOp.EQUAL_TO, left="1", right="1"))])
     me = w.current_user.me().user_name

@@ -9,6 +9,7 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { EngineUnavailable, type Logger, type ServiceContext } from '@minilake/core';
 import { ConnectServer } from './connect.js';
+import { dockerProblem, removeLeftovers, startContainer } from './docker.js';
 import { EnvCache, EnvInstallError } from './envs.js';
 import { firstLine, locateInstall, settingsFrom, type SparkInstall, type SparkSettings } from './install.js';
 import { startProc, type Proc } from './proc.js';
@@ -80,6 +81,7 @@ class Engine implements SparkEngine {
   private readonly connect: ConnectServer;
   private readonly envs: EnvCache;
   private log4jReady?: Promise<string>;
+  private dockerSwept?: Promise<void>;
   private closed = false;
 
   constructor(private readonly ctx: ServiceContext) {
@@ -169,6 +171,45 @@ class Engine implements SparkEngine {
     });
     if (this.install) env.SPARK_HOME = this.install.sparkHome;
     return env;
+  }
+
+  /** Undefined when a container can start; leftovers of a dead server are removed once. */
+  private async dockerReady(image: string): Promise<string | undefined> {
+    const problem = await dockerProblem(image);
+    if (!problem) {
+      this.dockerSwept ??= removeLeftovers(pidAlive).catch(() => undefined);
+      await this.dockerSwept;
+    }
+    return problem;
+  }
+
+  /**
+   * A container gets the task's variables and the engine's, not the host's environment (PATH, JAVA_HOME and
+   * the locale come from the image).
+   */
+  private containerEnv(extra: Record<string, string>, taskEnv: Record<string, string>, workDir: string) {
+    const env: Record<string, string> = {
+      HOME: workDir,
+      ...taskEnv,
+      ...extra,
+      PYTHONUNBUFFERED: '1',
+      MINILAKE_SERVER_PID: String(process.pid),
+    };
+    if (this.install) env.SPARK_HOME = this.install.sparkHome;
+    return env;
+  }
+
+  /** What the container sees of the host, each at its own path: data, runtime, venvs, the task's file. */
+  private containerMounts(inst: SparkInstall, task: SparkTask, python: string) {
+    const data = path.resolve(this.ctx.dataDir);
+    const inside = (p: string, dir: string) => p === dir || p.startsWith(dir + path.sep);
+    const mounts: { path: string; ro?: boolean }[] = [{ path: data }, { path: inst.runtimeDir, ro: true }];
+    if (!inside(path.resolve(task.workDir), data)) mounts.push({ path: path.resolve(task.workDir) });
+    const fileDir = path.dirname(path.resolve(task.file));
+    if (!mounts.some((m) => inside(fileDir, m.path))) mounts.push({ path: fileDir, ro: true });
+    if (python !== inst.python)
+      mounts.push({ path: path.join(this.settings.cacheDir, 'spark-envs'), ro: true });
+    return mounts;
   }
 
   launch(task: SparkTask): SparkRun {
@@ -306,7 +347,33 @@ class Engine implements SparkEngine {
             ...this.commonArgs(inst, driverLog, path.join(task.workDir, 'spark-local'), sparkConf),
             inst.entry,
           ];
-      proc = startProc({ cmd: inst.python, args, env, cwd: task.workDir, logBytes: this.settings.logBytes });
+      const executor = serverless ? 'subprocess' : (task.executor ?? this.settings.executor);
+      if (executor === 'docker') {
+        const image = task.image ?? this.settings.image;
+        const problem = await this.dockerReady(image);
+        if (problem) return { ...base(), outcome: 'FAILED', error: `Docker executor: ${problem}` };
+        if (stopped) return stoppedResult();
+        proc = startContainer({
+          image,
+          cmd: inst.python,
+          args,
+          env: this.containerEnv(extra, task.env, task.workDir),
+          cwd: task.workDir,
+          logBytes: this.settings.logBytes,
+          mounts: this.containerMounts(inst, task, python),
+          user: `${process.getuid?.() ?? 0}:${process.getgid?.() ?? 0}`,
+          name: `minilake-${task.id}`.replace(/[^a-zA-Z0-9_.-]/g, '-'),
+          labels: { 'dev.minilake.server.pid': String(process.pid) },
+        });
+      } else {
+        proc = startProc({
+          cmd: inst.python,
+          args,
+          env,
+          cwd: task.workDir,
+          logBytes: this.settings.logBytes,
+        });
+      }
       if (stopped) proc.kill();
       const r = await proc.done;
       let rt: RuntimeResult = {};
@@ -370,6 +437,15 @@ class Engine implements SparkEngine {
     this.closed = true;
     await this.stopAll();
     await this.connect.stop();
+  }
+}
+
+function pidAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
 

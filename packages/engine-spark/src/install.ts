@@ -37,6 +37,10 @@ export const sparkConfigDefaults: Record<string, string> = {
   MINILAKE_SPARK_CONNECT_START_TIMEOUT: '180',
   /** Bytes of a task's output kept (the tail) in its result. */
   MINILAKE_SPARK_LOG_BYTES: '5242880',
+  /** Where classic tasks run by default: `subprocess` (spark-submit here) or `docker` (a container each). */
+  MINILAKE_SPARK_EXECUTOR: 'subprocess',
+  /** The image of the Docker executor (built by packages/engine-spark/docker/build.sh). */
+  MINILAKE_SPARK_IMAGE: 'minilake-spark:local',
   /** The folder holding minilake_entry.py; '' = the one shipped in this package. */
   MINILAKE_SPARK_RUNTIME: '',
 };
@@ -50,6 +54,8 @@ export interface SparkSettings {
   connectStartTimeoutMs: number;
   logBytes: number;
   runtimeDir?: string;
+  executor: 'subprocess' | 'docker';
+  image: string;
 }
 
 export function settingsFrom(config: Readonly<Record<string, string | undefined>>): SparkSettings {
@@ -70,6 +76,8 @@ export function settingsFrom(config: Readonly<Record<string, string | undefined>
     connectStartTimeoutMs: num('MINILAKE_SPARK_CONNECT_START_TIMEOUT') * 1000,
     logBytes: num('MINILAKE_SPARK_LOG_BYTES'),
     runtimeDir: get('MINILAKE_SPARK_RUNTIME'),
+    executor: get('MINILAKE_SPARK_EXECUTOR') === 'docker' ? 'docker' : 'subprocess',
+    image: get('MINILAKE_SPARK_IMAGE') ?? 'minilake-spark:local',
   };
 }
 

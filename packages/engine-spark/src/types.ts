@@ -19,6 +19,13 @@ export interface SparkTask {
   sparkConf: Record<string, string>;
   /** classic: spark-submit (or MINILAKE_SPARK_MASTER); serverless: warm Spark Connect. */
   compute: 'classic' | 'serverless';
+  /**
+   * Where a classic task runs: `subprocess` (spark-submit on this machine) or `docker` (a sibling container
+   * of `image`); default MINILAKE_SPARK_EXECUTOR. Serverless tasks always use the Spark Connect server.
+   */
+  executor?: 'subprocess' | 'docker';
+  /** The Docker executor's image; default MINILAKE_SPARK_IMAGE. */
+  image?: string;
   /** pip requirements (serverless environments / pypi libraries): per-environment cached venv. */
   dependencies?: string[];
   /** Upstream values for dbutils.jobs.taskValues.get, by task key. */

@@ -92,7 +92,17 @@ export const jobsService = defineService<JobsApi>({
         ctx,
       },
     });
-    scheduler.recover();
+    const { queued } = scheduler.recover();
+    // Recovered queued runs start once the server listens: their tasks get its URL (DATABRICKS_HOST).
+    let resume: NodeJS.Timeout | undefined;
+    if (queued > 0) {
+      resume = setInterval(() => {
+        if (ctx.selfUrl() === undefined) return;
+        clearInterval(resume);
+        scheduler.resumeQueued();
+      }, 25);
+      resume.unref();
+    }
     const triggers = new Triggers({
       store,
       clock: ctx.clock,
@@ -141,12 +151,14 @@ export const jobsService = defineService<JobsApi>({
         triggers.reopen();
       },
       snapshot: () => store.snapshot(),
-      // A restored snapshot's active runs have no process behind them: they end as after a restart.
+      // A restored snapshot's running runs have no process behind them: they end as after a restart; its
+      // queued runs start (the server already listens).
       restore: (snap: unknown) => {
         store.restore(snap);
-        scheduler.recover(
+        const { queued } = scheduler.recover(
           'The MiniLake state was restored from a snapshot taken while this run was active; the run did not continue.',
         );
+        if (queued) scheduler.resumeQueued();
       },
     };
     return {
@@ -154,6 +166,7 @@ export const jobsService = defineService<JobsApi>({
       state: [state],
       api: { service, idle: () => triggers.idle() },
       async close() {
+        clearInterval(resume);
         triggers.close();
         await scheduler.close();
         if (engine) await (await engine.catch(() => undefined))?.close();

@@ -6,7 +6,7 @@
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import type { Clock, Logger } from '@minilake/core';
-import { executeTask, type ExecDeps, type Outcome } from './tasks.js';
+import { endJobClusters, executeTask, type ExecDeps, type Outcome } from './tasks.js';
 import { normalizeTask, type JobSettings, type Json, type TaskSpec } from './settings.js';
 import {
   isActive,
@@ -135,12 +135,21 @@ export class Scheduler {
     return this.o.clock.now();
   }
 
-  /** Runs that were active when the previous process died have no process any more: say so, once. */
+  /**
+   * Runs that were active when the previous process died have no process any more: say so, once. A queued
+   * run never started anything, so it stays queued and starts after the restart (resumeQueued), as the
+   * queue promises; one a run_job_task queued for a parent that died goes with its parent.
+   */
   recover(
     message = 'The MiniLake server stopped while this run was active; the run and its task processes did not survive the restart.',
-  ): void {
+  ): { queued: number } {
+    let queued = 0;
     for (const r of this.store.allRuns()) {
       if (!isActive(r.life)) continue;
+      if (r.life === 'QUEUED' && r.parent_task_run_id === undefined) {
+        queued++;
+        continue;
+      }
       this.store.updateRun(r.run_id, (run) => {
         run.life = 'INTERNAL_ERROR';
         run.message = message;
@@ -154,7 +163,9 @@ export class Scheduler {
           t.termination = { code: 'INTERNAL_ERROR', type: 'INTERNAL_ERROR', message };
         }
       });
+      endJobClusters({ compute: this.o.deps.compute, store: this.store }, r.run_id);
     }
+    return { queued };
   }
 
   onFinished(listener: (r: RunRecord) => void): void {
@@ -564,6 +575,7 @@ export class Scheduler {
       const last = r.repair_history[r.repair_history.length - 1];
       if (last) last.end_time = r.end_time;
     });
+    endJobClusters({ compute: this.o.deps.compute, store: this.store }, runId);
     this.emitFinished(run);
   }
 
@@ -573,6 +585,15 @@ export class Scheduler {
     for (const w of waiters) w(run);
     for (const l of this.anyFinished) l(run);
     if (run.job_id !== undefined) this.startQueued(run.job_id);
+  }
+
+  /** After recover(), once the server listens (a task calls it back): starts the queued runs that have room. */
+  resumeQueued(): void {
+    if (this.closed) return;
+    const jobs = new Set<number>();
+    for (const r of this.store.allRuns())
+      if (r.life === 'QUEUED' && r.job_id !== undefined) jobs.add(r.job_id);
+    for (const jobId of jobs) this.startQueued(jobId);
   }
 
   /** Starts queued runs of the job while it has room. */

@@ -104,6 +104,8 @@ export interface RunRecord {
   repair_history: RepairItem[];
   /** The run_job_task that started this run, if any. */
   parent_task_run_id?: number;
+  /** Job clusters created for this run in the compute service: job_cluster_key (or `task:<id>`) -> id. */
+  job_cluster_ids?: Record<string, string>;
 }
 
 export interface TaskOutput {

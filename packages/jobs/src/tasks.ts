@@ -26,7 +26,10 @@ export interface Outcome {
 
 // The peers' APIs, as their packages export them (type-only: the services themselves are optional).
 export type SecretsPeer = Pick<SecretsApi, 'readSecret'>;
-export type ComputePeer = Pick<ComputeApi, 'getCluster' | 'startCluster' | 'recordActivity'>;
+export type ComputePeer = Pick<
+  ComputeApi,
+  'getCluster' | 'startCluster' | 'recordActivity' | 'createCluster' | 'terminateCluster'
+>;
 
 export interface ExecDeps {
   store: JobsStore;
@@ -159,6 +162,58 @@ interface Compute {
   conf: Record<string, string>;
   clusterId?: string;
   dependencies?: string[];
+  /** `docker_image.url` of the cluster spec: the task runs in a container of that image. */
+  image?: string;
+}
+
+/** Terminates the run's job clusters (or the one in `slot`): the work they were made for is done. */
+export function endJobClusters(d: Pick<ExecDeps, 'compute' | 'store'>, runId: number, slot?: string): void {
+  const run = d.store.findRun(runId);
+  if (!d.compute || !run?.job_cluster_ids) return;
+  const ended: string[] = [];
+  for (const [k, id] of Object.entries(run.job_cluster_ids)) {
+    if (slot !== undefined && k !== slot) continue;
+    ended.push(k);
+    try {
+      d.compute.terminateCluster(id, JOB_FINISHED);
+    } catch {
+      // deleted through the Clusters API meanwhile: nothing to end
+    }
+  }
+  if (ended.length === 0) return;
+  // A repair of the run later gets fresh clusters, as on Databricks.
+  d.store.updateRun(runId, (r) => {
+    for (const k of ended) delete r.job_cluster_ids?.[k];
+  });
+}
+
+/** How Databricks ends a job cluster once its work is done. */
+export const JOB_FINISHED = { code: 'JOB_FINISHED', type: 'SUCCESS', parameters: {} };
+
+/**
+ * The cluster record of a job cluster in the compute service (cluster_source JOB), named as Databricks
+ * names them. A `job_cluster_key` cluster is shared by the run's tasks that name it and ends with the run;
+ * a task's `new_cluster` is its own and ends with the task. The ids are kept on the run record, so a server
+ * that restarts can end what the dead process left.
+ */
+function jobCluster(d: ExecDeps, input: ExecInput, spec: Json, key: string | undefined): string | undefined {
+  // A for-each iteration's new_cluster is not recorded: iterations share the task run (no own record yet).
+  if (!d.compute || (key === undefined && input.input !== undefined)) return undefined;
+  const { run, task } = input;
+  const slot = key ?? `task:${task.run_id}`;
+  const existing = run.job_cluster_ids?.[slot];
+  if (existing) return existing;
+  const name = `job-${run.job_id ?? 'submit'}-run-${run.run_id}${key ? `-${key}` : ''}`;
+  const id = d.compute.createCluster(
+    { ...structuredClone(spec), cluster_name: name },
+    'JOB',
+    run.creator_user_name,
+  );
+  d.store.updateRun(run.run_id, (r) => {
+    r.job_cluster_ids = { ...r.job_cluster_ids, [slot]: id };
+  });
+  run.job_cluster_ids = { ...run.job_cluster_ids, [slot]: id };
+  return id;
 }
 
 async function waitForCluster(
@@ -173,18 +228,20 @@ async function waitForCluster(
     if (state === 'RUNNING') return c;
     if (signal.canceled) throw new TaskFileError('Run cancelled.');
     if (state === 'TERMINATED' || state === 'ERROR') d.compute!.startCluster(id);
-    if (i > 2400) throw new TaskFileError(`Cluster ${id} did not reach RUNNING.`);
-    await new Promise<void>((resolve) => d.ctx.clock.setTimeout(resolve, 250));
+    if (i > 12_000) throw new TaskFileError(`Cluster ${id} did not reach RUNNING.`);
+    // A lookup in memory: polling often costs nothing and a job cluster's task starts as soon as it can.
+    await new Promise<void>((resolve) => d.ctx.clock.setTimeout(resolve, 50));
   }
 }
 
 async function computeFor(
   d: ExecDeps,
-  run: RunRecord,
+  input: ExecInput,
   spec: TaskSpec,
   secrets: Set<string>,
   signal: { canceled: boolean },
 ): Promise<Compute> {
+  const { run } = input;
   let cluster: Json | undefined;
   let clusterId: string | undefined;
   if (spec.existing_cluster_id) {
@@ -195,10 +252,20 @@ async function computeFor(
     d.compute.recordActivity(clusterId);
   } else if (spec.new_cluster) {
     cluster = spec.new_cluster;
+    clusterId = jobCluster(d, input, cluster, undefined);
   } else if (spec.job_cluster_key) {
     const jc = (run.settings.job_clusters ?? []).find((c) => c.job_cluster_key === spec.job_cluster_key);
     if (!jc) throw new TaskFileError(`Job cluster ${spec.job_cluster_key} is not defined in job_clusters.`);
     cluster = jc.new_cluster ?? {};
+    clusterId = jobCluster(d, input, cluster, spec.job_cluster_key);
+  }
+  if (clusterId && !spec.existing_cluster_id) {
+    // The task shows its cluster while it waits for it (PENDING) and runs on it, as on Databricks.
+    d.store.updateRun(run.run_id, (r) => {
+      const t = r.tasks.find((x) => x.run_id === input.task.run_id);
+      if (t) t.cluster_id = clusterId;
+    });
+    await waitForCluster(d, clusterId, signal);
   }
   if (!cluster) {
     const env = spec.environment_key
@@ -216,7 +283,14 @@ async function computeFor(
     secrets,
   );
   const conf = resolveSecrets(d, 'spark_conf', (cluster.spark_conf as Record<string, string>) ?? {}, secrets);
-  return { compute: 'classic', env, conf, ...(clusterId ? { clusterId } : {}) };
+  const image = (cluster.docker_image as { url?: unknown } | undefined)?.url;
+  return {
+    compute: 'classic',
+    env,
+    conf,
+    ...(clusterId ? { clusterId } : {}),
+    ...(typeof image === 'string' && image ? { image } : {}),
+  };
 }
 
 const asStrings = (x: unknown): string[] => (Array.isArray(x) ? x.map(String) : []);
@@ -241,7 +315,12 @@ export async function executeTask(d: ExecDeps, input: ExecInput): Promise<Outcom
       case 'spark_python_task':
       case 'notebook_task':
       case 'python_wheel_task':
-        return await sparkTask(d, input, type, refs);
+        try {
+          return await sparkTask(d, input, type, refs);
+        } finally {
+          // A task's own new_cluster lives as long as the task (the run's end sweeps the rest).
+          if (input.task.spec.new_cluster) endJobClusters(d, input.run.run_id, `task:${input.task.run_id}`);
+        }
       default:
         return fail(`${type} is not supported by MiniLake.`);
     }
@@ -433,7 +512,7 @@ async function sparkTask(d: ExecDeps, input: ExecInput, type: string, refs: RefC
     current?.cancel();
   });
   const secrets = new Set<string>();
-  const compute = await computeFor(d, run, spec, secrets, signal);
+  const compute = await computeFor(d, input, spec, secrets, signal);
   const widgets: Record<string, string> = {};
   for (const p of run.job_parameters ?? []) widgets[p.name] = p.value;
   let kind: SparkTask['kind'];
@@ -531,6 +610,7 @@ async function sparkTask(d: ExecDeps, input: ExecInput, type: string, refs: RefC
     ...(timeout > 0 ? { timeoutMs: timeout * 1000 } : {}),
     ...(secrets.size ? { redact: [...secrets] } : {}),
     ...(sourcePath ? { sourcePath } : {}),
+    ...(compute.image ? { executor: 'docker' as const, image: compute.image } : {}),
   };
   if (signal.canceled) return { result: 'CANCELED', message: 'Run cancelled.', output: {} };
   let engine: SparkEngine;

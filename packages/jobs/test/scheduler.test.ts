@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ManualClock, StateDb } from '@minilake/core';
+import { createContext, ManualClock, StateDb } from '@minilake/core';
 import { serviceApp } from '@minilake/testing';
 import { jobsService, JobsStore, Scheduler, quartz } from '../src/index.js';
 import { FileResolver } from '../src/resolve.js';
@@ -192,5 +192,76 @@ describe('persistence', () => {
     expect(after.message).toContain('stopped while this run was active');
     expect(after.tasks[0]!.life).toBe('INTERNAL_ERROR');
     expect(store2.getJob(job.job_id).settings.name).toBe('p');
+  });
+
+  it('a queued run survives the restart and starts after it; a queued child of a dead parent does not', async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'jobs-state-'));
+    const clock = new ManualClock();
+    const db = await StateDb.open(dir);
+    const store = new JobsStore(db, clock);
+    const job = store.createJob(
+      { name: 'q', max_concurrent_runs: 1, queue: { enabled: true }, tasks: [cond('a')] },
+      'u',
+    );
+    const queuedRun = (run_id: number, extra: object = {}) =>
+      store.addRun({
+        run_id,
+        job_id: job.job_id,
+        run_name: 'q',
+        run_type: 'JOB_RUN',
+        trigger: 'ONE_TIME',
+        creator_user_name: 'u',
+        settings: job.settings,
+        start_time: clock.now() + run_id,
+        end_time: 0,
+        life: 'QUEUED',
+        queue_reason: 'Queued due to reaching maximum concurrent runs of 1.',
+        message: 'Queued due to reaching maximum concurrent runs of 1.',
+        user_cancelled_or_timedout: false,
+        tasks: [
+          {
+            run_id: run_id + 1,
+            task_key: 'a',
+            spec: cond('a'),
+            attempt_number: 0,
+            life: 'BLOCKED',
+            message: '',
+            start_time: 0,
+            end_time: 0,
+          },
+        ],
+        repair_history: [],
+        ...extra,
+      });
+    queuedRun(50);
+    queuedRun(60);
+    queuedRun(70, { parent_task_run_id: 999 });
+    await db.flush(); // as after kill -9
+    const store2 = new JobsStore(await StateDb.open(dir), clock);
+    const scheduler = new Scheduler({
+      store: store2,
+      clock,
+      logger: (await import('@minilake/core')).silentLogger,
+      dir,
+      userName: 'u',
+      taskConcurrency: 1,
+      deps: {
+        engine: () => Promise.reject(new Error('none')),
+        files: new FileResolver({}),
+        ctx: createContext({ dataDir: dir }),
+      },
+    });
+    expect(scheduler.recover()).toEqual({ queued: 2 });
+    expect(store2.getRun(50).life).toBe('QUEUED');
+    expect(store2.getRun(70).life).toBe('INTERNAL_ERROR');
+    scheduler.resumeQueued();
+    // One at a time (max_concurrent_runs 1), oldest first: both end SUCCESS.
+    // Bounded by time, not turns: a loaded machine needs more of them.
+    for (const end = Date.now() + 15_000; store2.getRun(60).life !== 'TERMINATED' && Date.now() < end;)
+      await new Promise((r) => setTimeout(r, 10));
+    expect(store2.getRun(50).result).toBe('SUCCESS');
+    expect(store2.getRun(60).result).toBe('SUCCESS');
+    expect(store2.getRun(50).end_time).toBeLessThanOrEqual(store2.getRun(60).start_time);
+    await scheduler.close();
   });
 });
