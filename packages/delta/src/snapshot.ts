@@ -142,7 +142,7 @@ export class DeltaSnapshot {
    * A DuckDB SELECT producing the table's rows with their logical column names and types. `present` is the
    * set of physical column names found in the files (columns added later are NULL in older files).
    */
-  scanSql(present: Set<string>): string {
+  scanSql(present: Set<string>, o: { fileColumn?: string } = {}): string {
     const fields = this.schema.fields;
     if (this.mappingMode !== 'none') {
       const nested = fields.find((f) => hasStruct(f.type));
@@ -164,6 +164,7 @@ export class DeltaSnapshot {
     }
     if (files.length === 0) {
       const cols = fields.map((f) => `CAST(NULL AS ${duckDbType(f.type)}) AS ${ident(f.name)}`);
+      if (o.fileColumn) cols.push(`CAST(NULL AS VARCHAR) AS ${ident(o.fileColumn)}`);
       return `SELECT ${cols.join(', ')} WHERE false`;
     }
     const parts = this.partitionColumns;
@@ -176,6 +177,8 @@ export class DeltaSnapshot {
       if (!present.has(phys)) return `CAST(NULL AS ${t}) AS ${ident(f.name)}`;
       return `CAST(d.${ident(phys)} AS ${t}) AS ${ident(f.name)}`;
     });
+    // Writers (copy-on-write DML) need the file each row came from.
+    if (o.fileColumn) proj.push(`d."__ml_file" AS ${ident(o.fileColumn)}`);
     const list = files.map((f) => literal(this.filePath(f))).join(', ');
     let sql = `SELECT ${proj.join(', ')} FROM read_parquet([${list}], union_by_name = true, filename = '__ml_file') AS d`;
     if (parts.length) {
@@ -267,7 +270,7 @@ export class DeltaReader {
   }
 
   /** The SELECT that reads a snapshot's rows (logical names, Delta types as DuckDB types). */
-  async scanSql(snap: DeltaSnapshot): Promise<string> {
+  async scanSql(snap: DeltaSnapshot, o: { fileColumn?: string } = {}): Promise<string> {
     const entry = this.cache.get(snap.root);
     let present = entry?.present.get(snap.version);
     if (!present) {
@@ -280,7 +283,7 @@ export class DeltaReader {
       }
       entry?.present.set(snap.version, present);
     }
-    return snap.scanSql(present);
+    return snap.scanSql(present, o);
   }
 
   /** Forgets a table (after DROP, or when its folder is replaced). */

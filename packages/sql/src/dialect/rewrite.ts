@@ -25,6 +25,19 @@ export interface Prepared {
   fallback: string | undefined;
   /** Runs once the statement succeeded (an INSERT into a Delta table commits its staged rows). */
   after?: () => Promise<void>;
+  /** UPDATE/DELETE/MERGE on a staged EXTERNAL Delta table: what to return, and the commit of the result. */
+  delta?: DeltaDml;
+}
+
+/**
+ * A copy-on-write statement on a staged Delta table: it runs with `RETURNING <returning>` (the file and row
+ * of every changed row, MERGE's action first), then `finish` commits and reports Databricks' counters.
+ */
+export interface DeltaDml {
+  returning: string;
+  finish(rows: unknown[][]): Promise<{ affected: number; updated: number; deleted: number; inserted: number }>;
+  /** Drops the staged table, after the commit or a failure. */
+  cleanup(): Promise<void>;
 }
 
 export async function prepare(text: string, s: Session): Promise<Prepared> {
@@ -38,6 +51,7 @@ export async function prepare(text: string, s: Session): Promise<Prepared> {
     ...(s.user !== undefined ? { user: s.user } : {}),
     paramTypes,
   };
+  let delta: DeltaDml | undefined;
   try {
     let t: ReturnType<typeof translate>;
     try {
@@ -51,10 +65,18 @@ export async function prepare(text: string, s: Session): Promise<Prepared> {
     if ((t.tables.length > 0 || t.insertTarget !== undefined) && s.uc?.tableScan) {
       const target = t.insertTarget;
       const views = await deltaViews(t.tables, s);
-      const staged = target !== undefined ? await deltaStaging(target, t.writeKind, s) : undefined;
+      const kind = t.writeKind;
+      let staged: { table: string; commit?: () => Promise<void>; dml?: DeltaDml; columns?: string[] } | undefined;
+      if (target !== undefined)
+        staged =
+          kind === 'INSERT' || !s.uc.deltaTable
+            ? await deltaStaging(target, kind, s)
+            : await deltaRewrite(target, kind as 'UPDATE' | 'DELETE' | 'MERGE', text, s);
       if (staged) {
         o.deltaTargets = new Map([[target!, staged.table]]);
         after = staged.commit;
+        delta = staged.dml;
+        if (kind === 'MERGE') o.deltaColumns = staged.columns;
       }
       if (views.size > 0 || staged) {
         o.deltaViews = views;
@@ -81,9 +103,11 @@ export async function prepare(text: string, s: Session): Promise<Prepared> {
       throw unsupported(
         `Delta time travel (VERSION AS OF) on ${unversioned.replace(/@\d+$/, '')}, which is not an EXTERNAL Delta table`,
       );
+    if (delta) return { sql: t.sql, values, fallback: undefined, delta };
     if (after) return { sql: t.sql, values, fallback: undefined, after };
     return { sql: t.sql, values, fallback: text };
   } catch (e) {
+    await delta?.cleanup();
     if (e instanceof SqlError) throw e;
     if (e instanceof TranslationFailed) {
       // Text that runs as written must not reach the host's /Volumes: its paths could not be mapped.
@@ -160,6 +184,70 @@ async function deltaStaging(
       }
     },
   };
+}
+
+/** The connection as the runner @minilake/delta writes with (its temporary tables are visible). */
+function connRunner(s: Session) {
+  return {
+    all: async (q: string) => {
+      const r = (await s.conn.runAndReadAll(q)) as unknown as {
+        getRowObjectsJson(): Record<string, unknown>[];
+      };
+      return r.getRowObjectsJson();
+    },
+  };
+}
+
+/**
+ * UPDATE / DELETE / MERGE on an EXTERNAL Delta table, copy-on-write: the snapshot is staged as a temporary
+ * table (with the file and a row id per row), DuckDB runs the statement on it returning what it changed,
+ * and the files that held changed rows are rewritten in one Delta commit (@minilake/delta DeltaTable).
+ */
+async function deltaRewrite(
+  full: string,
+  kind: 'UPDATE' | 'DELETE' | 'MERGE',
+  text: string,
+  s: Session,
+): Promise<{ table: string; dml: DeltaDml; columns: string[] } | undefined> {
+  const dt = await s.uc!.deltaTable!(full, connRunner(s));
+  if (!dt) return undefined;
+  const table = `__ml_delta_dml_${createHash('sha256').update(full).digest('hex').slice(0, 16)}`;
+  const staged = await dt.stage(table);
+  const parameters = { predicate: JSON.stringify([text.trim()]) };
+  const dml: DeltaDml = {
+    returning: kind === 'MERGE' ? 'merge_action, __ml_file, __ml_row' : '__ml_file, __ml_row',
+    cleanup: () => staged.drop(),
+    finish: async (rows) => {
+      const n = { UPDATE: 0, DELETE: 0, INSERT: 0 } as Record<string, number>;
+      const touched: string[] = [];
+      const updatedRows = new Set<string>();
+      for (const r of rows) {
+        const action = kind === 'MERGE' ? String(r[0]) : kind;
+        const [file, row] = kind === 'MERGE' ? [r[1], r[2]] : [r[0], r[1]];
+        n[action] = (n[action] ?? 0) + 1;
+        if (file !== null && file !== undefined) touched.push(String(file));
+        if (kind === 'MERGE' && action === 'UPDATE' && row !== null && row !== undefined) {
+          const key = String(row);
+          if (updatedRows.has(key))
+            throw sqlError(
+              'DELTA_MULTIPLE_SOURCE_ROW_MATCHING_TARGET_ROW_IN_MERGE',
+              '21506',
+              'Cannot perform Merge as multiple source rows matched and attempted to modify the same target row in the Delta table in possibly conflicting ways. By SQL semantics of Merge, when multiple source rows match on the same target row, the result may be ambiguous as it is unclear which source row should be used to update or delete the matching target row. You can preprocess the source table to eliminate the possibility of multiple matches.',
+            );
+          updatedRows.add(key);
+        }
+      }
+      const counts = { updated: n.UPDATE ?? 0, deleted: n.DELETE ?? 0, inserted: n.INSERT ?? 0 };
+      await staged.commit({
+        operation: kind,
+        touched,
+        counts,
+        parameters: kind === 'MERGE' ? { predicate: parameters.predicate, matchedPredicates: '[]', notMatchedPredicates: '[]', notMatchedBySourcePredicates: '[]' } : parameters,
+      });
+      return { affected: rows.length, ...counts };
+    },
+  };
+  return { table: staged.table, dml, columns: staged.columns };
 }
 
 export function namesVolume(text: string): boolean {
