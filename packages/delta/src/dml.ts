@@ -12,7 +12,7 @@ import { ident, literal } from '@minilake/engine-duckdb';
 import { DeltaError } from './errors.js';
 import type { Action, AddAction, RemoveAction, SqlRunner } from './log.js';
 import { type VacuumOptions, vacuum } from './maintenance.js';
-import { duckDbType } from './schema.js';
+import { type SparkField, type SparkSchema, duckDbType } from './schema.js';
 import type { DeltaReader, DeltaSnapshot } from './snapshot.js';
 import { checkWritable, commit, writeFiles } from './writer.js';
 
@@ -323,6 +323,53 @@ export class DeltaTable {
       ...adds.map((add) => ({ add })),
     ];
     const version = await this.commitOrClean(snap, actions, adds, 'table');
+    return { version, rows };
+  }
+
+  /**
+   * CREATE OR REPLACE TABLE ... AS SELECT over an existing Delta table: one commit with the new metaData
+   * (schema, partitioning; the table id is kept), every current file removed and the rows of `source` added.
+   */
+  async replace(
+    source: string,
+    o: { fields: SparkField[]; partitionColumns: string[]; configuration?: Record<string, string> },
+  ): Promise<{ version: number; rows: number }> {
+    const started = Date.now();
+    const snap = await this.writableSnapshot();
+    const schema: SparkSchema = { type: 'struct', fields: o.fields };
+    const now = this.now();
+    const { adds, rows, bytes } = await writeFiles(
+      this.sql,
+      { schema, partitionColumns: o.partitionColumns, root: this.root },
+      source,
+      now,
+    );
+    const metaData = {
+      ...snap.metadata,
+      schemaString: JSON.stringify(schema),
+      partitionColumns: o.partitionColumns,
+      configuration: { ...(snap.metadata.configuration ?? {}), ...(o.configuration ?? {}) },
+    };
+    const info = this.commitInfo(
+      snap,
+      'CREATE OR REPLACE TABLE AS SELECT',
+      {
+        partitionBy: JSON.stringify(o.partitionColumns),
+        description: null,
+        isManaged: 'false',
+        properties: JSON.stringify(o.configuration ?? {}),
+      },
+      { numFiles: adds.length, numOutputRows: rows, numOutputBytes: bytes, numRemovedFiles: snap.files.length },
+      started,
+    );
+    const actions: Action[] = [
+      { commitInfo: info },
+      { metaData },
+      ...snap.files.map((f) => ({ remove: removeOf(f, now) })),
+      ...adds.map((add) => ({ add })),
+    ];
+    const version = await this.commitOrClean(snap, actions, adds, 'table');
+    this.reader.forget(this.root);
     return { version, rows };
   }
 

@@ -207,7 +207,7 @@ function statValue(type: SparkType, v: unknown): unknown {
  */
 export async function writeFiles(
   sql: SqlRunner,
-  snap: DeltaSnapshot,
+  snap: Pick<DeltaSnapshot, 'schema' | 'partitionColumns' | 'root'>,
   source: string,
   now: number,
 ): Promise<{ adds: AddAction[]; rows: number; bytes: number }> {

@@ -95,6 +95,11 @@ export interface DeltaTableLike {
     source: string | undefined,
     o?: { partition?: Record<string, string | null>; operation?: 'WRITE' | 'TRUNCATE' },
   ): Promise<{ version: number; rows: number }>;
+  /** CREATE OR REPLACE TABLE ... AS SELECT on an existing Delta table: new schema and files, one commit. */
+  replace(
+    source: string,
+    o: { fields: unknown[]; partitionColumns: string[]; configuration?: Record<string, string> },
+  ): Promise<{ version: number; rows: number }>;
   optimize(o?: { zOrderBy?: string[] }): Promise<{
     version: number | undefined;
     metrics: {
