@@ -19,6 +19,11 @@ import { checkWritable, commit, writeFiles } from './writer.js';
 /** The staged table's extra columns: the data file a row came from (NULL for new rows), and a row id. */
 export const FILE_COLUMN = '__ml_file';
 export const ROW_COLUMN = '__ml_row';
+/**
+ * Set true by every UPDATE action of a MERGE on the staged table: DuckDB's RETURNING reports empty values for
+ * rows updated by a WHEN NOT MATCHED BY SOURCE clause, so the marker tells which files changed.
+ */
+export const TOUCHED_COLUMN = '__ml_touched';
 
 export interface DeltaTableOptions {
   sql: SqlRunner;
@@ -159,7 +164,7 @@ export class DeltaTable {
     const snap = await this.writableSnapshot();
     const scan = await this.reader.scanSql(snap, { fileColumn: FILE_COLUMN });
     await this.sql.all(
-      `CREATE OR REPLACE TEMP TABLE ${ident(table)} AS SELECT *, row_number() OVER () AS ${ident(ROW_COLUMN)} FROM (${scan})`,
+      `CREATE OR REPLACE TEMP TABLE ${ident(table)} AS SELECT *, row_number() OVER () AS ${ident(ROW_COLUMN)}, false AS ${ident(TOUCHED_COLUMN)} FROM (${scan})`,
     );
     const columns = snap.schema.fields.map((f) => f.name);
     const drop = async () => {
@@ -171,6 +176,10 @@ export class DeltaTable {
       columns,
       drop,
       commit: async (op) => {
+        const marked = await this.sql.all(
+          `SELECT DISTINCT ${ident(FILE_COLUMN)} AS f FROM temp.main.${ident(table)} WHERE ${ident(TOUCHED_COLUMN)} AND ${ident(FILE_COLUMN)} IS NOT NULL`,
+        );
+        op = { ...op, touched: [...op.touched, ...marked.map((r) => String(r.f))] };
         const byPath = new Map(snap.files.map((f) => [snap.filePath(f), f]));
         const touched = [...new Set(op.touched)].map((p) => byPath.get(p)).filter((f) => f !== undefined);
         const c = op.counts;

@@ -166,7 +166,30 @@ function expandMergeStars(merge: Node, columns: string[]): void {
     const verb = (kindOf(parts[0])?.[1].this as string | undefined)?.toUpperCase();
     const star = kindOf(parts[1])?.[0] === 'star';
     if (star && !src) throw new TranslationFailed('MERGE ... * needs a named source');
-    if (verb === 'UPDATE' && star) {
+    if (verb === 'UPDATE') {
+      // The staged table's marker of updated rows (see @minilake/delta TOUCHED_COLUMN).
+      const marker = {
+        eq: {
+          left: { identifier: ident('__ml_touched') },
+          right: { boolean: { value: true } },
+          left_comments: [],
+          operator_comments: [],
+          trailing_comments: [],
+        },
+      };
+      const sets = star ? undefined : (kindOf(parts[1])?.[1].expressions as Json[] | undefined);
+      if (sets) sets.push(marker);
+      else if (!star) continue;
+      else parts[1] = { tuple: { expressions: [...columns.map((c) => ({
+            eq: {
+              left: { identifier: ident(c) },
+              right: column(c, src!),
+              left_comments: [],
+              operator_comments: [],
+              trailing_comments: [],
+            },
+          })), marker] } };
+    } else if (verb === 'UPDATE' && star) {
       parts[1] = {
         tuple: {
           expressions: columns.map((c) => ({
