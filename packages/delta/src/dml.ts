@@ -111,6 +111,11 @@ export class DeltaTable {
   async writableSnapshot(): Promise<DeltaSnapshot> {
     const snap = await this.reader.snapshot(this.root);
     checkWritable(snap);
+    if (snap.metadata.configuration?.['delta.appendOnly'] === 'true')
+      throw new DeltaError(
+        'DELTA_CANNOT_MODIFY_APPEND_ONLY',
+        'This table is configured to only allow appends (delta.appendOnly = true): updates, deletes and overwrites are not allowed',
+      );
     return snap;
   }
 

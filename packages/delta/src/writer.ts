@@ -21,8 +21,13 @@ import { checkpointInterval, writeCheckpoint } from './checkpoint.js';
 import type { SparkField, SparkSchema, SparkType } from './schema.js';
 import type { DeltaReader, DeltaSnapshot } from './snapshot.js';
 
-/** Writer table features whose rules an append by this writer keeps (or that ask nothing of an append). */
+/**
+ * Writer table features whose rules this writer keeps (or that ask nothing of it). `deletionVectors` only
+ * allows writers to write deletion vectors: copy-on-write stays legal (files that already carry one are read
+ * through the snapshot scan, which refuses them until it applies them).
+ */
 const SUPPORTED_WRITER_FEATURES = new Set([
+  'deletionVectors',
   'appendOnly',
   'invariants',
   'timestampNtz',

@@ -353,3 +353,78 @@ describe.skipIf(!install)('Spark reads MiniLake DML (needs bash packages/engine-
 });
 
 export type { Action };
+
+describe('tables MiniLake cannot rewrite', () => {
+  it('copy-on-write works with deletion vectors enabled; files carrying one, column mapping and append-only are refused by name', async () => {
+    const root = await newTable('dv', []);
+    const base = await reader.snapshot(root);
+    const { commit } = await import('../src/index.js');
+    await commit(
+      root,
+      base,
+      [
+        { commitInfo: { timestamp: Date.now(), operation: 'SET TBLPROPERTIES' } },
+        {
+          protocol: {
+            minReaderVersion: 3,
+            minWriterVersion: 7,
+            readerFeatures: ['deletionVectors'],
+            writerFeatures: ['deletionVectors'],
+          },
+        },
+        {
+          metaData: {
+            ...base.metadata,
+            configuration: { 'delta.enableDeletionVectors': 'true' },
+          },
+        },
+      ],
+      { reader },
+    );
+    await dml(root, 'DELETE', (t) => `DELETE FROM ${t} WHERE id = 1`);
+    expect((await rowsOf(root)).map((r) => r[0])).toEqual([2, 3]);
+    // A file with a deletion vector (as Spark writes them).
+    const snap = await reader.snapshot(root);
+    const f = snap.files[0]!;
+    await commit(
+      root,
+      snap,
+      [
+        { commitInfo: { timestamp: Date.now(), operation: 'DELETE' } },
+        { remove: { path: f.path, deletionTimestamp: Date.now(), dataChange: true } },
+        {
+          add: {
+            ...f,
+            deletionVector: { storageType: 'i', pathOrInlineDv: 'wi5b=000010000siXQKl0rr91000f55c8Xg0@@D72lkbi5=0', sizeInBytes: 34, cardinality: 1 },
+          },
+        },
+      ],
+      { reader },
+    );
+    await expect(dml(root, 'UPDATE', (t) => `UPDATE ${t} SET name = 'x'`)).rejects.toThrow(/deletionVectors/);
+
+    const cm = await newTable('cm', []);
+    const cmBase = await reader.snapshot(cm);
+    await commit(
+      cm,
+      cmBase,
+      [
+        { commitInfo: { timestamp: Date.now(), operation: 'SET TBLPROPERTIES' } },
+        { metaData: { ...cmBase.metadata, configuration: { 'delta.appendOnly': 'true' } } },
+      ],
+      { reader },
+    );
+    await expect(dml(cm, 'DELETE', (t) => `DELETE FROM ${t}`)).rejects.toThrow(/DELTA_CANNOT_MODIFY_APPEND_ONLY/);
+    await commit(
+      cm,
+      await reader.snapshot(cm),
+      [
+        { commitInfo: { timestamp: Date.now(), operation: 'SET TBLPROPERTIES' } },
+        { protocol: { minReaderVersion: 2, minWriterVersion: 5 } },
+        { metaData: { ...cmBase.metadata, configuration: { 'delta.columnMapping.mode': 'name' } } },
+      ],
+      { reader },
+    );
+    await expect(dml(cm, 'DELETE', (t) => `DELETE FROM ${t}`)).rejects.toThrow(/DELTA_UNSUPPORTED_FEATURES_FOR_WRITE.*column mapping/);
+  });
+});
