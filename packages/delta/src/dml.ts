@@ -373,7 +373,12 @@ export class DeltaTable {
         isManaged: 'false',
         properties: JSON.stringify(o.configuration ?? {}),
       },
-      { numFiles: adds.length, numOutputRows: rows, numOutputBytes: bytes, numRemovedFiles: snap.files.length },
+      {
+        numFiles: adds.length,
+        numOutputRows: rows,
+        numOutputBytes: bytes,
+        numRemovedFiles: snap.files.length,
+      },
       started,
     );
     const actions: Action[] = [

@@ -62,7 +62,8 @@ export async function vacuum(o: VacuumOptions): Promise<{ files: string[]; bytes
       if (a.remove) tombstone(a.remove.path, a.remove.deletionTimestamp);
   }
   for (const v of listing.commits)
-    for (const a of await readCommit(root, v)) if (a.remove) tombstone(a.remove.path, a.remove.deletionTimestamp);
+    for (const a of await readCommit(root, v))
+      if (a.remove) tombstone(a.remove.path, a.remove.deletionTimestamp);
   const doomed: string[] = [];
   let bytes = 0;
   for (const file of await dataFiles(root)) {

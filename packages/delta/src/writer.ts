@@ -80,7 +80,11 @@ export interface CommitOptions {
 }
 
 const concurrent = (code: string, text: string, version: number) =>
-  new DeltaError(code, `${text} (conflicting commit: version ${version}). Please try the operation again.`, 409);
+  new DeltaError(
+    code,
+    `${text} (conflicting commit: version ${version}). Please try the operation again.`,
+    409,
+  );
 
 /**
  * Why the transaction that built `actions` on `base` cannot follow the winner's commit, or undefined when it
@@ -94,26 +98,50 @@ function conflict(
   reads: 'none' | 'files' | 'table',
 ): DeltaError | undefined {
   if (winner.some((a) => a.protocol))
-    return concurrent('DELTA_PROTOCOL_CHANGED', 'ProtocolChangedException: The protocol version of the Delta table has been changed by a concurrent update', version);
+    return concurrent(
+      'DELTA_PROTOCOL_CHANGED',
+      'ProtocolChangedException: The protocol version of the Delta table has been changed by a concurrent update',
+      version,
+    );
   if (winner.some((a) => a.metaData)) {
     if (reads === 'none')
-      return concurrent('DELTA_CONCURRENT_APPEND', 'ConcurrentAppendException: Files were added to the table by a concurrent update that also changed its metadata', version);
-    return concurrent('DELTA_METADATA_CHANGED', 'MetadataChangedException: The metadata of the Delta table has been changed by a concurrent update', version);
+      return concurrent(
+        'DELTA_CONCURRENT_APPEND',
+        'ConcurrentAppendException: Files were added to the table by a concurrent update that also changed its metadata',
+        version,
+      );
+    return concurrent(
+      'DELTA_METADATA_CHANGED',
+      'MetadataChangedException: The metadata of the Delta table has been changed by a concurrent update',
+      version,
+    );
   }
   const key = (p: string) => safeDecode(p);
   const ours = new Set(actions.filter((a) => a.remove).map((a) => key(a.remove!.path)));
   const winnerRemoves = winner.filter((a) => a.remove).map((a) => key(a.remove!.path));
   const both = winnerRemoves.find((p) => ours.has(p));
   if (both)
-    return concurrent('DELTA_CONCURRENT_DELETE_DELETE', `ConcurrentDeleteDeleteException: This transaction attempted to delete one or more files that were deleted (for example ${both}) by a concurrent update`, version);
+    return concurrent(
+      'DELTA_CONCURRENT_DELETE_DELETE',
+      `ConcurrentDeleteDeleteException: This transaction attempted to delete one or more files that were deleted (for example ${both}) by a concurrent update`,
+      version,
+    );
   if (reads !== 'none') {
     const read = new Set(base.files.map((f) => key(f.path)));
     const gone = winnerRemoves.find((p) => read.has(p));
     if (gone)
-      return concurrent('DELTA_CONCURRENT_DELETE_READ', `ConcurrentDeleteReadException: This transaction attempted to read one or more files that were deleted (for example ${gone}) by a concurrent update`, version);
+      return concurrent(
+        'DELTA_CONCURRENT_DELETE_READ',
+        `ConcurrentDeleteReadException: This transaction attempted to read one or more files that were deleted (for example ${gone}) by a concurrent update`,
+        version,
+      );
   }
   if (reads === 'table' && winner.some((a) => a.add && a.add.dataChange !== false))
-    return concurrent('DELTA_CONCURRENT_APPEND', 'ConcurrentAppendException: Files were added to the table by a concurrent update', version);
+    return concurrent(
+      'DELTA_CONCURRENT_APPEND',
+      'ConcurrentAppendException: Files were added to the table by a concurrent update',
+      version,
+    );
   return undefined;
 }
 
@@ -149,7 +177,11 @@ export async function commit(
     const err = conflict(base, actions, await readCommit(root, version), version, opts.reads ?? 'none');
     if (err) throw err;
     if (attempt >= (opts.maxRetries ?? 10))
-      throw concurrent('DELTA_CONCURRENT_TRANSACTION', 'ConcurrentTransactionException: Too many concurrent commits', version);
+      throw concurrent(
+        'DELTA_CONCURRENT_TRANSACTION',
+        'ConcurrentTransactionException: Too many concurrent commits',
+        version,
+      );
     version++;
   }
   if (opts.sql && opts.checkpoint !== false && version > 0 && version % checkpointInterval(base) === 0) {

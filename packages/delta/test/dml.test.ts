@@ -143,7 +143,11 @@ describe('copy-on-write DML', () => {
     expect(await rowsOf(root)).toEqual([[1, 'a', '2024-01-01']]);
     const c = await commitOf(root, 2);
     expect(c.info.operation).toBe('DELETE');
-    expect(c.info.operationMetrics).toMatchObject({ numDeletedRows: '2', numRemovedFiles: '1', numAddedFiles: '0' });
+    expect(c.info.operationMetrics).toMatchObject({
+      numDeletedRows: '2',
+      numRemovedFiles: '1',
+      numAddedFiles: '0',
+    });
     expect(c.adds).toEqual([]);
     expect(await rowsOf(root, 1)).toHaveLength(3);
   });
@@ -191,7 +195,9 @@ describe('overwrite and truncate', () => {
       await dt.overwrite(`(SELECT 5::BIGINT AS id, 'w' AS name, NULL::DATE AS day) AS t`);
     });
     expect(await rowsOf(root)).toEqual([[5, 'w', null]]);
-    await onConnection((sql) => new DeltaTable({ sql, reader, root }).overwrite(undefined, { operation: 'TRUNCATE' }));
+    await onConnection((sql) =>
+      new DeltaTable({ sql, reader, root }).overwrite(undefined, { operation: 'TRUNCATE' }),
+    );
     expect(await rowsOf(root)).toEqual([]);
     expect((await commitOf(root, 4)).info.operation).toBe('TRUNCATE');
   });
@@ -274,7 +280,9 @@ describe('checkpoints, OPTIMIZE, VACUUM', () => {
     const root = await newTable('opt');
     await append(engine, reader, root, `(SELECT 4::BIGINT AS id, 'd' AS name, DATE '2024-01-02' AS day)`);
     const before = await rowsOf(root);
-    const r = await onConnection((sql) => new DeltaTable({ sql, reader, root }).optimize({ zOrderBy: ['id'] }));
+    const r = await onConnection((sql) =>
+      new DeltaTable({ sql, reader, root }).optimize({ zOrderBy: ['id'] }),
+    );
     expect(r.metrics).toMatchObject({ numFilesAdded: 1, numFilesRemoved: 2, partitionsOptimized: 1 });
     expect(await rowsOf(root)).toEqual(before);
     const c = await commitOf(root, r.version!);
@@ -289,7 +297,8 @@ describe('checkpoints, OPTIMIZE, VACUUM', () => {
     now += 8 * 24 * 3600_000;
     const removed = c.removes.map((x) => path.join(root, decodeURIComponent(x.path)));
     // Files age by their modification time too: make them old enough.
-    for (const f of removed) await utimes(f, new Date(now - 9 * 24 * 3600_000), new Date(now - 9 * 24 * 3600_000));
+    for (const f of removed)
+      await utimes(f, new Date(now - 9 * 24 * 3600_000), new Date(now - 9 * 24 * 3600_000));
     expect((await dt.vacuum({ dryRun: true })).files.sort()).toEqual(removed.sort());
     expect(removed.every((f) => existsSync(f))).toBe(true);
     await dt.vacuum({});
@@ -310,7 +319,12 @@ describe.skipIf(!install)('Spark reads MiniLake DML (needs bash packages/engine-
         `MERGE INTO ${t} AS t USING (SELECT 3 AS id, 'C' AS name, DATE '2024-01-02' AS day UNION ALL SELECT 4, 'd', DATE '2024-01-03') s ON t.id = s.id WHEN MATCHED THEN UPDATE SET name = s.name WHEN NOT MATCHED THEN INSERT (id, name, day) VALUES (s.id, s.name, s.day)`,
     );
     for (let i = 0; i < 5; i++)
-      await append(engine, reader, root, `(SELECT ${10 + i}::BIGINT AS id, 'n' AS name, DATE '2024-01-05' AS day)`);
+      await append(
+        engine,
+        reader,
+        root,
+        `(SELECT ${10 + i}::BIGINT AS id, 'n' AS name, DATE '2024-01-05' AS day)`,
+      );
     await onConnection((sql) => new DeltaTable({ sql, reader, root }).optimize());
     expect(existsSync(path.join(root, '_delta_log', '00000000000000000010.checkpoint.parquet'))).toBe(true);
     const { stdout } = await promisify(execFile)(
@@ -395,7 +409,12 @@ describe('tables MiniLake cannot rewrite', () => {
         {
           add: {
             ...f,
-            deletionVector: { storageType: 'i', pathOrInlineDv: 'wi5b=000010000siXQKl0rr91000f55c8Xg0@@D72lkbi5=0', sizeInBytes: 34, cardinality: 1 },
+            deletionVector: {
+              storageType: 'i',
+              pathOrInlineDv: 'wi5b=000010000siXQKl0rr91000f55c8Xg0@@D72lkbi5=0',
+              sizeInBytes: 34,
+              cardinality: 1,
+            },
           },
         },
       ],
@@ -414,7 +433,9 @@ describe('tables MiniLake cannot rewrite', () => {
       ],
       { reader },
     );
-    await expect(dml(cm, 'DELETE', (t) => `DELETE FROM ${t}`)).rejects.toThrow(/DELTA_CANNOT_MODIFY_APPEND_ONLY/);
+    await expect(dml(cm, 'DELETE', (t) => `DELETE FROM ${t}`)).rejects.toThrow(
+      /DELTA_CANNOT_MODIFY_APPEND_ONLY/,
+    );
     await commit(
       cm,
       await reader.snapshot(cm),
@@ -425,6 +446,8 @@ describe('tables MiniLake cannot rewrite', () => {
       ],
       { reader },
     );
-    await expect(dml(cm, 'DELETE', (t) => `DELETE FROM ${t}`)).rejects.toThrow(/DELTA_UNSUPPORTED_FEATURES_FOR_WRITE.*column mapping/);
+    await expect(dml(cm, 'DELETE', (t) => `DELETE FROM ${t}`)).rejects.toThrow(
+      /DELTA_UNSUPPORTED_FEATURES_FOR_WRITE.*column mapping/,
+    );
   });
 });

@@ -312,9 +312,9 @@ describe('DML on EXTERNAL Delta tables through the Statement API', () => {
       ['1', '2024-01-01'],
       ['20', '2024-01-02'],
     ]);
-    expect(await rows(`INSERT OVERWRITE TABLE dm.default.ow SELECT id * 10, day FROM dm.default.ow`)).toEqual([
-      ['2', '2'],
-    ]);
+    expect(await rows(`INSERT OVERWRITE TABLE dm.default.ow SELECT id * 10, day FROM dm.default.ow`)).toEqual(
+      [['2', '2']],
+    );
     expect(await rows('SELECT id FROM dm.default.ow ORDER BY id')).toEqual([['10'], ['200']]);
     await rows('TRUNCATE TABLE dm.default.ow');
     expect(await rows('SELECT count(*) FROM dm.default.ow')).toEqual([['0']]);
@@ -329,9 +329,7 @@ describe('DML on EXTERNAL Delta tables through the Statement API', () => {
       ['2', 'src', '2024-01-02'],
       ['3', 'C', '2024-01-02'],
     ]);
-    await rows(
-      `CREATE OR REPLACE TABLE dm.default.ct USING DELTA LOCATION '${ext}/ct' AS SELECT 7 AS n`,
-    );
+    await rows(`CREATE OR REPLACE TABLE dm.default.ct USING DELTA LOCATION '${ext}/ct' AS SELECT 7 AS n`);
     expect(await rows('SELECT * FROM dm.default.ct')).toEqual([['7']]);
     expect(await history('ct')).toEqual(['CREATE TABLE', 'WRITE', 'CREATE OR REPLACE TABLE AS SELECT']);
   });
@@ -346,8 +344,16 @@ describe('DML on EXTERNAL Delta tables through the Statement API', () => {
       'SET spark.databricks.delta.retentionDurationCheck.enabled = false; VACUUM dm.default.ev RETAIN 0 HOURS DRY RUN',
     );
     expect(dry.length).toBeGreaterThan(0);
-    await rows('SET spark.databricks.delta.retentionDurationCheck.enabled = false; VACUUM dm.default.ev RETAIN 0 HOURS');
-    expect((await rows('SET spark.databricks.delta.retentionDurationCheck.enabled = false; VACUUM dm.default.ev RETAIN 0 HOURS DRY RUN')).length).toBe(0);
+    await rows(
+      'SET spark.databricks.delta.retentionDurationCheck.enabled = false; VACUUM dm.default.ev RETAIN 0 HOURS',
+    );
+    expect(
+      (
+        await rows(
+          'SET spark.databricks.delta.retentionDurationCheck.enabled = false; VACUUM dm.default.ev RETAIN 0 HOURS DRY RUN',
+        )
+      ).length,
+    ).toBe(0);
     expect(await rows('SELECT id FROM dm.default.ev ORDER BY id')).toEqual([['2'], ['3'], ['5']]);
   });
 });

@@ -35,7 +35,9 @@ export interface Prepared {
  */
 export interface DeltaDml {
   returning: string;
-  finish(rows: unknown[][]): Promise<{ affected: number; updated: number; deleted: number; inserted: number }>;
+  finish(
+    rows: unknown[][],
+  ): Promise<{ affected: number; updated: number; deleted: number; inserted: number }>;
   /** Drops the staged table, after the commit or a failure. */
   cleanup(): Promise<void>;
 }
@@ -66,7 +68,8 @@ export async function prepare(text: string, s: Session): Promise<Prepared> {
       const target = t.insertTarget;
       const views = await deltaViews(t.tables, s);
       const kind = t.writeKind;
-      let staged: { table: string; commit?: () => Promise<void>; dml?: DeltaDml; columns?: string[] } | undefined;
+      let staged:
+        { table: string; commit?: () => Promise<void>; dml?: DeltaDml; columns?: string[] } | undefined;
       if (target !== undefined)
         staged =
           kind === 'INSERT' || !s.uc.deltaTable
@@ -242,7 +245,15 @@ async function deltaRewrite(
         operation: kind,
         touched,
         counts,
-        parameters: kind === 'MERGE' ? { predicate: parameters.predicate, matchedPredicates: '[]', notMatchedPredicates: '[]', notMatchedBySourcePredicates: '[]' } : parameters,
+        parameters:
+          kind === 'MERGE'
+            ? {
+                predicate: parameters.predicate,
+                matchedPredicates: '[]',
+                notMatchedPredicates: '[]',
+                notMatchedBySourcePredicates: '[]',
+              }
+            : parameters,
       });
       return { affected: rows.length, ...counts };
     },

@@ -180,15 +180,23 @@ function expandMergeStars(merge: Node, columns: string[]): void {
       const sets = star ? undefined : (kindOf(parts[1])?.[1].expressions as Json[] | undefined);
       if (sets) sets.push(marker);
       else if (!star) continue;
-      else parts[1] = { tuple: { expressions: [...columns.map((c) => ({
-            eq: {
-              left: { identifier: ident(c) },
-              right: column(c, src!),
-              left_comments: [],
-              operator_comments: [],
-              trailing_comments: [],
-            },
-          })), marker] } };
+      else
+        parts[1] = {
+          tuple: {
+            expressions: [
+              ...columns.map((c) => ({
+                eq: {
+                  left: { identifier: ident(c) },
+                  right: column(c, src!),
+                  left_comments: [],
+                  operator_comments: [],
+                  trailing_comments: [],
+                },
+              })),
+              marker,
+            ],
+          },
+        };
     } else if (verb === 'UPDATE' && star) {
       parts[1] = {
         tuple: {

@@ -105,8 +105,20 @@ export interface DeltaTableLike {
     metrics: {
       numFilesAdded: number;
       numFilesRemoved: number;
-      filesAdded: { min: number | null; max: number | null; avg: number; totalFiles: number; totalSize: number };
-      filesRemoved: { min: number | null; max: number | null; avg: number; totalFiles: number; totalSize: number };
+      filesAdded: {
+        min: number | null;
+        max: number | null;
+        avg: number;
+        totalFiles: number;
+        totalSize: number;
+      };
+      filesRemoved: {
+        min: number | null;
+        max: number | null;
+        avg: number;
+        totalFiles: number;
+        totalSize: number;
+      };
       partitionsOptimized: number;
       totalConsideredFiles: number;
       totalFilesSkipped: number;

@@ -221,17 +221,27 @@ export async function deltaCtas(
   try {
     const shape = (await s.conn.runAndReadAll(`DESCRIBE ${ref}`)).getRows();
     const fields = shape.map((r) =>
-      JSON.parse(structFieldJson(String(r[0]), parseDatabricksType(sparkType(String(r[1]))), { nullable: true })),
+      JSON.parse(
+        structFieldJson(String(r[0]), parseDatabricksType(sparkType(String(r[1]))), { nullable: true }),
+      ),
     );
     const missing = o.partitionColumns.find((p) => !fields.some((f) => f.name === p));
     if (missing) throw unsupported(`PARTITIONED BY ${missing}: the query has no such column`);
     const existing = await deltaTableOf(s, o.nameParts).catch(() => undefined);
     if (existing && !o.orReplace)
-      throw sqlError('TABLE_OR_VIEW_ALREADY_EXISTS', '42P07', `Cannot create table or view \`${full}\` because it already exists.`);
+      throw sqlError(
+        'TABLE_OR_VIEW_ALREADY_EXISTS',
+        '42P07',
+        `Cannot create table or view \`${full}\` because it already exists.`,
+      );
     let rows: number;
     if (existing) {
       rows = (
-        await existing.replace(ref, { fields, partitionColumns: o.partitionColumns, ...(o.properties ? { configuration: o.properties } : {}) })
+        await existing.replace(ref, {
+          fields,
+          partitionColumns: o.partitionColumns,
+          ...(o.properties ? { configuration: o.properties } : {}),
+        })
       ).rows;
     } else {
       await s.uc!.createDeltaTable!({

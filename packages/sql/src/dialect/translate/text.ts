@@ -111,11 +111,7 @@ export function typedLiterals(text: string): string {
   for (let i = 0; i < toks.length; i++) {
     const t = toks[i]!;
     const kw = t.text.toUpperCase();
-    if (
-      defaults &&
-      tokenType(t) === 'DEFAULT' &&
-      (toks[i - 1]?.text === '.' || toks[i + 1]?.text === '.')
-    ) {
+    if (defaults && tokenType(t) === 'DEFAULT' && (toks[i - 1]?.text === '.' || toks[i + 1]?.text === '.')) {
       out.push(cps.slice(pos, t.span.start).join(''), '`default`');
       pos = t.span.end;
       continue;
