@@ -362,7 +362,7 @@ export class DeltaTable {
       ...snap.metadata,
       schemaString: JSON.stringify(schema),
       partitionColumns: o.partitionColumns,
-      configuration: { ...(snap.metadata.configuration ?? {}), ...(o.configuration ?? {}) },
+      configuration: { ...snap.metadata.configuration, ...o.configuration },
     };
     const info = this.commitInfo(
       snap,

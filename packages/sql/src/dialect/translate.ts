@@ -152,7 +152,8 @@ const column = (name: string, table: string): Node => ({
 /**
  * MERGE into a staged Delta target: `UPDATE SET *` and `INSERT *` become explicit lists over the table's
  * columns, by name from the source (Spark's meaning; DuckDB's star is positional and the staged table has
- * bookkeeping columns), and an INSERT without a column list gets the table's columns.
+ * bookkeeping columns), an INSERT without a column list gets the table's columns, and every UPDATE sets the
+ * staged table's touched marker.
  */
 function expandMergeStars(merge: Node, columns: string[]): void {
   const holder = merge.whens as Node | undefined;
@@ -166,51 +167,21 @@ function expandMergeStars(merge: Node, columns: string[]): void {
     const verb = (kindOf(parts[0])?.[1].this as string | undefined)?.toUpperCase();
     const star = kindOf(parts[1])?.[0] === 'star';
     if (star && !src) throw new TranslationFailed('MERGE ... * needs a named source');
+    const assign = (name: string, value: Json): Node => ({
+      eq: {
+        left: { identifier: ident(name) },
+        right: value,
+        left_comments: [],
+        operator_comments: [],
+        trailing_comments: [],
+      },
+    });
     if (verb === 'UPDATE') {
-      // The staged table's marker of updated rows (see @minilake/delta TOUCHED_COLUMN).
-      const marker = {
-        eq: {
-          left: { identifier: ident('__ml_touched') },
-          right: { boolean: { value: true } },
-          left_comments: [],
-          operator_comments: [],
-          trailing_comments: [],
-        },
-      };
-      const sets = star ? undefined : (kindOf(parts[1])?.[1].expressions as Json[] | undefined);
-      if (sets) sets.push(marker);
-      else if (!star) continue;
-      else
-        parts[1] = {
-          tuple: {
-            expressions: [
-              ...columns.map((c) => ({
-                eq: {
-                  left: { identifier: ident(c) },
-                  right: column(c, src!),
-                  left_comments: [],
-                  operator_comments: [],
-                  trailing_comments: [],
-                },
-              })),
-              marker,
-            ],
-          },
-        };
-    } else if (verb === 'UPDATE' && star) {
-      parts[1] = {
-        tuple: {
-          expressions: columns.map((c) => ({
-            eq: {
-              left: { identifier: ident(c) },
-              right: column(c, src!),
-              left_comments: [],
-              operator_comments: [],
-              trailing_comments: [],
-            },
-          })),
-        },
-      };
+      // Every update also sets the staged table's marker of updated rows (@minilake/delta TOUCHED_COLUMN).
+      const marker = assign('__ml_touched', { boolean: { value: true } });
+      if (star)
+        parts[1] = { tuple: { expressions: [...columns.map((c) => assign(c, column(c, src!))), marker] } };
+      else (kindOf(parts[1])?.[1].expressions as Json[] | undefined)?.push(marker);
     } else if (verb === 'INSERT' && star) {
       parts.splice(
         1,
