@@ -115,15 +115,21 @@ export async function run() {
       const table = `delta.\`${path.join(ext, 'spark')}\``;
       for (const [name, stmt] of Object.entries(STATEMENTS)) {
         const t0 = performance.now();
-        await promisify(execFile)(
-          spark.submit,
-          ['--master', 'local[1]', script, spark.jars.join(','), stmt(table)],
-          {
-            env: { ...process.env, PYSPARK_PYTHON: spark.python },
-            timeout: 600_000,
-            maxBuffer: 16 * 1024 * 1024,
-          },
-        );
+        const jars = spark.jars.join(',');
+        try {
+          await promisify(execFile)(
+            spark.submit,
+            ['--master', 'local[1]', '--jars', jars, script, jars, stmt(table)],
+            {
+              env: { ...process.env, PYSPARK_PYTHON: spark.python },
+              timeout: 600_000,
+              maxBuffer: 64 * 1024 * 1024,
+            },
+          );
+        } catch (e) {
+          figures[`spark_${name}_error`] = String(e.stdout ?? e.message).slice(-500);
+          continue;
+        }
         const ms = performance.now() - t0;
         figures[`spark_${name}_ms`] = Math.round(ms);
         figures[`spark_vs_api_${name}_ratio`] = Math.round(ms / figures[`${name}_ms`]);

@@ -6,6 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import { ident } from '@minilake/engine-duckdb';
+import { connRunner } from './commands/delta.js';
 import { polyglot } from './polyglot.js';
 import type { Session } from './session.js';
 import { SqlError, sqlError, unsupported } from './sql-error.js';
@@ -74,7 +75,7 @@ export async function prepare(text: string, s: Session): Promise<Prepared> {
         staged =
           kind === 'INSERT' || !s.uc.deltaTable
             ? await deltaStaging(target, kind, s)
-            : await deltaRewrite(target, kind as 'UPDATE' | 'DELETE' | 'MERGE', text, s);
+            : await deltaRewrite(target, kind as 'UPDATE' | 'DELETE' | 'MERGE', s);
       if (staged) {
         o.deltaTargets = new Map([[target!, staged.table]]);
         after = staged.commit;
@@ -189,18 +190,6 @@ async function deltaStaging(
   };
 }
 
-/** The connection as the runner @minilake/delta writes with (its temporary tables are visible). */
-function connRunner(s: Session) {
-  return {
-    all: async (q: string) => {
-      const r = (await s.conn.runAndReadAll(q)) as unknown as {
-        getRowObjectsJson(): Record<string, unknown>[];
-      };
-      return r.getRowObjectsJson();
-    },
-  };
-}
-
 /**
  * UPDATE / DELETE / MERGE on an EXTERNAL Delta table, copy-on-write: the snapshot is staged as a temporary
  * table (with the file and a row id per row), DuckDB runs the statement on it returning what it changed,
@@ -209,14 +198,14 @@ function connRunner(s: Session) {
 async function deltaRewrite(
   full: string,
   kind: 'UPDATE' | 'DELETE' | 'MERGE',
-  text: string,
   s: Session,
 ): Promise<{ table: string; dml: DeltaDml; columns: string[] } | undefined> {
   const dt = await s.uc!.deltaTable!(full, connRunner(s));
   if (!dt) return undefined;
   const table = `__ml_delta_dml_${createHash('sha256').update(full).digest('hex').slice(0, 16)}`;
   const staged = await dt.stage(table);
-  const parameters = { predicate: JSON.stringify([text.trim()]) };
+  // commitInfo.operationParameters: Spark prints its analysed predicates there; MiniLake has no such form, so
+  // the keys Databricks readers look for are present and empty rather than filled with something else.
   const dml: DeltaDml = {
     returning: kind === 'MERGE' ? 'merge_action, __ml_file, __ml_row' : '__ml_file, __ml_row',
     cleanup: () => staged.drop(),
@@ -248,12 +237,12 @@ async function deltaRewrite(
         parameters:
           kind === 'MERGE'
             ? {
-                predicate: parameters.predicate,
+                predicate: '[]',
                 matchedPredicates: '[]',
                 notMatchedPredicates: '[]',
                 notMatchedBySourcePredicates: '[]',
               }
-            : parameters,
+            : { predicate: '[]' },
       });
       return { affected: rows.length, ...counts };
     },
