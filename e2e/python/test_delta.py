@@ -97,13 +97,15 @@ def test_minilake_dml_read_by_deltalake(w):
             "num_inserted_rows",
         ]
         assert r.result.data_array == [["2", "1", "0", "1"]]
+        q(f"INSERT INTO {t} VALUES (5, 'e', DATE'2024-01-03')")
+        # Two small files in partition 2024-01-03: OPTIMIZE compacts them (the others hold one file each).
         q(f"OPTIMIZE {t}")
         dt = deltalake.DeltaTable(loc)
-        assert dt.version() == 5
+        assert dt.version() == 6
         d = dt.to_pyarrow_table().to_pydict()
-        assert sorted(zip(d["id"], d["name"])) == [(2, "B"), (3, "C"), (4, "d")]
+        assert sorted(zip(d["id"], d["name"])) == [(2, "B"), (3, "C"), (4, "d"), (5, "e")]
         ops = [h["operation"] for h in sorted(dt.history(), key=lambda h: h["version"])]
-        assert ops == ["CREATE TABLE", "WRITE", "UPDATE", "DELETE", "MERGE", "OPTIMIZE"]
+        assert ops == ["CREATE TABLE", "WRITE", "UPDATE", "DELETE", "MERGE", "WRITE", "OPTIMIZE"]
         d1 = deltalake.DeltaTable(loc, version=1).to_pyarrow_table().to_pydict()
         assert sorted(d1["name"]) == ["a", "b", "c"]
         q(f"INSERT OVERWRITE {t} PARTITION (day = '2024-01-03') SELECT 40, 'D'")
