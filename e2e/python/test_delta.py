@@ -1,6 +1,7 @@
 """EXTERNAL Delta tables: Spark (the engine-spark install's venv, with delta-spark) writes the table, MiniLake
-registers it in Unity Catalog and reads it through the Statement API, and sees Spark's next commit at once.
-Skipped when that install is absent: run `bash packages/engine-spark/install.sh`."""
+registers it in Unity Catalog and reads it through the Statement API, and sees Spark's next commit at once
+(skipped when that install is absent: run `bash packages/engine-spark/install.sh`). MiniLake's own writes
+(UPDATE, DELETE, MERGE, INSERT OVERWRITE, OPTIMIZE) are read back by delta-rs (`deltalake`)."""
 import json
 import os
 import subprocess
@@ -18,7 +19,7 @@ _install = os.path.join(
     f"spark-{_versions['pyspark']}-delta-{_versions['deltaSpark']}",
 )
 _python = os.path.join(_install, "venv", "bin", "python")
-pytestmark = pytest.mark.skipif(
+needs_spark = pytest.mark.skipif(
     not os.path.exists(os.path.join(_install, ".complete")),
     reason="the Spark install is missing: run bash packages/engine-spark/install.sh",
 )
@@ -30,6 +31,7 @@ def spark_sql(*statements):
     subprocess.run([_python, script, jars, *statements], check=True, capture_output=True, timeout=240)
 
 
+@needs_spark
 def test_spark_writes_minilake_reads(w):
     wh = w.warehouses.create(name=unique("wh"), cluster_size="Small").id
     cat = unique("dc")
@@ -111,3 +113,51 @@ def test_deletion_vectors_history_time_travel_and_paths(w):
         assert detail["format"] == "delta" and detail["numFiles"] == "1"
         assert "deletionVectors" in json.loads(detail["tableFeatures"])
         assert q(f"SELECT count(*) FROM delta.`{loc}`") == [["8"]]
+
+
+def test_minilake_dml_read_by_deltalake(w):
+    import deltalake
+
+    wh = w.warehouses.create(name=unique("wh"), cluster_size="Small").id
+    cat = unique("dm")
+    w.catalogs.create(name=cat)
+
+    def q(stmt):
+        r = w.statement_execution.execute_statement(warehouse_id=wh, statement=stmt, wait_timeout="30s")
+        assert r.status.state == StatementState.SUCCEEDED, r.status
+        return r
+
+    with tempfile.TemporaryDirectory() as ext:
+        loc = os.path.join(ext, "ev")
+        t = f"{cat}.default.ev"
+        q(f"CREATE TABLE {t} (id BIGINT, name STRING, day DATE) USING DELTA PARTITIONED BY (day) LOCATION '{loc}'")
+        q(f"INSERT INTO {t} VALUES (1, 'a', DATE'2024-01-01'), (2, 'b', DATE'2024-01-02'), (3, 'c', DATE'2024-01-02')")
+        r = q(f"UPDATE {t} SET name = 'B' WHERE id = 2")
+        assert [c.name for c in r.manifest.schema.columns] == ["num_affected_rows"]
+        assert r.result.data_array == [["1"]]
+        assert q(f"DELETE FROM {t} WHERE id = 1").result.data_array == [["1"]]
+        r = q(
+            f"MERGE INTO {t} t USING (SELECT 3 AS id, 'C' AS name, DATE'2024-01-02' AS day UNION ALL "
+            "SELECT 4, 'd', DATE'2024-01-03') s ON t.id = s.id WHEN MATCHED THEN UPDATE SET * WHEN NOT MATCHED THEN INSERT *"
+        )
+        assert [c.name for c in r.manifest.schema.columns] == [
+            "num_affected_rows",
+            "num_updated_rows",
+            "num_deleted_rows",
+            "num_inserted_rows",
+        ]
+        assert r.result.data_array == [["2", "1", "0", "1"]]
+        q(f"INSERT INTO {t} VALUES (5, 'e', DATE'2024-01-03')")
+        # Two small files in partition 2024-01-03: OPTIMIZE compacts them (the others hold one file each).
+        q(f"OPTIMIZE {t}")
+        dt = deltalake.DeltaTable(loc)
+        assert dt.version() == 6
+        d = dt.to_pyarrow_table().to_pydict()
+        assert sorted(zip(d["id"], d["name"])) == [(2, "B"), (3, "C"), (4, "d"), (5, "e")]
+        ops = [h["operation"] for h in sorted(dt.history(), key=lambda h: h["version"])]
+        assert ops == ["CREATE TABLE", "WRITE", "UPDATE", "DELETE", "MERGE", "WRITE", "OPTIMIZE"]
+        d1 = deltalake.DeltaTable(loc, version=1).to_pyarrow_table().to_pydict()
+        assert sorted(d1["name"]) == ["a", "b", "c"]
+        q(f"INSERT OVERWRITE {t} PARTITION (day = '2024-01-03') SELECT 40, 'D'")
+        d = deltalake.DeltaTable(loc).to_pyarrow_table().to_pydict()
+        assert sorted(zip(d["id"], d["name"])) == [(2, "B"), (3, "C"), (40, "D")]

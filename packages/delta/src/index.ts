@@ -9,3 +9,6 @@ export * from './log.js';
 export * from './schema.js';
 export * from './snapshot.js';
 export * from './writer.js';
+export * from './dml.js';
+export * from './checkpoint.js';
+export * from './maintenance.js';

@@ -145,7 +145,11 @@ export class DeltaSnapshot {
    * A DuckDB SELECT producing the table's rows with their logical column names and types. `present` is the
    * set of physical column names found in the files (columns added later are NULL in older files).
    */
-  scanSql(present: Set<string>, deleted: Map<string, [number, number][]> = new Map()): string {
+  scanSql(
+    present: Set<string>,
+    o: { fileColumn?: string; deleted?: Map<string, [number, number][]> } = {},
+  ): string {
+    const deleted = o.deleted ?? new Map<string, [number, number][]>();
     const fields = this.schema.fields;
     if (this.mappingMode !== 'none') {
       const nested = fields.find((f) => hasStruct(f.type));
@@ -159,6 +163,7 @@ export class DeltaSnapshot {
     const files = this.files;
     if (files.length === 0) {
       const cols = fields.map((f) => `CAST(NULL AS ${duckDbType(f.type)}) AS ${ident(f.name)}`);
+      if (o.fileColumn) cols.push(`CAST(NULL AS VARCHAR) AS ${ident(o.fileColumn)}`);
       return `SELECT ${cols.join(', ')} WHERE false`;
     }
     const parts = this.partitionColumns;
@@ -171,6 +176,8 @@ export class DeltaSnapshot {
       if (!present.has(phys)) return `CAST(NULL AS ${t}) AS ${ident(f.name)}`;
       return `CAST(d.${ident(phys)} AS ${t}) AS ${ident(f.name)}`;
     });
+    // Writers (copy-on-write DML) need the file each row came from.
+    if (o.fileColumn) proj.push(`d."__ml_file" AS ${ident(o.fileColumn)}`);
     const list = files.map((f) => literal(this.filePath(f))).join(', ');
     const withDv = files.filter((f) => f.deletionVector);
     const missing = withDv.find((f) => !deleted.has(this.filePath(f)));
@@ -286,7 +293,7 @@ export class DeltaReader {
   }
 
   /** The SELECT that reads a snapshot's rows (logical names, Delta types as DuckDB types). */
-  async scanSql(snap: DeltaSnapshot): Promise<string> {
+  async scanSql(snap: DeltaSnapshot, o: { fileColumn?: string } = {}): Promise<string> {
     const entry = this.cache.get(snap.root);
     let present = entry?.present.get(snap.version);
     if (!present) {
@@ -325,7 +332,7 @@ export class DeltaReader {
       );
       for (const k of entry.deleted.keys()) if (!live.has(k)) entry.deleted.delete(k);
     }
-    return snap.scanSql(present, deleted);
+    return snap.scanSql(present, { ...o, deleted });
   }
 
   /** The snapshot current at `timestamp` (ms since the epoch), as TIMESTAMP AS OF reads it. */

@@ -15,12 +15,19 @@ import {
   type Protocol,
   type SqlRunner,
   commitFileName,
+  readCommit,
 } from './log.js';
+import { checkpointInterval, writeCheckpoint } from './checkpoint.js';
 import type { SparkField, SparkSchema, SparkType } from './schema.js';
 import type { DeltaReader, DeltaSnapshot } from './snapshot.js';
 
-/** Writer table features whose rules an append by this writer keeps (or that ask nothing of an append). */
+/**
+ * Writer table features whose rules this writer keeps (or that ask nothing of it). `deletionVectors` only
+ * allows writers to write deletion vectors: copy-on-write stays legal (files that already carry one are read
+ * through the snapshot scan, which refuses them until it applies them).
+ */
 const SUPPORTED_WRITER_FEATURES = new Set([
+  'deletionVectors',
   'appendOnly',
   'invariants',
   'timestampNtz',
@@ -54,15 +61,102 @@ export function checkWritable(snap: DeltaSnapshot): void {
 
 export interface CommitOptions {
   reader: DeltaReader;
-  /** How many times a blind append retries on a version another writer took first. */
+  /** Runs DuckDB SQL (writes checkpoints); without it no checkpoint is written. */
+  sql?: SqlRunner;
+  /** How many times a commit retries on a version another writer took first (when no conflict). */
   maxRetries?: number;
   now?: () => number;
+  /**
+   * What the transaction read, for the conflict check when another writer commits first: `'none'` (a blind
+   * append), `'files'` (it read the base snapshot's files: a winner removing any of them conflicts; blind
+   * appends by the winner do not, as in Delta's WriteSerializable level) or `'table'` (an overwrite: any file
+   * the winner added conflicts too).
+   */
+  reads?: 'none' | 'files' | 'table';
+  /** Write a checkpoint when the committed version is a multiple of the table's interval (default on). */
+  checkpoint?: boolean;
+  /** Called when a checkpoint could not be written (the commit itself stands). */
+  onCheckpointError?: (e: unknown) => void;
+}
+
+const concurrent = (code: string, text: string, version: number) =>
+  new DeltaError(
+    code,
+    `${text} (conflicting commit: version ${version}). Please try the operation again.`,
+    409,
+  );
+
+/**
+ * Why the transaction that built `actions` on `base` cannot follow the winner's commit, or undefined when it
+ * can (then it is retried on the next version). Delta's conflict rules, reduced to what MiniLake writes.
+ */
+function conflict(
+  base: DeltaSnapshot,
+  actions: Action[],
+  winner: Action[],
+  version: number,
+  reads: 'none' | 'files' | 'table',
+): DeltaError | undefined {
+  if (winner.some((a) => a.protocol))
+    return concurrent(
+      'DELTA_PROTOCOL_CHANGED',
+      'ProtocolChangedException: The protocol version of the Delta table has been changed by a concurrent update',
+      version,
+    );
+  if (winner.some((a) => a.metaData)) {
+    if (reads === 'none')
+      return concurrent(
+        'DELTA_CONCURRENT_APPEND',
+        'ConcurrentAppendException: Files were added to the table by a concurrent update that also changed its metadata',
+        version,
+      );
+    return concurrent(
+      'DELTA_METADATA_CHANGED',
+      'MetadataChangedException: The metadata of the Delta table has been changed by a concurrent update',
+      version,
+    );
+  }
+  const key = (p: string) => safeDecode(p);
+  const ours = new Set(actions.filter((a) => a.remove).map((a) => key(a.remove!.path)));
+  const winnerRemoves = winner.filter((a) => a.remove).map((a) => key(a.remove!.path));
+  const both = winnerRemoves.find((p) => ours.has(p));
+  if (both)
+    return concurrent(
+      'DELTA_CONCURRENT_DELETE_DELETE',
+      `ConcurrentDeleteDeleteException: This transaction attempted to delete one or more files that were deleted (for example ${both}) by a concurrent update`,
+      version,
+    );
+  if (reads !== 'none') {
+    const read = new Set(base.files.map((f) => key(f.path)));
+    const gone = winnerRemoves.find((p) => read.has(p));
+    if (gone)
+      return concurrent(
+        'DELTA_CONCURRENT_DELETE_READ',
+        `ConcurrentDeleteReadException: This transaction attempted to read one or more files that were deleted (for example ${gone}) by a concurrent update`,
+        version,
+      );
+  }
+  if (reads === 'table' && winner.some((a) => a.add && a.add.dataChange !== false))
+    return concurrent(
+      'DELTA_CONCURRENT_APPEND',
+      'ConcurrentAppendException: Files were added to the table by a concurrent update',
+      version,
+    );
+  return undefined;
+}
+
+function safeDecode(p: string): string {
+  try {
+    return decodeURIComponent(p);
+  } catch {
+    return p;
+  }
 }
 
 /**
- * Commits `actions` as the version after `base`. A blind append whose version was taken retries on the
- * next one as long as the winner did not change the table's metadata or protocol; otherwise it fails with
- * Delta's concurrent-modification error.
+ * Commits `actions` as the version after `base`. The commit file is created exclusively; when another writer
+ * took the version, its actions are checked against what this transaction read (`reads`) and the commit is
+ * retried on the next version, or fails with the Delta concurrent-modification error of the conflict.
  */
 export async function commit(
   root: string,
@@ -76,26 +170,29 @@ export async function commit(
   for (let attempt = 0; ; attempt++) {
     try {
       await writeFile(path.join(root, LOG_DIR, commitFileName(version)), body, { flag: 'wx' });
-      return version;
+      break;
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
     }
-    const winner = await opts.reader.snapshot(root, version);
-    if (
-      attempt >= (opts.maxRetries ?? 10) ||
-      winner.metadata.id !== base.metadata.id ||
-      winner.metadata.schemaString !== base.metadata.schemaString ||
-      JSON.stringify(winner.metadata.partitionColumns) !== JSON.stringify(base.metadata.partitionColumns) ||
-      JSON.stringify(winner.protocol) !== JSON.stringify(base.protocol)
-    ) {
-      throw new DeltaError(
-        'DELTA_CONCURRENT_APPEND',
-        `ConcurrentAppendException: Files were added to the table by a concurrent update at version ${version}. Please try the operation again.`,
-        409,
+    const err = conflict(base, actions, await readCommit(root, version), version, opts.reads ?? 'none');
+    if (err) throw err;
+    if (attempt >= (opts.maxRetries ?? 10))
+      throw concurrent(
+        'DELTA_CONCURRENT_TRANSACTION',
+        'ConcurrentTransactionException: Too many concurrent commits',
+        version,
       );
-    }
     version++;
   }
+  if (opts.sql && opts.checkpoint !== false && version > 0 && version % checkpointInterval(base) === 0) {
+    try {
+      await writeCheckpoint(opts.sql, opts.reader, root, version);
+    } catch (e) {
+      // A checkpoint only speeds up readers: the commit stands without it.
+      opts.onCheckpointError?.(e);
+    }
+  }
+  return version;
 }
 
 interface CopyStatsRow {
@@ -147,7 +244,7 @@ function statValue(type: SparkType, v: unknown): unknown {
  */
 export async function writeFiles(
   sql: SqlRunner,
-  snap: DeltaSnapshot,
+  snap: Pick<DeltaSnapshot, 'schema' | 'partitionColumns' | 'root'>,
   source: string,
   now: number,
 ): Promise<{ adds: AddAction[]; rows: number; bytes: number }> {
@@ -247,7 +344,10 @@ export async function append(
     txnId: randomUUID(),
   };
   try {
-    const version = await commit(root, snap, [{ commitInfo }, ...adds.map((add) => ({ add }))], { reader });
+    const version = await commit(root, snap, [{ commitInfo }, ...adds.map((add) => ({ add }))], {
+      reader,
+      sql,
+    });
     return { version, rows };
   } catch (e) {
     // Nothing points at the files of a failed commit: remove them so they do not linger as garbage.

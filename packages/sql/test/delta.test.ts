@@ -4,7 +4,7 @@
  */
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { cp, mkdtemp, readFile, rm, utimes } from 'node:fs/promises';
+import { cp, mkdtemp, readFile, readdir, rm, utimes } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -175,8 +175,7 @@ describe.skipIf(!install)('EXTERNAL Delta tables (needs bash packages/engine-spa
     expect(`${t.table_type}/${t.data_source_format}`).toBe('EXTERNAL/DELTA');
     expect(t.columns.map((c) => `${c.name}:${c.nullable}`)).toEqual(['id:false', 'name:true', 'day:true']);
     await rows(`INSERT INTO dc.default.made VALUES (1, 'a', DATE'2024-01-01'), (2, 'b', DATE'2024-01-02')`);
-    const upd = await q(`UPDATE made SET name = 'x' WHERE id = 1`, 'dc');
-    expect(upd.status.error?.message).toMatch(/UPDATE on an EXTERNAL Delta table/);
+    expect(await rows(`UPDATE made SET name = 'x' WHERE id = 1`, 'dc')).toEqual([['1']]);
     expect(await rows('SELECT day, count(*) FROM dc.default.made GROUP BY day ORDER BY day')).toEqual([
       ['2024-01-01', '1'],
       ['2024-01-02', '1'],
@@ -376,5 +375,176 @@ describe.skipIf(!install)('EXTERNAL Delta tables (needs bash packages/engine-spa
     ).toEqual([['1']]);
     const escape = await q('SELECT * FROM delta.`/Volumes/dc/default/v/../../x`');
     expect(escape.status.error?.message).toMatch(/leaves the volume/);
+  });
+});
+
+describe('DML on EXTERNAL Delta tables through the Statement API', () => {
+  let ext: string;
+  let dataDir: string;
+  let sqlApp: Hono;
+  let wh: string;
+  const closers: (() => unknown)[] = [];
+
+  const q = async (statement: string) => {
+    const res = await sqlApp.request(
+      '/api/2.0/sql/statements',
+      jsonInit('POST', { warehouse_id: wh, statement, wait_timeout: '30s' }),
+    );
+    return (await res.json()) as {
+      status: { state: string; error?: { message: string } };
+      manifest?: { schema?: { columns?: { name: string }[] } };
+      result?: { data_array?: unknown[][] };
+    };
+  };
+  const rows = async (statement: string) => {
+    const r = await q(statement);
+    if (r.status.state !== 'SUCCEEDED') throw new Error(`${statement}: ${JSON.stringify(r.status)}`);
+    return r.result?.data_array ?? [];
+  };
+  const columns = async (statement: string) =>
+    ((await q(statement)).manifest?.schema?.columns ?? []).map((c) => c.name);
+  const history = async (name: string) => {
+    const dir = path.join(ext, name, '_delta_log');
+    const out: string[] = [];
+    for (const f of (await readdir(dir)).filter((x) => x.endsWith('.json')).sort()) {
+      const info = (await readFile(path.join(dir, f), 'utf8'))
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l) as { commitInfo?: { operation: string } })
+        .find((a) => a.commitInfo);
+      out.push(info!.commitInfo!.operation);
+    }
+    return out;
+  };
+
+  beforeAll(async () => {
+    ext = await mkdtemp(path.join(os.tmpdir(), 'ml-delta-dml-ext-'));
+    dataDir = await mkdtemp(path.join(os.tmpdir(), 'ml-delta-dml-data-'));
+    const shared = new Map<string, Promise<SharedResource>>();
+    const uc = await serviceApp(unityCatalogService, { dataDir, sharedResources: shared });
+    const sql = await serviceApp(sqlService, {
+      dataDir,
+      sharedResources: shared,
+      peers: new Map([['unity-catalog', uc.instance.api]]),
+      config: { MINILAKE_WAREHOUSE_START_DELAY: '0' },
+    });
+    closers.push(
+      () => sql.instance.close?.(),
+      () => uc.instance.close?.(),
+    );
+    sqlApp = sql.app;
+    const res = await sqlApp.request(
+      '/api/2.0/sql/warehouses',
+      jsonInit('POST', { name: 'd', cluster_size: 'Small' }),
+    );
+    wh = ((await res.json()) as { id: string }).id;
+    await uc.app.request('/api/2.1/unity-catalog/catalogs', jsonInit('POST', { name: 'dm' }));
+    await rows(
+      `CREATE TABLE dm.default.ev (id BIGINT, name STRING, day DATE) USING DELTA PARTITIONED BY (day) LOCATION '${ext}/ev'`,
+    );
+    await rows(
+      `INSERT INTO dm.default.ev VALUES (1, 'a', DATE'2024-01-01'), (2, 'b', DATE'2024-01-02'), (3, 'c', DATE'2024-01-02')`,
+    );
+  }, 60_000);
+
+  afterAll(async () => {
+    for (const c of closers) await c();
+    await rm(ext, { recursive: true, force: true });
+    await rm(dataDir, { recursive: true, force: true });
+  });
+
+  it('UPDATE, DELETE and MERGE answer Databricks counters and commit copy-on-write', async () => {
+    expect(await rows(`UPDATE dm.default.ev SET name = upper(name) WHERE ev.id >= 2`)).toEqual([['2']]);
+    expect(await columns(`DELETE FROM dm.default.ev WHERE id = 99`)).toEqual(['num_affected_rows']);
+    expect(await rows(`DELETE FROM dm.default.ev AS e WHERE e.id = 1`)).toEqual([['1']]);
+    const merge = `MERGE INTO dm.default.ev t USING (SELECT 3 AS id, 'x' AS name, DATE'2024-01-02' AS day UNION ALL SELECT 4, 'd', DATE'2024-01-03') s ON t.id = s.id WHEN MATCHED THEN UPDATE SET * WHEN NOT MATCHED THEN INSERT *`;
+    expect(await columns(merge.replace("'x'", "'C'"))).toEqual([
+      'num_affected_rows',
+      'num_updated_rows',
+      'num_deleted_rows',
+      'num_inserted_rows',
+    ]);
+    expect(await rows('SELECT id, name, day FROM dm.default.ev ORDER BY id')).toEqual([
+      ['2', 'B', '2024-01-02'],
+      ['3', 'C', '2024-01-02'],
+      ['4', 'd', '2024-01-03'],
+    ]);
+    expect(
+      await rows(
+        `MERGE INTO dm.default.ev t USING (SELECT 4 AS id) s ON t.id = s.id WHEN MATCHED THEN DELETE WHEN NOT MATCHED BY SOURCE AND t.id = 2 THEN UPDATE SET name = 'src'`,
+      ),
+    ).toEqual([['2', '1', '1', '0']]);
+    expect(await rows('SELECT id, name FROM dm.default.ev ORDER BY id')).toEqual([
+      ['2', 'src'],
+      ['3', 'C'],
+    ]);
+    expect(await history('ev')).toEqual(['CREATE TABLE', 'WRITE', 'UPDATE', 'DELETE', 'MERGE', 'MERGE']);
+    expect(await rows('SELECT count(*) FROM dm.default.ev VERSION AS OF 1')).toEqual([['3']]);
+  });
+
+  it('refuses a MERGE where several source rows change one target row', async () => {
+    const r = await q(
+      `MERGE INTO dm.default.ev t USING (SELECT 3 AS id, 'p' AS name UNION ALL SELECT 3, 'q') s ON t.id = s.id WHEN MATCHED THEN UPDATE SET name = s.name`,
+    );
+    expect(r.status.state).toBe('FAILED');
+    expect(r.status.error?.message).toMatch(/DELTA_MULTIPLE_SOURCE_ROW_MATCHING_TARGET_ROW_IN_MERGE/);
+    expect(await rows('SELECT name FROM dm.default.ev WHERE id = 3')).toEqual([['C']]);
+  });
+
+  it('INSERT OVERWRITE (whole table and one partition), TRUNCATE and CTAS into a location', async () => {
+    await rows(
+      `CREATE TABLE dm.default.ow (id BIGINT, day DATE) USING DELTA PARTITIONED BY (day) LOCATION '${ext}/ow'`,
+    );
+    await rows(`INSERT INTO dm.default.ow VALUES (1, DATE'2024-01-01'), (2, DATE'2024-01-02')`);
+    expect(await rows(`INSERT OVERWRITE dm.default.ow PARTITION (day = '2024-01-02') SELECT 20`)).toEqual([
+      ['1', '1'],
+    ]);
+    expect(await rows('SELECT id, day FROM dm.default.ow ORDER BY id')).toEqual([
+      ['1', '2024-01-01'],
+      ['20', '2024-01-02'],
+    ]);
+    expect(await rows(`INSERT OVERWRITE TABLE dm.default.ow SELECT id * 10, day FROM dm.default.ow`)).toEqual(
+      [['2', '2']],
+    );
+    expect(await rows('SELECT id FROM dm.default.ow ORDER BY id')).toEqual([['10'], ['200']]);
+    await rows('TRUNCATE TABLE dm.default.ow');
+    expect(await rows('SELECT count(*) FROM dm.default.ow')).toEqual([['0']]);
+    expect(await history('ow')).toEqual(['CREATE TABLE', 'WRITE', 'WRITE', 'WRITE', 'TRUNCATE']);
+
+    expect(
+      await rows(
+        `CREATE TABLE dm.default.ct USING DELTA PARTITIONED BY (day) LOCATION '${ext}/ct' AS SELECT id, name, day FROM dm.default.ev`,
+      ),
+    ).toEqual([['2', '2']]);
+    expect(await rows('SELECT id, name, day FROM dm.default.ct ORDER BY id')).toEqual([
+      ['2', 'src', '2024-01-02'],
+      ['3', 'C', '2024-01-02'],
+    ]);
+    await rows(`CREATE OR REPLACE TABLE dm.default.ct USING DELTA LOCATION '${ext}/ct' AS SELECT 7 AS n`);
+    expect(await rows('SELECT * FROM dm.default.ct')).toEqual([['7']]);
+    expect(await history('ct')).toEqual(['CREATE TABLE', 'WRITE', 'CREATE OR REPLACE TABLE AS SELECT']);
+  });
+
+  it('OPTIMIZE compacts and VACUUM honours the retention check', async () => {
+    await rows(`INSERT INTO dm.default.ev VALUES (5, 'e', DATE'2024-01-02')`);
+    const opt = await rows('OPTIMIZE dm.default.ev ZORDER BY (id)');
+    expect(JSON.parse(String(opt[0]![1]))).toMatchObject({ numFilesAdded: 1, numFilesRemoved: 2 });
+    const v = await q('VACUUM dm.default.ev RETAIN 0 HOURS');
+    expect(v.status.error?.message).toMatch(/retentionDurationCheck/);
+    const dry = await rows(
+      'SET spark.databricks.delta.retentionDurationCheck.enabled = false; VACUUM dm.default.ev RETAIN 0 HOURS DRY RUN',
+    );
+    expect(dry.length).toBeGreaterThan(0);
+    await rows(
+      'SET spark.databricks.delta.retentionDurationCheck.enabled = false; VACUUM dm.default.ev RETAIN 0 HOURS',
+    );
+    expect(
+      (
+        await rows(
+          'SET spark.databricks.delta.retentionDurationCheck.enabled = false; VACUUM dm.default.ev RETAIN 0 HOURS DRY RUN',
+        )
+      ).length,
+    ).toBe(0);
+    expect(await rows('SELECT id FROM dm.default.ev ORDER BY id')).toEqual([['2'], ['3'], ['5']]);
   });
 });

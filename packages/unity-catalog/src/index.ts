@@ -1,5 +1,5 @@
 import { defineService } from '@minilake/core';
-import { deltaReader, type DetailRow, type HistoryRow } from '@minilake/delta';
+import { deltaReader, type DeltaTable, type DetailRow, type HistoryRow } from '@minilake/delta';
 import { DUCKDB_FOLDER, duckDbEngine, type DuckDbEngine } from '@minilake/engine-duckdb';
 import { unityCatalogApp } from './app.js';
 import {
@@ -78,6 +78,11 @@ export interface UnityCatalogApi {
     source: string,
     sql: { all(sql: string): Promise<Record<string, unknown>[]> },
   ): Promise<{ rows: number; version: number | undefined } | undefined>;
+  /** A Delta writer for an EXTERNAL Delta table (DML, INSERT OVERWRITE, TRUNCATE, OPTIMIZE, VACUUM), else undefined. */
+  deltaTable(
+    fullName: string,
+    sql: { all(sql: string): Promise<Record<string, unknown>[]> },
+  ): Promise<DeltaTable | undefined>;
   /** CREATE TABLE ... USING DELTA LOCATION: the first Delta commit (unless a log exists), then the record. */
   createDeltaTable(r: Parameters<UnityCatalogStore['createDeltaTable']>[0]): Promise<unknown>;
   /** Absolute directory of a volume; 404 when it does not exist. */
@@ -132,6 +137,7 @@ export const unityCatalogService = defineService<UnityCatalogApi>({
         tableHistory: (ref, limit) => store.tableHistory(ref, limit),
         tableDetail: (ref) => store.tableDetail(ref),
         tableAppend: (fullName, source, sql) => store.tableAppend(fullName, source, sql),
+        deltaTable: (fullName, sql) => store.tableDelta(fullName, sql),
         createDeltaTable: (r) => store.createDeltaTable(r),
       },
       async ready() {

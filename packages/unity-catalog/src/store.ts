@@ -225,6 +225,10 @@ export class UnityCatalogStore extends CollectionStore {
   ) {
     return this.tables.append(fullName, source, sql);
   }
+  /** A Delta writer (DML, overwrite, OPTIMIZE, VACUUM) for an EXTERNAL Delta table, else undefined. */
+  tableDelta(fullName: string, sql: { all(sql: string): Promise<Record<string, unknown>[]> }) {
+    return this.tables.deltaTable(fullName, sql);
+  }
   /**
    * CREATE TABLE ... USING DELTA LOCATION: writes the first Delta commit at the (checked) location unless a
    * Delta log is already there, then registers the EXTERNAL table, whose columns come from that log.

@@ -15,6 +15,7 @@ import type { Session } from './session.js';
 import { describe, show, use } from './commands/catalog.js';
 import { emptyResult, type CommandStages, type Outcome } from './commands/common.js';
 import { alter, commentOn, create, drop, grant, insertOverwrite } from './commands/ddl.js';
+import { truncate } from './commands/delta.js';
 import { copy, explain, optimize, setCommand, vacuum } from './commands/other.js';
 
 export { ensureCatalog, ensureSchema, sparkType, type CommandStages } from './commands/common.js';
@@ -47,6 +48,7 @@ export function classify(stmt: SplitStatement): Command | undefined {
   }
   if (
     c.is('INSERT') &&
+    !c.is('OVERWRITE', 1) &&
     stmt.tokens.some((t, k) => k > 0 && c.is('PARTITION', k) && stmt.tokens[k + 1]?.type === 'L_PAREN')
   )
     throw unsupported('INSERT ... PARTITION (...)');
@@ -69,6 +71,8 @@ export function classify(stmt: SplitStatement): Command | undefined {
       return (s) => commentOn(at(stmt), s);
     case 'INSERT':
       return c.is('OVERWRITE', 1) ? (s, h) => insertOverwrite(at(stmt), s, h) : undefined;
+    case 'TRUNCATE':
+      return (s) => truncate(at(stmt), s);
     case 'OPTIMIZE':
       return (s) => optimize(at(stmt), s);
     case 'VACUUM':

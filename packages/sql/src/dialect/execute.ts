@@ -52,6 +52,22 @@ export async function execute(
   s: Session,
   final: boolean,
 ): Promise<DuckDBResultLike> {
+  if (p.delta) {
+    // Copy-on-write on a staged Delta table: the changed rows tell which files to rewrite.
+    const d = p.delta;
+    let n: Awaited<ReturnType<typeof d.finish>>;
+    try {
+      n = await d.finish((await read({ ...p, sql: `${p.sql} RETURNING ${d.returning}` }, s)).getRows());
+    } finally {
+      await d.cleanup();
+    }
+    if (kind === 'merge')
+      return s.conn.stream(
+        'SELECT $a::BIGINT AS num_affected_rows, $u::BIGINT AS num_updated_rows, $d::BIGINT AS num_deleted_rows, $i::BIGINT AS num_inserted_rows',
+        { a: String(n.affected), u: String(n.updated), d: String(n.deleted), i: String(n.inserted) },
+      );
+    return s.conn.stream('SELECT $n::BIGINT AS num_affected_rows', { n: String(n.affected) });
+  }
   if (kind === 'merge') {
     // Databricks reports the four MERGE counters; DuckDB tells the action of every changed row.
     const rows = (await read({ ...p, sql: `${p.sql} RETURNING merge_action` }, s)).getRows();

@@ -92,6 +92,7 @@ export async function openSession(
     schema: input.schema || 'default',
     ...(input.user !== undefined ? { user: input.user } : {}),
     params,
+    conf: new Map(),
     inTransaction: false,
     applyNamespace: async () => {
       const target = qualified(env.engine.alias(s.catalog), s.schema);

@@ -16,6 +16,8 @@ export interface Session {
   /** The caller (current_user()). */
   user?: string;
   params: Map<string, { value: string | null; type: string | undefined }>;
+  /** `SET key = value` of this statement text (lower-case keys), e.g. Delta's retention check for VACUUM. */
+  conf: Map<string, string>;
   /** The text opened its own transaction (BEGIN) that is not yet committed or rolled back. */
   inTransaction: boolean;
   /** Applies catalog/schema to the connection (USE + search_path) when they changed. */

@@ -87,7 +87,11 @@ export function translate(text: string, o: TranslateOptions): Translated {
   const avgKey = o.avgProbe
     ? 'probe'
     : [...(o.avgDecimals ?? [])].map(([i, t]) => `${i}:${JSON.stringify(t)}`).join(';');
-  const deltaKey = [...(o.deltaViews ?? []), ...[...(o.deltaTargets ?? [])].map(([k, v]) => [`>${k}`, v])]
+  const deltaKey = [
+    ...(o.deltaViews ?? []),
+    ...[...(o.deltaTargets ?? [])].map(([k, v]) => [`>${k}`, v]),
+    ...(o.deltaColumns ? [['*', o.deltaColumns.join('\u0002')]] : []),
+  ]
     .map(([k, v]) => `${k}=${v}`)
     .join('\u0001');
   const volKey = o.volumes ? [...o.volumes].map(([k, v]) => `${k}=${v}`).join('\u0001') : '';
@@ -102,11 +106,14 @@ export function translate(text: string, o: TranslateOptions): Translated {
   const root = r.ast[0] as Node;
   rw.insertNode = (root.insert ?? root.update ?? root.delete) as Node | undefined;
   rw.insertNode = rw.insertNode?.table as Node | undefined;
+  rw.insertAliased = !!((root.update ?? root.delete) as Node | undefined)?.alias;
   if (root.merge) {
     // MERGE INTO t [AS x]: the target is the table node, alone or under its alias.
     const m = (root.merge as Node).this as Node | undefined;
     rw.insertNode = ((((m?.alias as Node | undefined)?.this as Node | undefined) ?? m)?.table ??
       undefined) as Node | undefined;
+    rw.insertAliased = !!m?.alias;
+    if (o.deltaColumns) expandMergeStars(root.merge as Node, o.deltaColumns);
   }
   if (rw.insertNode) rw.writeKind = Object.keys(root)[0]!.toUpperCase();
   const stmt = rw.walk(r.ast[0]) as Node;
@@ -123,6 +130,69 @@ export function translate(text: string, o: TranslateOptions): Translated {
   if (cache.size >= CACHE_MAX) cache.delete(cache.keys().next().value!);
   cache.set(key, out);
   return out;
+}
+
+/** The name MERGE's source goes by: its alias, or the table's own name. */
+function sourceName(using: Json): string | undefined {
+  const k = kindOf(using);
+  if (!k) return undefined;
+  if (k[0] === 'alias') return (k[1].alias as { name?: string } | undefined)?.name;
+  if (k[0] === 'subquery') return (k[1].alias as { name?: string } | undefined)?.name;
+  if (k[0] === 'table') {
+    const t = k[1];
+    return ((t.alias as { name?: string } | null) ?? (t.name as { name?: string })).name;
+  }
+  return undefined;
+}
+
+const column = (name: string, table: string): Node => ({
+  column: { name: ident(name), table: ident(table), join_mark: false, trailing_comments: [] },
+});
+
+/**
+ * MERGE into a staged Delta target: `UPDATE SET *` and `INSERT *` become explicit lists over the table's
+ * columns, by name from the source (Spark's meaning; DuckDB's star is positional and the staged table has
+ * bookkeeping columns), an INSERT without a column list gets the table's columns, and every UPDATE sets the
+ * staged table's touched marker.
+ */
+function expandMergeStars(merge: Node, columns: string[]): void {
+  const holder = merge.whens as Node | undefined;
+  const whens = (((holder?.whens as Node | undefined) ?? holder)?.expressions ?? []) as Json[];
+  const src = sourceName(merge.using);
+  for (const w of whens) {
+    const then = ((w as Node).when as Node | undefined)?.then;
+    const tk = kindOf(then);
+    if (!tk || tk[0] !== 'tuple') continue;
+    const parts = tk[1].expressions as Json[];
+    const verb = (kindOf(parts[0])?.[1].this as string | undefined)?.toUpperCase();
+    const star = kindOf(parts[1])?.[0] === 'star';
+    if (star && !src) throw new TranslationFailed('MERGE ... * needs a named source');
+    const assign = (name: string, value: Json): Node => ({
+      eq: {
+        left: { identifier: ident(name) },
+        right: value,
+        left_comments: [],
+        operator_comments: [],
+        trailing_comments: [],
+      },
+    });
+    if (verb === 'UPDATE') {
+      // Every update also sets the staged table's marker of updated rows (@minilake/delta TOUCHED_COLUMN).
+      const marker = assign('__ml_touched', { boolean: { value: true } });
+      if (star)
+        parts[1] = { tuple: { expressions: [...columns.map((c) => assign(c, column(c, src!))), marker] } };
+      else (kindOf(parts[1])?.[1].expressions as Json[] | undefined)?.push(marker);
+    } else if (verb === 'INSERT' && star) {
+      parts.splice(
+        1,
+        1,
+        { tuple: { expressions: columns.map((c) => ({ identifier: ident(c) })) } },
+        { tuple: { expressions: columns.map((c) => column(c, src!)) } },
+      );
+    } else if (verb === 'INSERT' && parts.length === 2) {
+      parts.splice(1, 0, { tuple: { expressions: columns.map((c) => ({ identifier: ident(c) })) } });
+    }
+  }
 }
 
 /** Every CTE name defined anywhere in the statement (lower case). */

@@ -78,6 +78,15 @@ export interface UnityCatalogApiLike {
     source: string,
     sql: { all(sql: string): Promise<Record<string, unknown>[]> },
   ): Promise<{ rows: number; version: number | undefined } | undefined>;
+  /**
+   * A writer for an EXTERNAL Delta table (copy-on-write DML, INSERT OVERWRITE, TRUNCATE, OPTIMIZE, VACUUM;
+   * @minilake/delta's DeltaTable), whose temporary tables live on the connection `sql` runs on; undefined
+   * when the table is not one.
+   */
+  deltaTable?(
+    fullName: string,
+    sql: { all(sql: string): Promise<Record<string, unknown>[]> },
+  ): Promise<DeltaTableLike | undefined>;
   /** The real directory of a volume (created on demand); throws when the volume does not exist. */
   volumeDirectory?(catalog: string, schema: string, volume: string): Promise<string>;
 }
@@ -89,4 +98,67 @@ export interface TableMetadata {
   table_type?: 'MANAGED' | 'EXTERNAL' | 'VIEW';
   storage_location?: string;
   partition_columns?: string[];
+}
+
+/** What the dialect layer uses of @minilake/delta's DeltaTable (structural: no dependency on the package). */
+export interface DeltaTableLike {
+  root: string;
+  stage(table: string): Promise<StagedRewriteLike>;
+  overwrite(
+    source: string | undefined,
+    o?: { partition?: Record<string, string | null>; operation?: 'WRITE' | 'TRUNCATE' },
+  ): Promise<{ version: number; rows: number }>;
+  /** CREATE OR REPLACE TABLE ... AS SELECT on an existing Delta table: new schema and files, one commit. */
+  replace(
+    source: string,
+    o: { fields: unknown[]; partitionColumns: string[]; configuration?: Record<string, string> },
+  ): Promise<{ version: number; rows: number }>;
+  optimize(o?: { zOrderBy?: string[] }): Promise<{
+    version: number | undefined;
+    metrics: {
+      numFilesAdded: number;
+      numFilesRemoved: number;
+      filesAdded: {
+        min: number | null;
+        max: number | null;
+        avg: number;
+        totalFiles: number;
+        totalSize: number;
+      };
+      filesRemoved: {
+        min: number | null;
+        max: number | null;
+        avg: number;
+        totalFiles: number;
+        totalSize: number;
+      };
+      partitionsOptimized: number;
+      totalConsideredFiles: number;
+      totalFilesSkipped: number;
+    };
+  }>;
+  vacuum(o?: { retainHours?: number; dryRun?: boolean; retentionCheck?: boolean }): Promise<{
+    files: string[];
+    bytes: number;
+  }>;
+}
+
+export interface StagedRewriteLike {
+  table: string;
+  columns: string[];
+  commit(op: {
+    operation: 'UPDATE' | 'DELETE' | 'MERGE';
+    touched: string[];
+    counts: {
+      updated: number;
+      deleted: number;
+      inserted: number;
+      matchedUpdated?: number;
+      matchedDeleted?: number;
+      notMatchedBySourceUpdated?: number;
+      notMatchedBySourceDeleted?: number;
+    };
+    parameters?: Record<string, unknown>;
+  }): Promise<number | undefined>;
+  drop(): Promise<void>;
 }

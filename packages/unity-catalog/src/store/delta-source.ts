@@ -6,7 +6,14 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { append, type DeltaReader, type DeltaSnapshot, LOG_DIR, type SqlRunner } from '@minilake/delta';
+import {
+  append,
+  type DeltaReader,
+  type DeltaSnapshot,
+  DeltaTable,
+  LOG_DIR,
+  type SqlRunner,
+} from '@minilake/delta';
 import { parseDuckDbType } from '@minilake/engine-duckdb';
 import type { UcContext } from './context.js';
 import { externalLocation } from './locations.js';
@@ -85,6 +92,15 @@ export class ExternalDeltaSource implements TableSource {
     const dir = localPath(record.storage_location);
     if (!dir) return undefined;
     return append(sql, this.reader, dir, source, { now: () => this.ctx.clock.now() });
+  }
+
+  /** A writer for the table's Delta folder (DML, overwrite, OPTIMIZE, VACUUM), on the connection of `sql`. */
+  deltaTable(record: TableRecord, sql: SqlRunner): DeltaTable | undefined {
+    if (!this.handles({ tableType: record.table_type ?? '', format: record.data_source_format ?? '' }))
+      return undefined;
+    const dir = localPath(record.storage_location);
+    if (!dir) return undefined;
+    return new DeltaTable({ sql, reader: this.reader, root: dir, now: () => this.ctx.clock.now() });
   }
 
   /** The DuckDB SELECT over the table's snapshot, or undefined when the record is not a local Delta table. */

@@ -12,6 +12,7 @@
  * Reads need no source: a table backed by an engine object reports the engine's columns, any other one
  * the columns its record holds.
  */
+import type { DeltaTable } from '@minilake/delta';
 import { invalidParameter } from '@minilake/core';
 import { ident, literal, toDuckDbTypeText, type CatalogChange } from '@minilake/engine-duckdb';
 import { engineRejected, tableExists } from '../errors.js';
@@ -62,6 +63,11 @@ export interface TableSource {
     source: string,
     sql: { all(sql: string): Promise<Record<string, unknown>[]> },
   ): Promise<{ rows: number; version: number | undefined } | undefined>;
+  /** A writer for a metadata-only Delta table (DML, overwrite, OPTIMIZE, VACUUM); `sql` as for append. */
+  deltaTable?(
+    record: TableRecord,
+    sql: { all(sql: string): Promise<Record<string, unknown>[]> },
+  ): DeltaTable | undefined;
 }
 
 /** MANAGED tables: a DuckDB table in the catalog's database, columns and comments set in one transaction. */

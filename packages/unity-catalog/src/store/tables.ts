@@ -3,6 +3,7 @@
  * EXTERNAL tables are listed together; where a table's data lives is its source's business
  * (table-sources.ts). Lists are served from serialized rows cached per table (see listTables).
  */
+import type { DeltaTable } from '@minilake/delta';
 import { invalidParameter, notFound, uuid } from '@minilake/core';
 import { ident } from '@minilake/engine-duckdb';
 import { schemaNotFound, tableExists, tableNotFound } from '../errors.js';
@@ -196,6 +197,25 @@ export class Tables {
     if (t.object || !t.record?.metadata_only) return undefined;
     for (const s of this.sources) {
       const r = await s.append?.(t.record, source, sql);
+      if (r) return r;
+    }
+    return undefined;
+  }
+
+  /** A Delta writer for an EXTERNAL Delta table (undefined for any other table). */
+  async deltaTable(
+    fullName: string,
+    sql: { all(sql: string): Promise<Record<string, unknown>[]> },
+  ): Promise<DeltaTable | undefined> {
+    let t: ResolvedTable;
+    try {
+      t = await this.resolve(fullName);
+    } catch {
+      return undefined;
+    }
+    if (t.object || !t.record?.metadata_only) return undefined;
+    for (const s of this.sources) {
+      const r = s.deltaTable?.(t.record, sql);
       if (r) return r;
     }
     return undefined;

@@ -1,5 +1,5 @@
 /** Namespace and catalog listings answered by MiniLake itself: USE, SHOW ..., DESCRIBE ... with Databricks' columns. */
-import { describeDelta } from './delta.js';
+import { describeDelta } from './delta-describe.js';
 import { Cursor } from '../tokens.js';
 import { unsupported } from '../sql-error.js';
 import { valuesResult, type Cell, type Session } from '../session.js';

@@ -8,6 +8,7 @@ import { Cursor } from '../tokens.js';
 import { unsupported } from '../sql-error.js';
 import { valuesResult, type Session } from '../session.js';
 import type { TableMetadata } from '../types.js';
+import { deltaCtas, deltaInsertOverwrite } from './delta-write.js';
 import {
   type CommandStages,
   type Outcome,
@@ -76,7 +77,7 @@ export async function create(c: Cursor, s: Session, h: CommandStages): Promise<O
   // CREATE [OR REPLACE] [TEMP|TEMPORARY|EXTERNAL] TABLE ... : strip the Delta/Databricks clauses that DuckDB
   // does not know and keep comment/properties in Unity Catalog metadata.
   const start = 0;
-  c.accept('OR', 'REPLACE');
+  const orReplace = c.accept('OR', 'REPLACE');
   c.accept('EXTERNAL');
   const temp = c.accept('TEMPORARY') || c.accept('TEMP');
   if (c.accept('VIEW') || c.accept('MATERIALIZED', 'VIEW')) {
@@ -168,6 +169,25 @@ export async function create(c: Cursor, s: Session, h: CommandStages): Promise<O
       ...(meta.properties ? { properties: meta.properties } : {}),
     });
     return emptyResult(s);
+  }
+  if (
+    !temp &&
+    asSelect &&
+    meta.storage_location &&
+    (meta.data_source_format ?? 'DELTA') === 'DELTA' &&
+    s.uc?.createDeltaTable &&
+    s.uc.deltaTable
+  ) {
+    c.expect('AS');
+    return deltaCtas(s, h, {
+      nameParts,
+      query: c.rest(),
+      location: meta.storage_location,
+      partitionColumns: meta.partition_columns ?? [],
+      orReplace,
+      ...(meta.comment ? { comment: meta.comment } : {}),
+      ...(meta.properties ? { properties: meta.properties } : {}),
+    });
   }
   const text = keep.map(([a, b]) => c.slice(a, b)).join(' ');
   return runCreate(s, h, text, nameParts, meta, temp, columnComments, asSelect);
@@ -337,8 +357,10 @@ export async function insertOverwrite(c: Cursor, s: Session, h: CommandStages): 
   if (!c.accept('OVERWRITE')) return undefined;
   c.accept('TABLE');
   const nameStart = c.i;
-  c.qualifiedName();
+  const parts = c.qualifiedName();
   const nameText = c.slice(nameStart, c.i);
+  const delta = await deltaInsertOverwrite(c, s, h, parts);
+  if (delta) return delta;
   if (c.is('PARTITION')) throw unsupported('INSERT OVERWRITE ... PARTITION');
   if (c.accept('REPLACE', 'WHERE')) throw unsupported('INSERT ... REPLACE WHERE');
   const rest = c.rest();

@@ -5,6 +5,7 @@ import { unsupported } from '../sql-error.js';
 import { valuesResult, type Session } from '../session.js';
 import { isVolumePath } from '../translate.js';
 import { resolveVolumes } from '../volumes.js';
+import { deltaOptimize, deltaVacuum } from './delta-write.js';
 import { type CommandStages, type Outcome, resolveTable, tableExists, tableNotFound } from './common.js';
 
 /**
@@ -38,6 +39,8 @@ export async function copy(c: Cursor, s: Session, h: CommandStages): Promise<Out
 export async function optimize(c: Cursor, s: Session): Promise<Outcome> {
   c.expect('OPTIMIZE');
   const parts = c.qualifiedName();
+  const delta = await deltaOptimize(c, s, parts);
+  if (delta) return delta;
   const t = resolveTable(s, parts);
   if (!(await tableExists(s, t.catalog, t.schema, t.table))) throw tableNotFound(parts.join('.'));
   // Delta compaction has nothing to do on DuckDB storage: report zero files touched.
@@ -51,6 +54,8 @@ export async function optimize(c: Cursor, s: Session): Promise<Outcome> {
 export async function vacuum(c: Cursor, s: Session): Promise<Outcome> {
   c.expect('VACUUM');
   const parts = c.qualifiedName();
+  const delta = await deltaVacuum(c, s, parts);
+  if (delta) return delta;
   const t = resolveTable(s, parts);
   if (!(await tableExists(s, t.catalog, t.schema, t.table))) throw tableNotFound(parts.join('.'));
   return valuesResult(s, [{ name: 'path', type: 'VARCHAR' }], [[`${t.catalog}.${t.schema}.${t.table}`]]);
@@ -84,6 +89,7 @@ export async function setCommand(c: Cursor, s: Session): Promise<Outcome> {
     c.i++;
     value = c.rest();
     if (value.startsWith("'") && value.endsWith("'")) value = value.slice(1, -1);
+    s.conf.set(key.toLowerCase(), value);
   }
   return valuesResult(
     s,

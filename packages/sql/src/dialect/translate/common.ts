@@ -28,6 +28,8 @@ export interface TranslateOptions {
   deltaViews?: Map<string, string>;
   /** The INSERT target that is an EXTERNAL Delta table -> the connection's temporary staging table. */
   deltaTargets?: Map<string, string>;
+  /** The staged Delta target's columns: MERGE's `SET *` / `INSERT *` are expanded over them. */
+  deltaColumns?: string[];
 }
 
 /** File-reading table functions whose first argument (a path or a list of paths) may name a volume. */

@@ -203,6 +203,8 @@ export class Rewriter {
   insertTarget: string | undefined;
   /** INSERT, UPDATE, DELETE or MERGE: the statement that writes insertNode. */
   writeKind: string | undefined;
+  /** The write target has an alias outside its table node (MERGE INTO t AS x). */
+  insertAliased = false;
   constructor(private readonly o: TranslateOptions) {}
 
   /** A path argument (string literal or array of them): `/Volumes/c/s/v/...` -> the volume's directory. */
@@ -272,6 +274,8 @@ export class Rewriter {
           t.catalog = ident('temp');
           t.schema = ident('main');
           t.name = ident(staging);
+          // UPDATE/DELETE/MERGE conditions may name the target by its table name: keep it as the alias.
+          if (this.writeKind !== 'INSERT' && !t.alias && !this.insertAliased) t.alias = ident(name);
           return;
         }
       } else {

@@ -90,11 +90,17 @@ export function javaReplacement(r: string): string | undefined {
   return out;
 }
 
-/** `TIMESTAMP_NTZ '...'` / `TIMESTAMP_LTZ '...'` literals (polyglot cannot parse them) as CASTs. */
+/**
+ * `TIMESTAMP_NTZ '...'` / `TIMESTAMP_LTZ '...'` literals (polyglot cannot parse them) as CASTs, and the schema
+ * name `default` inside a qualified name (`cat.default.t`), which polyglot reads as the DEFAULT keyword in an
+ * UPDATE target: quoted, it is the identifier Spark sees.
+ */
 export function typedLiterals(text: string): string {
   const upper = text.toUpperCase();
   const likeEscapes = text.includes('\\_') || text.includes('\\%');
-  if (!likeEscapes && !upper.includes('TIMESTAMP_NTZ') && !upper.includes('TIMESTAMP_LTZ')) return text;
+  const defaults = upper.includes('DEFAULT') && upper.trimStart().startsWith('UPDATE');
+  if (!likeEscapes && !defaults && !upper.includes('TIMESTAMP_NTZ') && !upper.includes('TIMESTAMP_LTZ'))
+    return text;
   const { tokenize, Dialect } = polyglot();
   const tk = tokenize(text, Dialect.Databricks);
   if (!tk.success || !tk.tokens) return text;
@@ -105,6 +111,11 @@ export function typedLiterals(text: string): string {
   for (let i = 0; i < toks.length; i++) {
     const t = toks[i]!;
     const kw = t.text.toUpperCase();
+    if (defaults && tokenType(t) === 'DEFAULT' && (toks[i - 1]?.text === '.' || toks[i + 1]?.text === '.')) {
+      out.push(cps.slice(pos, t.span.start).join(''), '`default`');
+      pos = t.span.end;
+      continue;
+    }
     // Spark keeps `\_` and `\%` in string literals (for LIKE patterns); polyglot drops the backslash.
     if (likeEscapes && tokenType(t) === 'STRING') {
       const raw = cps.slice(t.span.start, t.span.end).join('');
