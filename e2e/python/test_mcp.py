@@ -12,7 +12,8 @@ from conftest import Server, unique
 
 @pytest.fixture(scope="module")
 def mcp_url():
-    s = Server(env={"MINILAKE_MCP": "1", "MINILAKE_WAREHOUSE_START_DELAY": "0.1"})
+    s = Server(env={"MINILAKE_MCP": "1", "MINILAKE_WAREHOUSE_START_DELAY": "0.1",
+                    "MINILAKE_CLUSTER_START_DELAY": "0.1", "MINILAKE_CLUSTER_TERMINATE_DELAY": "0.1"})
     yield s.url + "/mcp"
     s.stop()
 
@@ -115,3 +116,151 @@ def test_snapshot_then_restore_undoes_an_experiment(mcp_url):
     names = [x["name"] for x in schemas["schemas"]]
     assert "keep" in names and schema not in names
     assert total["rows"] == [["1"]]
+
+
+def test_every_tool_once(mcp_url, tmp_path):
+    """Each tool through the Python client with arguments an agent would send; results checked where they
+    say something, and the whole list of tools covered (a new tool must be added here)."""
+    cat, home, d, scope = unique("pyuc"), "/Users/" + unique("u"), "/tmp/" + unique("d"), unique("scope")
+    secret = "s3cret-" + unique("v")
+
+    async def body(s, _):
+        called, outputs = set(), []
+
+        async def raw(name, args=None):
+            called.add(name)
+            r = await s.call_tool(name, args or {})
+            outputs.append(json.dumps(r.structured_content) + "".join(getattr(c, "text", "") for c in r.content))
+            return r
+
+        async def call(name, args=None):
+            return ok(await raw(name, args))
+
+        async def until(name, args, pred):
+            for _ in range(200):
+                r = await call(name, args)
+                if pred(r):
+                    return r
+                await asyncio.sleep(0.1)
+            raise AssertionError(f"{name} never reached the expected state: {r}")
+
+        names = {t.name for t in (await s.list_tools()).tools}
+        assert (await call("health"))["status"] == "ok"
+        assert "mcp" in (await call("list_services"))["enabled"]
+
+        await call("create_catalog", {"name": cat})
+        assert cat in [c["name"] for c in (await call("list_catalogs"))["catalogs"]]
+        await call("get_catalog", {"name": cat})
+        await call("create_schema", {"name": "raw", "catalog_name": cat})
+        await call("list_schemas", {"catalog_name": cat})
+        await call("get_schema", {"full_name": f"{cat}.raw"})
+        cols = [{"name": "id", "type_text": "INT"}, {"name": "kind", "type_text": "STRING"}]
+        await call("create_table", {"name": "events", "catalog_name": cat, "schema_name": "raw",
+                                    "table_type": "MANAGED", "columns": cols})
+        await call("list_tables", {"catalog_name": cat, "schema_name": "raw"})
+        assert len((await call("describe_table", {"full_name": f"{cat}.raw.events"}))["table"]["columns"]) == 2
+        assert (await call("table_exists", {"full_name": f"{cat}.raw.events"}))["table_exists"] is True
+        await call("seed_table", {"full_name": f"{cat}.raw.events", "columns": cols,
+                                  "rows": [[1, "a"], [2, None]], "recreate": False})
+        assert (await call("preview_table", {"full_name": f"{cat}.raw.events"}))["rows"] == [["1", "a"], ["2", None]]
+        await call("describe_catalog_tree", {"catalog": cat, "include_columns": True})
+        await call("setup_fixture", {"catalog": cat, "schema": "fx"})
+        await call("create_volume", {"name": "landing", "catalog_name": cat, "schema_name": "raw"})
+        await call("list_volumes", {"catalog_name": cat, "schema_name": "raw"})
+        await call("get_volume", {"full_name": f"{cat}.raw.landing"})
+
+        vol = f"/Volumes/{cat}/raw/landing"
+        await call("create_directory", {"path": f"{vol}/in"})
+        await call("upload_file", {"path": f"{vol}/in/a.csv", "content": "x,y\n1,2\n3,4\n"})
+        assert (await call("list_directory", {"path": f"{vol}/in"}))["contents"][0]["name"] == "a.csv"
+        assert (await call("download_file", {"path": f"{vol}/in/a.csv"}))["content"] == "x,y\n1,2\n3,4\n"
+        assert (await call("get_file_metadata", {"path": f"{vol}/in/a.csv"}))["size"] == 12
+        assert (await call("run_sql", {"statement": f"SELECT sum(y) FROM read_csv('{vol}/in/a.csv')"}))["rows"] == [["6"]]
+        await call("delete_file", {"path": f"{vol}/in/a.csv"})
+
+        st = await call("run_sql", {"statement": "SELECT id FROM range(3)", "max_rows": 2})
+        assert st["truncated"] is True
+        await call("get_statement", {"statement_id": st["statement_id"]})
+        await call("cancel_statement", {"statement_id": st["statement_id"]})
+        assert (await call("explain_sql", {"statement": "SELECT 1"}))["accepted"] is True
+        assert (await call("query_history", {"max_results": 5}))["queries"]
+
+        loc = str(tmp_path / "dt")
+        await call("run_sql", {"statement": f"CREATE TABLE {cat}.raw.dt (id BIGINT) USING DELTA LOCATION '{loc}'"})
+        await call("run_sql", {"statement": f"INSERT INTO {cat}.raw.dt VALUES (1), (2)"})
+        hist = await call("table_history", {"full_name": f"{cat}.raw.dt"})
+        assert hist["row_count"] == 2
+        assert (await call("read_table_as_of", {"full_name": f"{cat}.raw.dt", "version": 0}))["row_count"] == 0
+
+        wh = await call("create_warehouse", {"name": unique("wh"), "auto_stop_mins": 0})
+        await until("get_warehouse", {"id": wh["id"]}, lambda r: r["warehouse"]["state"] == "RUNNING")
+        await call("list_warehouses")
+        await call("stop_warehouse", {"id": wh["id"]})
+        await until("get_warehouse", {"id": wh["id"]}, lambda r: r["warehouse"]["state"] == "STOPPED")
+        await call("start_warehouse", {"id": wh["id"]})
+        await call("delete_warehouse", {"id": wh["id"]})
+
+        await call("make_workspace_dirs", {"path": f"{home}/etl"})
+        await call("put_workspace_file", {"path": f"{home}/etl/job.py", "content": "print('hi')\n"})
+        assert (await call("get_workspace_file", {"path": f"{home}/etl/job.py"}))["content"] == "print('hi')\n"
+        await call("list_workspace", {"path": f"{home}/etl"})
+        await call("get_workspace_status", {"path": f"{home}/etl/job.py"})
+        await call("delete_workspace_object", {"path": home, "recursive": True})
+
+        await call("dbfs_mkdirs", {"path": d})
+        await call("dbfs_put", {"path": f"{d}/a.txt", "content": "hello dbfs"})
+        assert (await call("dbfs_read", {"path": f"{d}/a.txt", "offset": 6, "length": 2}))["content"] == "db"
+        await call("dbfs_list", {"path": d})
+        await call("dbfs_move", {"source_path": f"{d}/a.txt", "destination_path": f"{d}/c.txt"})
+        assert (await call("dbfs_get_status", {"path": f"{d}/c.txt"}))["file"]["file_size"] == 10
+        await call("dbfs_delete", {"path": d, "recursive": True})
+
+        await call("create_secret_scope", {"scope": scope})
+        await call("list_secret_scopes")
+        await call("put_secret", {"scope": scope, "key": "pw", "string_value": secret})
+        assert (await call("list_secrets", {"scope": scope}))["secrets"][0]["key"] == "pw"
+        await call("delete_secret", {"scope": scope, "key": "pw"})
+        await call("delete_secret_scope", {"scope": scope})
+
+        cl = await call("create_cluster", {"cluster_name": unique("c"), "autotermination_minutes": 0})
+        await call("list_clusters")
+        await call("list_spark_versions")
+        await until("get_cluster", {"cluster_id": cl["cluster_id"]}, lambda r: r["cluster"]["state"] == "RUNNING")
+        await call("restart_cluster", {"cluster_id": cl["cluster_id"]})
+        await until("get_cluster", {"cluster_id": cl["cluster_id"]}, lambda r: r["cluster"]["state"] == "RUNNING")
+        await call("terminate_cluster", {"cluster_id": cl["cluster_id"]})
+        await until("get_cluster", {"cluster_id": cl["cluster_id"]}, lambda r: r["cluster"]["state"] == "TERMINATED")
+        await call("start_cluster", {"cluster_id": cl["cluster_id"]})
+
+        if "create_job" in names:
+            job = await call("create_job", {"name": unique("job"), "tasks": [
+                {"task_key": "t", "spark_python_task": {"python_file": "/Workspace/none.py"}}]})
+            await call("get_job", {"job_id": job["job_id"]})
+            await call("list_jobs")
+            run = await raw("run_job", {"job_id": job["job_id"]})
+            run_id = (run.structured_content or {}).get("run_id")
+            if run_id is not None:
+                await raw("get_run", {"run_id": run_id})
+                await raw("get_run_output", {"run_id": run_id})
+                await raw("cancel_run", {"run_id": run_id})
+            await call("list_runs", {"job_id": job["job_id"]})
+            # The script's outcome depends on the Spark install; any answer must be a tool result.
+            await raw("run_python_script", {"script": "print(1 + 1)", "timeout_seconds": 120})
+            await call("delete_job", {"job_id": job["job_id"]})
+
+        snap = unique("snap")
+        await call("snapshot_state", {"name": snap})
+        await call("list_snapshots")
+        await call("restore_state", {"name": snap})
+        await call("delete_snapshot", {"name": snap})
+        await call("delete_table", {"full_name": f"{cat}.raw.dt"})
+        await call("delete_volume", {"full_name": f"{cat}.raw.landing"})
+        await call("delete_table", {"full_name": f"{cat}.raw.events"})
+        await call("delete_schema", {"full_name": f"{cat}.raw"})
+        await call("delete_catalog", {"name": cat, "force": True})
+        await call("reset_state")
+        return names, called, outputs
+
+    names, called, outputs = session(mcp_url, body)
+    assert sorted(names - called) == []
+    assert secret not in "\n".join(outputs)
