@@ -492,7 +492,13 @@ describe('MCP over Streamable HTTP', () => {
         /INVALID_PARAMETER_VALUE/,
       );
       const later = new Date(Date.now() + 1000).toISOString();
-      await fails('read_table_as_of', { full_name: `${cat}.raw.dt`, timestamp: later }, /DELTA|TIMESTAMP/);
+      // Statement errors come as the Statement API reports them: BAD_REQUEST with the error class in the text.
+      const future = await fails(
+        'read_table_as_of',
+        { full_name: `${cat}.raw.dt`, timestamp: later },
+        /BAD_REQUEST/,
+      );
+      expect(future.content?.[0]?.text).toContain('DELTA_TIMESTAMP_GREATER_THAN_COMMIT');
       await call('delete_table', { full_name: `${cat}.raw.dt` });
     } finally {
       await rm(loc, { recursive: true, force: true });
