@@ -15,7 +15,7 @@ import type { Session } from './session.js';
 import { describe, show, use } from './commands/catalog.js';
 import { emptyResult, type CommandStages, type Outcome } from './commands/common.js';
 import { alter, commentOn, create, drop, grant, insertOverwrite } from './commands/ddl.js';
-import { truncate } from './commands/delta.js';
+import { truncate } from './commands/delta-write.js';
 import { copy, explain, optimize, setCommand, vacuum } from './commands/other.js';
 
 export { ensureCatalog, ensureSchema, sparkType, type CommandStages } from './commands/common.js';
