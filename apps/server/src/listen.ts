@@ -1,5 +1,7 @@
 import type { AddressInfo } from 'node:net';
-import type { Server } from 'node:http';
+import type { IncomingMessage, Server } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { TLSSocket } from 'node:tls';
 import { serve } from '@hono/node-server';
 import type { Minilake } from './server.js';
 import type { TlsMaterial } from './tls.js';
@@ -47,8 +49,41 @@ export async function listen(
     }) as Server;
     server.keepAliveTimeout = 65_000;
     server.on('upgrade', (req, socket, head) => {
-      if (!ml.upgrade(req, socket, head)) socket.destroy();
+      // Only websockets are upgraded; anything else (Java's HttpClient offers `Upgrade: h2c` on every
+      // plain-http request) is answered as the HTTP/1.1 request it also is.
+      if (String(req.headers.upgrade).toLowerCase() !== 'websocket') replayAsHttp1(server, req, socket, head);
+      else if (!ml.upgrade(req, socket, head)) socket.destroy();
     });
     server.once('error', reject);
   });
+}
+
+/** Headers that only offer the upgrade; dropped when the request is answered as plain HTTP/1.1. */
+const UPGRADE_OFFER = new Set(['upgrade', 'http2-settings']);
+
+/**
+ * With an `upgrade` listener, Node hands every request carrying an Upgrade header to it, parser detached,
+ * body unread. A request whose upgrade we decline goes back to the HTTP server as a fresh connection: its
+ * head is rebuilt without the offer and put back in front of the bytes not read yet, so the server parses
+ * the request (body included) as any other, and the connection stays usable for the next request.
+ */
+function replayAsHttp1(server: Server, req: IncomingMessage, socket: Duplex, head: Buffer): void {
+  const lines = [`${req.method} ${req.url} HTTP/${req.httpVersion}`];
+  for (let i = 0; i < req.rawHeaders.length; i += 2) {
+    const name = req.rawHeaders[i]!;
+    const lower = name.toLowerCase();
+    if (UPGRADE_OFFER.has(lower)) continue;
+    let value = req.rawHeaders[i + 1]!;
+    if (lower === 'connection') {
+      value = value
+        .split(',')
+        .map((t) => t.trim())
+        .filter((t) => t && !UPGRADE_OFFER.has(t.toLowerCase()))
+        .join(', ');
+      if (!value) continue;
+    }
+    lines.push(`${name}: ${value}`);
+  }
+  socket.unshift(Buffer.concat([Buffer.from(`${lines.join('\r\n')}\r\n\r\n`, 'latin1'), head]));
+  server.emit(socket instanceof TLSSocket ? 'secureConnection' : 'connection', socket);
 }
