@@ -15,6 +15,7 @@ import { Readable } from 'node:stream';
 import type { Duplex } from 'node:stream';
 import { Hono } from 'hono';
 import type { Logger } from '@minilake/core';
+import { UC_CATALOG_CLASS, ucCatalogJar } from '@minilake/engine-spark';
 
 export interface JupyterOptions {
   /** A Python whose environment has jupyterlab (MINILAKE_JUPYTER_PYTHON). */
@@ -23,23 +24,72 @@ export interface JupyterOptions {
   rootDir: string;
   selfUrl: () => string | undefined;
   logger: Logger;
-  /** Delta's jars from the Spark install, for the starter notebook's SparkSession. */
-  deltaJars: string[];
+  /** Delta's jars and MiniLake's Unity Catalog plugin from the Spark install, for the kernel's PySpark. */
+  sparkJars: string[];
   startTimeoutMs?: number;
 }
 
-/** The Delta jars of the Spark install in the cache (packages/engine-spark/install.sh), if any. */
-export function deltaJars(cacheDir: string): string[] {
+/**
+ * The Delta jars and the Unity Catalog plugin jar of the Spark install in the cache
+ * (packages/engine-spark/install.sh), if any.
+ */
+export function sparkJars(cacheDir: string): string[] {
   if (!existsSync(cacheDir)) return [];
   for (const d of readdirSync(cacheDir).filter((n) => n.startsWith('spark-'))) {
     const jars = path.join(cacheDir, d, 'jars');
-    if (existsSync(jars))
-      return readdirSync(jars)
-        .filter((j) => j.startsWith('delta-') && j.endsWith('.jar'))
-        .map((j) => path.join(jars, j));
+    if (!existsSync(jars)) continue;
+    const found = readdirSync(jars)
+      .filter((j) => j.startsWith('delta-') && j.endsWith('.jar'))
+      .map((j) => path.join(jars, j));
+    const uc = ucCatalogJar(path.join(cacheDir, d));
+    return existsSync(uc) ? [...found, uc] : found;
   }
   return [];
 }
+
+/**
+ * Runs in every kernel before the user's first cell (IPython's startup folder): the first
+ * `SparkSession.builder.getOrCreate()` launches Spark with Delta and a Spark catalog for each Unity Catalog
+ * catalog MiniLake holds at that moment (PYSPARK_SUBMIT_ARGS, read when the JVM starts), so
+ * `spark.table("cat.sch.t")` works with no configuration in the notebook.
+ */
+const KERNEL_STARTUP = `import json as _json, os as _os, re as _re, shlex as _shlex, urllib.request as _rq
+
+def _minilake_pyspark_args():
+    host, token = _os.environ["DATABRICKS_HOST"], _os.environ["DATABRICKS_TOKEN"]
+    jars = _os.environ.get("MINILAKE_SPARK_JARS", "")
+    conf = {"spark.sql.extensions": "io.delta.sql.DeltaSparkSessionExtension",
+            "spark.sql.catalog.spark_catalog": "org.apache.spark.sql.delta.catalog.DeltaCatalog"}
+    if "minilake-uc-spark.jar" in jars:
+        try:
+            req = _rq.Request(host.rstrip("/") + "/api/2.1/unity-catalog/catalogs",
+                              headers={"Authorization": "Bearer " + token})
+            names = [c["name"] for c in _json.load(_rq.urlopen(req, timeout=5)).get("catalogs", [])]
+        except Exception:
+            names = []
+        for n in names:
+            if n in ("spark_catalog", "system") or not _re.fullmatch(r"[\\w-]+", n):
+                continue
+            conf["spark.sql.catalog." + n] = "${UC_CATALOG_CLASS}"
+            conf["spark.sql.catalog." + n + ".uri"] = host
+            conf["spark.sql.catalog." + n + ".token"] = token
+    args = (["--jars", jars] if jars else []) + [a for k, v in conf.items() for a in ("--conf", k + "=" + v)]
+    return " ".join(_shlex.quote(a) for a in args + ["pyspark-shell"])
+
+try:
+    from pyspark.sql import SparkSession as _SparkSession
+
+    _minilake_get_or_create = _SparkSession.Builder.getOrCreate
+
+    def _get_or_create(self):
+        if "PYSPARK_SUBMIT_ARGS" not in _os.environ:
+            _os.environ["PYSPARK_SUBMIT_ARGS"] = _minilake_pyspark_args()
+        return _minilake_get_or_create(self)
+
+    _SparkSession.Builder.getOrCreate = _get_or_create
+except ImportError:
+    pass
+`;
 
 const HOP_BY_HOP = new Set([
   'connection',
@@ -85,10 +135,10 @@ const STARTER = (url: string) => ({
       `from databricks.sdk import WorkspaceClient\n\nw = WorkspaceClient()\nprint(w.current_user.me().user_name)\nr = w.statement_execution.execute_statement(warehouse_id="dev", statement="SELECT 6 * 7 AS answer", wait_timeout="30s")\nprint(r.result.data_array)`,
     ),
     md(
-      '## Spark\n\nPySpark with Delta (from the Spark install, `bash packages/engine-spark/install.sh`): write a Delta table, then read it back through SQL on MiniLake.',
+      "## Spark\n\nPySpark with Delta and Unity Catalog (from the Spark install, `bash packages/engine-spark/install.sh`): Spark writes an EXTERNAL Delta table in the catalog `starter`, MiniLake's SQL reads it back.",
     ),
     code(
-      `import os\nfrom pyspark.sql import SparkSession\n\nspark = (SparkSession.builder.master("local[2]")\n    .config("spark.jars", os.environ.get("MINILAKE_DELTA_JARS", ""))\n    .config("spark.sql.extensions", "io.delta.sql.DeltaSparkSessionExtension")\n    .config("spark.sql.catalog.spark_catalog", "org.apache.spark.sql.delta.catalog.DeltaCatalog")\n    .getOrCreate())\npath = os.path.abspath("starter_delta")\nspark.range(5).withColumnRenamed("id", "n").write.format("delta").mode("overwrite").save(path)\nr = w.statement_execution.execute_statement(warehouse_id="dev", statement=f"SELECT sum(n) AS total FROM delta.\`{path}\`", wait_timeout="30s")\nprint(r.status.state, r.result and r.result.data_array)`,
+      `import os, tempfile\nfrom pyspark.sql import SparkSession\n\nif "starter" not in [c.name for c in w.catalogs.list()]:\n    w.catalogs.create(name="starter")\n# Delta and every Unity Catalog catalog are configured when Spark starts: nothing to set here.\nspark = SparkSession.builder.master("local[2]").getOrCreate()\nloc = os.path.join(tempfile.gettempdir(), "minilake-starter", "numbers")\nspark.sql(f"CREATE TABLE IF NOT EXISTS starter.default.starter_numbers (n BIGINT) USING DELTA LOCATION '{loc}'")\nspark.range(5).withColumnRenamed("id", "n").writeTo("starter.default.starter_numbers").append()\nr = w.statement_execution.execute_statement(warehouse_id="dev", statement="SELECT sum(n) AS total FROM starter.default.starter_numbers", wait_timeout="30s")\nprint(r.status.state, r.result and r.result.data_array)\nprint(spark.table("starter.default.starter_numbers").count())`,
     ),
   ],
 });
@@ -150,7 +200,12 @@ export class Jupyter {
         DATABRICKS_CONFIG_FILE: '/dev/null',
         MINILAKE_URL: selfUrl,
       };
-      if (this.opts.deltaJars.length) env.MINILAKE_DELTA_JARS = this.opts.deltaJars.join(',');
+      if (this.opts.sparkJars.length) env.MINILAKE_SPARK_JARS = this.opts.sparkJars.join(',');
+      // IPython reads its startup folder from IPYTHONDIR: ours, inside the notebooks folder (hidden there).
+      const ipython = path.join(this.opts.rootDir, '.ipython');
+      await mkdir(path.join(ipython, 'profile_default', 'startup'), { recursive: true });
+      await writeFile(path.join(ipython, 'profile_default', 'startup', '00-minilake.py'), KERNEL_STARTUP);
+      env.IPYTHONDIR = ipython;
       const proc = spawn(this.opts.python, args, {
         cwd: this.opts.rootDir,
         env,

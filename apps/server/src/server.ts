@@ -29,7 +29,7 @@ import { identityApp } from './identity.js';
 import { registry } from './registry.js';
 import { Snapshots, WriteGate } from './snapshots.js';
 import { defaultUiDir, uiApp } from './ui.js';
-import { deltaJars, Jupyter } from './jupyter.js';
+import { Jupyter, sparkJars } from './jupyter.js';
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 
@@ -233,7 +233,7 @@ export async function createMinilake(config: MinilakeConfig, opts: CreateOptions
     rootDir: path.join(dataDir, JUPYTER_FOLDER),
     selfUrl: () => selfUrl,
     logger: logger.child('jupyter'),
-    deltaJars: deltaJars(config.cacheDir),
+    sparkJars: sparkJars(config.cacheDir),
   });
   app.route('/', jupyter.app());
 

@@ -3,12 +3,15 @@
  * the contents API writing real files), kernel websockets upgraded through the same port. Needs
  * `pnpm build` and JupyterLab (`bash apps/server/scripts/install-jupyter.sh`, which .ci/run runs).
  */
+import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type RunningServer } from '@minilake/testing';
+import { sparkJars } from '../src/jupyter.js';
 
 const python =
   process.env.MINILAKE_JUPYTER_PYTHON ??
@@ -17,6 +20,8 @@ const python =
     'jupyter/venv/bin/python',
   );
 const installed = existsSync(path.join(path.dirname(python), 'jupyter-lab'));
+const jars = sparkJars(process.env.MINILAKE_CACHE ?? path.join(os.homedir(), '.cache/minilake'));
+const withUcPlugin = jars.some((j) => j.endsWith('minilake-uc-spark.jar'));
 const title = installed
   ? 'JupyterLab at /jupyter'
   : 'JupyterLab at /jupyter (skipped: JupyterLab missing; .ci/run installs it with apps/server/scripts/install-jupyter.sh)';
@@ -93,4 +98,61 @@ describe.skipIf(!installed)(title, () => {
     });
     expect(status).toBe(101);
   }, 60_000);
+
+  // The kernel's own startup file, run by IPython as a kernel runs it, with the environment MiniLake gives
+  // the kernel: Spark sees Unity Catalog tables by name and MiniLake's SQL reads what Spark wrote.
+  it.skipIf(!withUcPlugin)(
+    "gives a kernel's PySpark Delta and every Unity Catalog catalog, with no configuration",
+    async () => {
+      await (await fetch(`${server.url}/jupyter/lab`)).arrayBuffer();
+      // Created after JupyterLab started: Spark picks up the catalogs when it starts, not the kernel.
+      const made = await fetch(`${server.url}/api/2.1/unity-catalog/catalogs`, {
+        method: 'POST',
+        body: JSON.stringify({ name: 'nbc' }),
+      });
+      expect(made.status).toBe(200);
+      await made.arrayBuffer();
+      const ipythonDir = path.join(server.dataDir, 'jupyter', '.ipython');
+      expect(existsSync(path.join(ipythonDir, 'profile_default', 'startup', '00-minilake.py'))).toBe(true);
+      const loc = await mkdtemp(path.join(os.tmpdir(), 'ml-nb-'));
+      try {
+        const code = [
+          'from pyspark.sql import SparkSession',
+          'spark = SparkSession.builder.master("local[1]").getOrCreate()',
+          `spark.sql("CREATE TABLE nbc.default.nb_numbers (n BIGINT) USING DELTA LOCATION '${loc}/t'")`,
+          'spark.range(5).withColumnRenamed("id", "n").writeTo("nbc.default.nb_numbers").append()',
+          'print("COUNT", spark.table("nbc.default.nb_numbers").count())',
+        ].join('\n');
+        const r = spawnSync(
+          python,
+          ['-m', 'IPython', '--no-banner', `--ipython-dir=${ipythonDir}`, '-c', code],
+          {
+            env: {
+              ...process.env,
+              DATABRICKS_HOST: server.url,
+              DATABRICKS_TOKEN: 'dapi-minilake-test',
+              MINILAKE_SPARK_JARS: jars.join(','),
+              PYSPARK_SUBMIT_ARGS: undefined,
+            },
+            encoding: 'utf8',
+            timeout: 240_000,
+          },
+        );
+        expect(r.stdout, r.stderr).toContain('COUNT 5');
+        const q = await fetch(`${server.url}/api/2.0/sql/statements`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({
+            warehouse_id: 'dev',
+            statement: 'SELECT sum(n) FROM nbc.default.nb_numbers',
+            wait_timeout: '30s',
+          }),
+        });
+        expect(((await q.json()) as any).result.data_array).toEqual([['10']]);
+      } finally {
+        await rm(loc, { recursive: true, force: true });
+      }
+    },
+    300_000,
+  );
 });

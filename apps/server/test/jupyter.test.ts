@@ -10,7 +10,7 @@ describe('/jupyter without JupyterLab', () => {
       rootDir: '/tmp/unused',
       selfUrl: () => undefined,
       logger: silentLogger,
-      deltaJars: [],
+      sparkJars: [],
     });
     const app = j.app();
     expect((await app.request('/jupyter')).headers.get('location')).toBe('/jupyter/lab');

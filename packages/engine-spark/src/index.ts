@@ -17,3 +17,4 @@ export {
   type SparkSettings,
 } from './install.js';
 export { freePort } from './connect.js';
+export { UC_CATALOG_CLASS, ucCatalogJar } from './uc.js';
