@@ -369,7 +369,7 @@ describe.skipIf(!install)('Spark reads MiniLake DML (needs bash packages/engine-
 export type { Action };
 
 describe('tables MiniLake cannot rewrite', () => {
-  it('copy-on-write works with deletion vectors enabled; files carrying one, column mapping and append-only are refused by name', async () => {
+  it('copy-on-write works with deletion vectors enabled; a corrupt deletion vector, column mapping and append-only are refused by name', async () => {
     const root = await newTable('dv', []);
     const base = await reader.snapshot(root);
     const { commit } = await import('../src/index.js');
@@ -397,7 +397,8 @@ describe('tables MiniLake cannot rewrite', () => {
     );
     await dml(root, 'DELETE', (t) => `DELETE FROM ${t} WHERE id = 1`);
     expect((await rowsOf(root)).map((r) => r[0])).toEqual([2, 3]);
-    // A file with a deletion vector (as Spark writes them).
+    // A file whose deletion vector cannot be decoded (PROTOCOL.md's inline example: its header is not the
+    // layout the protocol and Spark use) is refused, never rewritten as if it deleted nothing.
     const snap = await reader.snapshot(root);
     const f = snap.files[0]!;
     await commit(
@@ -420,7 +421,9 @@ describe('tables MiniLake cannot rewrite', () => {
       ],
       { reader },
     );
-    await expect(dml(root, 'UPDATE', (t) => `UPDATE ${t} SET name = 'x'`)).rejects.toThrow(/deletionVectors/);
+    await expect(dml(root, 'UPDATE', (t) => `UPDATE ${t} SET name = 'x'`)).rejects.toThrow(
+      /DELTA_DELETION_VECTOR_CORRUPT/,
+    );
 
     const cm = await newTable('cm', []);
     const cmBase = await reader.snapshot(cm);
