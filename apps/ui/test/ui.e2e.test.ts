@@ -237,7 +237,11 @@ describe.skipIf(!CHROMIUM)(title, () => {
     expect(saved?.query_text).toBe('SELECT 1 AS saved_from_ui');
     expect(saved?.description).toBe('made by the UI test');
     await page.getByRole('link', { name: 'Queries' }).click();
-    await page.getByRole('button', { name: 'ui saved query' }).waitFor();
+    // The editor's tab carries the name too: look in the saved-queries view.
+    await page
+      .getByRole('region', { name: 'Saved queries' })
+      .getByRole('button', { name: 'ui saved query', exact: true })
+      .waitFor();
     await page.close();
   });
 
