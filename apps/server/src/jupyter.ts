@@ -15,7 +15,7 @@ import { Readable } from 'node:stream';
 import type { Duplex } from 'node:stream';
 import { Hono } from 'hono';
 import type { Logger } from '@minilake/core';
-import { UC_CATALOG_CLASS, ucCatalogJar } from '@minilake/engine-spark';
+import { defaultInstallDir, UC_CATALOG_CLASS, ucCatalogJar } from '@minilake/engine-spark';
 
 export interface JupyterOptions {
   /** A Python whose environment has jupyterlab (MINILAKE_JUPYTER_PYTHON). */
@@ -34,17 +34,15 @@ export interface JupyterOptions {
  * (packages/engine-spark/install.sh), if any.
  */
 export function sparkJars(cacheDir: string): string[] {
-  if (!existsSync(cacheDir)) return [];
-  for (const d of readdirSync(cacheDir).filter((n) => n.startsWith('spark-'))) {
-    const jars = path.join(cacheDir, d, 'jars');
-    if (!existsSync(jars)) continue;
-    const found = readdirSync(jars)
-      .filter((j) => j.startsWith('delta-') && j.endsWith('.jar'))
-      .map((j) => path.join(jars, j));
-    const uc = ucCatalogJar(path.join(cacheDir, d));
-    return existsSync(uc) ? [...found, uc] : found;
-  }
-  return [];
+  // The pinned install's folder (engine-spark decides its name), not any spark-* folder in the cache.
+  const dir = defaultInstallDir(cacheDir);
+  const jars = path.join(dir, 'jars');
+  if (!existsSync(jars)) return [];
+  const found = readdirSync(jars)
+    .filter((j) => j.startsWith('delta-') && j.endsWith('.jar'))
+    .map((j) => path.join(jars, j));
+  const uc = ucCatalogJar(dir);
+  return existsSync(uc) ? [...found, uc] : found;
 }
 
 /**
