@@ -45,6 +45,14 @@ export interface TypeLike {
   toString(): string;
   width?: number;
   scale?: number;
+  /** The Databricks type text when the engine's type does not tell it (`INTERVAL YEAR TO MONTH`). */
+  databricks?: string;
+}
+
+/** The engine's type of an INTERVAL column with the Databricks interval type the dialect found for it. */
+export function withDatabricksType<X extends TypeLike>(type: X, text: string | undefined): X {
+  if (text === undefined || type.typeId !== T.INTERVAL) return type;
+  return Object.assign(Object.create(type) as X, { databricks: text });
 }
 
 /** The parts of a DuckDB vector this package reads. */
@@ -68,6 +76,13 @@ const KEYWORDS =
 /** The manifest column: Databricks type names, type text in the upper case the real API uses. */
 export function columnInfo(name: string, position: number, type: TypeLike): ColumnInfo {
   const col: ColumnInfo = { name, position, type_name: 'STRING', type_text: 'STRING' };
+  if (type.typeId === T.INTERVAL) {
+    // DuckDB has one INTERVAL; Spark's type names the fields (DAY TO SECOND is what `ts - ts` gives).
+    col.type_name = 'INTERVAL';
+    col.type_text = type.databricks ?? 'INTERVAL DAY TO SECOND';
+    col.type_interval_type = col.type_text.replace(/^INTERVAL\s*/, '');
+    return col;
+  }
   try {
     const info = duckDbTypeToDatabricks(type.toString());
     col.type_name = info.type_name.toUpperCase();
@@ -126,6 +141,38 @@ export function isoMicros(micros: bigint, utc: boolean): string {
     `${pad(d.getUTCMinutes())}:${pad(d.getUTCSeconds())}.${pad(d.getUTCMilliseconds(), 3)}`;
   if (rest !== 0n) s += pad(Number(rest), 3);
   return utc ? `${s}Z` : s;
+}
+
+interface IntervalLike {
+  months: number;
+  days: number;
+  micros: bigint;
+}
+
+const DAY_MICROS = 86_400_000_000n;
+
+/**
+ * An interval as Databricks renders it to a client that does not take intervals as Arrow (Spark's Hive
+ * style, whatever the field range): year-month `[-]y-m`, day-time `[-]d hh:mm:ss.nnnnnnnnn`. DuckDB's value
+ * has months, days and micros; a day-time interval counts a month as 30 days and a day as 24 hours.
+ */
+export function intervalString(v: IntervalLike, typeText = 'INTERVAL DAY TO SECOND'): string {
+  if (/^INTERVAL\s+(YEAR|MONTH)/i.test(typeText)) {
+    const m = v.months;
+    const a = Math.abs(m);
+    return `${m < 0 ? '-' : ''}${Math.floor(a / 12)}-${a % 12}`;
+  }
+  let us = (BigInt(v.months) * 30n + BigInt(v.days)) * DAY_MICROS + BigInt(v.micros);
+  const sign = us < 0n ? '-' : '';
+  if (us < 0n) us = -us;
+  const days = us / DAY_MICROS;
+  us %= DAY_MICROS;
+  const h = us / 3_600_000_000n;
+  const mi = (us / 60_000_000n) % 60n;
+  const s = (us / 1_000_000n) % 60n;
+  const nanos = (us % 1_000_000n) * 1000n;
+  const p2 = (x: bigint) => String(x).padStart(2, '0');
+  return `${sign}${days} ${p2(h)}:${p2(mi)}:${p2(s)}.${String(nanos).padStart(9, '0')}`;
 }
 
 interface DecimalLike {
@@ -210,6 +257,7 @@ export function scalarString(v: unknown, type: TypeLike | undefined): string | n
         : String(v);
   }
   const tid = type?.typeId;
+  if (tid === T.INTERVAL) return intervalString(v as IntervalLike, type?.databricks);
   if (tid === T.TIMESTAMP_TZ) return isoMicros((v as MicrosLike).micros, true);
   if (tid === T.TIMESTAMP) return isoMicros((v as MicrosLike).micros, false);
   if (tid === T.TIMESTAMP_MS) return isoMicros((v as { millis: bigint }).millis * 1000n, false);

@@ -12,7 +12,7 @@ import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import type { Clock, Identity, Logger } from '@minilake/core';
 import type { DuckDbEngine } from '@minilake/engine-duckdb';
-import { executeDatabricksSql, SqlError } from './dialect/index.js';
+import { databricksColumnTypes, executeDatabricksSql, SqlError } from './dialect/index.js';
 import type { QueryHistoryStore, QueryRecord, QueryStatus } from './history.js';
 import {
   chunkContent,
@@ -26,7 +26,7 @@ import {
   type ResultLimits,
   type ResultSet,
 } from './results.js';
-import { T, type ColumnInfo, type TypeLike, type VectorLike } from './render.js';
+import { T, withDatabricksType, type ColumnInfo, type TypeLike, type VectorLike } from './render.js';
 import type { StatementParameter } from './dialect/index.js';
 import { formatNeedsExternalLinks } from './errors.js';
 import type { QueryTag } from './history.js';
@@ -47,6 +47,8 @@ export interface SqlRequest {
   namespaceMayBeMissing?: boolean;
   /** The client session (Thrift): its temporary views are seen by its later statements. */
   session?: string;
+  /** The session time zone (spark.sql.session.timeZone): how TIMESTAMP literals are read. Default UTC. */
+  timeZone?: string;
   /** `:name` parameters, bound by the engine (never spliced into the text). */
   parameters?: StatementParameter[];
   /** JSON_ARRAY (strings or null, as Databricks renders them), ARROW_STREAM or CSV. Default JSON_ARRAY. */
@@ -353,6 +355,7 @@ export class StatementManager implements StatementService {
       if (input.schema) execInput.schema = input.schema;
       if (input.namespaceMayBeMissing) execInput.namespaceMayBeMissing = true;
       if (input.session !== undefined) execInput.session = input.session;
+      if (input.timeZone !== undefined) execInput.timeZone = input.timeZone;
       if (input.parameters) execInput.parameters = input.parameters;
       execInput.user = this.identity.userName;
       const result = (await executeDatabricksSql(conn as never, execInput, {
@@ -364,8 +367,12 @@ export class StatementManager implements StatementService {
         builder = await this.changedRows(result, stmt, limits, dir);
       } else {
         const sources: ColumnSource[] = [];
+        const typed = databricksColumnTypes(result);
         for (let i = 0; i < result.columnCount; i++)
-          sources.push({ name: result.columnName(i), type: result.columnType(i) });
+          sources.push({
+            name: result.columnName(i),
+            type: withDatabricksType(result.columnType(i), typed?.get(i)),
+          });
         builder = new ResultBuilder({
           format: stmt.format,
           disposition: stmt.disposition,

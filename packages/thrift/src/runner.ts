@@ -26,6 +26,8 @@ export interface RunRequest {
   client?: string;
   /** The Thrift session: its temporary views follow it across statements. */
   session?: string;
+  /** The session's spark.sql.session.timeZone, when set. */
+  timeZone?: string;
 }
 
 export type RunState = 'PENDING' | 'RUNNING' | 'SUCCEEDED' | 'FAILED' | 'CANCELED' | 'CLOSED';
@@ -122,6 +124,7 @@ export function serviceRunner(service: StatementService): Runner {
         ...(req.schema ? { schema: req.schema } : {}),
         namespaceMayBeMissing: true,
         ...(req.session ? { session: req.session } : {}),
+        ...(req.timeZone ? { timeZone: req.timeZone } : {}),
         ...(req.parameters?.length ? { parameters: req.parameters } : {}),
         ...(req.client ? { client: req.client } : {}),
       });

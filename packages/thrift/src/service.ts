@@ -306,6 +306,7 @@ export class ThriftService {
         statement,
         warehouseId: s.warehouseId,
         session: s.key,
+        ...(s.conf['spark.sql.session.timeZone'] ? { timeZone: s.conf['spark.sql.session.timeZone'] } : {}),
         ...(s.explicitNamespace ? { catalog: s.catalog, schema: s.schema } : {}),
         ...(parameters(r.parameters) ? { parameters: parameters(r.parameters)! } : {}),
         ...(client ? { client } : {}),
@@ -323,7 +324,12 @@ export class ThriftService {
         if (cmd.schema) s.schema = cmd.schema;
         s.explicitNamespace = true;
       };
-    else if (cmd?.kind === 'set') op.onSuccess = () => (s.conf[cmd.key] = cmd.value);
+    else if (cmd?.kind === 'set')
+      op.onSuccess = () => {
+        // Spark reads its conf keys case-insensitively; the session's time zone has one spelling here.
+        const tz = cmd.key.toLowerCase() === 'spark.sql.session.timezone';
+        s.conf[tz ? 'spark.sql.session.timeZone' : cmd.key] = cmd.value;
+      };
     // runAsync=false: answer when it is done. runAsync=true with direct results: wait briefly, as Databricks
     // does (a quick statement comes back FINISHED with its rows in the same response).
     if (!r.runAsync) await op.exec.done;

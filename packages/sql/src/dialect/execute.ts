@@ -88,13 +88,25 @@ export async function execute(
   return run(p, s, !final);
 }
 
-function run(p: Prepared, s: Session, materialize: boolean): Promise<DuckDBResultLike> {
+const columnTypes = new WeakMap<object, Map<number, string>>();
+
+/**
+ * The Databricks types of a result's columns where the engine's type does not tell them (DuckDB has one
+ * INTERVAL type; Spark types each interval YEAR TO MONTH, DAY, ...): index -> type text.
+ */
+export function databricksColumnTypes(result: object): Map<number, string> | undefined {
+  return columnTypes.get(result);
+}
+
+async function run(p: Prepared, s: Session, materialize: boolean): Promise<DuckDBResultLike> {
   const hasValues = Object.keys(p.values).length > 0;
-  return withFallback(p, s, (sql, values) =>
+  const r = await withFallback(p, s, (sql, values) =>
     materialize
       ? (s.conn.run(sql, hasValues ? values : undefined) as Promise<DuckDBResultLike>)
       : s.conn.stream(sql, hasValues ? values : undefined),
   );
+  if (p.columnTypes && r && typeof r === 'object') columnTypes.set(r, p.columnTypes);
+  return r;
 }
 
 function read(p: Prepared, s: Session): Promise<{ getRows(): unknown[][] }> {

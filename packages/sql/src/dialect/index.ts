@@ -38,6 +38,7 @@ export { SqlError, sqlError } from './sql-error.js';
 export { loadPolyglot, warmPolyglot } from './polyglot.js';
 export { sparkType } from './commands.js';
 export { mapError } from './engine-errors.js';
+export { databricksColumnTypes } from './execute.js';
 export type {
   DuckDBConnectionLike,
   DuckDBResultLike,
@@ -65,6 +66,8 @@ export interface ExecuteInput {
   session?: string;
   /** The caller's user name (current_user()); the Statement API passes the request's identity. */
   user?: string;
+  /** The session time zone (spark.sql.session.timeZone; a Thrift session's). Default UTC. */
+  timeZone?: string;
 }
 
 export async function executeDatabricksSql<R extends DuckDBResultLike>(

@@ -150,6 +150,16 @@ export const SPARK_MACROS: [string, string][] = [
     "CASE WHEN up THEN list_sort(a, 'ASC', 'NULLS FIRST') ELSE list_sort(a, 'DESC', 'NULLS LAST') END",
   ],
   ['spark_array_sort(a)', "list_sort(a, 'ASC', 'NULLS LAST')"],
+  // Date-time fields in the session time zone (a TIMESTAMP_NTZ or DATE keeps its wall clock), as Spark's INT.
+  ['spark_year(ts)', 'CAST(year(CAST(ts AS TIMESTAMPTZ)) AS INTEGER)'],
+  ['spark_month(ts)', 'CAST(month(CAST(ts AS TIMESTAMPTZ)) AS INTEGER)'],
+  ['spark_day(ts)', 'CAST(day(CAST(ts AS TIMESTAMPTZ)) AS INTEGER)'],
+  ['spark_hour(ts)', 'CAST(hour(CAST(ts AS TIMESTAMPTZ)) AS INTEGER)'],
+  ['spark_minute(ts)', 'CAST(minute(CAST(ts AS TIMESTAMPTZ)) AS INTEGER)'],
+  ['spark_second(ts)', 'CAST(second(CAST(ts AS TIMESTAMPTZ)) AS INTEGER)'],
+  // The instant whose UTC wall clock is ts's wall clock in tz (and back): independent of the session zone.
+  ['spark_from_utc_timestamp(ts, tz)', "timezone('UTC', timezone(tz, CAST(ts AS TIMESTAMPTZ)))"],
+  ['spark_to_utc_timestamp(ts, tz)', "timezone(tz, timezone('UTC', CAST(ts AS TIMESTAMPTZ)))"],
   ['spark_date_from_unix_date(n)', "CAST(DATE '1970-01-01' + CAST(n AS INTEGER) AS DATE)"],
   ['spark_str(x)', 'CAST(x AS VARCHAR)'],
   [

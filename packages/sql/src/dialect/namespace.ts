@@ -18,6 +18,48 @@ export class NamespaceUnavailable extends Error {}
 
 export const SESSION_CHANGING = new Set(['RESET', 'PRAGMA', 'CALL', 'ATTACH', 'DETACH', 'USE']);
 
+/** The DuckDB TimeZone last set on each pooled connection (keyed by its native handle). */
+const zones = new WeakMap<object, string>();
+
+/**
+ * A Spark session time zone (a region id, `UTC`, or a whole-hour offset such as `+08:00`) as the DuckDB
+ * (ICU) zone name, or undefined when DuckDB has no such zone.
+ */
+export function duckZone(zone: string): string | undefined {
+  const z = zone.trim();
+  const off = /^(?:UTC|GMT)?([+-])(\d{1,2})(?::?(\d{2}))?$/.exec(z);
+  if (off) {
+    if ((off[3] ?? '00') !== '00') return undefined;
+    const h = Number(off[2]);
+    if (h > 14) return undefined;
+    // POSIX-style Etc zones count the other way: Etc/GMT-8 is UTC+8.
+    return h === 0 ? 'Etc/UTC' : `Etc/GMT${off[1] === '+' ? '-' : '+'}${h}`;
+  }
+  if (/^(UTC|GMT|Z)$/i.test(z)) return 'Etc/UTC';
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: z });
+    return z;
+  } catch {
+    return undefined;
+  }
+}
+
+export const invalidTimeZone = (zone: string): Error =>
+  sqlError(
+    'INVALID_CONF_VALUE.TIME_ZONE',
+    '22022',
+    `The value '${zone}' in the config "spark.sql.session.timeZone" is invalid. Cannot resolve the given timezone.`,
+  );
+
+/** Sets the connection's TimeZone (how TIMESTAMP literals are read and timestamps shown) when it differs. */
+export async function applyZone(c: DuckDBConnectionLike, zone: string): Promise<void> {
+  const key = connectionKey(c);
+  if (zones.get(key) === zone) return;
+  zones.delete(key);
+  await c.run(`SET TimeZone = ${literal(zone)}`);
+  zones.set(key, zone);
+}
+
 /** Leases wrap the same connection in a new proxy each time: key the cache by the wrapped native handle. */
 export function connectionKey(c: object): object {
   const inner = (c as { connection?: unknown }).connection;
@@ -66,6 +108,8 @@ export interface SessionInput {
   parameters?: { name: string; value?: string | null; type?: string }[];
   user?: string;
   namespaceMayBeMissing?: boolean;
+  /** The session time zone (spark.sql.session.timeZone); Databricks SQL warehouses default to UTC. */
+  timeZone?: string;
 }
 
 /**
@@ -84,6 +128,9 @@ export async function openSession(
     !input.namespaceMayBeMissing && (input.catalog !== undefined || input.schema !== undefined);
   let applied: string | undefined;
   const key = connectionKey(c);
+  const zone = input.timeZone === undefined ? 'Etc/UTC' : duckZone(input.timeZone);
+  if (zone === undefined) throw invalidTimeZone(input.timeZone!);
+  await applyZone(c, zone);
   const s: Session = {
     conn: c,
     engine: env.engine,
@@ -93,6 +140,7 @@ export async function openSession(
     ...(input.user !== undefined ? { user: input.user } : {}),
     params,
     conf: new Map(),
+    timeZone: zone,
     inTransaction: false,
     applyNamespace: async () => {
       const target = qualified(env.engine.alias(s.catalog), s.schema);
@@ -107,10 +155,7 @@ export async function openSession(
         return;
       }
       namespaces.delete(key);
-      // Databricks SQL warehouses default to UTC; TIMESTAMP (TIMESTAMPTZ here) literals and rendering follow it.
-      await c.run(
-        `USE ${target}; SET search_path = ${literal(`${target},${MACRO_SCHEMA}`)}; SET TimeZone = 'UTC'`,
-      );
+      await c.run(`USE ${target}; SET search_path = ${literal(`${target},${MACRO_SCHEMA}`)}`);
       namespaces.set(key, { target, epoch, ok: true });
       applied = target;
     },
@@ -137,6 +182,8 @@ export async function openSession(
 
 /** Text that may change the connection's settings behind the dialect's back: set the namespace again next time. */
 export function forgetNamespaceIfChanged(c: DuckDBConnectionLike, stmts: SplitStatement[]): void {
-  if (stmts.some((st) => SESSION_CHANGING.has(st.tokens[0]?.text.toUpperCase() ?? '')))
+  if (stmts.some((st) => SESSION_CHANGING.has(st.tokens[0]?.text.toUpperCase() ?? ''))) {
     namespaces.delete(connectionKey(c));
+    zones.delete(connectionKey(c));
+  }
 }

@@ -30,6 +30,8 @@ export interface Prepared {
   after?: () => Promise<void>;
   /** UPDATE/DELETE/MERGE on a staged EXTERNAL Delta table: what to return, and the commit of the result. */
   delta?: DeltaDml;
+  /** Result columns whose Databricks type the engine's type does not tell (intervals): index -> type text. */
+  columnTypes?: Map<number, string>;
 }
 
 /**
@@ -120,6 +122,7 @@ export async function prepare(text: string, s: Session): Promise<Prepared> {
     }
     if (delta) return { sql: t.sql, values, fallback: undefined, delta };
     if (after) return { sql: t.sql, values, fallback: undefined, after };
+    if (t.intervalColumns) return { sql: t.sql, values, fallback: text, columnTypes: t.intervalColumns };
     return { sql: t.sql, values, fallback: text };
   } catch (e) {
     await delta?.cleanup();

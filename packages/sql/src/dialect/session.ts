@@ -18,6 +18,8 @@ export interface Session {
   params: Map<string, { value: string | null; type: string | undefined }>;
   /** `SET key = value` of this statement text (lower-case keys), e.g. Delta's retention check for VACUUM. */
   conf: Map<string, string>;
+  /** The DuckDB TimeZone in effect on the connection (the session time zone; UTC unless set). */
+  timeZone: string;
   /** The text opened its own transaction (BEGIN) that is not yet committed or rolled back. */
   inTransaction: boolean;
   /** Applies catalog/schema to the connection (USE + search_path) when they changed. */

@@ -3,6 +3,7 @@
  * Catalog name rules, name resolution against the session, catalog listings and synthetic results.
  */
 import { namePattern } from '@minilake/core';
+import { literal } from '@minilake/engine-duckdb';
 import { duckDbTypeToDatabricks } from '@minilake/unity-catalog';
 import { checkName } from '@minilake/unity-catalog';
 import { Cursor } from '../tokens.js';
@@ -190,11 +191,11 @@ export async function ensureSchema(s: Session, cat: string, sch: string): Promis
 
 /**
  * A result with no columns, as Databricks answers DDL and USE: DuckDB's "nothing" return type (which the
- * Statement API renders as an empty schema), from a statement that changes nothing here (UTC is the session
- * time zone already).
+ * Statement API renders as an empty schema), from a statement that changes nothing here (it sets the time zone
+ * the connection has).
  */
 export function emptyResult(s: Session): Promise<DuckDBResultLike> {
-  return s.conn.stream("SET TimeZone = 'UTC'");
+  return s.conn.stream(`SET TimeZone = ${literal(s.timeZone)}`);
 }
 
 export function optionalLike(c: Cursor): RegExp | undefined {

@@ -11,7 +11,7 @@ import { parseDatabricksType, structFieldJson } from '@minilake/unity-catalog';
 import { sqlError, unsupported } from '../sql-error.js';
 import { valuesResult, type Session } from '../session.js';
 import type { DeltaTableLike } from '../types.js';
-import { type CommandStages, type Outcome, resolveTable, sparkType } from './common.js';
+import { type CommandStages, emptyResult, type Outcome, resolveTable, sparkType } from './common.js';
 
 /** The connection as the runner @minilake/delta writes with (so it sees the connection's temporary tables). */
 export function connRunner(s: Session) {
@@ -139,7 +139,7 @@ export async function truncate(c: Cursor, s: Session): Promise<Outcome> {
   const dt = await deltaTableOf(s, parts);
   if (!dt) return undefined;
   await dt.overwrite(undefined, { operation: 'TRUNCATE' });
-  return s.conn.stream("SET TimeZone = 'UTC'");
+  return emptyResult(s);
 }
 
 /** OPTIMIZE t [WHERE ...] [ZORDER BY (cols)] on an EXTERNAL Delta table: bin-packing compaction. */

@@ -2,6 +2,7 @@
 import { literal, qualified } from '@minilake/engine-duckdb';
 import { Cursor } from '../tokens.js';
 import { unsupported } from '../sql-error.js';
+import { applyZone, duckZone, invalidTimeZone } from '../namespace.js';
 import { valuesResult, type Session } from '../session.js';
 import { isVolumePath } from '../translate.js';
 import { resolveVolumes } from '../volumes.js';
@@ -77,8 +78,37 @@ export async function explain(c: Cursor, s: Session, h: CommandStages): Promise<
   return valuesResult(s, [{ name: 'plan', type: 'VARCHAR' }], [[`== Physical Plan ==\n${plan}`]]);
 }
 
+const TZ_KEY = 'spark.sql.session.timeZone';
+
+/**
+ * The session time zone for the rest of the text (a Thrift session keeps it for its later statements):
+ * TIMESTAMP literals without an offset are read in it, and timestamps shown in it, as in Databricks.
+ */
+async function setTimeZone(s: Session, value: string): Promise<Outcome> {
+  const zone = duckZone(value);
+  if (zone === undefined) throw invalidTimeZone(value);
+  await applyZone(s.conn, zone);
+  s.timeZone = zone;
+  s.conf.set(TZ_KEY.toLowerCase(), value);
+  return valuesResult(
+    s,
+    [
+      { name: 'key', type: 'VARCHAR' },
+      { name: 'value', type: 'VARCHAR' },
+    ],
+    [[TZ_KEY, value]],
+  );
+}
+
 export async function setCommand(c: Cursor, s: Session): Promise<Outcome> {
   c.expect('SET');
+  if (c.is('TIME') && c.is('ZONE', 1)) {
+    c.i += 2;
+    // SET TIME ZONE LOCAL | 'zone' (an INTERVAL offset is not supported).
+    if (c.accept('LOCAL')) return setTimeZone(s, 'Etc/UTC');
+    if (c.peek()?.type === 'STRING') return setTimeZone(s, c.string());
+    throw unsupported('SET TIME ZONE with an interval');
+  }
   if (c.is('TIME') || c.is('VARIABLE') || c.is('VAR'))
     throw unsupported(`SET ${c.peek()!.text.toUpperCase()}`);
   const from = c.i;
@@ -89,6 +119,7 @@ export async function setCommand(c: Cursor, s: Session): Promise<Outcome> {
     c.i++;
     value = c.rest();
     if (value.startsWith("'") && value.endsWith("'")) value = value.slice(1, -1);
+    if (key.toLowerCase() === TZ_KEY.toLowerCase()) return setTimeZone(s, value);
     s.conf.set(key.toLowerCase(), value);
   }
   return valuesResult(

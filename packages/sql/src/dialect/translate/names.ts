@@ -106,6 +106,14 @@ export function writtenName(n: Node): string | undefined {
       const [l, r] = [sparkName(d.left), sparkName(d.right)];
       return l === undefined || r === undefined ? undefined : `(${l} % ${r})`;
     }
+    case 'year':
+    case 'month':
+    case 'day':
+    case 'hour':
+    case 'minute':
+    case 'second':
+      inner = sparkName(d.this);
+      return inner === undefined ? undefined : `${k}(${inner})`;
     case 'mod_func':
     case 'array_position':
     case 'array_contains':

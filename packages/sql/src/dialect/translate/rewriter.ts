@@ -20,6 +20,7 @@ import {
 import { fixedNames, fn, ident, isIdent, isTableRef, kindOf, named, str } from './ast.js';
 import { writtenName } from './names.js';
 import { javaReplacement, javaToStrftime } from './text.js';
+import { ansiInterval } from './intervals.js';
 
 /** Databricks refuses a statement with both `?` and `:name` markers. */
 function mixedParameters(): Error {
@@ -366,6 +367,17 @@ export class Rewriter {
             },
           });
         return n;
+      case 'year':
+      case 'month':
+      case 'day':
+      case 'hour':
+      case 'minute':
+      case 'second':
+        return d.this === undefined ? n : hit(fn(`spark_${k}`, [d.this]));
+      case 'interval': {
+        const r = ansiInterval(d);
+        return r ? hit(r) : n;
+      }
       case 'subscript': {
         const idx = kindOf(d.index);
         if (idx && idx[0] === 'literal' && idx[1].literal_type === 'string') return n;
@@ -526,7 +538,7 @@ export class Rewriter {
             return args.length === 6 ? hit(tsCast(n)) : n;
           case 'from_utc_timestamp':
           case 'to_utc_timestamp':
-            return args.length === 2 ? hit(tsCast(n)) : n;
+            return args.length === 2 ? hit(fn(`spark_${name}`, args)) : n;
           case 'current_user':
           case 'user':
           case 'session_user':
