@@ -3,6 +3,8 @@ the session time zone, VOID, and a table of every Databricks type with the Pytho
 description types the connector gives against Databricks."""
 import datetime
 import decimal
+import subprocess
+import sys
 
 import pytest
 import requests
@@ -79,3 +81,80 @@ def test_session_time_zone_reads_literals_and_current_timestamp(url, wh):
     with connect(url, wh) as conn, conn.cursor() as c:
         c.execute("SELECT TIMESTAMP'2024-06-01 12:00:00' AS ts")
         assert c.fetchone().ts == datetime.datetime(2024, 6, 1, 12, tzinfo=datetime.timezone.utc)
+
+
+# Every Databricks type: (select expression, cursor.description type, Python value with Arrow results,
+# Python value with column-based results (the connector installed without pyarrow)).
+UTC = datetime.timezone.utc
+TYPES = [
+    ("true", "boolean", True, True),
+    ("CAST(1 AS TINYINT)", "tinyint", 1, 1),
+    ("CAST(2 AS SMALLINT)", "smallint", 2, 2),
+    ("3", "int", 3, 3),
+    ("CAST(4 AS BIGINT)", "bigint", 4, 4),
+    ("CAST(0.5 AS FLOAT)", "float", 0.5, 0.5),
+    ("1.5D", "double", 1.5, 1.5),
+    ("CAST(2.50 AS DECIMAL(10,2))", "decimal", decimal.Decimal("2.50"), decimal.Decimal("2.50")),
+    ("'a'", "string", "a", "a"),
+    ("CAST('ab' AS VARCHAR(5))", "string", "ab", "ab"),
+    ("CAST('abc' AS BINARY)", "binary", b"abc", b"abc"),
+    ("DATE'2024-01-02'", "date", datetime.date(2024, 1, 2), datetime.date(2024, 1, 2)),
+    ("TIMESTAMP'2024-01-02 03:04:05.123456'", "timestamp",
+     datetime.datetime(2024, 1, 2, 3, 4, 5, 123456, tzinfo=UTC), datetime.datetime(2024, 1, 2, 3, 4, 5, 123456)),
+    ("CAST('2024-01-02 03:04:05' AS TIMESTAMP_NTZ)", "timestamp",
+     datetime.datetime(2024, 1, 2, 3, 4, 5), datetime.datetime(2024, 1, 2, 3, 4, 5)),
+    ("array(1, 2)", "array", [1, 2], "[1,2]"),
+    ("map('k', 1)", "map", [("k", 1)], '{"k":1}'),
+    ("named_struct('x', 1, 'y', 'z')", "struct", {"x": 1, "y": "z"}, '{"x":1,"y":"z"}'),
+    ("INTERVAL '1-2' YEAR TO MONTH", "interval_year_month", "1-2", "1-2"),
+    ("INTERVAL '1 02:03:04' DAY TO SECOND", "interval_day_time", "1 02:03:04.000000000", "1 02:03:04.000000000"),
+    ("parse_json('{\"a\":1}')", "variant", '{"a":1}', '{"a":1}'),
+    ("NULL", "null", None, None),
+]
+TABLE_QUERY = "SELECT " + ", ".join(f"{e} AS c{i}" for i, (e, *_rest) in enumerate(TYPES))
+
+
+def normal(v):
+    return list(v) if hasattr(v, "tolist") else v
+
+
+def test_every_type_with_arrow_results(url, wh):
+    with connect(url, wh) as conn, conn.cursor() as c:
+        c.execute(TABLE_QUERY)
+        assert [d[1] for d in c.description] == [t[1] for t in TYPES]
+        assert c.description[7][4:6] == (10, 2)
+        row = c.fetchone()
+        for (expr, _, want, _), got in zip(TYPES, row):
+            assert normal(got) == want, expr
+            if isinstance(want, datetime.datetime):
+                assert (got.utcoffset() is None) == (want.tzinfo is None), expr
+
+
+def test_every_type_without_native_arrow_types(url, wh):
+    # The connector's own switches: nested values, decimals and timestamps then come as Databricks' text.
+    with connect(url, wh, _use_arrow_native_complex_types=False, _use_arrow_native_decimals=False,
+                 _use_arrow_native_timestamps=False) as conn, conn.cursor() as c:
+        c.execute(TABLE_QUERY)
+        row = c.fetchone()
+        for (expr, kind, want, text), got in zip(TYPES, row):
+            assert got == (text if kind in ("array", "map", "struct") else want), expr
+
+
+def test_every_type_with_column_based_results(url, wh):
+    # Without pyarrow the connector cannot read Arrow and asks for column-based results.
+    code = f"""
+import sys, json, datetime, decimal
+sys.modules["pyarrow"] = None
+from databricks import sql
+with sql.connect(server_hostname="x", http_path="/sql/1.0/warehouses/{wh}", access_token="dev",
+                 _connection_uri="{url}/sql/1.0/warehouses/{wh}", enable_telemetry=False) as conn, conn.cursor() as c:
+    c.execute({TABLE_QUERY!r})
+    print(repr(([d[1] for d in c.description], tuple(c.fetchone()))))
+"""
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    types, row = eval(out.stdout.strip().splitlines()[-1], {"datetime": datetime, "decimal": decimal, "Decimal": decimal.Decimal})
+    assert types[:-2] == [t[1] for t in TYPES][:-2]
+    # VARIANT has no TTypeId: without the Arrow field metadata it is a string column.
+    assert types[-2:] == ["string", "null"]
+    assert list(row) == [t[3] for t in TYPES]

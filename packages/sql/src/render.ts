@@ -49,9 +49,13 @@ export interface TypeLike {
   databricks?: string;
 }
 
-/** The engine's type of an INTERVAL column with the Databricks interval type the dialect found for it. */
+/**
+ * The engine's type of a column with the Databricks type the dialect found for it: an INTERVAL's fields, or
+ * VOID for a bare NULL (which DuckDB types INTEGER), VARIANT for parse_json (JSON text in DuckDB).
+ */
 export function withDatabricksType<X extends TypeLike>(type: X, text: string | undefined): X {
-  if (text === undefined || type.typeId !== T.INTERVAL) return type;
+  if (text === undefined || (type.typeId !== T.INTERVAL && text !== 'VOID' && text !== 'VARIANT'))
+    return type;
   return Object.assign(Object.create(type) as X, { databricks: text });
 }
 
@@ -76,6 +80,8 @@ const KEYWORDS =
 /** The manifest column: Databricks type names, type text in the upper case the real API uses. */
 export function columnInfo(name: string, position: number, type: TypeLike): ColumnInfo {
   const col: ColumnInfo = { name, position, type_name: 'STRING', type_text: 'STRING' };
+  if (type.databricks === 'VOID') return { name, position, type_name: 'NULL', type_text: 'VOID' };
+  if (type.databricks === 'VARIANT') return { name, position, type_name: 'VARIANT', type_text: 'VARIANT' };
   if (type.typeId === T.INTERVAL) {
     // DuckDB has one INTERVAL; Spark's type names the fields (DAY TO SECOND is what `ts - ts` gives).
     col.type_name = 'INTERVAL';

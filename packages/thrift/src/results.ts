@@ -117,7 +117,15 @@ export class ResultCursor {
       if (c.comment) col.comment = c.comment;
       return col;
     });
-    this.schema = new Schema(this.cols.map((c) => new Field(c.name, c.out, true)));
+    // Databricks names the types Arrow has no shape for (VARIANT travels as JSON text) in the field metadata;
+    // the Python connector reports them from it in cursor.description.
+    this.schema = new Schema(
+      this.cols.map((c) =>
+        scalarName(c.db) === 'VARIANT'
+          ? new Field(c.name, c.out, true, new Map([['Spark:DataType:SqlName', 'VARIANT']]))
+          : new Field(c.name, c.out, true),
+      ),
+    );
   }
 
   /** The IPC schema message alone (TGetResultSetMetadataResp.arrowSchema). */
@@ -252,7 +260,7 @@ function columnOf(c: Col, values: unknown[], isNull: boolean[], nulls: Buffer, t
 
 function formatTimestamp(ms: number, t: DataType, tz: string): string {
   const zone = (t as unknown as { timezone?: string | null }).timezone ? tz : 'UTC';
-  const d = new Date(ms);
+  const d = new Date(Math.floor(ms));
   const parts = new Intl.DateTimeFormat('en-CA', {
     timeZone: zone,
     year: 'numeric',
@@ -264,8 +272,11 @@ function formatTimestamp(ms: number, t: DataType, tz: string): string {
     hourCycle: 'h23',
   }).formatToParts(d);
   const p = Object.fromEntries(parts.map((x) => [x.type, x.value]));
-  const frac = d.getUTCMilliseconds();
-  return `${p.year}-${p.month}-${p.day} ${p.hour}:${p.minute}:${p.second}${frac ? `.${String(frac).padStart(3, '0')}` : ''}`;
+  // Arrow reads a microsecond timestamp as fractional milliseconds: keep every microsecond digit (exact up
+  // to year 2255 in a double), the trailing zeros dropped as Spark prints them.
+  const micros = ((Math.round(ms * 1000) % 1_000_000) + 1_000_000) % 1_000_000;
+  const frac = micros ? `.${String(micros).padStart(6, '0').replace(/0+$/, '')}` : '';
+  return `${p.year}-${p.month}-${p.day} ${p.hour}:${p.minute}:${p.second}${frac}`;
 }
 
 function decimalText(x: unknown, db: DbType): string {

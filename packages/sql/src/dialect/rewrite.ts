@@ -122,7 +122,7 @@ export async function prepare(text: string, s: Session): Promise<Prepared> {
     }
     if (delta) return { sql: t.sql, values, fallback: undefined, delta };
     if (after) return { sql: t.sql, values, fallback: undefined, after };
-    if (t.intervalColumns) return { sql: t.sql, values, fallback: text, columnTypes: t.intervalColumns };
+    if (t.columnTypes) return { sql: t.sql, values, fallback: text, columnTypes: t.columnTypes };
     return { sql: t.sql, values, fallback: text };
   } catch (e) {
     await delta?.cleanup();

@@ -19,7 +19,7 @@ import {
 import { nameProjections, sparkName } from './translate/names.js';
 import { fn, ident, kindOf } from './translate/ast.js';
 import { Rewriter } from './translate/rewriter.js';
-import { intervalProjections } from './translate/intervals.js';
+import { typedProjections } from './translate/intervals.js';
 import { fixTokens, typedLiterals } from './translate/text.js';
 
 export {
@@ -118,7 +118,7 @@ export function translate(text: string, o: TranslateOptions): Translated {
   }
   if (rw.insertNode) rw.writeKind = Object.keys(root)[0]!.toUpperCase();
   // Read before the rewrite: it replaces interval literals with the single-unit forms DuckDB reads.
-  const intervalColumns = intervalProjections(r.ast[0]);
+  const columnTypes = typedProjections(r.ast[0]);
   const stmt = rw.walk(r.ast[0]) as Node;
   if (rw.volumesNeeded.length > 0) throw new VolumesNeeded(rw.volumesNeeded);
   nameProjections(stmt);
@@ -128,7 +128,7 @@ export function translate(text: string, o: TranslateOptions): Translated {
   const t = transpile(g.sql[0], Dialect.Databricks, Dialect.DuckDB);
   if (!t.success || !t.sql?.[0]) throw new TranslationFailed(t.error ?? 'cannot transpile');
   const out: Translated = { sql: fixTokens(t.sql[0]), params: rw.params, avgColumns, tables: rw.tables };
-  if (intervalColumns.size > 0) out.intervalColumns = intervalColumns;
+  if (columnTypes.size > 0) out.columnTypes = columnTypes;
   if (rw.insertTarget) out.insertTarget = rw.insertTarget;
   if (rw.writeKind) out.writeKind = rw.writeKind;
   if (cache.size >= CACHE_MAX) cache.delete(cache.keys().next().value!);

@@ -67,8 +67,8 @@ export interface Translated {
    * or `delta.\`/path\`` as DELTA_PATH + the path; with the time travel suffix (travelKey) when it has one.
    */
   tables: string[];
-  /** The outer SELECT's projections typed as Spark intervals: index -> `INTERVAL YEAR TO MONTH` etc. */
-  intervalColumns?: Map<number, string>;
+  /** Outer SELECT projections whose Databricks type DuckDB's does not tell: index -> `INTERVAL DAY`, `VOID`. */
+  columnTypes?: Map<number, string>;
   /** The table an INSERT/UPDATE/DELETE/MERGE writes, lower-case `catalog.schema.table`. */
   insertTarget?: string;
   /** The statement kind that writes insertTarget (INSERT, UPDATE, DELETE, MERGE). */

@@ -8,6 +8,7 @@
  *   statement text) into one DuckDB reads: months for year-month, microseconds for day-time.
  * - `intervalType` tells the Spark type of a projection from the parsed statement, so the result column is
  *   typed as Databricks types it; an INTERVAL column it cannot tell is DAY TO SECOND (what `ts - ts` gives).
+ *   `typedProjections` also finds a bare `NULL` projection, Spark's VOID (DuckDB types it INTEGER).
  */
 import { sqlError } from '../sql-error.js';
 import type { Json, Node } from './common.js';
@@ -180,8 +181,28 @@ export function ansiInterval(d: Node): Json | undefined {
   };
 }
 
-/** Projections of the outer SELECT whose Spark type is an interval: index -> Databricks type text. */
-export function intervalProjections(stmt: Json): Map<number, string> {
+/** A bare NULL (possibly aliased or parenthesised): Spark's VOID, which DuckDB types INTEGER. */
+function isNull(n: Json): boolean {
+  const kd = kindOf(n);
+  if (!kd) return false;
+  if (kd[0] === 'null') return true;
+  return (kd[0] === 'alias' || kd[0] === 'paren') && isNull(kd[1].this);
+}
+
+/** parse_json(...): Spark's VARIANT, which DuckDB holds as JSON text. */
+function isVariant(n: Json): boolean {
+  const kd = kindOf(n);
+  if (!kd) return false;
+  if (kd[0] === 'parse_json') return true;
+  if (kd[0] === 'function') return String(kd[1].name).toLowerCase() === 'try_parse_json';
+  return (kd[0] === 'alias' || kd[0] === 'paren') && isVariant(kd[1].this);
+}
+
+/**
+ * Projections of the outer SELECT whose Spark type the engine's type does not tell: intervals (DuckDB has
+ * one INTERVAL), a bare NULL (VOID) and parse_json (VARIANT): index -> Databricks type text.
+ */
+export function typedProjections(stmt: Json): Map<number, string> {
   const out = new Map<number, string>();
   const kd = kindOf(stmt);
   if (!kd || kd[0] !== 'select') return out;
@@ -191,6 +212,10 @@ export function intervalProjections(stmt: Json): Map<number, string> {
   for (let i = 0; i < exprs.length; i++) {
     const k = kindOf(exprs[i])?.[0];
     if (k === 'star') break;
+    if (isNull(exprs[i]!) || isVariant(exprs[i]!)) {
+      out.set(i, isNull(exprs[i]!) ? 'VOID' : 'VARIANT');
+      continue;
+    }
     const t = intervalType(exprs[i]!);
     if (t) out.set(i, intervalTypeText(t));
   }
