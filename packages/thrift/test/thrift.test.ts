@@ -59,6 +59,33 @@ async function call(app: Hono, method: string, req: Record<string, unknown>): Pr
 }
 
 describe('TCLIService in process', () => {
+  it('types intervals and NULL as Databricks does, in the session time zone of the configuration', async () => {
+    const { app } = await setup();
+    const open = await call(app, 'OpenSession', {
+      client_protocol_i64: 42247,
+      configuration: { 'spark.sql.session.timeZone': 'Asia/Tokyo' },
+    });
+    const exec = await call(app, 'ExecuteStatement', {
+      sessionHandle: open.sessionHandle,
+      statement:
+        "SELECT INTERVAL '1-2' YEAR TO MONTH AS ym, INTERVAL 3 DAYS AS d, NULL AS n, " +
+        "hour(TIMESTAMP'2024-06-01 12:00:00Z') AS h",
+      runAsync: false,
+      getDirectResults: { maxRows: 10 },
+      canReadArrowResult: false,
+    });
+    const dr = exec.directResults;
+    const types = dr.resultSetMetadata.schema.columns.map(
+      (c: Any) => c.typeDesc.types[0].primitiveEntry.type,
+    );
+    expect(types).toEqual([20, 21, 16, 3]); // INTERVAL_YEAR_MONTH, INTERVAL_DAY_TIME, NULL, INT
+    const cols = dr.resultSet.results.columns;
+    expect(cols[0].stringVal.values).toEqual(['1-2']);
+    expect(cols[1].stringVal.values).toEqual(['3 00:00:00.000000000']);
+    expect(cols[3].i32Val.values).toEqual([21]);
+    await call(app, 'CloseSession', { sessionHandle: open.sessionHandle });
+  });
+
   it('opens a V8 session, runs a statement with direct results in one call, and closes it', async () => {
     const { app } = await setup();
     const open = await call(app, 'OpenSession', {
