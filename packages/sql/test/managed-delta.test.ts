@@ -5,7 +5,7 @@
  */
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, utimes } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -36,18 +36,24 @@ describe('MANAGED Delta tables (MINILAKE_MANAGED_FORMAT=delta)', () => {
   let wh: string;
   const closers: (() => unknown)[] = [];
 
-  const q = async (statement: string) => {
+  const q = async (statement: string, parameters?: { name: string; value: string; type?: string }[]) => {
     const res = await sqlApp.request(
       '/api/2.0/sql/statements',
-      jsonInit('POST', { warehouse_id: wh, statement, wait_timeout: '30s', catalog: 'mc' }),
+      jsonInit('POST', {
+        warehouse_id: wh,
+        statement,
+        wait_timeout: '30s',
+        catalog: 'mc',
+        ...(parameters ? { parameters } : {}),
+      }),
     );
     return (await res.json()) as {
       status: { state: string; error?: { message: string; error_code?: string } };
       result?: { data_array?: unknown[][] };
     };
   };
-  const rows = async (statement: string) => {
-    const r = await q(statement);
+  const rows = async (statement: string, parameters?: { name: string; value: string; type?: string }[]) => {
+    const r = await q(statement, parameters);
     if (r.status.state !== 'SUCCEEDED') throw new Error(`${statement}: ${JSON.stringify(r.status)}`);
     return r.result?.data_array ?? [];
   };
@@ -176,6 +182,42 @@ describe('MANAGED Delta tables (MINILAKE_MANAGED_FORMAT=delta)', () => {
     expect(existsSync(path.join(folderOf(body), '_delta_log'))).toBe(true);
     await rows("INSERT INTO sales.api_made VALUES ('a', 1.5)");
     expect(await rows('SELECT k, v FROM sales.api_made')).toEqual([['a', '1.5']]);
+  });
+
+  it('TIMESTAMP AS OF takes an expression, folded once, resolved to the latest commit at or before it', async () => {
+    await rows('CREATE TABLE sales.tt (id INT)');
+    for (const v of [1, 2, 3]) await rows(`INSERT INTO sales.tt VALUES (${v})`);
+    // Commit times: version v at 2024-01-0(v+1) midnight UTC (the table has no in-commit timestamps).
+    const log = path.join(folderOf((await table('mc.sales.tt')).body), '_delta_log');
+    for (const v of [0, 1, 2, 3]) {
+      const when = new Date(Date.UTC(2024, 0, 1 + v));
+      await utimes(path.join(log, `${String(v).padStart(20, '0')}.json`), when, when);
+    }
+    const count = async (asOf: string, parameters?: { name: string; value: string; type?: string }[]) =>
+      (await rows(`SELECT count(*) FROM sales.tt TIMESTAMP AS OF ${asOf}`, parameters))[0]![0];
+    expect(await count("date_sub(DATE'2024-01-04', 1)")).toBe('2');
+    expect(await count("CAST('2024-01-02 12:00' AS TIMESTAMP) + INTERVAL 1 HOUR")).toBe('1');
+    expect(await count("'2024-01-04'")).toBe('3');
+    expect(await count("to_timestamp('04/01/2024', 'dd/MM/yyyy')")).toBe('3');
+    expect(await count(':ts', [{ name: 'ts', value: '2024-01-03 06:00:00', type: 'TIMESTAMP' }])).toBe('2');
+    expect(
+      (
+        await rows('SELECT count(*) FROM sales.tt VERSION AS OF :v', [{ name: 'v', value: '1', type: 'INT' }])
+      )[0]![0],
+    ).toBe('1');
+    const fail = async (asOf: string) =>
+      (await q(`SELECT * FROM sales.tt TIMESTAMP AS OF ${asOf}`)).status.error?.message ?? '';
+    expect(await fail("DATE'2024-01-04' - INTERVAL 10 DAYS")).toMatch(
+      /^\[DELTA_TIMESTAMP_EARLIER_THAN_COMMIT_RETENTION\]/,
+    );
+    expect(await fail('current_timestamp() - INTERVAL 1 HOUR')).toMatch(
+      /^\[DELTA_TIMESTAMP_GREATER_THAN_COMMIT\]/,
+    );
+    expect(await fail("concat('not a ', 'time')")).toMatch(/^\[INVALID_TIME_TRAVEL_TIMESTAMP_EXPR\.INPUT\]/);
+    expect(await fail('rand()')).toMatch(/^\[INVALID_TIME_TRAVEL_TIMESTAMP_EXPR\.NON_DETERMINISTIC\]/);
+    expect(await fail('(SELECT max(id) FROM sales.tt)')).toMatch(
+      /^\[INVALID_TIME_TRAVEL_TIMESTAMP_EXPR\.UNEVALUABLE\]/,
+    );
   });
 
   it.skipIf(!install)(

@@ -76,7 +76,7 @@ export async function prepare(text: string, s: Session): Promise<Prepared> {
     let after: (() => Promise<void>) | undefined;
     if ((t.tables.length > 0 || t.insertTarget !== undefined) && s.uc?.tableScan) {
       const target = t.insertTarget;
-      const views = await deltaViews(t.tables, s);
+      const views = await deltaViews(t.tables, s, o);
       const kind = t.writeKind;
       let staged:
         { table: string; commit?: () => Promise<void>; dml?: DeltaDml; columns?: string[] } | undefined;
@@ -116,7 +116,7 @@ export async function prepare(text: string, s: Session): Promise<Prepared> {
       const { table, path, at } = parseTravelKey(k);
       if (path !== undefined)
         throw sqlError('DELTA_MISSING_DELTA_TABLE', '42P01', `\`delta\`.\`${path}\` is not a Delta table.`);
-      if (at) throw unsupported(`Delta time travel on ${table}, which is not an EXTERNAL Delta table`);
+      if (at) throw unsupported(`Delta time travel on ${table}, which is not a Delta table`);
     }
     if (delta) return { sql: t.sql, values, fallback: undefined, delta };
     if (after) return { sql: t.sql, values, fallback: undefined, after };
@@ -145,13 +145,14 @@ const viewsMade = new WeakMap<object, Map<string, string>>();
  * or at the version / timestamp the reference travels to. A connection keeps the views it made, so an
  * unchanged table is not re-bound.
  */
-async function deltaViews(tables: string[], s: Session): Promise<Map<string, string>> {
+async function deltaViews(tables: string[], s: Session, o: TranslateOptions): Promise<Map<string, string>> {
   const out = new Map<string, string>();
   let made = viewsMade.get(s.conn);
   if (!made) viewsMade.set(s.conn, (made = new Map()));
   for (const key of tables) {
-    const { table, path, at } = parseTravelKey(key);
+    const { table, path, at: spec } = parseTravelKey(key);
     const ref = path !== undefined ? { path } : table!;
+    const at = spec && 'expr' in spec ? await travelValue(spec, s, o) : spec;
     const scan = await s.uc!.tableScan!(
       ref,
       at === undefined ? undefined : 'version' in at ? at.version : { timestamp: at.timestamp },
@@ -166,6 +167,64 @@ async function deltaViews(tables: string[], s: Session): Promise<Map<string, str
     out.set(key, view);
   }
   return out;
+}
+
+/**
+ * A time travel expression's value, folded once by the engine: the expression (Databricks SQL, parameter
+ * markers bound from the statement) is translated and evaluated as `CAST(expr AS TIMESTAMP)` (ms since the
+ * epoch; the session time zone is UTC) or, for VERSION AS OF, `CAST(expr AS BIGINT)`. What cannot be cast,
+ * or is NULL, fails as Spark reports it.
+ */
+async function travelValue(
+  spec: { expr: string; kind: 'timestamp' | 'version' },
+  s: Session,
+  o: TranslateOptions,
+): Promise<{ version: number } | { timestamp: number }> {
+  const version = spec.kind === 'version';
+  const t = translate(`SELECT CAST((${spec.expr}) AS ${version ? 'BIGINT' : 'TIMESTAMP'}) AS v`, {
+    ...o,
+    deltaViews: new Map(),
+  });
+  const values: Record<string, unknown> = {};
+  for (const p of t.params) {
+    const v = s.params.get(p);
+    if (!v)
+      throw sqlError(
+        'UNBOUND_SQL_PARAMETER',
+        '42P02',
+        `Found the unbound parameter: ${p}. Please, fix \`args\` and provide a mapping of the parameter to either a SQL literal or collection constructor functions such as \`map()\`, \`array()\`, \`struct()\`.`,
+      );
+    values[p] = v.value;
+  }
+  const invalid = () =>
+    version
+      ? sqlError(
+          'INVALID_TIME_TRAVEL_SPEC',
+          '42K0E',
+          `VERSION AS OF takes a non-negative integer; ${spec.expr} is not one.`,
+        )
+      : sqlError(
+          'INVALID_TIME_TRAVEL_TIMESTAMP_EXPR.INPUT',
+          '42K0E',
+          `The time travel timestamp expression ${spec.expr} is invalid. Cannot be casted to the "TIMESTAMP" type.`,
+        );
+  let v: unknown;
+  try {
+    const r = await s.conn.runAndReadAll(
+      `SELECT ${version ? 'v' : 'epoch_ms(v)'} AS v FROM (${t.sql})`,
+      Object.keys(values).length ? values : undefined,
+    );
+    v = r.getRows()[0]?.[0];
+  } catch {
+    throw invalid();
+  }
+  if (v === null || v === undefined) throw invalid();
+  const n = Number(v);
+  if (version) {
+    if (!Number.isSafeInteger(n) || n < 0) throw invalid();
+    return { version: n };
+  }
+  return { timestamp: n };
 }
 
 /**
