@@ -220,6 +220,26 @@ describe('MANAGED Delta tables (MINILAKE_MANAGED_FORMAT=delta)', () => {
     );
   });
 
+  it('a repeated aggregate keeps Spark result types (the type probe is cached by snapshot)', async () => {
+    await rows('CREATE TABLE sales.dec (x DECIMAL(10,2))');
+    await rows('INSERT INTO sales.dec VALUES (1.25), (2.50)');
+    const typeOf = async () => {
+      const res = await sqlApp.request(
+        '/api/2.0/sql/statements',
+        jsonInit('POST', { warehouse_id: wh, statement: 'SELECT sum(x) FROM sales.dec', catalog: 'mc' }),
+      );
+      const b = (await res.json()) as {
+        manifest: { schema: { columns: { type_text: string }[] } };
+        result: { data_array: unknown[][] };
+      };
+      return [b.manifest.schema.columns[0]!.type_text, b.result.data_array[0]![0]];
+    };
+    expect(await typeOf()).toEqual(['DECIMAL(20,2)', '3.75']);
+    expect(await typeOf()).toEqual(['DECIMAL(20,2)', '3.75']);
+    await rows('INSERT INTO sales.dec VALUES (1.00)');
+    expect(await typeOf()).toEqual(['DECIMAL(20,2)', '4.75']);
+  });
+
   it.skipIf(!install)(
     'Spark reads the folder MiniLake wrote and appends to it; SQL sees the append',
     async () => {

@@ -74,6 +74,8 @@ export async function prepare(text: string, s: Session): Promise<Prepared> {
       t = translate(text, o);
     }
     let after: (() => Promise<void>) | undefined;
+    // The tables the text names, before Delta views replace them (the type probe's cache key).
+    const named = t.tables;
     if ((t.tables.length > 0 || t.insertTarget !== undefined) && s.uc?.tableScan) {
       const target = t.insertTarget;
       const views = await deltaViews(t.tables, s, o);
@@ -108,7 +110,16 @@ export async function prepare(text: string, s: Session): Promise<Prepared> {
       values[p] = v.value;
     }
     if (t.avgColumns.length > 0) {
-      const decimals = await avgDecimalTypes(text, o, t.avgColumns, values, s);
+      // Cached only when every table the text names became a Delta view (none is left to the engine).
+      const key = t.tables.length === 0 ? probeKey(text, o, named, s) : undefined;
+      let decimals = key === undefined ? undefined : probeCache.get(key);
+      if (!decimals) {
+        decimals = await avgDecimalTypes(text, o, t.avgColumns, values, s);
+        if (key !== undefined) {
+          if (probeCache.size >= PROBE_CACHE_MAX) probeCache.delete(probeCache.keys().next().value!);
+          probeCache.set(key, decimals);
+        }
+      }
       if (decimals.size > 0) t = translate(text, { ...o, avgDecimals: decimals });
     }
     for (const k of t.tables) {
@@ -134,6 +145,32 @@ export async function prepare(text: string, s: Session): Promise<Prepared> {
     }
     throw e;
   }
+}
+
+/**
+ * The avg/sum type probe's answers for statements that read only Delta tables, keyed by the text, the
+ * namespace, the parameter types and each table's snapshot stamp (version and scan): the result types
+ * depend on nothing else, so a repeated query on an unchanged table skips the DESCRIBE (which binds
+ * read_parquet over every file of the snapshot).
+ */
+const probeCache = new Map<string, Map<number, Record<string, unknown>>>();
+const PROBE_CACHE_MAX = 500;
+
+function probeKey(text: string, o: TranslateOptions, tables: string[], s: Session): string | undefined {
+  const made = viewsMade.get(s.conn);
+  if (!made || tables.length === 0) return undefined;
+  const h = createHash('sha256');
+  h.update(`${o.currentCatalog}\u0000${o.sessionSchema ?? ''}\u0000`);
+  for (const [k, v] of o.paramTypes) h.update(`${k}:${v ?? ''},`);
+  h.update(`\u0000${text}`);
+  for (const k of tables) {
+    const view = o.deltaViews?.get(k);
+    const stamp = view === undefined ? undefined : made.get(view);
+    // Any other table (an engine table, a temporary view) could change type unseen here: no caching.
+    if (stamp === undefined) return undefined;
+    h.update(`\u0000${k}\u0000${stamp}`);
+  }
+  return h.digest('hex');
 }
 
 /** Temporary views, on the statement's connection, over the snapshots of this connection's Delta tables. */

@@ -185,6 +185,9 @@ export class ManagedDeltaSource extends ExternalDeltaSource {
   async drop(record: TableRecord): Promise<void> {
     const root = this.uc.managedDeltaDir;
     const dir = localPath(record.storage_location);
-    if (root && dir && dir.startsWith(root + path.sep)) await rm(dir, { recursive: true, force: true });
+    if (root && dir && dir.startsWith(root + path.sep)) {
+      await rm(dir, { recursive: true, force: true });
+      this.deltaReader.forget(dir);
+    }
   }
 }
