@@ -29,7 +29,9 @@ from unitycatalog.client import (
 )
 from unitycatalog.client.exceptions import NotFoundException
 
-from conftest import unique
+from databricks.sdk import WorkspaceClient
+
+from conftest import Server, unique
 
 
 def uc(url, fn):
@@ -146,3 +148,32 @@ def test_duckdb_unity_catalog_extension(w, url):
         con.execute("CREATE TABLE uc.s1.n (x INT)")
     with pytest.raises(duckdb.Error):
         con.execute("DELETE FROM uc.s1.orders WHERE id = 3")
+
+
+@pytest.fixture(scope="module")
+def managed_delta_server():
+    """A second server whose MANAGED tables are Delta folders (MINILAKE_MANAGED_FORMAT=delta)."""
+    s = Server(env={"MINILAKE_MANAGED_FORMAT": "delta", "MINILAKE_WAREHOUSE_START_DELAY": "0.2"})
+    yield s
+    s.stop()
+
+
+def test_duckdb_unity_catalog_extension_reads_managed_delta(managed_delta_server):
+    url = managed_delta_server.url
+    mw = WorkspaceClient(host=url, token="dapi-minilake-test", auth_type="pat")
+    cat = unique("dum")
+    mw.catalogs.create(name=cat)
+    mw.schemas.create(name="s1", catalog_name=cat)
+    for stmt in (
+        f"CREATE TABLE {cat}.s1.m (id BIGINT, name STRING)",
+        f"INSERT INTO {cat}.s1.m VALUES (1, 'ann'), (2, 'bob')",
+    ):
+        r = mw.statement_execution.execute_statement(statement=stmt, warehouse_id="dev", wait_timeout="50s")
+        assert r.status.state.value == "SUCCEEDED", r.status
+    t = mw.tables.get(f"{cat}.s1.m")
+    assert (t.table_type.value, t.data_source_format.value) == ("MANAGED", "DELTA")
+    assert "/__unitystorage/schemas/" in t.storage_location
+    con = _duck(url)
+    con.execute(f"ATTACH '{cat}' AS uc (TYPE unity_catalog, DEFAULT_SCHEMA 's1')")
+    # The extension reads a MANAGED Delta table like an EXTERNAL one: by its storage_location.
+    assert con.execute("SELECT id, name FROM uc.s1.m ORDER BY id").fetchall() == [(1, "ann"), (2, "bob")]

@@ -365,5 +365,12 @@ export function deltaReader(
   ctx: { shared<T extends object>(key: string, create: () => T | Promise<T>): Promise<T> },
   sql: SqlRunner,
 ): Promise<DeltaReader> {
-  return ctx.shared('delta-reader', () => new DeltaReader({ sql }));
+  return ctx.shared('delta-reader', async () => {
+    // Delta data files are immutable (a write adds new files, never rewrites one), so their Parquet footers
+    // can be cached across statements: every scan binds read_parquet over all of a snapshot's files, and
+    // the SQL layer's type probe binds it once more. DuckDB checks each file's modification time before it
+    // uses a cached footer, so a Parquet file rewritten by anyone else is read again.
+    await sql.all('SET GLOBAL parquet_metadata_cache = true').catch(() => undefined);
+    return new DeltaReader({ sql });
+  });
 }

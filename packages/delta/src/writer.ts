@@ -364,6 +364,8 @@ export async function createTable(
     schema: SparkSchema;
     partitionColumns: string[];
     configuration?: Record<string, string>;
+    /** A table whose folder the catalog owns (commitInfo's `isManaged`, as Spark records it). */
+    managed?: boolean;
     now?: number;
   },
 ): Promise<number> {
@@ -378,7 +380,7 @@ export async function createTable(
         operationParameters: {
           partitionBy: JSON.stringify(t.partitionColumns),
           description: null,
-          isManaged: 'false',
+          isManaged: t.managed ? 'true' : 'false',
           properties: JSON.stringify(t.configuration ?? {}),
         },
         isolationLevel: 'Serializable',

@@ -41,6 +41,28 @@ describe('time travel on the parsed query', () => {
     ]);
   });
 
+  it('keeps a TIMESTAMP AS OF expression (and a VERSION AS OF marker) for the engine to fold', () => {
+    expect(refs('SELECT * FROM t TIMESTAMP AS OF current_timestamp() - INTERVAL 1 HOUR')[0]!.at).toEqual({
+      expr: "CURRENT_TIMESTAMP() - INTERVAL '1' HOUR",
+      kind: 'timestamp',
+    });
+    expect(refs('SELECT * FROM t TIMESTAMP AS OF date_sub(current_date(), 1)')[0]!.at).toEqual({
+      expr: 'DATE_SUB(CURRENT_DATE(), 1)',
+      kind: 'timestamp',
+    });
+    expect(refs('SELECT * FROM t VERSION AS OF :v')[0]!.at).toEqual({ expr: ':v', kind: 'version' });
+    // A literal string (even under a cast) is still read without the engine.
+    expect(refs("SELECT * FROM t TIMESTAMP AS OF CAST('2024-01-31' AS DATE)")[0]!.at).toEqual({
+      timestamp: Date.UTC(2024, 0, 31),
+    });
+    expect(() => translate('SELECT * FROM t TIMESTAMP AS OF rand()', o())).toThrow(
+      /INVALID_TIME_TRAVEL_TIMESTAMP_EXPR\.NON_DETERMINISTIC/,
+    );
+    expect(() => translate('SELECT * FROM t TIMESTAMP AS OF x + INTERVAL 1 DAY', o())).toThrow(
+      /INVALID_TIME_TRAVEL_TIMESTAMP_EXPR\.UNEVALUABLE/,
+    );
+  });
+
   it('reads delta.`/path` references, keeping the path as written', () => {
     expect(refs('SELECT * FROM delta.`/Data/My Table` VERSION AS OF 2')).toEqual([
       { table: undefined, path: '/Data/My Table', at: { version: 2 } },

@@ -5,6 +5,7 @@ import { unityCatalogApp } from './app.js';
 import {
   ExternalDeltaSource,
   ExternalFilesSource,
+  ManagedDeltaSource,
   ManagedDuckDbSource,
   UnityCatalogStore,
   type DeltaAsOf,
@@ -83,7 +84,14 @@ export interface UnityCatalogApi {
     fullName: string,
     sql: { all(sql: string): Promise<Record<string, unknown>[]> },
   ): Promise<DeltaTable | undefined>;
-  /** CREATE TABLE ... USING DELTA LOCATION: the first Delta commit (unless a log exists), then the record. */
+  /** How SQL's CREATE TABLE without LOCATION stores a table: DuckDB (default) or a MANAGED Delta folder. */
+  managedFormat: 'DUCKDB' | 'DELTA';
+  /** DROP TABLE of a table with no engine object (Delta): the record, and a MANAGED table's folder. */
+  deleteTable(fullName: string): Promise<void>;
+  /**
+   * CREATE TABLE ... USING DELTA LOCATION: the first Delta commit (unless a log exists), then the record;
+   * without a storage_location, a MANAGED Delta table (when managedFormat is DELTA).
+   */
   createDeltaTable(r: Parameters<UnityCatalogStore['createDeltaTable']>[0]): Promise<unknown>;
   /** Absolute directory of a volume; 404 when it does not exist. */
   volumeDirectory(catalog: string, schema: string, volume: string): Promise<string>;
@@ -93,12 +101,21 @@ export interface UnityCatalogApi {
 export const unityCatalogService = defineService<UnityCatalogApi>({
   name: 'unity-catalog',
   description: 'Unity Catalog on DuckDB: catalogs, schemas, tables, volumes, functions, grants',
-  configDefaults: { MINILAKE_DUCKDB_MEMORY_LIMIT: '', MINILAKE_DUCKDB_THREADS: '' },
+  configDefaults: {
+    MINILAKE_DUCKDB_MEMORY_LIMIT: '',
+    MINILAKE_DUCKDB_THREADS: '',
+    MINILAKE_MANAGED_FORMAT: 'duckdb',
+  },
   // Volumes have always lived in `<dataDir>/volumes`: kept, so persisted volumes stay where they are.
   folders: ['volumes', DUCKDB_FOLDER],
   async create(ctx) {
     const engine = await duckDbEngine(ctx);
     const delta = await deltaReader(ctx, engine);
+    const managedFormat = (ctx.config.MINILAKE_MANAGED_FORMAT || 'duckdb').toLowerCase();
+    if (managedFormat !== 'duckdb' && managedFormat !== 'delta')
+      throw new Error(
+        `MINILAKE_MANAGED_FORMAT=${JSON.stringify(ctx.config.MINILAKE_MANAGED_FORMAT)} must be duckdb or delta`,
+      );
     const store = new UnityCatalogStore({
       db: ctx.state,
       engine,
@@ -110,7 +127,10 @@ export const unityCatalogService = defineService<UnityCatalogApi>({
       workspaceId: ctx.identity.workspaceId,
       logger: ctx.logger,
       deltaReader: delta,
+      // MANAGED Delta tables live in this service's own folder, in Databricks' storage-root layout.
+      ...(managedFormat === 'delta' ? { managedDeltaDir: ctx.dir } : {}),
       tableSources: (uc) => [
+        new ManagedDeltaSource(uc, delta),
         new ManagedDuckDbSource(uc),
         new ExternalDeltaSource(uc, delta),
         new ExternalFilesSource(uc),
@@ -139,6 +159,8 @@ export const unityCatalogService = defineService<UnityCatalogApi>({
         tableAppend: (fullName, source, sql) => store.tableAppend(fullName, source, sql),
         deltaTable: (fullName, sql) => store.tableDelta(fullName, sql),
         createDeltaTable: (r) => store.createDeltaTable(r),
+        managedFormat: store.managedFormat,
+        deleteTable: (fullName) => store.deleteTable(fullName),
       },
       async ready() {
         await engine.all('SELECT 1');

@@ -35,7 +35,7 @@ export type { ColumnOut, PermissionChange, TableMetadataInput } from './store/re
 export type { TableSource, TableCreate, CreatedTable } from './store/table-sources.js';
 export type { DeltaAsOf, DeltaRef } from './store/delta-access.js';
 export { ManagedDuckDbSource, ExternalFilesSource } from './store/table-sources.js';
-export { ExternalDeltaSource } from './store/delta-source.js';
+export { ExternalDeltaSource, ManagedDeltaSource } from './store/delta-source.js';
 
 /** The context's options (the store opens the collections itself), plus the store's own. */
 export interface UnityCatalogStoreOptions extends Omit<UcContextOptions, 'collections'> {
@@ -79,6 +79,7 @@ export class UnityCatalogStore extends CollectionStore {
       user: o.user,
       volumesDir: o.volumesDir,
       dataDir: o.dataDir,
+      ...(o.managedDeltaDir ? { managedDeltaDir: o.managedDeltaDir } : {}),
       workspaceId: o.workspaceId,
     });
     this.volumesRoot = this.ctx.volumesRoot;
@@ -231,25 +232,44 @@ export class UnityCatalogStore extends CollectionStore {
   }
   /**
    * CREATE TABLE ... USING DELTA LOCATION: writes the first Delta commit at the (checked) location unless a
-   * Delta log is already there, then registers the EXTERNAL table, whose columns come from that log.
+   * Delta log is already there, then registers the EXTERNAL table, whose columns come from that log. Without
+   * a location (MANAGED Delta tables on, see `managedFormat`): a MANAGED table in a fresh folder under the
+   * managed storage root.
    */
   async createDeltaTable(r: {
     catalog_name: string;
     schema_name: string;
     name: string;
-    storage_location: string;
+    storage_location?: string;
     fields: unknown[];
     partition_columns: string[];
     comment?: string;
     properties?: Record<string, string>;
   }) {
     if (!this.deltaReader) throw invalidParameter('Delta tables are not served by this store.');
+    const schema = { type: 'struct' as const, fields: r.fields as SparkSchema['fields'] };
+    if (r.storage_location === undefined) {
+      if (this.managedFormat !== 'DELTA')
+        throw invalidParameter('MANAGED Delta tables are off (MINILAKE_MANAGED_FORMAT=delta turns them on).');
+      return this.tables.create(
+        {
+          name: r.name,
+          catalog_name: r.catalog_name,
+          schema_name: r.schema_name,
+          table_type: 'MANAGED',
+          data_source_format: 'DELTA',
+          ...(r.comment ? { comment: r.comment } : {}),
+          ...(r.properties ? { properties: r.properties } : {}),
+        },
+        { schema, partitionColumns: r.partition_columns },
+      );
+    }
     const loc = await externalLocation(this.ctx, r.storage_location, 'table');
     const dir = localPath(loc);
     if (!dir) throw invalidParameter(`MiniLake writes Delta tables only to local locations: ${loc}`);
     if (!existsSync(path.join(dir, LOG_DIR))) {
       await createDeltaLog(this.deltaReader, dir, {
-        schema: { type: 'struct', fields: r.fields as SparkSchema['fields'] },
+        schema,
         partitionColumns: r.partition_columns,
         configuration: r.properties ?? {},
         now: this.ctx.clock.now(),
@@ -265,6 +285,10 @@ export class UnityCatalogStore extends CollectionStore {
       ...(r.comment ? { comment: r.comment } : {}),
       ...(r.properties ? { properties: r.properties } : {}),
     });
+  }
+  /** How MANAGED tables are stored: DuckDB tables (the default) or Delta folders (`managedDeltaDir` set). */
+  get managedFormat(): 'DUCKDB' | 'DELTA' {
+    return this.ctx.managedDeltaDir ? 'DELTA' : 'DUCKDB';
   }
   tableExists(fullName: string) {
     return this.tables.exists(fullName);

@@ -76,9 +76,11 @@ export async function prepare(text: string, s: Session): Promise<Prepared> {
       t = translate(text, o);
     }
     let after: (() => Promise<void>) | undefined;
+    // The tables the text names, before Delta views replace them (the type probe's cache key).
+    const named = t.tables;
     if ((t.tables.length > 0 || t.insertTarget !== undefined) && s.uc?.tableScan) {
       const target = t.insertTarget;
-      const views = await deltaViews(t.tables, s);
+      const views = await deltaViews(t.tables, s, o);
       const kind = t.writeKind;
       let staged:
         { table: string; commit?: () => Promise<void>; dml?: DeltaDml; columns?: string[] } | undefined;
@@ -110,7 +112,16 @@ export async function prepare(text: string, s: Session): Promise<Prepared> {
       values[p] = v.value;
     }
     if (t.avgColumns.length > 0) {
-      const decimals = await avgDecimalTypes(text, o, t.avgColumns, values, s);
+      // Cached only when every table the text names became a Delta view (none is left to the engine).
+      const key = t.tables.length === 0 ? probeKey(text, o, named, s) : undefined;
+      let decimals = key === undefined ? undefined : probeCache.get(key);
+      if (!decimals) {
+        decimals = await avgDecimalTypes(text, o, t.avgColumns, values, s);
+        if (key !== undefined) {
+          if (probeCache.size >= PROBE_CACHE_MAX) probeCache.delete(probeCache.keys().next().value!);
+          probeCache.set(key, decimals);
+        }
+      }
       if (decimals.size > 0) t = translate(text, { ...o, avgDecimals: decimals });
     }
     for (const k of t.tables) {
@@ -118,7 +129,7 @@ export async function prepare(text: string, s: Session): Promise<Prepared> {
       const { table, path, at } = parseTravelKey(k);
       if (path !== undefined)
         throw sqlError('DELTA_MISSING_DELTA_TABLE', '42P01', `\`delta\`.\`${path}\` is not a Delta table.`);
-      if (at) throw unsupported(`Delta time travel on ${table}, which is not an EXTERNAL Delta table`);
+      if (at) throw unsupported(`Delta time travel on ${table}, which is not a Delta table`);
     }
     if (delta) return { sql: t.sql, values, fallback: undefined, delta };
     if (after) return { sql: t.sql, values, fallback: undefined, after };
@@ -139,6 +150,32 @@ export async function prepare(text: string, s: Session): Promise<Prepared> {
   }
 }
 
+/**
+ * The avg/sum type probe's answers for statements that read only Delta tables, keyed by the text, the
+ * namespace, the parameter types and each table's snapshot stamp (version and scan): the result types
+ * depend on nothing else, so a repeated query on an unchanged table skips the DESCRIBE (which binds
+ * read_parquet over every file of the snapshot).
+ */
+const probeCache = new Map<string, Map<number, Record<string, unknown>>>();
+const PROBE_CACHE_MAX = 500;
+
+function probeKey(text: string, o: TranslateOptions, tables: string[], s: Session): string | undefined {
+  const made = viewsMade.get(s.conn);
+  if (!made || tables.length === 0) return undefined;
+  const h = createHash('sha256');
+  h.update(`${o.currentCatalog}\u0000${o.sessionSchema ?? ''}\u0000`);
+  for (const [k, v] of o.paramTypes) h.update(`${k}:${v ?? ''},`);
+  h.update(`\u0000${text}`);
+  for (const k of tables) {
+    const view = o.deltaViews?.get(k);
+    const stamp = view === undefined ? undefined : made.get(view);
+    // Any other table (an engine table, a temporary view) could change type unseen here: no caching.
+    if (stamp === undefined) return undefined;
+    h.update(`\u0000${k}\u0000${stamp}`);
+  }
+  return h.digest('hex');
+}
+
 /** Temporary views, on the statement's connection, over the snapshots of this connection's Delta tables. */
 const viewsMade = new WeakMap<object, Map<string, string>>();
 
@@ -148,13 +185,14 @@ const viewsMade = new WeakMap<object, Map<string, string>>();
  * or at the version / timestamp the reference travels to. A connection keeps the views it made, so an
  * unchanged table is not re-bound.
  */
-async function deltaViews(tables: string[], s: Session): Promise<Map<string, string>> {
+async function deltaViews(tables: string[], s: Session, o: TranslateOptions): Promise<Map<string, string>> {
   const out = new Map<string, string>();
   let made = viewsMade.get(s.conn);
   if (!made) viewsMade.set(s.conn, (made = new Map()));
   for (const key of tables) {
-    const { table, path, at } = parseTravelKey(key);
+    const { table, path, at: spec } = parseTravelKey(key);
     const ref = path !== undefined ? { path } : table!;
+    const at = spec && 'expr' in spec ? await travelValue(spec, s, o) : spec;
     const scan = await s.uc!.tableScan!(
       ref,
       at === undefined ? undefined : 'version' in at ? at.version : { timestamp: at.timestamp },
@@ -169,6 +207,64 @@ async function deltaViews(tables: string[], s: Session): Promise<Map<string, str
     out.set(key, view);
   }
   return out;
+}
+
+/**
+ * A time travel expression's value, folded once by the engine: the expression (Databricks SQL, parameter
+ * markers bound from the statement) is translated and evaluated as `CAST(expr AS TIMESTAMP)` (ms since the
+ * epoch; the session time zone is UTC) or, for VERSION AS OF, `CAST(expr AS BIGINT)`. What cannot be cast,
+ * or is NULL, fails as Spark reports it.
+ */
+async function travelValue(
+  spec: { expr: string; kind: 'timestamp' | 'version' },
+  s: Session,
+  o: TranslateOptions,
+): Promise<{ version: number } | { timestamp: number }> {
+  const version = spec.kind === 'version';
+  const t = translate(`SELECT CAST((${spec.expr}) AS ${version ? 'BIGINT' : 'TIMESTAMP'}) AS v`, {
+    ...o,
+    deltaViews: new Map(),
+  });
+  const values: Record<string, unknown> = {};
+  for (const p of t.params) {
+    const v = s.params.get(p);
+    if (!v)
+      throw sqlError(
+        'UNBOUND_SQL_PARAMETER',
+        '42P02',
+        `Found the unbound parameter: ${p}. Please, fix \`args\` and provide a mapping of the parameter to either a SQL literal or collection constructor functions such as \`map()\`, \`array()\`, \`struct()\`.`,
+      );
+    values[p] = v.value;
+  }
+  const invalid = () =>
+    version
+      ? sqlError(
+          'INVALID_TIME_TRAVEL_SPEC',
+          '42K0E',
+          `VERSION AS OF takes a non-negative integer; ${spec.expr} is not one.`,
+        )
+      : sqlError(
+          'INVALID_TIME_TRAVEL_TIMESTAMP_EXPR.INPUT',
+          '42K0E',
+          `The time travel timestamp expression ${spec.expr} is invalid. Cannot be casted to the "TIMESTAMP" type.`,
+        );
+  let v: unknown;
+  try {
+    const r = await s.conn.runAndReadAll(
+      `SELECT ${version ? 'v' : 'epoch_ms(v)'} AS v FROM (${t.sql})`,
+      Object.keys(values).length ? values : undefined,
+    );
+    v = r.getRows()[0]?.[0];
+  } catch {
+    throw invalid();
+  }
+  if (v === null || v === undefined) throw invalid();
+  const n = Number(v);
+  if (version) {
+    if (!Number.isSafeInteger(n) || n < 0) throw invalid();
+    return { version: n };
+  }
+  return { timestamp: n };
 }
 
 /**

@@ -43,12 +43,19 @@ export interface UnityCatalogApiLike {
     changes: { principal: string; add?: string[]; remove?: string[] }[],
   ): unknown;
   getTable?(fullName: string): unknown;
-  /** CREATE TABLE ... USING DELTA LOCATION: writes the Delta log (fields are Spark StructField JSON). */
+  /** How CREATE TABLE without LOCATION stores a table: DuckDB (default) or a MANAGED Delta folder. */
+  managedFormat?: 'DUCKDB' | 'DELTA';
+  /** Drops a table that is no engine object (Delta): its record, and a MANAGED table's folder. */
+  deleteTable?(fullName: string): Promise<void>;
+  /**
+   * CREATE TABLE ... USING DELTA LOCATION: writes the Delta log (fields are Spark StructField JSON); without
+   * a storage_location, a MANAGED Delta table (only when managedFormat is DELTA).
+   */
   createDeltaTable?(r: {
     catalog_name: string;
     schema_name: string;
     name: string;
-    storage_location: string;
+    storage_location?: string;
     fields: unknown[];
     partition_columns: string[];
     comment?: string;

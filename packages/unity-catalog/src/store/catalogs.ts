@@ -219,6 +219,7 @@ export class Catalogs {
     await this.ctx.mutating(async () => {
       await this.ctx.engine.detachCatalog(r.name, { deleteFile: true });
       await rm(path.join(this.ctx.volumesRoot, r.name), { recursive: true, force: true });
+      await this.ctx.dropManagedData(`${r.name}.`);
       this.ctx.c.catalogs.delete(r.name);
       this.ctx.dropRecordsUnder(`${r.name}.`, r.name);
       this.view.forget(r.name);

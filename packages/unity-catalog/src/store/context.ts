@@ -3,7 +3,7 @@
  * clock and the caller, plus the few operations that cross securables (name lookups, moving or dropping
  * every record under a name after a rename or a cascading delete). No Hono or HTTP types here.
  */
-import { mkdir, rename } from 'node:fs/promises';
+import { mkdir, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { uuid, type Clock, type Collection } from '@minilake/core';
 import { ident, type DuckDbEngine } from '@minilake/engine-duckdb';
@@ -39,6 +39,11 @@ export interface UcContextOptions {
   /** The whole data dir, which external locations must stay outside of. */
   dataDir: string;
   workspaceId: string;
+  /**
+   * Where MANAGED Delta tables keep their folders (`<dir>/__unitystorage/schemas/<schema id>/tables/<table
+   * id>`, Databricks' layout under a storage root); unset: MANAGED tables are DuckDB tables only.
+   */
+  managedDeltaDir?: string;
 }
 
 export class UcContext {
@@ -49,6 +54,8 @@ export class UcContext {
   readonly dataDir: string;
   readonly volumesRoot: string;
   readonly workspaceId: string;
+  /** See UcContextOptions.managedDeltaDir. */
+  readonly managedDeltaDir: string | undefined;
   /** Names being created right now (two concurrent creates of one name: the second is refused). */
   readonly creating = new Set<string>();
   /** How many of this API's own multi-step changes are under way (the engine view then drops no records). */
@@ -62,6 +69,33 @@ export class UcContext {
     this.dataDir = o.dataDir;
     this.volumesRoot = o.volumesDir;
     this.workspaceId = o.workspaceId;
+    this.managedDeltaDir = o.managedDeltaDir;
+  }
+
+  /** The folder of a MANAGED Delta table (ids, not names: a rename moves no file, as on Databricks). */
+  managedTableDir(schemaId: string | undefined, tableId: string): string {
+    if (!this.managedDeltaDir) throw new Error('MANAGED Delta tables are not enabled');
+    // A schema the engine made (no record, so no id yet) gets the metastore-level layout.
+    return schemaId
+      ? path.join(this.managedDeltaDir, '__unitystorage', 'schemas', schemaId, 'tables', tableId)
+      : path.join(this.managedDeltaDir, this.metastoreId, 'tables', tableId);
+  }
+
+  /**
+   * Deletes the folders of the MANAGED Delta tables recorded under a name prefix (`cat.` or `cat.sch.`):
+   * a cascading drop removes their data as Databricks does for managed tables.
+   */
+  async dropManagedData(prefix: string, schemaId?: string): Promise<void> {
+    const root = this.managedDeltaDir;
+    if (!root) return;
+    if (schemaId)
+      await rm(path.join(root, '__unitystorage', 'schemas', schemaId), { recursive: true, force: true });
+    for (const [k, r] of this.c.tables.entries()) {
+      if (!k.startsWith(prefix) || r.table_type !== 'MANAGED' || !r.metadata_only) continue;
+      const dir = r.storage_location?.startsWith('file://') ? r.storage_location.slice(7) : undefined;
+      // Only a folder inside the managed root is ever removed.
+      if (dir && dir.startsWith(root + path.sep)) await rm(dir, { recursive: true, force: true });
+    }
   }
 
   /** Runs one of this API's own changes; the engine view waits for it before dropping records. */

@@ -40,7 +40,9 @@ export class DeltaAccess {
   async locate(ref: DeltaRef): Promise<Located | undefined> {
     if (typeof ref === 'string') {
       const r = await this.d.record(ref).catch(() => undefined);
-      if (!r || r.table_type !== 'EXTERNAL' || r.data_source_format !== 'DELTA') return undefined;
+      // EXTERNAL Delta tables and MANAGED ones kept as Delta folders (the record callback gives only those
+      // without an engine object, so a MANAGED DuckDB table never gets here).
+      if (!r || r.table_type === 'VIEW' || r.data_source_format !== 'DELTA') return undefined;
       const dir = localPath(r.storage_location);
       if (!dir) return undefined;
       return { root: dir, name: ref, location: r.storage_location! };

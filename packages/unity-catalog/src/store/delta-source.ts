@@ -4,17 +4,22 @@
  * location without a log yet keeps the declared columns until someone (Spark, MiniLake's SQL) writes one.
  */
 import { existsSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
   append,
+  createTable,
   type DeltaReader,
   type DeltaSnapshot,
   DeltaTable,
   LOG_DIR,
+  type SparkSchema,
   type SqlRunner,
 } from '@minilake/delta';
+import { invalidParameter } from '@minilake/core';
 import { parseDuckDbType } from '@minilake/engine-duckdb';
+import { structFieldJson } from '../types.js';
 import type { UcContext } from './context.js';
 import { externalLocation } from './locations.js';
 import { columnOut, type ColumnOut, type TableRecord } from './records.js';
@@ -43,7 +48,7 @@ export function deltaColumns(snap: DeltaSnapshot): ColumnOut[] {
 }
 
 export class ExternalDeltaSource implements TableSource {
-  readonly name = 'external-delta';
+  readonly name: string = 'external-delta';
   private readonly files: ExternalFilesSource;
 
   constructor(
@@ -111,5 +116,78 @@ export class ExternalDeltaSource implements TableSource {
     if (!dir) return undefined;
     const snap = await this.reader.snapshot(dir, version);
     return { sql: await this.reader.scanSql(snap), version: snap.version };
+  }
+}
+
+/**
+ * MANAGED Delta tables (`MINILAKE_MANAGED_FORMAT=delta`): a real Delta folder under the managed storage root,
+ * `<root>/__unitystorage/schemas/<schema id>/tables/<table id>`, as Databricks lays managed tables out. Unity
+ * Catalog owns the folder: the API reports it as the table's storage_location, and a drop deletes it.
+ * Reads and writes are those of EXTERNAL Delta tables; only creation and drop differ.
+ */
+export class ManagedDeltaSource extends ExternalDeltaSource {
+  override readonly name = 'managed-delta';
+
+  constructor(
+    private readonly uc: UcContext,
+    private readonly deltaReader: DeltaReader,
+  ) {
+    super(uc, deltaReader);
+  }
+
+  override handles(req: { tableType: string; format: string }): boolean {
+    return req.tableType === 'MANAGED' && req.format === 'DELTA' && this.uc.managedDeltaDir !== undefined;
+  }
+
+  /** The first commit (from the declared columns) in a fresh folder, then the record over it. */
+  override async create(t: TableCreate): Promise<CreatedTable> {
+    if (t.storageLocation)
+      throw invalidParameter(
+        `A MANAGED table cannot have a storage_location: its data lives under the catalog's managed storage (${t.fullName}).`,
+      );
+    const schema: SparkSchema = t.delta?.schema ?? {
+      type: 'struct',
+      fields: t.columns.map(
+        (c) =>
+          JSON.parse(
+            structFieldJson(c.col.name, c.node, {
+              nullable: c.col.nullable ?? true,
+              ...(c.col.comment ? { comment: c.col.comment } : {}),
+            }),
+          ) as SparkSchema['fields'][number],
+      ),
+    };
+    if (schema.fields.length === 0) throw invalidParameter('A MANAGED table needs at least one column.');
+    const schemaId = this.uc.c.schemas.get(`${t.catalog}.${t.schema}`)?.schema_id;
+    const dir = this.uc.managedTableDir(schemaId, t.base.table_id);
+    if (!existsSync(path.join(dir, LOG_DIR)))
+      await createTable(this.deltaReader, dir, {
+        schema,
+        partitionColumns: t.delta?.partitionColumns ?? t.partitions,
+        configuration: t.base.properties ?? {},
+        managed: true,
+        now: this.uc.clock.now(),
+      });
+    const snap = await this.deltaReader.snapshot(dir);
+    const record: TableRecord = {
+      ...t.base,
+      storage_location: `file://${dir}`,
+      metadata_only: true,
+      columns: deltaColumns(snap),
+    };
+    if (snap.partitionColumns.length)
+      record.partition_columns = snap.partitionColumns.map((p) => p.toLowerCase());
+    else delete record.partition_columns;
+    return { record };
+  }
+
+  /** A managed table's data goes with it (the folder, never anything outside the managed root). */
+  async drop(record: TableRecord): Promise<void> {
+    const root = this.uc.managedDeltaDir;
+    const dir = localPath(record.storage_location);
+    if (root && dir && dir.startsWith(root + path.sep)) {
+      await rm(dir, { recursive: true, force: true });
+      this.deltaReader.forget(dir);
+    }
   }
 }

@@ -244,6 +244,10 @@ export class Schemas {
         await engine.run(`DROP SCHEMA IF EXISTS ${a}.${ident(engineName)} CASCADE`);
       }
       await rm(path.join(volumesRoot, catalog, schema), { recursive: true, force: true });
+      await this.ctx.dropManagedData(
+        `${catalog}.${schema}.`,
+        c.schemas.get(`${catalog}.${schema}`)?.schema_id,
+      );
       c.schemas.delete(`${catalog}.${schema}`);
       this.ctx.dropRecordsUnder(`${catalog}.${schema}.`, `${catalog}.${schema}`);
       engine.notifyChange({ catalog });

@@ -6,13 +6,14 @@
  * - MANAGED tables live in their catalog's DuckDB database file (`ManagedDuckDbSource`).
  * - EXTERNAL tables are metadata over files at `storage_location` (`ExternalFilesSource`); nothing is read
  *   or written there by the API, and a delete leaves the files, as Databricks does.
- * - EXTERNAL Delta tables (next) plug in as one more source placed before ExternalFilesSource: they
- *   create or check the `_delta_log` at the location and may register an engine view over it.
+ * - EXTERNAL Delta tables (`ExternalDeltaSource`, before ExternalFilesSource) create or check the
+ *   `_delta_log` at the location; MANAGED Delta tables (`ManagedDeltaSource`, before ManagedDuckDbSource,
+ *   only when enabled) write one in a folder Unity Catalog owns.
  *
  * Reads need no source: a table backed by an engine object reports the engine's columns, any other one
  * the columns its record holds.
  */
-import type { DeltaTable } from '@minilake/delta';
+import type { DeltaTable, SparkSchema } from '@minilake/delta';
 import { invalidParameter } from '@minilake/core';
 import { ident, literal, toDuckDbTypeText, type CatalogChange } from '@minilake/engine-duckdb';
 import { engineRejected, tableExists } from '../errors.js';
@@ -38,6 +39,8 @@ export interface TableCreate {
   partitions: string[];
   /** The record fields every source stores (ids, audit, comment, properties, partitions). */
   base: TableRecord;
+  /** A Delta schema given as Spark fields (SQL DDL), for the sources that write a Delta log. */
+  delta?: { schema: SparkSchema; partitionColumns: string[] };
 }
 
 export interface CreatedTable {

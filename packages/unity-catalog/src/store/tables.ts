@@ -3,7 +3,7 @@
  * EXTERNAL tables are listed together; where a table's data lives is its source's business
  * (table-sources.ts). Lists are served from serialized rows cached per table (see listTables).
  */
-import type { DeltaTable } from '@minilake/delta';
+import type { DeltaTable, SparkSchema } from '@minilake/delta';
 import { invalidParameter, notFound, uuid } from '@minilake/core';
 import { ident } from '@minilake/engine-duckdb';
 import { schemaNotFound, tableExists, tableNotFound } from '../errors.js';
@@ -316,7 +316,8 @@ export class Tables {
     return [...out.values()].sort((a, b) => (a.full_name < b.full_name ? -1 : 1));
   }
 
-  async create(input: TableInput) {
+  /** `delta`: the Spark schema SQL DDL declared, for a source writing a Delta log (MANAGED Delta). */
+  async create(input: TableInput, delta?: { schema: SparkSchema; partitionColumns: string[] }) {
     const {
       catalog: c,
       schema: s,
@@ -333,7 +334,8 @@ export class Tables {
       throw tableExists(full);
     this.ctx.creating.add(lock);
     try {
-      const { typed, partitions } = typedColumns(input.columns);
+      const { typed, partitions: declared } = typedColumns(input.columns);
+      const partitions = delta ? delta.partitionColumns.map((p) => p.toLowerCase()) : declared;
       const format = (input.data_source_format ?? 'DELTA').toUpperCase();
       const source = this.sources.find((x) => x.handles({ tableType: input.table_type, format }));
       if (!source) throw invalidParameter(`Unsupported table_type '${input.table_type}'.`);
@@ -362,6 +364,7 @@ export class Tables {
           columns: typed,
           partitions,
           base,
+          ...(delta ? { delta } : {}),
         }),
       );
       this.ctx.c.tables.set(full, made.record);

@@ -8,7 +8,7 @@ import { Cursor } from '../tokens.js';
 import { unsupported } from '../sql-error.js';
 import { valuesResult, type Session } from '../session.js';
 import type { TableMetadata } from '../types.js';
-import { deltaCtas, deltaInsertOverwrite } from './delta-write.js';
+import { deltaCtas, deltaInsertOverwrite, deltaTableOf } from './delta-write.js';
 import {
   type CommandStages,
   type Outcome,
@@ -87,7 +87,7 @@ export async function create(c: Cursor, s: Session, h: CommandStages): Promise<O
     return undefined;
   }
   if (!c.accept('TABLE')) return undefined;
-  c.accept('IF', 'NOT', 'EXISTS');
+  const ifNotExists = c.accept('IF', 'NOT', 'EXISTS');
   const nameParts = c.qualifiedName();
   if (!temp) validNames(nameParts, 'table');
   const keep: [number, number][] = [[start, c.i]];
@@ -149,20 +149,28 @@ export async function create(c: Cursor, s: Session, h: CommandStages): Promise<O
       return runCreate(s, h, text.trimEnd(), nameParts, meta, temp, columnComments, true);
     } else return undefined;
   }
+  // With MANAGED Delta tables on, a table without LOCATION (USING DELTA or no USING, as on Databricks where
+  // Delta is the default) is a MANAGED Delta folder; any other format stays a DuckDB table.
+  const managedDelta =
+    !temp &&
+    !meta.storage_location &&
+    s.uc?.managedFormat === 'DELTA' &&
+    (meta.data_source_format ?? 'DELTA') === 'DELTA';
   if (
     !temp &&
     !asSelect &&
     columnGroup &&
-    meta.storage_location &&
+    (meta.storage_location || managedDelta) &&
     (meta.data_source_format ?? 'DELTA') === 'DELTA' &&
     s.uc?.createDeltaTable
   ) {
     const t = resolveTable(s, nameParts);
+    if (ifNotExists && (await deltaTableOf(s, nameParts).catch(() => undefined))) return emptyResult(s);
     await s.uc.createDeltaTable({
       catalog_name: t.catalog,
       schema_name: t.schema,
       name: t.table,
-      storage_location: meta.storage_location,
+      ...(meta.storage_location ? { storage_location: meta.storage_location } : {}),
       fields: deltaFields(c, columnGroup, new Map(columnComments)),
       partition_columns: meta.partition_columns ?? [],
       ...(meta.comment ? { comment: meta.comment } : {}),
@@ -173,7 +181,7 @@ export async function create(c: Cursor, s: Session, h: CommandStages): Promise<O
   if (
     !temp &&
     asSelect &&
-    meta.storage_location &&
+    (meta.storage_location || managedDelta) &&
     (meta.data_source_format ?? 'DELTA') === 'DELTA' &&
     s.uc?.createDeltaTable &&
     s.uc.deltaTable
@@ -182,7 +190,7 @@ export async function create(c: Cursor, s: Session, h: CommandStages): Promise<O
     return deltaCtas(s, h, {
       nameParts,
       query: c.rest(),
-      location: meta.storage_location,
+      ...(meta.storage_location ? { location: meta.storage_location } : {}),
       partitionColumns: meta.partition_columns ?? [],
       orReplace,
       ...(meta.comment ? { comment: meta.comment } : {}),
@@ -242,8 +250,28 @@ export async function setMeta(
   }
 }
 
+/**
+ * DROP TABLE of a Delta table Unity Catalog holds without an engine object (EXTERNAL: the files stay;
+ * MANAGED Delta: its folder goes). Any other table is DuckDB's to drop (undefined).
+ */
+async function dropDeltaTable(c: Cursor, s: Session): Promise<Outcome> {
+  c.accept('IF', 'EXISTS');
+  const parts = c.qualifiedName();
+  c.accept('PURGE');
+  if (!c.done() || !s.uc?.deleteTable) return undefined;
+  if (!(await deltaTableOf(s, parts).catch(() => undefined))) return undefined;
+  const t = resolveTable(s, parts);
+  try {
+    await s.uc.deleteTable(`${t.catalog}.${t.schema}.${t.table}`.toLowerCase());
+  } catch (e) {
+    throw ucError(e);
+  }
+  return emptyResult(s);
+}
+
 export async function drop(c: Cursor, s: Session): Promise<Outcome> {
   c.expect('DROP');
+  if (c.accept('TABLE')) return dropDeltaTable(c, s);
   const isCatalog = c.accept('CATALOG');
   if (!isCatalog && !(c.accept('SCHEMA') || c.accept('DATABASE'))) return undefined;
   const ifExists = c.accept('IF', 'EXISTS');

@@ -202,7 +202,8 @@ export async function deltaCtas(
   o: {
     nameParts: string[];
     query: string;
-    location: string;
+    /** Absent: a MANAGED Delta table (MINILAKE_MANAGED_FORMAT=delta). */
+    location?: string;
     partitionColumns: string[];
     orReplace: boolean;
     comment?: string;
@@ -248,7 +249,7 @@ export async function deltaCtas(
         catalog_name: t.catalog,
         schema_name: t.schema,
         name: t.table,
-        storage_location: o.location,
+        ...(o.location !== undefined ? { storage_location: o.location } : {}),
         fields,
         partition_columns: o.partitionColumns,
         ...(o.comment ? { comment: o.comment } : {}),

@@ -81,11 +81,17 @@ export class TranslationFailed extends Error {}
 export const DELTA_PATH = '\u0000path:';
 const TRAVEL = '\u0000at:';
 
-export type TravelSpec = { version: number } | { timestamp: number };
+/**
+ * `expr`: a TIMESTAMP AS OF expression (or a VERSION AS OF parameter marker) as Databricks SQL text, evaluated
+ * once by the engine before the snapshot is chosen (rewrite.ts).
+ */
+export type TravelSpec =
+  { version: number } | { timestamp: number } | { expr: string; kind: 'timestamp' | 'version' };
 
 /** A table key with its time travel (VERSION AS OF / @vN: version; TIMESTAMP AS OF / @yyyyMMdd...: ms). */
 export function travelKey(base: string, at: TravelSpec | undefined): string {
   if (!at) return base;
+  if ('expr' in at) return `${base}${TRAVEL}e${at.kind === 'version' ? 'v' : 't'}${at.expr}`;
   return 'version' in at ? `${base}${TRAVEL}v${at.version}` : `${base}${TRAVEL}t${at.timestamp}`;
 }
 
@@ -100,9 +106,11 @@ export function parseTravelKey(key: string): {
   const at: TravelSpec | undefined =
     spec === undefined
       ? undefined
-      : spec.startsWith('v')
-        ? { version: Number(spec.slice(1)) }
-        : { timestamp: Number(spec.slice(1)) };
+      : spec.startsWith('e')
+        ? { expr: spec.slice(2), kind: spec[1] === 'v' ? 'version' : 'timestamp' }
+        : spec.startsWith('v')
+          ? { version: Number(spec.slice(1)) }
+          : { timestamp: Number(spec.slice(1)) };
   return base.startsWith(DELTA_PATH)
     ? { table: undefined, path: base.slice(DELTA_PATH.length), at }
     : { table: base, path: undefined, at };

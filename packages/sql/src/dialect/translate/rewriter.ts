@@ -780,6 +780,9 @@ function timeTravel(
   const kind = tv.this?.identifier?.name?.toUpperCase();
   const lit = literalOf(tv.expression);
   if (kind === 'VERSION') {
+    // A parameter marker names the version too (bound when the statement runs, then checked).
+    if (tv.expression && kindOf(tv.expression)?.[0] === 'parameter')
+      return { name, at: { expr: travelExprText(tv.expression), kind: 'version' } };
     if (!lit || !/^\d+$/.test(lit.value))
       throw sqlError(
         'INVALID_TIME_TRAVEL_SPEC',
@@ -789,10 +792,10 @@ function timeTravel(
     return { name, at: { version: Number(lit.value) } };
   }
   if (kind === 'TIMESTAMP') {
+    // Any other expression (`current_timestamp() - INTERVAL 1 HOUR`, `date_sub(current_date(), 1)`, a cast,
+    // a parameter marker) is evaluated once by the engine, as Spark constant-folds it (rewrite.ts).
     if (!lit || lit.type === 'number')
-      throw unsupported(
-        "TIMESTAMP AS OF with an expression (use a timestamp string such as '2024-01-31 12:00:00')",
-      );
+      return { name, at: { expr: travelExprText(tv.expression!), kind: 'timestamp' } };
     const ts = parseTimestampText(lit.value);
     if (ts === undefined)
       throw sqlError(
@@ -803,6 +806,45 @@ function timeTravel(
     return { name, at: { timestamp: ts } };
   }
   throw unsupported(`Time travel ${kind ?? ''} AS OF`);
+}
+
+/**
+ * A time travel expression as Databricks SQL text, refused as Spark refuses it when it cannot be folded to
+ * a constant: a column or a subquery (UNEVALUABLE), a non-deterministic function (NON_DETERMINISTIC).
+ */
+function travelExprText(e: Node): string {
+  const { generate, Dialect } = polyglot();
+  const g = generate([e], Dialect.Databricks);
+  const text = g.success ? g.sql?.[0] : undefined;
+  if (!text) throw unsupported('This time travel expression');
+  const bad = (n: Json): 'UNEVALUABLE' | 'NON_DETERMINISTIC' | undefined => {
+    if (Array.isArray(n)) {
+      for (const x of n) {
+        const r = bad(x);
+        if (r) return r;
+      }
+      return undefined;
+    }
+    if (!n || typeof n !== 'object') return undefined;
+    for (const [k, v] of Object.entries(n)) {
+      if (k === 'column' || k === 'select' || k === 'subquery' || k === 'exists') return 'UNEVALUABLE';
+      if (['rand', 'randn', 'random', 'uuid', 'shuffle'].includes(k)) return 'NON_DETERMINISTIC';
+      if (k === 'function' && /^(rand|randn|random|uuid|shuffle)$/i.test(String((v as Node).name)))
+        return 'NON_DETERMINISTIC';
+      if (k === 'span') continue;
+      const r = bad(v as Json);
+      if (r) return r;
+    }
+    return undefined;
+  };
+  const why = bad(e as Json);
+  if (why)
+    throw sqlError(
+      `INVALID_TIME_TRAVEL_TIMESTAMP_EXPR.${why}`,
+      '42K0E',
+      `The time travel timestamp expression ${text} is invalid. ${why === 'UNEVALUABLE' ? 'Must be evaluable.' : 'Must be deterministic.'}`,
+    );
+  return text;
 }
 
 /** A literal (string, number, TIMESTAMP '...', or CAST('...' AS TIMESTAMP)) as its text and kind. */

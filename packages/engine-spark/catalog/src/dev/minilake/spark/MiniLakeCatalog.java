@@ -34,8 +34,9 @@ import org.apache.spark.sql.util.CaseInsensitiveStringMap;
  * (the keys of the official `io.unitycatalog.spark.UCSingleCatalog`). The Spark catalog's name is the UC
  * catalog's name. Namespaces are UC schemas; EXTERNAL Delta tables are loaded as Delta tables by their
  * location through delta-spark, so reads and writes go straight to the files; `CREATE TABLE ... USING DELTA
- * LOCATION` lays the table down with Delta and registers it in UC. MANAGED MiniLake tables live in DuckDB
- * files, which Spark cannot read: loading one fails with an error that says so.
+ * LOCATION` lays the table down with Delta and registers it in UC. MANAGED tables kept as Delta folders
+ * (MINILAKE_MANAGED_FORMAT=delta) load the same way; MANAGED DuckDB tables live in DuckDB files, which Spark
+ * cannot read: loading one fails with an error that says so.
  */
 public class MiniLakeCatalog implements TableCatalog, SupportsNamespaces {
   private String name;
@@ -229,16 +230,19 @@ public class MiniLakeCatalog implements TableCatalog, SupportsNamespaces {
     String type = t.path("table_type").asText("");
     String format = t.path("data_source_format").asText("");
     String loc = t.path("storage_location").asText("");
-    if (type.equals("MANAGED"))
+    // A MANAGED table kept as a Delta folder (MINILAKE_MANAGED_FORMAT=delta) reads like an EXTERNAL one; a
+    // MANAGED DuckDB table reports its catalog's .duckdb file.
+    boolean managedDelta = type.equals("MANAGED") && format.equalsIgnoreCase("DELTA") && !loc.endsWith(".duckdb");
+    if (type.equals("MANAGED") && !managedDelta)
       throw new UnsupportedOperationException(
           full
               + " is a MANAGED MiniLake table: its rows live in a DuckDB database file ("
               + loc
               + "), not in a Delta folder, so Spark cannot read or write it. Query it through MiniLake's SQL"
               + " API, or copy it into an EXTERNAL Delta table (CREATE TABLE ... USING DELTA LOCATION ...)");
-    if (!type.equals("EXTERNAL"))
+    if (!type.equals("EXTERNAL") && !managedDelta)
       throw new UnsupportedOperationException(
-          full + " is a " + type + ": MiniLake's Spark catalog reads EXTERNAL Delta tables only");
+          full + " is a " + type + ": MiniLake's Spark catalog reads Delta tables only");
     if (!format.equalsIgnoreCase("DELTA"))
       throw new UnsupportedOperationException(
           full + " is an EXTERNAL " + format + " table: MiniLake's Spark catalog reads Delta tables only");
