@@ -233,7 +233,7 @@ export function encodeDeletionVector(rows: readonly number[]): Uint8Array {
   head.setUint32(0, MAGIC_PORTABLE, true);
   chunks.push(new Uint8Array(head.buffer));
   let buckets = 0;
-  for (let i = 0; i < rows.length; ) {
+  for (let i = 0; i < rows.length;) {
     const high = Math.floor(rows[i]! / 2 ** 32);
     let j = i;
     const low: number[] = [];
@@ -258,7 +258,7 @@ export function encodeDeletionVector(rows: readonly number[]): Uint8Array {
 function encodeRoaring32(values: number[]): Uint8Array {
   type Container = { key: number; card: number; run: boolean; bytes: Uint8Array };
   const containers: Container[] = [];
-  for (let i = 0; i < values.length; ) {
+  for (let i = 0; i < values.length;) {
     const key = values[i]! >>> 16;
     let j = i;
     while (j < values.length && values[j]! >>> 16 === key) j++;

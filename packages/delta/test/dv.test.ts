@@ -246,7 +246,12 @@ describe('deletion vectors', () => {
       Array.from({ length: 10000 }, (_, i) => i), // one run
       Array.from({ length: 5000 }, (_, i) => i * 2), // a bitmap (more than 4096, no runs)
       Array.from({ length: 6 }, (_, i) => i * 65536 + 1), // more than 4 containers: offsets with runs absent
-      [...Array.from({ length: 300 }, (_, i) => i), 70000, 70002, ...Array.from({ length: 5 }, (_, i) => 2 * 65536 + i * 3)],
+      [
+        ...Array.from({ length: 300 }, (_, i) => i),
+        70000,
+        70002,
+        ...Array.from({ length: 5 }, (_, i) => 2 * 65536 + i * 3),
+      ],
       sampleRows,
       [5, 2 ** 32 + 1, 2 ** 33 + 9, 2 ** 40],
     ];

@@ -91,6 +91,7 @@ export function translate(text: string, o: TranslateOptions): Translated {
     ...(o.deltaViews ?? []),
     ...[...(o.deltaTargets ?? [])].map(([k, v]) => [`>${k}`, v]),
     ...(o.deltaColumns ? [['*', o.deltaColumns.join('\u0002')]] : []),
+    ...(o.deltaProbeView ? [['?', o.deltaProbeView]] : []),
   ]
     .map(([k, v]) => `${k}=${v}`)
     .join('\u0001');
@@ -118,6 +119,13 @@ export function translate(text: string, o: TranslateOptions): Translated {
   if (rw.insertNode) rw.writeKind = Object.keys(root)[0]!.toUpperCase();
   const stmt = rw.walk(r.ast[0]) as Node;
   if (rw.volumesNeeded.length > 0) throw new VolumesNeeded(rw.volumesNeeded);
+  const staged = rw.insertTarget !== undefined && o.deltaTargets?.has(rw.insertTarget);
+  if (staged && stmt.update) {
+    // The staged table's marker of updated rows (@minilake/delta TOUCHED_COLUMN), as MERGE's updates set it.
+    const set = (stmt.update as Node).set as Json[] | undefined;
+    set?.push([ident('__ml_touched', false), { boolean: { value: true } }]);
+  }
+  const probeAst = staged && o.deltaProbeView ? deltaProbe(stmt, o.deltaProbeView) : undefined;
   nameProjections(stmt);
   const avgColumns = avgProjections(stmt, o);
   const g = generate([stmt], Dialect.Databricks);
@@ -125,11 +133,76 @@ export function translate(text: string, o: TranslateOptions): Translated {
   const t = transpile(g.sql[0], Dialect.Databricks, Dialect.DuckDB);
   if (!t.success || !t.sql?.[0]) throw new TranslationFailed(t.error ?? 'cannot transpile');
   const out: Translated = { sql: fixTokens(t.sql[0]), params: rw.params, avgColumns, tables: rw.tables };
+  if (probeAst) {
+    const pg = generate([probeAst], Dialect.Databricks);
+    const pt =
+      pg.success && pg.sql?.[0] ? transpile(pg.sql[0], Dialect.Databricks, Dialect.DuckDB) : undefined;
+    // Without a probe every row is staged: slower, never wrong.
+    if (pt?.success && pt.sql?.[0]) out.deltaProbe = fixTokens(pt.sql[0]);
+  }
   if (rw.insertTarget) out.insertTarget = rw.insertTarget;
   if (rw.writeKind) out.writeKind = rw.writeKind;
   if (cache.size >= CACHE_MAX) cache.delete(cache.keys().next().value!);
   cache.set(key, out);
   return out;
+}
+
+const clone = <T>(n: T): T => structuredClone(n);
+
+/** A parsed template statement (Databricks dialect), cloned for each use. */
+function template(text: string): Node {
+  const { parse, Dialect } = polyglot();
+  const r = parse(text, Dialect.Databricks);
+  if (!r.success || !r.ast?.[0]) throw new TranslationFailed(r.error ?? 'cannot parse');
+  return r.ast[0] as Node;
+}
+
+/**
+ * The probe of a staged Delta UPDATE / DELETE / MERGE (Translated.deltaProbe), built on the rewritten AST: the
+ * target's table node pointed at `view` (its alias kept, so the condition's column references resolve), and
+ * the statement's WHERE; MERGE keeps the target rows for which its source has a row satisfying ON (only when
+ * no WHEN NOT MATCHED BY SOURCE clause needs the other rows).
+ */
+function deltaProbe(stmt: Node, view: string): Node | undefined {
+  const retarget = (n: Json): Json => {
+    const c = clone(n) as Node;
+    const t = ((c.table as Node | undefined) ??
+      (((c.alias as Node | undefined)?.this as Node | undefined)?.table as Node | undefined)) as
+      Node | undefined;
+    if (!t) return c;
+    t.name = ident(view);
+    return c;
+  };
+  const dml = (stmt.update ?? stmt.delete) as Node | undefined;
+  if (dml) {
+    if (stmt.update && (dml.from_clause || (dml.from_joins as Json[] | undefined)?.length)) return undefined;
+    if (stmt.delete && (dml.using as Json[] | undefined)?.length) return undefined;
+    const probe = template('SELECT * FROM __ml_probe WHERE TRUE');
+    const sel = probe.select as Node;
+    const target = retarget({ table: dml.table }) as Node;
+    if (stmt.delete && dml.alias) (target.table as Node).alias = clone(dml.alias);
+    ((sel.from as Node).expressions as Json[])[0] = target;
+    sel.where_clause = dml.where_clause ? clone(dml.where_clause) : null;
+    return probe;
+  }
+  const merge = stmt.merge as Node | undefined;
+  if (!merge) return undefined;
+  const holder = merge.whens as Node | undefined;
+  const whens = (((holder?.whens as Node | undefined) ?? holder)?.expressions ?? []) as Json[];
+  const bySource = whens.some(
+    (w) =>
+      (((w as Node).when as Node | undefined)?.source as Node | undefined)?.boolean !== undefined &&
+      (((((w as Node).when as Node).source as Node).boolean as Node).value as boolean) === true,
+  );
+  if (bySource || !merge.on || !merge.using) return undefined;
+  const probe = template('SELECT * FROM __ml_probe WHERE EXISTS (SELECT 1 FROM __ml_source WHERE TRUE)');
+  const sel = probe.select as Node;
+  ((sel.from as Node).expressions as Json[])[0] = retarget(merge.this);
+  const exists = ((sel.where_clause as Node).this as Node).exists as Node;
+  const inner = (exists.this as Node).select as Node;
+  ((inner.from as Node).expressions as Json[])[0] = clone(merge.using);
+  (inner.where_clause as Node).this = clone(merge.on);
+  return probe;
 }
 
 /** The name MERGE's source goes by: its alias, or the table's own name. */
