@@ -16,6 +16,7 @@ import { type SparkField, type SparkSchema, duckDbType } from './schema.js';
 import type { DeltaReader, DeltaSnapshot } from './snapshot.js';
 import { checkWritable, commit, writeFiles } from './writer.js';
 import { deletedRows, encodeDeletionVector, writeDeletionVectors } from './dv.js';
+import { type PruneTerm, mayMatch } from './prune.js';
 
 /** The staged table's extra columns: the data file a row came from (NULL for new rows), and a row id. */
 export const FILE_COLUMN = '__ml_file';
@@ -184,17 +185,28 @@ export class DeltaTable {
 
   /**
    * Stages the rows a statement can change as the temporary table `table` (with FILE_COLUMN, POS_COLUMN,
-   * ROW_COLUMN and TOUCHED_COLUMN). Without `o.probe` every row is staged. With it, `o.view` is created
+   * ROW_COLUMN and TOUCHED_COLUMN). `o.prune`: terms every changed row satisfies (the WHERE's conjuncts);
+   * files that cannot hold such a row are left out. Without `o.probe` every (remaining) row is staged. With it, `o.view` is created
    * first: a temporary view over the snapshot (with FILE_COLUMN and POS_COLUMN), and `o.probe` is a SELECT *
    * over that view keeping only the rows the statement can change (its WHERE, or MERGE's ON as a semi-join).
    * Copy-on-write then stages the whole files that hold such a row (they are rewritten); with deletion
    * vectors only those rows are staged (the files stay, the changed rows are marked in their DVs).
    */
-  async stage(table: string, o: { probe?: string; view?: string } = {}): Promise<StagedRewrite> {
+  async stage(
+    table: string,
+    o: { probe?: string; view?: string; prune?: PruneTerm[] } = {},
+  ): Promise<StagedRewrite> {
     const started = Date.now();
     const snap = await this.writableSnapshot();
     const dv = DeltaTable.writesDeletionVectors(snap);
-    const scan = await this.reader.scanSql(snap, { fileColumn: FILE_COLUMN, rowIndexColumn: POS_COLUMN });
+    // Files that cannot hold a row the statement changes (by partition values and stats) are not read.
+    const terms = o.prune ?? [];
+    const files = terms.length ? snap.files.filter((f) => mayMatch(f, terms, snap)) : undefined;
+    const scan = await this.reader.scanSql(snap, {
+      fileColumn: FILE_COLUMN,
+      rowIndexColumn: POS_COLUMN,
+      ...(files ? { files } : {}),
+    });
     const stg = `temp.main.${ident(table)}`;
     const pos = `temp.main.${ident(`${table}_pos`)}`;
     const view = o.probe !== undefined && o.view ? `temp.main.${ident(o.view)}` : undefined;

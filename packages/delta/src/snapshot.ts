@@ -147,7 +147,13 @@ export class DeltaSnapshot {
    */
   scanSql(
     present: Set<string>,
-    o: { fileColumn?: string; rowIndexColumn?: string; deleted?: Map<string, [number, number][]> } = {},
+    o: {
+      fileColumn?: string;
+      rowIndexColumn?: string;
+      deleted?: Map<string, [number, number][]>;
+      /** Only these files (DML reads the ones that can hold a changed row); default every file. */
+      files?: AddAction[];
+    } = {},
   ): string {
     const deleted = o.deleted ?? new Map<string, [number, number][]>();
     const fields = this.schema.fields;
@@ -160,7 +166,7 @@ export class DeltaSnapshot {
         );
       }
     }
-    const files = this.files;
+    const files = o.files ?? this.files;
     if (files.length === 0) {
       const cols = fields.map((f) => `CAST(NULL AS ${duckDbType(f.type)}) AS ${ident(f.name)}`);
       if (o.fileColumn) cols.push(`CAST(NULL AS VARCHAR) AS ${ident(o.fileColumn)}`);
@@ -298,7 +304,7 @@ export class DeltaReader {
   /** The SELECT that reads a snapshot's rows (logical names, Delta types as DuckDB types). */
   async scanSql(
     snap: DeltaSnapshot,
-    o: { fileColumn?: string; rowIndexColumn?: string } = {},
+    o: { fileColumn?: string; rowIndexColumn?: string; files?: AddAction[] } = {},
   ): Promise<string> {
     const entry = this.cache.get(snap.root);
     let present = entry?.present.get(snap.version);

@@ -21,6 +21,7 @@ import {
 } from './translate.js';
 import { resolveVolumes } from './volumes.js';
 import type { StagedRewriteLike } from './types.js';
+import type { DeltaPruneTerm } from './translate/common.js';
 import { informationSchemaTables, refuseWrite } from './information-schema.js';
 
 export interface Prepared {
@@ -86,7 +87,7 @@ export async function prepare(text: string, s: Session): Promise<Prepared> {
             dml?: DeltaDml;
             columns?: string[];
             view?: string;
-            stage?: (probe: string | undefined) => Promise<void>;
+            stage?: (probe: string | undefined, prune: DeltaPruneTerm[] | undefined) => Promise<void>;
           }
         | undefined;
       if (target !== undefined)
@@ -106,7 +107,7 @@ export async function prepare(text: string, s: Session): Promise<Prepared> {
         t = translate(text, o);
       }
       // The rows the statement can change are staged once its condition is known (the probe).
-      await staged?.stage?.(t.deltaProbe);
+      await staged?.stage?.(t.deltaProbe, t.deltaPrune);
     }
     const values: Record<string, unknown> = {};
     for (const p of t.params) {
@@ -234,7 +235,7 @@ async function deltaRewrite(
       view: string;
       dml: DeltaDml;
       columns: string[];
-      stage: (probe: string | undefined) => Promise<void>;
+      stage: (probe: string | undefined, prune: DeltaPruneTerm[] | undefined) => Promise<void>;
     }
   | undefined
 > {
@@ -295,8 +296,11 @@ async function deltaRewrite(
     view,
     dml,
     columns,
-    stage: async (probe) => {
-      staged = await dt.stage(table, probe === undefined ? {} : { probe, view });
+    stage: async (probe, prune) => {
+      staged = await dt.stage(table, {
+        ...(probe === undefined ? {} : { probe, view }),
+        ...(prune ? { prune } : {}),
+      });
     },
   };
 }

@@ -11,6 +11,7 @@ import { polyglot } from './polyglot.js';
 import {
   TranslationFailed,
   VolumesNeeded,
+  type DeltaPruneTerm,
   type Json,
   type Node,
   type TranslateOptions,
@@ -126,6 +127,7 @@ export function translate(text: string, o: TranslateOptions): Translated {
     set?.push([ident('__ml_touched', false), { boolean: { value: true } }]);
   }
   const probeAst = staged && o.deltaProbeView ? deltaProbe(stmt, o.deltaProbeView) : undefined;
+  const prune = staged ? pruneTerms(stmt) : [];
   nameProjections(stmt);
   const avgColumns = avgProjections(stmt, o);
   const g = generate([stmt], Dialect.Databricks);
@@ -140,6 +142,7 @@ export function translate(text: string, o: TranslateOptions): Translated {
     // Without a probe every row is staged: slower, never wrong.
     if (pt?.success && pt.sql?.[0]) out.deltaProbe = fixTokens(pt.sql[0]);
   }
+  if (prune.length) out.deltaPrune = prune;
   if (rw.insertTarget) out.insertTarget = rw.insertTarget;
   if (rw.writeKind) out.writeKind = rw.writeKind;
   if (cache.size >= CACHE_MAX) cache.delete(cache.keys().next().value!);
@@ -203,6 +206,80 @@ function deltaProbe(stmt: Node, view: string): Node | undefined {
   ((inner.from as Node).expressions as Json[])[0] = clone(merge.using);
   (inner.where_clause as Node).this = clone(merge.on);
   return probe;
+}
+
+const FLIP: Record<string, DeltaPruneTerm['op']> = { '<': '>', '<=': '>=', '>': '<', '>=': '<=', '=': '=' };
+const COMPARE: Record<string, DeltaPruneTerm['op']> = { eq: '=', lt: '<', lte: '<=', gt: '>', gte: '>=' };
+
+/**
+ * The conjuncts of a staged UPDATE / DELETE's WHERE of the form `column op literal` (also IN lists, BETWEEN,
+ * IS [NOT] NULL) on the target's own columns: what file pruning can judge from stats. Anything else is left
+ * out, which only keeps more files.
+ */
+function pruneTerms(stmt: Node): DeltaPruneTerm[] {
+  const dml = (stmt.update ?? stmt.delete) as Node | undefined;
+  const where = (dml?.where_clause as Node | undefined)?.this;
+  if (!dml || !where) return [];
+  const table = dml.table as Node | undefined;
+  const alias = ((dml.alias ?? table?.alias) as { name?: string } | null | undefined)?.name?.toLowerCase();
+  const colOf = (n: Json): string | undefined => {
+    const k = kindOf(n);
+    if (k?.[0] === 'paren') return colOf(k[1].this);
+    if (k?.[0] !== 'column') return undefined;
+    const q = (k[1].table as { name?: string } | null)?.name?.toLowerCase();
+    if (q !== undefined && q !== alias) return undefined;
+    return (k[1].name as { name?: string } | undefined)?.name;
+  };
+  const valueOf = (n: Json): number | string | undefined => {
+    const k = kindOf(n);
+    if (!k) return undefined;
+    if (k[0] === 'paren') return valueOf(k[1].this);
+    if (k[0] === 'neg') {
+      const v = valueOf(k[1].this);
+      return typeof v === 'number' ? -v : undefined;
+    }
+    if (k[0] !== 'literal') return undefined;
+    const { literal_type: t, value } = k[1] as { literal_type?: string; value?: string };
+    if (typeof value !== 'string') return undefined;
+    if (t === 'number') {
+      const v = Number(value);
+      return Number.isFinite(v) ? v : undefined;
+    }
+    if (t === 'string') return value;
+    if (t === 'date' && /^\d{4}-\d{2}-\d{2}$/.test(value)) return value;
+    return undefined;
+  };
+  const out: DeltaPruneTerm[] = [];
+  const visit = (n: Json): void => {
+    const k = kindOf(n);
+    if (!k) return;
+    const [kind, node] = k;
+    if (kind === 'and') {
+      visit(node.left);
+      visit(node.right);
+    } else if (kind === 'paren') visit(node.this);
+    else if (COMPARE[kind]) {
+      const [lc, rv, rc, lv] = [colOf(node.left), valueOf(node.right), colOf(node.right), valueOf(node.left)];
+      if (lc !== undefined && rv !== undefined) out.push({ column: lc, op: COMPARE[kind]!, values: [rv] });
+      else if (rc !== undefined && lv !== undefined)
+        out.push({ column: rc, op: FLIP[COMPARE[kind]!]!, values: [lv] });
+    } else if (kind === 'in' && !node.not && !node.query) {
+      const c = colOf(node.this);
+      const vs = ((node.expressions as Json[] | undefined) ?? []).map(valueOf);
+      if (c !== undefined && vs.length && vs.every((v) => v !== undefined))
+        out.push({ column: c, op: 'in', values: vs as (number | string)[] });
+    } else if (kind === 'between' && !node.not) {
+      const c = colOf(node.this);
+      const [lo, hi] = [valueOf(node.low), valueOf(node.high)];
+      if (c !== undefined && lo !== undefined) out.push({ column: c, op: '>=', values: [lo] });
+      if (c !== undefined && hi !== undefined) out.push({ column: c, op: '<=', values: [hi] });
+    } else if (kind === 'is_null') {
+      const c = colOf(node.this);
+      if (c !== undefined) out.push({ column: c, op: node.not ? 'notnull' : 'null', values: [] });
+    }
+  };
+  visit(where);
+  return out;
 }
 
 /** The name MERGE's source goes by: its alias, or the table's own name. */

@@ -82,6 +82,17 @@ export interface Translated {
    * ON condition). Absent when every row must be staged (MERGE ... WHEN NOT MATCHED BY SOURCE).
    */
   deltaProbe?: string;
+  /**
+   * The top-level conjuncts of a staged UPDATE / DELETE's WHERE that compare a target column with a literal:
+   * files whose partition values or stats rule them out are not staged (@minilake/delta PruneTerm).
+   */
+  deltaPrune?: DeltaPruneTerm[];
+}
+
+export interface DeltaPruneTerm {
+  column: string;
+  op: '=' | '<' | '<=' | '>' | '>=' | 'in' | 'null' | 'notnull';
+  values: (number | string)[];
 }
 
 export class TranslationFailed extends Error {}
