@@ -226,9 +226,12 @@ export class DeltaTable {
       await this.sql.all(
         `CREATE OR REPLACE TEMP TABLE ${ident(table)} AS SELECT *, row_number() OVER () AS ${ident(ROW_COLUMN)}, false AS ${ident(TOUCHED_COLUMN)} FROM ${rows} AS __ml_rows`,
       );
-      // Where every staged row came from: the statement deletes some and marks the ones it updates.
+      // Where the staged rows came from: the statement deletes some and marks the ones it updates. DVs need
+      // every row's position; a rewrite only each file's count.
       await this.sql.all(
-        `CREATE OR REPLACE TEMP TABLE ${ident(`${table}_pos`)} AS SELECT ${ident(FILE_COLUMN)}, ${ident(POS_COLUMN)} FROM ${stg}`,
+        dv
+          ? `CREATE OR REPLACE TEMP TABLE ${ident(`${table}_pos`)} AS SELECT ${ident(FILE_COLUMN)}, ${ident(POS_COLUMN)} FROM ${stg}`
+          : `CREATE OR REPLACE TEMP TABLE ${ident(`${table}_pos`)} AS SELECT ${ident(FILE_COLUMN)}, count(*) AS n FROM ${stg} GROUP BY ALL`,
       );
     } catch (e) {
       await drop();
@@ -241,13 +244,17 @@ export class DeltaTable {
       columns,
       drop,
       commit: async (op) => {
-        // The staged rows no longer there unchanged: deleted, or marked by an update.
+        // The staged rows no longer there unchanged: deleted, or marked by an update. With DVs their
+        // positions; for a rewrite the files whose unchanged rows are fewer than staged.
+        const kept = `SELECT ${ident(FILE_COLUMN)}, ${dv ? ident(POS_COLUMN) : 'count(*) AS n'} FROM ${stg} WHERE ${ident(FILE_COLUMN)} IS NOT NULL AND ${ident(TOUCHED_COLUMN)} IS NOT TRUE${dv ? '' : ' GROUP BY ALL'}`;
         const changed = await this.sql.all(
-          `SELECT p.${ident(FILE_COLUMN)} AS f, ${dv ? `list(p.${ident(POS_COLUMN)} ORDER BY p.${ident(POS_COLUMN)})` : 'count(*)'} AS r ` +
-            `FROM ${pos} AS p ANTI JOIN (SELECT ${ident(FILE_COLUMN)}, ${ident(POS_COLUMN)} FROM ${stg} ` +
-            `WHERE ${ident(FILE_COLUMN)} IS NOT NULL AND ${ident(TOUCHED_COLUMN)} IS NOT TRUE) AS k ` +
-            `ON p.${ident(FILE_COLUMN)} = k.${ident(FILE_COLUMN)} AND p.${ident(POS_COLUMN)} = k.${ident(POS_COLUMN)} ` +
-            `GROUP BY p.${ident(FILE_COLUMN)}`,
+          dv
+            ? `SELECT p.${ident(FILE_COLUMN)} AS f, list(p.${ident(POS_COLUMN)} ORDER BY p.${ident(POS_COLUMN)}) AS r ` +
+                `FROM ${pos} AS p ANTI JOIN (${kept}) AS k ` +
+                `ON p.${ident(FILE_COLUMN)} = k.${ident(FILE_COLUMN)} AND p.${ident(POS_COLUMN)} = k.${ident(POS_COLUMN)} ` +
+                `GROUP BY p.${ident(FILE_COLUMN)}`
+            : `SELECT p.${ident(FILE_COLUMN)} AS f FROM ${pos} AS p LEFT JOIN (${kept}) AS k ` +
+                `ON p.${ident(FILE_COLUMN)} = k.${ident(FILE_COLUMN)} WHERE coalesce(k.n, 0) < p.n`,
         );
         const byPath = new Map(snap.files.map((f) => [snap.filePath(f), f]));
         const touched = [...new Set([...op.touched, ...changed.map((r) => String(r.f))])]

@@ -43,12 +43,12 @@ export function z85Encode(bytes: Uint8Array): string {
   let out = '';
   for (let i = 0; i < bytes.byteLength; i += 4) {
     let v = view.getUint32(i);
-    const group = new Array<string>(5);
-    for (let k = 4; k >= 0; k--) {
-      group[k] = Z85[v % 85]!;
+    let group = '';
+    for (let k = 0; k < 5; k++) {
+      group = Z85[v % 85]! + group;
       v = Math.floor(v / 85);
     }
-    out += group.join('');
+    out += group;
   }
   return out;
 }
