@@ -519,7 +519,7 @@ describe('DML on EXTERNAL Delta tables through the Statement API', () => {
         `SELECT count(*), sum(id), count(*) FILTER (WHERE name = 'u'), max(name) FROM dm.default.pr`,
       ),
     ).toEqual([['200', String((199 * 200) / 2 - 199 + 500), '2', 'u']]);
-  });
+  }, 120_000);
 
   it('writes deletion vectors when the table enables them (protocol 3/7), and reads them back', async () => {
     await rows(
@@ -543,7 +543,7 @@ describe('DML on EXTERNAL Delta tables through the Statement API', () => {
     expect(JSON.stringify(detail.result?.data_array)).toContain('deletionVectors');
     expect(await rows(`SELECT count(*) FROM dm.default.dvt VERSION AS OF 2`)).toEqual([['900']]);
     expect(await history('dvt')).toEqual(['CREATE TABLE', 'WRITE', 'DELETE', 'UPDATE', 'MERGE']);
-  });
+  }, 120_000);
 
   it('refuses a MERGE where several source rows change one target row', async () => {
     const r = await q(
