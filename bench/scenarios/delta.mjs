@@ -78,6 +78,18 @@ export async function run() {
       figures[`${name}_ms_all`] = ms.map((x) => Number(x.toFixed(1)));
     }
     figures.rows_after = Number((await sql('SELECT count(*) FROM bench.default.t')).result.data_array[0][0]);
+    // The same statements on a table with deletion vectors on: rows are marked, files are not rewritten.
+    await sql(
+      `CREATE TABLE bench.default.dv (id BIGINT, name STRING, grp INT) USING DELTA LOCATION '${ext}/dv' ` +
+        `TBLPROPERTIES ('delta.enableDeletionVectors' = 'true')`,
+    );
+    await sql(`INSERT INTO bench.default.dv SELECT id, 'n' || id, CAST(id % 10 AS INT) FROM range(100000)`);
+    for (const [name, stmt] of Object.entries(STATEMENTS)) {
+      const ms = [];
+      for (let i = 0; i < ROUNDS; i++) ms.push(await timed(stmt('bench.default.dv')));
+      figures[`dv_${name}_ms`] = Number(median(ms).toFixed(1));
+      figures[`dv_${name}_ms_all`] = ms.map((x) => Number(x.toFixed(1)));
+    }
 
     // 1M rows: API vs read_parquet over the same files, in-process.
     await sql(

@@ -15,10 +15,14 @@ import { type VacuumOptions, vacuum } from './maintenance.js';
 import { type SparkField, type SparkSchema, duckDbType } from './schema.js';
 import type { DeltaReader, DeltaSnapshot } from './snapshot.js';
 import { checkWritable, commit, writeFiles } from './writer.js';
+import { deletedRows, encodeDeletionVector, writeDeletionVectors } from './dv.js';
+import { type PruneTerm, mayMatch } from './prune.js';
 
 /** The staged table's extra columns: the data file a row came from (NULL for new rows), and a row id. */
 export const FILE_COLUMN = '__ml_file';
 export const ROW_COLUMN = '__ml_row';
+/** The staged table's row index of a row in its data file (what a deletion vector names). */
+export const POS_COLUMN = '__ml_pos';
 /**
  * Set true by every UPDATE action of a MERGE on the staged table: DuckDB's RETURNING reports empty values for
  * rows updated by a WHEN NOT MATCHED BY SOURCE clause, so the marker tells which files changed.
@@ -163,98 +167,134 @@ export class DeltaTable {
     }
   }
 
-  /** Stages the table's rows (with FILE_COLUMN and ROW_COLUMN) as the temporary table `table`. */
-  async stage(table: string): Promise<StagedRewrite> {
+  /** The table's column names, in order. */
+  async columnNames(): Promise<string[]> {
+    return (await this.writableSnapshot()).schema.fields.map((f) => f.name);
+  }
+
+  /** Whether DELETE / UPDATE / MERGE mark rows in deletion vectors rather than rewrite files. */
+  static writesDeletionVectors(snap: DeltaSnapshot): boolean {
+    const p = snap.protocol;
+    return (
+      snap.metadata.configuration?.['delta.enableDeletionVectors'] === 'true' &&
+      p.minWriterVersion === 7 &&
+      (p.writerFeatures ?? []).includes('deletionVectors') &&
+      (p.readerFeatures ?? []).includes('deletionVectors')
+    );
+  }
+
+  /**
+   * Stages the rows a statement can change as the temporary table `table` (with FILE_COLUMN, POS_COLUMN,
+   * ROW_COLUMN and TOUCHED_COLUMN). `o.prune`: terms every changed row satisfies (the WHERE's conjuncts);
+   * files that cannot hold such a row are left out. Without `o.probe` every (remaining) row is staged. With it, `o.view` is created
+   * first: a temporary view over the snapshot (with FILE_COLUMN and POS_COLUMN), and `o.probe` is a SELECT *
+   * over that view keeping only the rows the statement can change (its WHERE, or MERGE's ON as a semi-join).
+   * Copy-on-write then stages the whole files that hold such a row (they are rewritten); with deletion
+   * vectors only those rows are staged (the files stay, the changed rows are marked in their DVs).
+   */
+  async stage(
+    table: string,
+    o: { probe?: string; view?: string; prune?: PruneTerm[] } = {},
+  ): Promise<StagedRewrite> {
     const started = Date.now();
     const snap = await this.writableSnapshot();
-    const scan = await this.reader.scanSql(snap, { fileColumn: FILE_COLUMN });
-    await this.sql.all(
-      `CREATE OR REPLACE TEMP TABLE ${ident(table)} AS SELECT *, row_number() OVER () AS ${ident(ROW_COLUMN)}, false AS ${ident(TOUCHED_COLUMN)} FROM (${scan})`,
-    );
-    const columns = snap.schema.fields.map((f) => f.name);
+    const dv = DeltaTable.writesDeletionVectors(snap);
+    // Files that cannot hold a row the statement changes (by partition values and stats) are not read.
+    const terms = o.prune ?? [];
+    const files = terms.length ? snap.files.filter((f) => mayMatch(f, terms, snap)) : undefined;
+    const scan = await this.reader.scanSql(snap, {
+      fileColumn: FILE_COLUMN,
+      rowIndexColumn: POS_COLUMN,
+      ...(files ? { files } : {}),
+    });
+    const stg = `temp.main.${ident(table)}`;
+    const pos = `temp.main.${ident(`${table}_pos`)}`;
+    const view = o.probe !== undefined && o.view ? `temp.main.${ident(o.view)}` : undefined;
     const drop = async () => {
-      await this.sql.all(`DROP TABLE IF EXISTS temp.main.${ident(table)}`);
+      await this.sql.all(`DROP TABLE IF EXISTS ${stg}`);
+      await this.sql.all(`DROP TABLE IF EXISTS ${pos}`);
+      if (view) await this.sql.all(`DROP VIEW IF EXISTS ${view}`);
     };
+    try {
+      let rows: string;
+      if (view) {
+        await this.sql.all(`CREATE OR REPLACE TEMP VIEW ${ident(o.view!)} AS ${scan}`);
+        rows = dv
+          ? `(${o.probe})`
+          : `(SELECT * FROM ${view} WHERE ${ident(FILE_COLUMN)} IN (SELECT ${ident(FILE_COLUMN)} FROM (${o.probe})))`;
+      } else rows = `(${scan})`;
+      await this.sql.all(
+        `CREATE OR REPLACE TEMP TABLE ${ident(table)} AS SELECT *, row_number() OVER () AS ${ident(ROW_COLUMN)}, false AS ${ident(TOUCHED_COLUMN)} FROM ${rows} AS __ml_rows`,
+      );
+      // Where the staged rows came from: the statement deletes some and marks the ones it updates. DVs need
+      // every row's position; a rewrite only each file's count.
+      await this.sql.all(
+        dv
+          ? `CREATE OR REPLACE TEMP TABLE ${ident(`${table}_pos`)} AS SELECT ${ident(FILE_COLUMN)}, ${ident(POS_COLUMN)} FROM ${stg}`
+          : `CREATE OR REPLACE TEMP TABLE ${ident(`${table}_pos`)} AS SELECT ${ident(FILE_COLUMN)}, count(*) AS n FROM ${stg} GROUP BY ALL`,
+      );
+    } catch (e) {
+      await drop();
+      throw e;
+    }
+    const columns = snap.schema.fields.map((f) => f.name);
     return {
       table,
       snapshot: snap,
       columns,
       drop,
       commit: async (op) => {
-        const marked = await this.sql.all(
-          `SELECT DISTINCT ${ident(FILE_COLUMN)} AS f FROM temp.main.${ident(table)} WHERE ${ident(TOUCHED_COLUMN)} AND ${ident(FILE_COLUMN)} IS NOT NULL`,
+        // The staged rows no longer there unchanged: deleted, or marked by an update. With DVs their
+        // positions; for a rewrite the files whose unchanged rows are fewer than staged.
+        const kept = `SELECT ${ident(FILE_COLUMN)}, ${dv ? ident(POS_COLUMN) : 'count(*) AS n'} FROM ${stg} WHERE ${ident(FILE_COLUMN)} IS NOT NULL AND ${ident(TOUCHED_COLUMN)} IS NOT TRUE${dv ? '' : ' GROUP BY ALL'}`;
+        const changed = await this.sql.all(
+          dv
+            ? `SELECT p.${ident(FILE_COLUMN)} AS f, list(p.${ident(POS_COLUMN)} ORDER BY p.${ident(POS_COLUMN)}) AS r ` +
+                `FROM ${pos} AS p ANTI JOIN (${kept}) AS k ` +
+                `ON p.${ident(FILE_COLUMN)} = k.${ident(FILE_COLUMN)} AND p.${ident(POS_COLUMN)} = k.${ident(POS_COLUMN)} ` +
+                `GROUP BY p.${ident(FILE_COLUMN)}`
+            : `SELECT p.${ident(FILE_COLUMN)} AS f FROM ${pos} AS p LEFT JOIN (${kept}) AS k ` +
+                `ON p.${ident(FILE_COLUMN)} = k.${ident(FILE_COLUMN)} WHERE coalesce(k.n, 0) < p.n`,
         );
-        op = { ...op, touched: [...op.touched, ...marked.map((r) => String(r.f))] };
         const byPath = new Map(snap.files.map((f) => [snap.filePath(f), f]));
-        const touched = [...new Set(op.touched)].map((p) => byPath.get(p)).filter((f) => f !== undefined);
+        const touched = [...new Set([...op.touched, ...changed.map((r) => String(r.f))])]
+          .map((p) => byPath.get(p))
+          .filter((f) => f !== undefined);
         const c = op.counts;
         if (touched.length === 0 && c.inserted === 0) return undefined;
+        const now = this.now();
+        if (dv) {
+          const positions = new Map(
+            changed.map((r) => [String(r.f), (r.r as unknown[]).map((x) => Number(x))]),
+          );
+          return this.commitDeletionVectors(snap, op, touched, positions, stg, started, now);
+        }
         const list = touched.map((f) => literal(snap.filePath(f))).join(', ');
         const where = touched.length
           ? `${ident(FILE_COLUMN)} IS NULL OR ${ident(FILE_COLUMN)} IN (${list})`
           : `${ident(FILE_COLUMN)} IS NULL`;
-        const now = this.now();
         const { adds, rows, bytes } = await writeFiles(
           this.sql,
           snap,
-          `(SELECT * FROM temp.main.${ident(table)} WHERE ${where}) AS t`,
+          `(SELECT * FROM ${stg} WHERE ${where}) AS t`,
           now,
         );
         const removedBytes = touched.reduce((n, f) => n + f.size, 0);
+        // Copied rows: the rewritten files' rows the statement left as they were.
         const copied = Math.max(0, rows - c.updated - c.inserted);
-        const parameters = op.parameters ?? {};
-        let metrics: Record<string, number>;
-        if (op.operation === 'DELETE') {
-          metrics = {
-            numRemovedFiles: touched.length,
-            numRemovedBytes: removedBytes,
-            numCopiedRows: copied,
-            numDeletionVectorsAdded: 0,
-            numDeletionVectorsRemoved: 0,
-            numAddedChangeFiles: 0,
-            numDeletedRows: c.deleted,
-            numAddedFiles: adds.length,
-            numAddedBytes: bytes,
-            rewriteTimeMs: Math.max(0, Date.now() - started),
-            scanTimeMs: 0,
-          };
-        } else if (op.operation === 'UPDATE') {
-          metrics = {
-            numRemovedFiles: touched.length,
-            numRemovedBytes: removedBytes,
-            numCopiedRows: copied,
-            numDeletionVectorsAdded: 0,
-            numDeletionVectorsRemoved: 0,
-            numAddedChangeFiles: 0,
-            numUpdatedRows: c.updated,
-            numAddedFiles: adds.length,
-            numAddedBytes: bytes,
-            rewriteTimeMs: Math.max(0, Date.now() - started),
-            scanTimeMs: 0,
-          };
-        } else {
-          metrics = {
-            numTargetRowsCopied: copied,
-            numTargetRowsDeleted: c.deleted,
-            numTargetFilesAdded: adds.length,
-            numTargetBytesAdded: bytes,
-            numTargetBytesRemoved: removedBytes,
-            numTargetDeletionVectorsAdded: 0,
-            numTargetRowsMatchedUpdated: c.matchedUpdated ?? c.updated,
-            numTargetRowsMatchedDeleted: c.matchedDeleted ?? c.deleted,
-            numTargetRowsUpdated: c.updated,
-            numTargetRowsInserted: c.inserted,
-            numTargetRowsNotMatchedBySourceUpdated: c.notMatchedBySourceUpdated ?? 0,
-            numTargetRowsNotMatchedBySourceDeleted: c.notMatchedBySourceDeleted ?? 0,
-            numTargetFilesRemoved: touched.length,
-            numTargetChangeFilesAdded: 0,
-            numSourceRows: c.sourceRows ?? 0,
-            numOutputRows: rows,
-            rewriteTimeMs: Math.max(0, Date.now() - started),
-            scanTimeMs: 0,
-          };
-        }
-        const info = this.commitInfo(snap, op.operation, parameters, metrics, started);
+        const metrics = rewriteMetrics(op.operation, c, {
+          removedFiles: touched.length,
+          removedBytes,
+          addedFiles: adds.length,
+          addedBytes: bytes,
+          copied,
+          outputRows: rows,
+          dvAdded: 0,
+          dvRemoved: 0,
+          dvUpdated: 0,
+          started,
+        });
+        const info = this.commitInfo(snap, op.operation, op.parameters ?? {}, metrics, started);
         const actions: Action[] = [
           { commitInfo: info },
           ...touched.map((f) => ({ remove: removeOf(f, now) })),
@@ -263,6 +303,94 @@ export class DeltaTable {
         return this.commitOrClean(snap, actions, adds, 'files');
       },
     };
+  }
+
+  /**
+   * The deletion-vector form of a DELETE / UPDATE / MERGE commit: each touched file keeps its data and gets
+   * a new DV (its old DV's rows plus the rows the statement deleted or updated) in one new DV file; the
+   * updated and inserted rows are written as new files. A file whose every row is deleted is removed.
+   */
+  private async commitDeletionVectors(
+    snap: DeltaSnapshot,
+    op: Parameters<StagedRewrite['commit']>[0],
+    touched: AddAction[],
+    positions: Map<string, number[]>,
+    stg: string,
+    started: number,
+    now: number,
+  ): Promise<number> {
+    const c = op.counts;
+    const { adds, rows, bytes } = await writeFiles(
+      this.sql,
+      snap,
+      `(SELECT * FROM ${stg} WHERE ${ident(TOUCHED_COLUMN)} OR ${ident(FILE_COLUMN)} IS NULL) AS t`,
+      now,
+    );
+    const marked: { file: AddAction; rows: number[] }[] = [];
+    const emptied: AddAction[] = [];
+    for (const f of touched) {
+      const fresh = positions.get(snap.filePath(f)) ?? [];
+      const old = f.deletionVector ? await deletedRows(snap.root, f.deletionVector) : [];
+      const all = mergeSorted(old, fresh);
+      if (all.length === old.length) continue;
+      if (all.length >= (await this.physicalRows(snap, f))) emptied.push(f);
+      else marked.push({ file: f, rows: all });
+    }
+    const written: string[] = [];
+    const dvAdds: AddAction[] = [];
+    try {
+      if (marked.length) {
+        const { file, descriptors } = await writeDeletionVectors(
+          snap.root,
+          marked.map((m) => ({ bytes: encodeDeletionVector(m.rows), cardinality: m.rows.length })),
+        );
+        written.push(file);
+        marked.forEach((m, i) => {
+          dvAdds.push({
+            ...m.file,
+            dataChange: true,
+            stats: looseStats(m.file),
+            deletionVector: descriptors[i]!,
+          });
+        });
+      }
+      const removed = [...marked.map((m) => m.file), ...emptied];
+      const dvRemoved = removed.filter((f) => f.deletionVector).length;
+      const metrics = rewriteMetrics(op.operation, c, {
+        removedFiles: emptied.length,
+        removedBytes: emptied.reduce((n, f) => n + f.size, 0),
+        addedFiles: adds.length,
+        addedBytes: bytes,
+        copied: 0,
+        outputRows: rows,
+        dvAdded: marked.length,
+        dvRemoved,
+        dvUpdated: marked.filter((m) => m.file.deletionVector).length,
+        started,
+      });
+      const info = this.commitInfo(snap, op.operation, op.parameters ?? {}, metrics, started);
+      const actions: Action[] = [
+        { commitInfo: info },
+        ...removed.map((f) => ({ remove: removeOf(f, now) })),
+        ...dvAdds.map((add) => ({ add })),
+        ...adds.map((add) => ({ add })),
+      ];
+      return await commit(this.root, snap, actions, { reader: this.reader, sql: this.sql, reads: 'files' });
+    } catch (e) {
+      await Promise.all([
+        ...adds.map((a) => rm(snap.filePath(a), { force: true })),
+        ...written.map((w) => rm(w, { force: true })),
+      ]);
+      throw e;
+    }
+  }
+
+  /** The rows physically in a data file (deleted ones included): numRecords, else the Parquet footer. */
+  private async physicalRows(snap: DeltaSnapshot, f: AddAction): Promise<number> {
+    const n = numRecords(f);
+    if (n !== undefined) return n;
+    const r = await this.sql.all(`SELECT count(*) AS n FROM read_parquet(${literal(snap.filePath(f))})`);
+    return Number(r[0]?.n ?? 0);
   }
 
   /**
@@ -501,6 +629,89 @@ interface FileSizes {
   avg: number;
   totalFiles: number;
   totalSize: number;
+}
+
+/** Databricks' operationMetrics of a DELETE / UPDATE / MERGE commit (values become strings in commitInfo). */
+function rewriteMetrics(
+  operation: RewriteOperation,
+  c: RewriteCounts,
+  m: {
+    removedFiles: number;
+    removedBytes: number;
+    addedFiles: number;
+    addedBytes: number;
+    copied: number;
+    outputRows: number;
+    dvAdded: number;
+    dvRemoved: number;
+    dvUpdated: number;
+    started: number;
+  },
+): Record<string, number> {
+  const took = Math.max(0, Date.now() - m.started);
+  if (operation !== 'MERGE')
+    return {
+      numRemovedFiles: m.removedFiles,
+      numRemovedBytes: m.removedBytes,
+      numCopiedRows: m.copied,
+      numDeletionVectorsAdded: m.dvAdded,
+      numDeletionVectorsRemoved: m.dvRemoved,
+      numDeletionVectorsUpdated: m.dvUpdated,
+      numAddedChangeFiles: 0,
+      ...(operation === 'DELETE' ? { numDeletedRows: c.deleted } : { numUpdatedRows: c.updated }),
+      numAddedFiles: m.addedFiles,
+      numAddedBytes: m.addedBytes,
+      rewriteTimeMs: took,
+      scanTimeMs: 0,
+    };
+  return {
+    numTargetRowsCopied: m.copied,
+    numTargetRowsDeleted: c.deleted,
+    numTargetFilesAdded: m.addedFiles,
+    numTargetBytesAdded: m.addedBytes,
+    numTargetBytesRemoved: m.removedBytes,
+    numTargetDeletionVectorsAdded: m.dvAdded,
+    numTargetDeletionVectorsRemoved: m.dvRemoved,
+    numTargetDeletionVectorsUpdated: m.dvUpdated,
+    numTargetRowsMatchedUpdated: c.matchedUpdated ?? c.updated,
+    numTargetRowsMatchedDeleted: c.matchedDeleted ?? c.deleted,
+    numTargetRowsUpdated: c.updated,
+    numTargetRowsInserted: c.inserted,
+    numTargetRowsNotMatchedBySourceUpdated: c.notMatchedBySourceUpdated ?? 0,
+    numTargetRowsNotMatchedBySourceDeleted: c.notMatchedBySourceDeleted ?? 0,
+    numTargetFilesRemoved: m.removedFiles,
+    numTargetChangeFilesAdded: 0,
+    numSourceRows: c.sourceRows ?? 0,
+    numOutputRows: m.outputRows,
+    rewriteTimeMs: took,
+    scanTimeMs: 0,
+  };
+}
+
+/** Two ascending lists of row indexes -> their ascending union. */
+function mergeSorted(a: number[], b: number[]): number[] {
+  const out: number[] = [];
+  let i = 0;
+  let j = 0;
+  while (i < a.length || j < b.length) {
+    const x = j >= b.length || (i < a.length && a[i]! <= b[j]!) ? a[i++]! : b[j++]!;
+    if (out.length === 0 || out[out.length - 1] !== x) out.push(x);
+  }
+  return out;
+}
+
+/**
+ * A file's stats once a DV hides some of its rows: numRecords still counts the physical rows and the bounds
+ * may be wider than the live rows (tightBounds false), as Spark writes them.
+ */
+function looseStats(f: AddAction): string {
+  let stats: Record<string, unknown> = {};
+  try {
+    if (f.stats) stats = JSON.parse(f.stats) as Record<string, unknown>;
+  } catch {
+    stats = {};
+  }
+  return JSON.stringify({ ...stats, tightBounds: false });
 }
 
 /** Rows per file as the stats tell (for tests and metrics). */

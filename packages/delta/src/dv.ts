@@ -8,7 +8,8 @@
  * The decoder is hand-written: the `roaring` npm package reads only 32-bit bitmaps, and no maintained
  * package reads the 64-bit portable layout. Row indexes stay below 2^53, so they are JS numbers.
  */
-import { open } from 'node:fs/promises';
+import { randomUUID } from 'node:crypto';
+import { open, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { crc32 } from 'node:zlib';
@@ -33,6 +34,23 @@ export function z85Decode(text: string, size?: number): Uint8Array {
     new DataView(out.buffer).setUint32(o, v);
   }
   return size === undefined ? out : out.subarray(0, size);
+}
+
+/** Bytes (a multiple of 4 long) -> Z85 text; the inverse of z85Decode. */
+export function z85Encode(bytes: Uint8Array): string {
+  if (bytes.byteLength % 4 !== 0) throw new Error('z85Encode: the input is not a multiple of 4 bytes');
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  let out = '';
+  for (let i = 0; i < bytes.byteLength; i += 4) {
+    let v = view.getUint32(i);
+    let group = '';
+    for (let k = 0; k < 5; k++) {
+      group = Z85[v % 85]! + group;
+      v = Math.floor(v / 85);
+    }
+    out += group;
+  }
+  return out;
 }
 
 /** The canonical text of the UUID a `u` descriptor encodes in its last 20 characters. */
@@ -202,6 +220,153 @@ function decodeRoaring32(view: DataView, start: number, base: number, out: numbe
     }
   }
   return pos;
+}
+
+/**
+ * Row indexes (ascending, unique) -> a serialized Delta DV: the portable magic number, then the 64-bit
+ * RoaringBitmap in the portable layout (bucket count, then per high 32 bits its key and a 32-bit bitmap).
+ * Each container is the smallest of array, bitmap and run, as RoaringBitmap's runOptimize picks.
+ */
+export function encodeDeletionVector(rows: readonly number[]): Uint8Array {
+  const chunks: Uint8Array[] = [];
+  const head = new DataView(new ArrayBuffer(12));
+  head.setUint32(0, MAGIC_PORTABLE, true);
+  chunks.push(new Uint8Array(head.buffer));
+  let buckets = 0;
+  for (let i = 0; i < rows.length;) {
+    const high = Math.floor(rows[i]! / 2 ** 32);
+    let j = i;
+    const low: number[] = [];
+    while (j < rows.length && Math.floor(rows[j]! / 2 ** 32) === high) {
+      const r = rows[j]!;
+      if (!Number.isSafeInteger(r) || r < 0 || (j > i && r <= rows[j - 1]!))
+        throw new Error('encodeDeletionVector: row indexes must be ascending, unique, non-negative integers');
+      low.push(r - high * 2 ** 32);
+      j++;
+    }
+    const key = new DataView(new ArrayBuffer(4));
+    key.setUint32(0, high, true);
+    chunks.push(new Uint8Array(key.buffer), encodeRoaring32(low));
+    buckets++;
+    i = j;
+  }
+  head.setBigUint64(4, BigInt(buckets), true);
+  return Buffer.concat(chunks);
+}
+
+/** One 32-bit RoaringBitmap of ascending values, in the portable serialization (see decodeRoaring32). */
+function encodeRoaring32(values: number[]): Uint8Array {
+  type Container = { key: number; card: number; run: boolean; bytes: Uint8Array };
+  const containers: Container[] = [];
+  for (let i = 0; i < values.length;) {
+    const key = values[i]! >>> 16;
+    let j = i;
+    while (j < values.length && values[j]! >>> 16 === key) j++;
+    const low = values.slice(i, j).map((v) => v & 0xffff);
+    const runs: [number, number][] = [];
+    for (const v of low) {
+      const last = runs.at(-1);
+      if (last && v === last[1] + 1) last[1] = v;
+      else runs.push([v, v]);
+    }
+    const card = low.length;
+    const plain = card <= 4096 ? 2 * card : 8192;
+    let bytes: Uint8Array;
+    let run = false;
+    if (2 + 4 * runs.length < plain) {
+      run = true;
+      const v = new DataView(new ArrayBuffer(2 + 4 * runs.length));
+      v.setUint16(0, runs.length, true);
+      runs.forEach(([s, e], k) => {
+        v.setUint16(2 + 4 * k, s, true);
+        v.setUint16(4 + 4 * k, e - s, true);
+      });
+      bytes = new Uint8Array(v.buffer);
+    } else if (card <= 4096) {
+      const v = new DataView(new ArrayBuffer(2 * card));
+      low.forEach((x, k) => v.setUint16(2 * k, x, true));
+      bytes = new Uint8Array(v.buffer);
+    } else {
+      // 1024 little-endian 64-bit words: bit x is bit (x % 8) of byte x / 8.
+      bytes = new Uint8Array(8192);
+      for (const x of low) bytes[x >> 3]! |= 1 << (x & 7);
+    }
+    containers.push({ key, card, run, bytes });
+    i = j;
+  }
+  const n = containers.length;
+  const hasRun = containers.some((c) => c.run);
+  const flags = hasRun ? Math.ceil(n / 8) : 0;
+  const withOffsets = !hasRun || n >= 4;
+  const headerSize = (hasRun ? 4 + flags : 8) + 4 * n + (withOffsets ? 4 * n : 0);
+  const size = headerSize + containers.reduce((t, c) => t + c.bytes.byteLength, 0);
+  const out = new Uint8Array(size);
+  const v = new DataView(out.buffer);
+  let pos = 0;
+  if (hasRun) {
+    v.setUint32(0, (SERIAL_COOKIE | ((n - 1) << 16)) >>> 0, true);
+    pos = 4;
+    containers.forEach((c, k) => {
+      if (c.run) out[pos + (k >> 3)]! |= 1 << (k & 7);
+    });
+    pos += flags;
+  } else {
+    v.setUint32(0, SERIAL_COOKIE_NO_RUN, true);
+    v.setUint32(4, n, true);
+    pos = 8;
+  }
+  for (const c of containers) {
+    v.setUint16(pos, c.key, true);
+    v.setUint16(pos + 2, c.card - 1, true);
+    pos += 4;
+  }
+  let data = headerSize;
+  if (withOffsets)
+    for (const c of containers) {
+      v.setUint32(pos, data, true);
+      pos += 4;
+      data += c.bytes.byteLength;
+    }
+  pos = headerSize;
+  for (const c of containers) {
+    out.set(c.bytes, pos);
+    pos += c.bytes.byteLength;
+  }
+  return out;
+}
+
+/**
+ * Writes serialized DVs (encodeDeletionVector) into one new on-disk DV file at the table root, as Spark
+ * writes one per commit: the version byte, then per DV its big-endian size, the bytes and their big-endian
+ * CRC-32. Returns the `u` descriptors (offset = where the DV's size field starts) and the file's path.
+ */
+export async function writeDeletionVectors(
+  root: string,
+  dvs: { bytes: Uint8Array; cardinality: number }[],
+): Promise<{ file: string; descriptors: DeletionVector[] }> {
+  const uuid = randomUUID();
+  const file = path.join(root, `deletion_vector_${uuid}.bin`);
+  const id = z85Encode(Buffer.from(uuid.replaceAll('-', ''), 'hex'));
+  const parts: Uint8Array[] = [Uint8Array.of(1)];
+  const descriptors: DeletionVector[] = [];
+  let offset = 1;
+  for (const dv of dvs) {
+    const frame = Buffer.alloc(4 + dv.bytes.byteLength + 4);
+    frame.writeUInt32BE(dv.bytes.byteLength, 0);
+    frame.set(dv.bytes, 4);
+    frame.writeUInt32BE(crc32(dv.bytes), 4 + dv.bytes.byteLength);
+    parts.push(frame);
+    descriptors.push({
+      storageType: 'u',
+      pathOrInlineDv: id,
+      offset,
+      sizeInBytes: dv.bytes.byteLength,
+      cardinality: dv.cardinality,
+    });
+    offset += frame.byteLength;
+  }
+  await writeFile(file, Buffer.concat(parts), { flag: 'wx' });
+  return { file, descriptors };
 }
 
 /** Sorted row indexes -> inclusive [first, last] ranges (DVs are mostly runs; the scan filters by range). */

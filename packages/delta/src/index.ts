@@ -12,3 +12,4 @@ export * from './writer.js';
 export * from './dml.js';
 export * from './checkpoint.js';
 export * from './maintenance.js';
+export * from './prune.js';

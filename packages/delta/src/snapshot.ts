@@ -147,7 +147,13 @@ export class DeltaSnapshot {
    */
   scanSql(
     present: Set<string>,
-    o: { fileColumn?: string; deleted?: Map<string, [number, number][]> } = {},
+    o: {
+      fileColumn?: string;
+      rowIndexColumn?: string;
+      deleted?: Map<string, [number, number][]>;
+      /** Only these files (DML reads the ones that can hold a changed row); default every file. */
+      files?: AddAction[];
+    } = {},
   ): string {
     const deleted = o.deleted ?? new Map<string, [number, number][]>();
     const fields = this.schema.fields;
@@ -160,10 +166,11 @@ export class DeltaSnapshot {
         );
       }
     }
-    const files = this.files;
+    const files = o.files ?? this.files;
     if (files.length === 0) {
       const cols = fields.map((f) => `CAST(NULL AS ${duckDbType(f.type)}) AS ${ident(f.name)}`);
       if (o.fileColumn) cols.push(`CAST(NULL AS VARCHAR) AS ${ident(o.fileColumn)}`);
+      if (o.rowIndexColumn) cols.push(`CAST(NULL AS BIGINT) AS ${ident(o.rowIndexColumn)}`);
       return `SELECT ${cols.join(', ')} WHERE false`;
     }
     const parts = this.partitionColumns;
@@ -178,12 +185,14 @@ export class DeltaSnapshot {
     });
     // Writers (copy-on-write DML) need the file each row came from.
     if (o.fileColumn) proj.push(`d."__ml_file" AS ${ident(o.fileColumn)}`);
+    // Deletion vector writers need each row's index in its file.
+    if (o.rowIndexColumn) proj.push(`d.file_row_number AS ${ident(o.rowIndexColumn)}`);
     const list = files.map((f) => literal(this.filePath(f))).join(', ');
     const withDv = files.filter((f) => f.deletionVector);
     const missing = withDv.find((f) => !deleted.has(this.filePath(f)));
     if (missing) throw new Error(`scanSql: the deleted rows of ${missing.path} were not loaded`);
     // Rows a deletion vector removes are dropped by their index in the file (file_row_number).
-    const rowNumber = withDv.length ? ', file_row_number = true' : '';
+    const rowNumber = withDv.length || o.rowIndexColumn ? ', file_row_number = true' : '';
     let sql = `SELECT ${proj.join(', ')} FROM read_parquet([${list}], union_by_name = true, filename = '__ml_file'${rowNumber}) AS d`;
     if (parts.length) {
       const rows = files.map((f) => {
@@ -293,7 +302,10 @@ export class DeltaReader {
   }
 
   /** The SELECT that reads a snapshot's rows (logical names, Delta types as DuckDB types). */
-  async scanSql(snap: DeltaSnapshot, o: { fileColumn?: string } = {}): Promise<string> {
+  async scanSql(
+    snap: DeltaSnapshot,
+    o: { fileColumn?: string; rowIndexColumn?: string; files?: AddAction[] } = {},
+  ): Promise<string> {
     const entry = this.cache.get(snap.root);
     let present = entry?.present.get(snap.version);
     if (!present) {

@@ -356,7 +356,22 @@ export async function append(
   }
 }
 
-/** A new table's first commit: protocol (1, 2), metaData with the Spark schemaString, commitInfo. */
+/**
+ * A new table's protocol: (1, 2), or (3, 7) with the `deletionVectors` reader and writer feature when the
+ * table asks for them (`delta.enableDeletionVectors`), as delta-spark creates it.
+ */
+export function initialProtocol(configuration: Record<string, string>): Protocol {
+  if (configuration['delta.enableDeletionVectors'] === 'true')
+    return {
+      minReaderVersion: 3,
+      minWriterVersion: 7,
+      readerFeatures: ['deletionVectors'],
+      writerFeatures: ['deletionVectors'],
+    };
+  return { minReaderVersion: 1, minWriterVersion: 2 };
+}
+
+/** A new table's first commit: protocol (1, 2) (or with deletion vectors), metaData with the Spark schemaString, commitInfo. */
 export async function createTable(
   reader: DeltaReader,
   root: string,
@@ -390,7 +405,7 @@ export async function createTable(
         txnId: randomUUID(),
       },
     },
-    { protocol: { minReaderVersion: 1, minWriterVersion: 2 } },
+    { protocol: initialProtocol(t.configuration ?? {}) },
     {
       metaData: {
         id: randomUUID(),

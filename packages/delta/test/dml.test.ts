@@ -15,6 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   type Action,
   DeltaReader,
+  type PruneTerm,
   DeltaTable,
   type SqlRunner,
   append,
@@ -67,10 +68,16 @@ const rowsOf = async (root: string, version?: number) =>
   ).map((r) => [Number(r.id), r.name, r.day]);
 
 /** One statement on the staged table, committed like the SQL layer does. */
-async function dml(root: string, kind: 'UPDATE' | 'DELETE' | 'MERGE', statement: (t: string) => string) {
+async function dml(
+  root: string,
+  kind: 'UPDATE' | 'DELETE' | 'MERGE',
+  statement: (t: string) => string,
+  probe?: string,
+) {
   return onConnection(async (sql) => {
     const dt = new DeltaTable({ sql, reader, root });
-    const staged = await dt.stage('stg');
+    // The probe is what the SQL layer derives from the statement's condition (over the view stg_scan).
+    const staged = await dt.stage('stg', probe === undefined ? {} : { probe, view: 'stg_scan' });
     try {
       const ret = kind === 'MERGE' ? 'merge_action, __ml_file' : '__ml_file';
       const rows = await sql.all(`${statement('temp.main.stg')} RETURNING ${ret}`);
@@ -135,6 +142,25 @@ describe('copy-on-write DML', () => {
     expect(c.adds[0]!.partitionValues).toEqual({ day: '2024-01-02' });
     // An UPDATE matching nothing commits nothing.
     expect(await dml(root, 'UPDATE', (t) => `UPDATE ${t} SET name = 'x' WHERE id = 99`)).toBeUndefined();
+  });
+
+  it('stages only the files that partition values and stats leave (prune terms)', async () => {
+    const root = await newTable('prune');
+    const staged = (prune: PruneTerm[]) =>
+      onConnection(async (sql) => {
+        const st = await new DeltaTable({ sql, reader, root }).stage('stg', { prune });
+        try {
+          return Number((await sql.all('SELECT count(*) AS n FROM temp.main.stg'))[0]!.n);
+        } finally {
+          await st.drop();
+        }
+      });
+    expect(await staged([])).toBe(3);
+    expect(await staged([{ column: 'day', op: '=', values: ['2024-01-02'] }])).toBe(2);
+    expect(await staged([{ column: 'id', op: '<', values: [2] }])).toBe(1);
+    expect(await staged([{ column: 'id', op: '>', values: [5] }])).toBe(0);
+    // Nothing staged, nothing committed.
+    expect(await dml(root, 'DELETE', (t) => `DELETE FROM ${t} WHERE id > 5`)).toBeUndefined();
   });
 
   it('DELETE removes whole files without rewriting when every row goes', async () => {
@@ -368,8 +394,200 @@ describe.skipIf(!install)('Spark reads MiniLake DML (needs bash packages/engine-
 
 export type { Action };
 
+describe.skipIf(!install)(
+  'Spark and MiniLake deletion vectors (needs bash packages/engine-spark/install.sh)',
+  () => {
+    const spark = async (...statements: string[]) => {
+      const { stdout } = await promisify(execFile)(
+        install!.python,
+        [path.join(here, 'fixtures', 'spark_sql.py'), install!.jars.join(','), ...statements],
+        { timeout: 570_000 },
+      );
+      return stdout
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as unknown[][]);
+    };
+
+    it("Spark reads MiniLake's DVs; Spark's own DV table keeps working through MiniLake's DML", async () => {
+      const ours = await dvTable('dv-spark');
+      await dml(ours, 'DELETE', (t) => `DELETE FROM ${t} WHERE id = 2`);
+      await dml(ours, 'UPDATE', (t) => `UPDATE ${t} SET name = 'C', __ml_touched = true WHERE id IN (3, 4)`);
+      const theirs = path.join(dir, 'spark-dv');
+      await spark(
+        `CREATE TABLE delta.\`${theirs}\` (id BIGINT, name STRING, day DATE) USING DELTA TBLPROPERTIES ('delta.enableDeletionVectors' = 'true')`,
+        `INSERT INTO delta.\`${theirs}\` SELECT id, CONCAT('s', id), DATE'2024-01-01' FROM range(10)`,
+        `DELETE FROM delta.\`${theirs}\` WHERE id = 0`,
+      );
+      const before = (await reader.snapshot(theirs)).files;
+      expect(before.some((f) => f.deletionVector)).toBe(true);
+      await dml(theirs, 'DELETE', (t) => `DELETE FROM ${t} WHERE id = 1`);
+      await dml(theirs, 'UPDATE', (t) => `UPDATE ${t} SET name = 'U', __ml_touched = true WHERE id = 2`);
+      const dvs = (await reader.snapshot(theirs)).files.filter((f) => f.deletionVector);
+      expect(dvs.map((f) => f.deletionVector!.cardinality)).toEqual([3]);
+      const [a, b, c, d] = await spark(
+        `SELECT id, name FROM delta.\`${ours}\` ORDER BY id`,
+        `SELECT count(*), sum(id) FROM delta.\`${theirs}\``,
+        `SELECT name FROM delta.\`${theirs}\` WHERE id <= 3 ORDER BY id`,
+        `DESCRIBE HISTORY delta.\`${theirs}\``,
+      );
+      expect(a).toEqual([
+        ['1', 'a'],
+        ['3', 'C'],
+        ['4', 'C'],
+        ['5', 'e'],
+        ['6', 'f'],
+      ]);
+      expect(b).toEqual([['8', '44']]);
+      expect(c).toEqual([['U'], ['s3']]);
+      expect(d!.map((h) => h[4]).slice(0, 2)).toEqual(['UPDATE', 'DELETE']);
+      expect((await rowsOf(theirs)).map((r) => r[0])).toEqual([2, 3, 4, 5, 6, 7, 8, 9]);
+    }, 1_200_000);
+  },
+);
+
+/** A table with deletion vectors on: rows 1-3 in one file, 4-6 in another. */
+async function dvTable(name: string) {
+  const root = path.join(dir, name);
+  await createTable(reader, root, {
+    schema,
+    partitionColumns: [],
+    configuration: { 'delta.enableDeletionVectors': 'true' },
+  });
+  for (const base of [1, 4])
+    await append(
+      engine,
+      reader,
+      root,
+      `(SELECT (${base} + i)::BIGINT AS id, chr(CAST(97 + ${base} + i - 1 AS INTEGER)) AS name, DATE '2024-01-01' AS day FROM range(3) r(i))`,
+    );
+  return root;
+}
+
+describe('deletion vectors', () => {
+  it('DELETE, UPDATE and MERGE mark rows in DVs (combined with the old one); untouched files stay', async () => {
+    const root = await dvTable('dvw');
+    const p0 = (await readCommit(root, 0)).find((a) => a.protocol)!.protocol!;
+    expect(p0).toEqual({
+      minReaderVersion: 3,
+      minWriterVersion: 7,
+      readerFeatures: ['deletionVectors'],
+      writerFeatures: ['deletionVectors'],
+    });
+    const [f1, f2] = (await reader.snapshot(root)).files.sort((a, b) => a.path.localeCompare(b.path));
+    const fileOf = async (id: number) =>
+      (await reader.snapshot(root)).files.find(
+        (f) => JSON.parse(f.stats!).minValues.id <= id && JSON.parse(f.stats!).maxValues.id >= id,
+      )!;
+    const first = await fileOf(1);
+    expect([f1!.path, f2!.path]).toContain(first.path);
+
+    // DELETE with the probe the SQL layer makes: only the matching row is staged.
+    await dml(
+      root,
+      'DELETE',
+      (t) => `DELETE FROM ${t} WHERE id = 2`,
+      'SELECT * FROM temp.main.stg_scan WHERE id = 2',
+    );
+    let c = await commitOf(root, 3);
+    expect(c.info.operationMetrics).toMatchObject({
+      numDeletedRows: '1',
+      numDeletionVectorsAdded: '1',
+      numRemovedFiles: '0',
+      numAddedFiles: '0',
+      numCopiedRows: '0',
+    });
+    expect(c.removes.map((r) => r.path)).toEqual([first.path]);
+    expect(c.adds).toHaveLength(1);
+    const add = c.adds[0]!;
+    expect(add.path).toBe(first.path);
+    expect(add.deletionVector).toMatchObject({ storageType: 'u', offset: 1, cardinality: 1 });
+    expect(JSON.parse(add.stats!)).toMatchObject({ numRecords: 3, tightBounds: false });
+    const { deletedRows, deletionVectorPath } = await import('../src/index.js');
+    expect(existsSync(deletionVectorPath(root, add.deletionVector!)!)).toBe(true);
+    expect(await deletedRows(root, add.deletionVector!)).toEqual([1]);
+    expect((await rowsOf(root)).map((r) => r[0])).toEqual([1, 3, 4, 5, 6]);
+
+    // UPDATE: the old DV's row and the updated one; the new value goes to a new file.
+    await dml(root, 'UPDATE', (t) => `UPDATE ${t} SET name = 'C', __ml_touched = true WHERE id = 3`);
+    c = await commitOf(root, 4);
+    expect(c.info.operationMetrics).toMatchObject({
+      numUpdatedRows: '1',
+      numDeletionVectorsAdded: '1',
+      numDeletionVectorsUpdated: '1',
+      numAddedFiles: '1',
+    });
+    expect(c.removes[0]!.deletionVector).toEqual(add.deletionVector);
+    const dv2 = c.adds.find((a) => a.path === first.path)!.deletionVector!;
+    expect(await deletedRows(root, dv2)).toEqual([1, 2]);
+    expect(await rowsOf(root)).toEqual([
+      [1, 'a', '2024-01-01'],
+      [3, 'C', '2024-01-01'],
+      [4, 'd', '2024-01-01'],
+      [5, 'e', '2024-01-01'],
+      [6, 'f', '2024-01-01'],
+    ]);
+
+    // MERGE: a semi-join probe stages the matched target rows only.
+    await dml(
+      root,
+      'MERGE',
+      (t) =>
+        `MERGE INTO ${t} AS t USING (SELECT 5 AS id, 'E' AS name UNION ALL SELECT 9, 'i') s ON t.id = s.id ` +
+        `WHEN MATCHED THEN UPDATE SET name = s.name, __ml_touched = true WHEN NOT MATCHED THEN INSERT (id, name, day) VALUES (s.id, s.name, DATE '2024-01-02')`,
+      `SELECT * FROM temp.main.stg_scan AS t WHERE EXISTS (SELECT 1 FROM (SELECT 5 AS id UNION ALL SELECT 9) s WHERE t.id = s.id)`,
+    );
+    c = await commitOf(root, 5);
+    expect(c.info.operationMetrics).toMatchObject({
+      numTargetRowsUpdated: '1',
+      numTargetRowsInserted: '1',
+      numTargetDeletionVectorsAdded: '1',
+      numTargetRowsCopied: '0',
+    });
+    expect(c.removes.map((r) => r.path)).toEqual([(await fileOf(4)).path]);
+    expect((await rowsOf(root)).map((r) => [r[0], r[1]])).toEqual([
+      [1, 'a'],
+      [3, 'C'],
+      [4, 'd'],
+      [5, 'E'],
+      [6, 'f'],
+      [9, 'i'],
+    ]);
+
+    // Deleting a file's last live rows removes it (no DV, no add): both first files go.
+    await dml(root, 'DELETE', (t) => `DELETE FROM ${t} WHERE id IN (1, 4, 6)`);
+    c = await commitOf(root, 6);
+    expect(c.info.operationMetrics).toMatchObject({ numDeletedRows: '3', numRemovedFiles: '2' });
+    expect(c.adds).toEqual([]);
+    expect((await rowsOf(root)).map((r) => r[0])).toEqual([3, 5, 9]);
+    expect((await rowsOf(root, 3)).map((r) => r[0])).toEqual([1, 3, 4, 5, 6]);
+  });
+
+  it('a DV commit conflicts like a rewrite: two DELETEs of one file, the loser fails and removes its DV file', async () => {
+    const root = await dvTable('dvc');
+    const dvFiles = async () => (await readdir(root)).filter((f) => f.startsWith('deletion_vector_'));
+    await onConnection(async (sqlA) =>
+      onConnection(async (sqlB) => {
+        const a = await new DeltaTable({ sql: sqlA, reader, root }).stage('a');
+        const b = await new DeltaTable({ sql: sqlB, reader, root }).stage('b');
+        await sqlA.all('DELETE FROM temp.main.a WHERE id = 1');
+        await sqlB.all('DELETE FROM temp.main.b WHERE id = 2');
+        const counts = { updated: 0, deleted: 1, inserted: 0 };
+        expect(await a.commit({ operation: 'DELETE', touched: [], counts })).toBe(3);
+        await expect(b.commit({ operation: 'DELETE', touched: [], counts })).rejects.toThrow(
+          /DELTA_CONCURRENT_DELETE_DELETE/,
+        );
+        await a.drop();
+        await b.drop();
+      }),
+    );
+    expect(await dvFiles()).toHaveLength(1);
+    expect((await rowsOf(root)).map((r) => r[0])).toEqual([2, 3, 4, 5, 6]);
+  });
+});
+
 describe('tables MiniLake cannot rewrite', () => {
-  it('copy-on-write works with deletion vectors enabled; a corrupt deletion vector, column mapping and append-only are refused by name', async () => {
+  it('DML works with deletion vectors enabled; a corrupt deletion vector, column mapping and append-only are refused by name', async () => {
     const root = await newTable('dv', []);
     const base = await reader.snapshot(root);
     const { commit } = await import('../src/index.js');

@@ -482,6 +482,69 @@ describe('DML on EXTERNAL Delta tables through the Statement API', () => {
     expect(await rows('SELECT count(*) FROM dm.default.ev VERSION AS OF 1')).toEqual([['3']]);
   });
 
+  it('stages only what can change: a file without a matching row is neither read into the stage nor rewritten', async () => {
+    await rows(`CREATE TABLE dm.default.pr (id BIGINT, name STRING) USING DELTA LOCATION '${ext}/pr'`);
+    await rows(`INSERT INTO dm.default.pr SELECT id, 'a' FROM range(0, 100) AS r(id)`);
+    await rows(`INSERT INTO dm.default.pr SELECT id, 'b' FROM range(100, 200) AS r(id)`);
+    const log = async (v: number) =>
+      (await readFile(path.join(ext, 'pr', '_delta_log', `${String(v).padStart(20, '0')}.json`), 'utf8'))
+        .split('\n')
+        .filter(Boolean)
+        .map(
+          (l) =>
+            JSON.parse(l) as Record<string, { path?: string; operationMetrics?: Record<string, string> }>,
+        );
+    expect(await rows(`UPDATE dm.default.pr AS p SET name = 'u' WHERE p.id BETWEEN 150 AND 151`)).toEqual([
+      ['2'],
+    ]);
+    let c = await log(3);
+    expect(c.filter((a) => a.remove)).toHaveLength(1);
+    expect(c.find((a) => a.commitInfo)!.commitInfo!.operationMetrics).toMatchObject({
+      numUpdatedRows: '2',
+      numCopiedRows: '98',
+      numRemovedFiles: '1',
+    });
+    expect(await rows(`DELETE FROM dm.default.pr WHERE id IN (SELECT max(id) FROM dm.default.pr)`)).toEqual([
+      ['1'],
+    ]);
+    const merge = `MERGE INTO dm.default.pr t USING (SELECT 5 AS id, 'm' AS name UNION ALL SELECT 500, 'n') s ON t.id = s.id WHEN MATCHED THEN UPDATE SET * WHEN NOT MATCHED THEN INSERT *`;
+    expect(await rows(merge)).toEqual([['2', '1', '0', '1']]);
+    c = await log(5);
+    expect(c.find((a) => a.commitInfo)!.commitInfo!.operationMetrics).toMatchObject({
+      numTargetRowsCopied: '99',
+      numTargetFilesRemoved: '1',
+    });
+    expect(
+      await rows(
+        `SELECT count(*), sum(id), count(*) FILTER (WHERE name = 'u'), max(name) FROM dm.default.pr`,
+      ),
+    ).toEqual([['200', String((199 * 200) / 2 - 199 + 500), '2', 'u']]);
+  }, 120_000);
+
+  it('writes deletion vectors when the table enables them (protocol 3/7), and reads them back', async () => {
+    await rows(
+      `CREATE TABLE dm.default.dvt (id BIGINT, name STRING) USING DELTA LOCATION '${ext}/dvt' TBLPROPERTIES ('delta.enableDeletionVectors' = 'true')`,
+    );
+    await rows(`INSERT INTO dm.default.dvt SELECT id, 'n' || id FROM range(0, 1000) AS r(id)`);
+    expect(await rows(`DELETE FROM dm.default.dvt WHERE id % 10 = 0`)).toEqual([['100']]);
+    expect(await rows(`UPDATE dm.default.dvt SET name = 'u' WHERE id BETWEEN 1 AND 5`)).toEqual([['5']]);
+    const merge = `MERGE INTO dm.default.dvt t USING (SELECT id, 'm' AS name FROM range(995, 1005) AS r(id)) s ON t.id = s.id WHEN MATCHED THEN UPDATE SET * WHEN NOT MATCHED THEN INSERT *`;
+    expect(await rows(merge)).toEqual([['10', '5', '0', '5']]);
+    expect(
+      await rows(
+        `SELECT count(*), count(*) FILTER (WHERE name = 'u'), count(*) FILTER (WHERE name = 'm') FROM dm.default.dvt`,
+      ),
+    ).toEqual([['905', '5', '10']]);
+    const files = await readdir(path.join(ext, 'dvt'));
+    expect(files.filter((f) => f.startsWith('deletion_vector_')).length).toBe(3);
+    const v0 = await readFile(path.join(ext, 'dvt', '_delta_log', `${'0'.padStart(20, '0')}.json`), 'utf8');
+    expect(v0).toContain('"readerFeatures":["deletionVectors"]');
+    const detail = await q(`DESCRIBE DETAIL dm.default.dvt`);
+    expect(JSON.stringify(detail.result?.data_array)).toContain('deletionVectors');
+    expect(await rows(`SELECT count(*) FROM dm.default.dvt VERSION AS OF 2`)).toEqual([['900']]);
+    expect(await history('dvt')).toEqual(['CREATE TABLE', 'WRITE', 'DELETE', 'UPDATE', 'MERGE']);
+  }, 120_000);
+
   it('refuses a MERGE where several source rows change one target row', async () => {
     const r = await q(
       `MERGE INTO dm.default.ev t USING (SELECT 3 AS id, 'p' AS name UNION ALL SELECT 3, 'q') s ON t.id = s.id WHEN MATCHED THEN UPDATE SET name = s.name`,

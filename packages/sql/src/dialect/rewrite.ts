@@ -20,6 +20,8 @@ import {
   type TranslateOptions,
 } from './translate.js';
 import { resolveVolumes } from './volumes.js';
+import type { StagedRewriteLike } from './types.js';
+import type { DeltaPruneTerm } from './translate/common.js';
 import { informationSchemaTables, refuseWrite } from './information-schema.js';
 
 export interface Prepared {
@@ -83,7 +85,15 @@ export async function prepare(text: string, s: Session): Promise<Prepared> {
       const views = await deltaViews(t.tables, s, o);
       const kind = t.writeKind;
       let staged:
-        { table: string; commit?: () => Promise<void>; dml?: DeltaDml; columns?: string[] } | undefined;
+        | {
+            table: string;
+            commit?: () => Promise<void>;
+            dml?: DeltaDml;
+            columns?: string[];
+            view?: string;
+            stage?: (probe: string | undefined, prune: DeltaPruneTerm[] | undefined) => Promise<void>;
+          }
+        | undefined;
       if (target !== undefined)
         staged =
           kind === 'INSERT' || !s.uc.deltaTable
@@ -94,11 +104,14 @@ export async function prepare(text: string, s: Session): Promise<Prepared> {
         after = staged.commit;
         delta = staged.dml;
         if (kind === 'MERGE') o.deltaColumns = staged.columns;
+        if (staged.view) o.deltaProbeView = staged.view;
       }
       if (views.size > 0 || staged) {
         o.deltaViews = new Map([...info, ...views]);
         t = translate(text, o);
       }
+      // The rows the statement can change are staged once its condition is known (the probe).
+      await staged?.stage?.(t.deltaProbe, t.deltaPrune);
     }
     const values: Record<string, unknown> = {};
     for (const p of t.params) {
@@ -305,33 +318,49 @@ async function deltaStaging(
 }
 
 /**
- * UPDATE / DELETE / MERGE on an EXTERNAL Delta table, copy-on-write: the snapshot is staged as a temporary
- * table (with the file and a row id per row), DuckDB runs the statement on it returning what it changed,
- * and the files that held changed rows are rewritten in one Delta commit (@minilake/delta DeltaTable).
+ * UPDATE / DELETE / MERGE on an EXTERNAL Delta table: the statement is translated against a temporary table
+ * named here, then `stage` fills it with the rows it can change (the probe, Translated.deltaProbe, over a
+ * view of the snapshot; every row without one). DuckDB runs the statement on it returning what it changed,
+ * and one Delta commit rewrites the files that held changed rows, or marks them in deletion vectors
+ * (@minilake/delta DeltaTable).
  */
 async function deltaRewrite(
   full: string,
   kind: 'UPDATE' | 'DELETE' | 'MERGE',
   s: Session,
-): Promise<{ table: string; dml: DeltaDml; columns: string[] } | undefined> {
+): Promise<
+  | {
+      table: string;
+      view: string;
+      dml: DeltaDml;
+      columns: string[];
+      stage: (probe: string | undefined, prune: DeltaPruneTerm[] | undefined) => Promise<void>;
+    }
+  | undefined
+> {
   const dt = await s.uc!.deltaTable!(full, connRunner(s));
   if (!dt) return undefined;
   const table = `__ml_delta_dml_${createHash('sha256').update(full).digest('hex').slice(0, 16)}`;
-  const staged = await dt.stage(table);
+  const view = `${table}_scan`;
+  const columns = await dt.columnNames();
+  let staged: StagedRewriteLike | undefined;
   // commitInfo.operationParameters: Spark prints its analysed predicates there; MiniLake has no such form, so
   // the keys Databricks readers look for are present and empty rather than filled with something else.
   const dml: DeltaDml = {
-    returning: kind === 'MERGE' ? 'merge_action, __ml_file, __ml_row' : '__ml_file, __ml_row',
-    cleanup: () => staged.drop(),
+    // The staged table tells which rows changed (deleted, or marked by the update): RETURNING only counts,
+    // and MERGE's row ids catch a target row updated twice.
+    returning: kind === 'MERGE' ? 'merge_action, __ml_row' : '__ml_row',
+    cleanup: async () => {
+      await staged?.drop();
+    },
     finish: async (rows) => {
+      if (!staged) throw new Error('deltaRewrite: the statement ran before its rows were staged');
       const n = { UPDATE: 0, DELETE: 0, INSERT: 0 } as Record<string, number>;
-      const touched: string[] = [];
       const updatedRows = new Set<string>();
       for (const r of rows) {
         const action = kind === 'MERGE' ? String(r[0]) : kind;
-        const [file, row] = kind === 'MERGE' ? [r[1], r[2]] : [r[0], r[1]];
+        const row = kind === 'MERGE' ? r[1] : r[0];
         n[action] = (n[action] ?? 0) + 1;
-        if (file !== null && file !== undefined) touched.push(String(file));
         if (kind === 'MERGE' && action === 'UPDATE' && row !== null && row !== undefined) {
           const key = String(row);
           if (updatedRows.has(key))
@@ -346,7 +375,7 @@ async function deltaRewrite(
       const counts = { updated: n.UPDATE ?? 0, deleted: n.DELETE ?? 0, inserted: n.INSERT ?? 0 };
       await staged.commit({
         operation: kind,
-        touched,
+        touched: [],
         counts,
         parameters:
           kind === 'MERGE'
@@ -361,7 +390,18 @@ async function deltaRewrite(
       return { affected: rows.length, ...counts };
     },
   };
-  return { table: staged.table, dml, columns: staged.columns };
+  return {
+    table,
+    view,
+    dml,
+    columns,
+    stage: async (probe, prune) => {
+      staged = await dt.stage(table, {
+        ...(probe === undefined ? {} : { probe, view }),
+        ...(prune ? { prune } : {}),
+      });
+    },
+  };
 }
 
 export function namesVolume(text: string): boolean {

@@ -11,6 +11,7 @@ import { polyglot } from './polyglot.js';
 import {
   TranslationFailed,
   VolumesNeeded,
+  type DeltaPruneTerm,
   type Json,
   type Node,
   type TranslateOptions,
@@ -92,6 +93,7 @@ export function translate(text: string, o: TranslateOptions): Translated {
     ...(o.deltaViews ?? []),
     ...[...(o.deltaTargets ?? [])].map(([k, v]) => [`>${k}`, v]),
     ...(o.deltaColumns ? [['*', o.deltaColumns.join('\u0002')]] : []),
+    ...(o.deltaProbeView ? [['?', o.deltaProbeView]] : []),
   ]
     .map(([k, v]) => `${k}=${v}`)
     .join('\u0001');
@@ -121,6 +123,14 @@ export function translate(text: string, o: TranslateOptions): Translated {
   const columnTypes = typedProjections(r.ast[0]);
   const stmt = rw.walk(r.ast[0]) as Node;
   if (rw.volumesNeeded.length > 0) throw new VolumesNeeded(rw.volumesNeeded);
+  const staged = rw.insertTarget !== undefined && o.deltaTargets?.has(rw.insertTarget);
+  if (staged && stmt.update) {
+    // The staged table's marker of updated rows (@minilake/delta TOUCHED_COLUMN), as MERGE's updates set it.
+    const set = (stmt.update as Node).set as Json[] | undefined;
+    set?.push([ident('__ml_touched', false), { boolean: { value: true } }]);
+  }
+  const probeAst = staged && o.deltaProbeView ? deltaProbe(stmt, o.deltaProbeView) : undefined;
+  const prune = staged ? pruneTerms(stmt) : [];
   nameProjections(stmt);
   const avgColumns = avgProjections(stmt, o);
   const g = generate([stmt], Dialect.Databricks);
@@ -129,10 +139,150 @@ export function translate(text: string, o: TranslateOptions): Translated {
   if (!t.success || !t.sql?.[0]) throw new TranslationFailed(t.error ?? 'cannot transpile');
   const out: Translated = { sql: fixTokens(t.sql[0]), params: rw.params, avgColumns, tables: rw.tables };
   if (columnTypes.size > 0) out.columnTypes = columnTypes;
+  if (probeAst) {
+    const pg = generate([probeAst], Dialect.Databricks);
+    const pt =
+      pg.success && pg.sql?.[0] ? transpile(pg.sql[0], Dialect.Databricks, Dialect.DuckDB) : undefined;
+    // Without a probe every row is staged: slower, never wrong.
+    if (pt?.success && pt.sql?.[0]) out.deltaProbe = fixTokens(pt.sql[0]);
+  }
+  if (prune.length) out.deltaPrune = prune;
   if (rw.insertTarget) out.insertTarget = rw.insertTarget;
   if (rw.writeKind) out.writeKind = rw.writeKind;
   if (cache.size >= CACHE_MAX) cache.delete(cache.keys().next().value!);
   cache.set(key, out);
+  return out;
+}
+
+const clone = <T>(n: T): T => structuredClone(n);
+
+/** A parsed template statement (Databricks dialect), cloned for each use. */
+function template(text: string): Node {
+  const { parse, Dialect } = polyglot();
+  const r = parse(text, Dialect.Databricks);
+  if (!r.success || !r.ast?.[0]) throw new TranslationFailed(r.error ?? 'cannot parse');
+  return r.ast[0] as Node;
+}
+
+/**
+ * The probe of a staged Delta UPDATE / DELETE / MERGE (Translated.deltaProbe), built on the rewritten AST: the
+ * target's table node pointed at `view` (its alias kept, so the condition's column references resolve), and
+ * the statement's WHERE; MERGE keeps the target rows for which its source has a row satisfying ON (only when
+ * no WHEN NOT MATCHED BY SOURCE clause needs the other rows).
+ */
+function deltaProbe(stmt: Node, view: string): Node | undefined {
+  const retarget = (n: Json): Json => {
+    const c = clone(n) as Node;
+    const t = ((c.table as Node | undefined) ??
+      (((c.alias as Node | undefined)?.this as Node | undefined)?.table as Node | undefined)) as
+      Node | undefined;
+    if (!t) return c;
+    t.name = ident(view);
+    return c;
+  };
+  const dml = (stmt.update ?? stmt.delete) as Node | undefined;
+  if (dml) {
+    if (stmt.update && (dml.from_clause || (dml.from_joins as Json[] | undefined)?.length)) return undefined;
+    if (stmt.delete && (dml.using as Json[] | undefined)?.length) return undefined;
+    const probe = template('SELECT * FROM __ml_probe WHERE TRUE');
+    const sel = probe.select as Node;
+    const target = retarget({ table: dml.table }) as Node;
+    if (stmt.delete && dml.alias) (target.table as Node).alias = clone(dml.alias);
+    ((sel.from as Node).expressions as Json[])[0] = target;
+    sel.where_clause = dml.where_clause ? clone(dml.where_clause) : null;
+    return probe;
+  }
+  const merge = stmt.merge as Node | undefined;
+  if (!merge) return undefined;
+  const holder = merge.whens as Node | undefined;
+  const whens = (((holder?.whens as Node | undefined) ?? holder)?.expressions ?? []) as Json[];
+  const bySource = whens.some(
+    (w) =>
+      (((w as Node).when as Node | undefined)?.source as Node | undefined)?.boolean !== undefined &&
+      (((((w as Node).when as Node).source as Node).boolean as Node).value as boolean) === true,
+  );
+  if (bySource || !merge.on || !merge.using) return undefined;
+  const probe = template('SELECT * FROM __ml_probe WHERE EXISTS (SELECT 1 FROM __ml_source WHERE TRUE)');
+  const sel = probe.select as Node;
+  ((sel.from as Node).expressions as Json[])[0] = retarget(merge.this);
+  const exists = ((sel.where_clause as Node).this as Node).exists as Node;
+  const inner = (exists.this as Node).select as Node;
+  ((inner.from as Node).expressions as Json[])[0] = clone(merge.using);
+  (inner.where_clause as Node).this = clone(merge.on);
+  return probe;
+}
+
+const FLIP: Record<string, DeltaPruneTerm['op']> = { '<': '>', '<=': '>=', '>': '<', '>=': '<=', '=': '=' };
+const COMPARE: Record<string, DeltaPruneTerm['op']> = { eq: '=', lt: '<', lte: '<=', gt: '>', gte: '>=' };
+
+/**
+ * The conjuncts of a staged UPDATE / DELETE's WHERE of the form `column op literal` (also IN lists, BETWEEN,
+ * IS [NOT] NULL) on the target's own columns: what file pruning can judge from stats. Anything else is left
+ * out, which only keeps more files.
+ */
+function pruneTerms(stmt: Node): DeltaPruneTerm[] {
+  const dml = (stmt.update ?? stmt.delete) as Node | undefined;
+  const where = (dml?.where_clause as Node | undefined)?.this;
+  if (!dml || !where) return [];
+  const table = dml.table as Node | undefined;
+  const alias = ((dml.alias ?? table?.alias) as { name?: string } | null | undefined)?.name?.toLowerCase();
+  const colOf = (n: Json): string | undefined => {
+    const k = kindOf(n);
+    if (k?.[0] === 'paren') return colOf(k[1].this);
+    if (k?.[0] !== 'column') return undefined;
+    const q = (k[1].table as { name?: string } | null)?.name?.toLowerCase();
+    if (q !== undefined && q !== alias) return undefined;
+    return (k[1].name as { name?: string } | undefined)?.name;
+  };
+  const valueOf = (n: Json): number | string | undefined => {
+    const k = kindOf(n);
+    if (!k) return undefined;
+    if (k[0] === 'paren') return valueOf(k[1].this);
+    if (k[0] === 'neg') {
+      const v = valueOf(k[1].this);
+      return typeof v === 'number' ? -v : undefined;
+    }
+    if (k[0] !== 'literal') return undefined;
+    const { literal_type: t, value } = k[1] as { literal_type?: string; value?: string };
+    if (typeof value !== 'string') return undefined;
+    if (t === 'number') {
+      const v = Number(value);
+      return Number.isFinite(v) ? v : undefined;
+    }
+    if (t === 'string') return value;
+    if (t === 'date' && /^\d{4}-\d{2}-\d{2}$/.test(value)) return value;
+    return undefined;
+  };
+  const out: DeltaPruneTerm[] = [];
+  const visit = (n: Json): void => {
+    const k = kindOf(n);
+    if (!k) return;
+    const [kind, node] = k;
+    if (kind === 'and') {
+      visit(node.left);
+      visit(node.right);
+    } else if (kind === 'paren') visit(node.this);
+    else if (COMPARE[kind]) {
+      const [lc, rv, rc, lv] = [colOf(node.left), valueOf(node.right), colOf(node.right), valueOf(node.left)];
+      if (lc !== undefined && rv !== undefined) out.push({ column: lc, op: COMPARE[kind]!, values: [rv] });
+      else if (rc !== undefined && lv !== undefined)
+        out.push({ column: rc, op: FLIP[COMPARE[kind]!]!, values: [lv] });
+    } else if (kind === 'in' && !node.not && !node.query) {
+      const c = colOf(node.this);
+      const vs = ((node.expressions as Json[] | undefined) ?? []).map(valueOf);
+      if (c !== undefined && vs.length && vs.every((v) => v !== undefined))
+        out.push({ column: c, op: 'in', values: vs as (number | string)[] });
+    } else if (kind === 'between' && !node.not) {
+      const c = colOf(node.this);
+      const [lo, hi] = [valueOf(node.low), valueOf(node.high)];
+      if (c !== undefined && lo !== undefined) out.push({ column: c, op: '>=', values: [lo] });
+      if (c !== undefined && hi !== undefined) out.push({ column: c, op: '<=', values: [hi] });
+    } else if (kind === 'is_null') {
+      const c = colOf(node.this);
+      if (c !== undefined) out.push({ column: c, op: node.not ? 'notnull' : 'null', values: [] });
+    }
+  };
+  visit(where);
   return out;
 }
 

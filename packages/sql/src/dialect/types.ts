@@ -3,6 +3,7 @@
  * DuckDBResult (@duckdb/node-api) satisfy them; staying structural lets the engine's leased connections (a
  * Proxy) and test wrappers pass without casts.
  */
+import type { DeltaPruneTerm } from './translate/common.js';
 export interface DuckDBResultLike {
   readonly columnCount: number;
 }
@@ -110,7 +111,21 @@ export interface TableMetadata {
 /** What the dialect layer uses of @minilake/delta's DeltaTable (structural: no dependency on the package). */
 export interface DeltaTableLike {
   root: string;
-  stage(table: string): Promise<StagedRewriteLike>;
+  /** The table's column names, in order (MERGE's `SET *` / `INSERT *` expand over them). */
+  columnNames(): Promise<string[]>;
+  /**
+   * Stages the rows an UPDATE / DELETE / MERGE can change as the temporary table `table`: every row, or with
+   * `probe` (a SELECT * over the temporary view `view`, which stage creates over the snapshot) only those.
+   */
+  stage(
+    table: string,
+    o?: {
+      probe?: string;
+      view?: string;
+      /** Conjuncts every changed row satisfies: files their stats rule out are not staged. */
+      prune?: DeltaPruneTerm[];
+    },
+  ): Promise<StagedRewriteLike>;
   overwrite(
     source: string | undefined,
     o?: { partition?: Record<string, string | null>; operation?: 'WRITE' | 'TRUNCATE' },

@@ -30,6 +30,11 @@ export interface TranslateOptions {
   deltaTargets?: Map<string, string>;
   /** The staged Delta target's columns: MERGE's `SET *` / `INSERT *` are expanded over them. */
   deltaColumns?: string[];
+  /**
+   * The temporary view over the staged Delta target's snapshot that `Translated.deltaProbe` reads (the rows
+   * an UPDATE / DELETE / MERGE can change are staged from it).
+   */
+  deltaProbeView?: string;
 }
 
 /** File-reading table functions whose first argument (a path or a list of paths) may name a volume. */
@@ -73,6 +78,23 @@ export interface Translated {
   insertTarget?: string;
   /** The statement kind that writes insertTarget (INSERT, UPDATE, DELETE, MERGE). */
   writeKind?: string;
+  /**
+   * With `deltaProbeView`: `SELECT * FROM <view> [AS alias] WHERE <the statement's condition>` in DuckDB SQL,
+   * the rows of the staged Delta target the statement can change (MERGE: a semi-join with its source on the
+   * ON condition). Absent when every row must be staged (MERGE ... WHEN NOT MATCHED BY SOURCE).
+   */
+  deltaProbe?: string;
+  /**
+   * The top-level conjuncts of a staged UPDATE / DELETE's WHERE that compare a target column with a literal:
+   * files whose partition values or stats rule them out are not staged (@minilake/delta PruneTerm).
+   */
+  deltaPrune?: DeltaPruneTerm[];
+}
+
+export interface DeltaPruneTerm {
+  column: string;
+  op: '=' | '<' | '<=' | '>' | '>=' | 'in' | 'null' | 'notnull';
+  values: (number | string)[];
 }
 
 export class TranslationFailed extends Error {}
