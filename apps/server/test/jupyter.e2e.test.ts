@@ -142,7 +142,8 @@ describe.skipIf(!installed)(title, () => {
               timeout: 240_000,
               maxBuffer: 64 * 1024 * 1024,
             },
-            (_err, stdout, stderr) => resolve({ stdout, stderr }),
+            (err, stdout, stderr) =>
+              resolve({ stdout, stderr: `${err?.killed ? 'killed at the 240 s timeout\n' : ''}${stderr}` }),
           ),
         );
         expect(r.stdout, r.stderr).toContain('COUNT 5');
