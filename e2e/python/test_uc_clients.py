@@ -104,16 +104,28 @@ def _duck(url):
     for name in ("httpfs", "delta", "unity_catalog"):
         [ext] = glob.glob(os.path.join(site, f"duckdb_extension_{name}", "extensions", "*", f"{name}.duckdb_extension"))
         con.execute(f"LOAD '{ext}'")
+    # The extension logs each REST call it makes and what it made of the answer: a failure message quotes it.
+    con.execute("CALL enable_logging(level='debug')")
     con.execute(
         f"CREATE SECRET (TYPE unity_catalog, TOKEN 'dapi-minilake-test', ENDPOINT '{url}', AWS_REGION 'us-east-1')"
     )
     return con
 
 
+def _uc_log(con):
+    """What the extension asked MiniLake and read from the answers (DuckDB's log), oldest first."""
+    rows = con.execute(
+        "SELECT type, message FROM duckdb_logs WHERE type IN ('unity_catalog', 'HTTP') ORDER BY timestamp"
+    ).fetchall()
+    return "\n".join(f"{t}: {m}" for t, m in rows)
+
+
 @pytest.mark.xfail(
     reason="Known, intermittent since the Delta merges: DuckDB's unity_catalog extension 1.5.5 sometimes lists no "
     "table of a schema once an EXTERNAL Delta table in it has an append commit written by MiniLake (delta_scan of "
-    "the same folder reads it; the REST answers are the same byte for byte). Not yet bisected.",
+    "the same folder reads it; the REST answers are the same byte for byte). Not reproduced alone (8 runs of the "
+    "scenario, 4 of this file, all listed both tables); seen in full-suite runs under load. A failure now quotes the "
+    "extension's own log (each REST call, its status, the table count it parsed).",
     strict=False,
 )
 def test_duckdb_unity_catalog_extension(w, url):
@@ -132,6 +144,7 @@ def test_duckdb_unity_catalog_extension(w, url):
     con = _duck(url)
     con.execute(f"ATTACH '{cat}' AS uc (TYPE unity_catalog, DEFAULT_SCHEMA 's1')")
     tables = {(r[1], r[2]): r[4] for r in con.execute("SHOW ALL TABLES").fetchall() if r[0] == "uc"}
+    assert ("s1", "orders") in tables, f"SHOW ALL TABLES listed {tables}; the extension's log:\n{_uc_log(con)}"
     assert tables[("s1", "orders")] == ["BIGINT", "VARCHAR"]
     assert ("s1", "managed_t") in tables
     assert con.execute("SELECT id, customer FROM uc.s1.orders ORDER BY id").fetchall() == [(1, "ann"), (2, "bob")]

@@ -3,7 +3,7 @@
  * the contents API writing real files), kernel websockets upgraded through the same port. Needs
  * `pnpm build` and JupyterLab (`bash apps/server/scripts/install-jupyter.sh`, which .ci/run runs).
  */
-import { spawnSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import http from 'node:http';
@@ -123,20 +123,28 @@ describe.skipIf(!installed)(title, () => {
           'spark.range(5).withColumnRenamed("id", "n").writeTo("nbc.default.nb_numbers").append()',
           'print("COUNT", spark.table("nbc.default.nb_numbers").count())',
         ].join('\n');
-        const r = spawnSync(
-          python,
-          ['-m', 'IPython', '--no-banner', `--ipython-dir=${ipythonDir}`, '-c', code],
-          {
-            env: {
-              ...process.env,
-              DATABRICKS_HOST: server.url,
-              DATABRICKS_TOKEN: 'dapi-minilake-test',
-              MINILAKE_SPARK_JARS: jars.join(','),
-              PYSPARK_SUBMIT_ARGS: undefined,
+        // Asynchronously: a synchronous spawn would freeze this process for the minutes Spark takes, so
+        // undici could not retire its idle keep-alive socket (at the server's advertised 65 s, less its
+        // margin) and the next fetch would be written to a socket the server has just closed.
+        const r = await new Promise<{ stdout: string; stderr: string }>((resolve) =>
+          execFile(
+            python,
+            ['-m', 'IPython', '--no-banner', `--ipython-dir=${ipythonDir}`, '-c', code],
+            {
+              env: {
+                ...process.env,
+                DATABRICKS_HOST: server.url,
+                DATABRICKS_TOKEN: 'dapi-minilake-test',
+                MINILAKE_SPARK_JARS: jars.join(','),
+                PYSPARK_SUBMIT_ARGS: undefined,
+              },
+              encoding: 'utf8',
+              timeout: 240_000,
+              maxBuffer: 64 * 1024 * 1024,
             },
-            encoding: 'utf8',
-            timeout: 240_000,
-          },
+            (err, stdout, stderr) =>
+              resolve({ stdout, stderr: `${err?.killed ? 'killed at the 240 s timeout\n' : ''}${stderr}` }),
+          ),
         );
         expect(r.stdout, r.stderr).toContain('COUNT 5');
         const q = await fetch(`${server.url}/api/2.0/sql/statements`, {

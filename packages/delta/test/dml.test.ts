@@ -2,16 +2,11 @@
  * Copy-on-write DML, overwrite, conflicts, checkpoints, OPTIMIZE and VACUUM on real Delta folders, with
  * DuckDB running the statements on the staged table (as the SQL layer does) and Spark reading the result.
  */
-import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdtemp, readFile, readdir, rm, utimes } from 'node:fs/promises';
-import os from 'node:os';
+import { readFile, readdir, rm, utimes } from 'node:fs/promises';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
-import { DuckDbEngine } from '@minilake/engine-duckdb';
-import { locateInstall, settingsFrom } from '@minilake/engine-spark';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { DuckDbEngine } from '@minilake/engine-duckdb';
+import { beforeAll, describe, expect, it } from 'vitest';
 import {
   type Action,
   DeltaReader,
@@ -20,38 +15,15 @@ import {
   type SqlRunner,
   append,
   createTable,
-  parseSchemaString,
   readCommit,
 } from '../src/index.js';
-
-const here = path.dirname(fileURLToPath(import.meta.url));
-const install = await locateInstall(settingsFrom({ MINILAKE_CACHE: process.env.MINILAKE_CACHE })).catch(
-  () => undefined,
-);
-
-const schema = parseSchemaString(
-  JSON.stringify({
-    type: 'struct',
-    fields: [
-      { name: 'id', type: 'long', nullable: true, metadata: {} },
-      { name: 'name', type: 'string', nullable: true, metadata: {} },
-      { name: 'day', type: 'date', nullable: true, metadata: {} },
-    ],
-  }),
-);
+import { deltaFixture, install, schema, sparkSql } from './fixture.js';
 
 let dir: string;
 let engine: DuckDbEngine;
 let reader: DeltaReader;
-beforeAll(async () => {
-  dir = await mkdtemp(path.join(os.tmpdir(), 'ml-delta-dml-'));
-  engine = await DuckDbEngine.open({ dir: path.join(dir, 'duckdb') });
-  reader = new DeltaReader({ sql: engine });
-});
-afterAll(async () => {
-  await engine.close();
-  await rm(dir, { recursive: true, force: true });
-});
+const fixture = deltaFixture('ml-delta-dml-');
+beforeAll(() => void ({ dir, engine, reader } = fixture));
 
 /** Runs `fn` with a runner on one connection (staged temporary tables live on a connection). */
 function onConnection<T>(fn: (sql: SqlRunner) => Promise<T>): Promise<T> {
@@ -353,22 +325,15 @@ describe.skipIf(!install)('Spark reads MiniLake DML (needs bash packages/engine-
       );
     await onConnection((sql) => new DeltaTable({ sql, reader, root }).optimize());
     expect(existsSync(path.join(root, '_delta_log', '00000000000000000010.checkpoint.parquet'))).toBe(true);
-    const { stdout } = await promisify(execFile)(
-      install!.python,
+    const [rows, count, history, v2] = await sparkSql(
       [
-        path.join(here, 'fixtures', 'spark_sql.py'),
-        install!.jars.join(','),
         `SELECT id, name, day FROM delta.\`${root}\` WHERE id < 10 ORDER BY id`,
         `SELECT count(*) FROM delta.\`${root}\``,
         `DESCRIBE HISTORY delta.\`${root}\``,
         `SELECT id, name FROM delta.\`${root}\` VERSION AS OF 2 ORDER BY id`,
       ],
-      { timeout: 570_000 },
+      570_000,
     );
-    const [rows, count, history, v2] = stdout
-      .trim()
-      .split('\n')
-      .map((l) => JSON.parse(l) as unknown[][]);
     expect(rows).toEqual([
       ['2', 'B', '2024-01-02'],
       ['3', 'C', '2024-01-02'],

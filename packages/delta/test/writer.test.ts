@@ -1,42 +1,14 @@
-import { execFile } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
-import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
-import { DuckDbEngine } from '@minilake/engine-duckdb';
-import { locateInstall, settingsFrom } from '@minilake/engine-spark';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DeltaReader, append, commit, createTable, parseSchemaString } from '../src/index.js';
-
-const here = path.dirname(fileURLToPath(import.meta.url));
-const install = await locateInstall(settingsFrom({ MINILAKE_CACHE: process.env.MINILAKE_CACHE })).catch(
-  () => undefined,
-);
-
-const schema = parseSchemaString(
-  JSON.stringify({
-    type: 'struct',
-    fields: [
-      { name: 'id', type: 'long', nullable: true, metadata: {} },
-      { name: 'name', type: 'string', nullable: true, metadata: {} },
-      { name: 'day', type: 'date', nullable: true, metadata: {} },
-    ],
-  }),
-);
+import type { DuckDbEngine } from '@minilake/engine-duckdb';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { type DeltaReader, append, commit, createTable } from '../src/index.js';
+import { deltaFixture, install, schema, sparkSql } from './fixture.js';
 
 let dir: string;
 let engine: DuckDbEngine;
 let reader: DeltaReader;
-beforeAll(async () => {
-  dir = await mkdtemp(path.join(os.tmpdir(), 'ml-delta-w-'));
-  engine = await DuckDbEngine.open({ dir: path.join(dir, 'duckdb') });
-  reader = new DeltaReader({ sql: engine });
-});
-afterAll(async () => {
-  await engine.close();
-  await rm(dir, { recursive: true, force: true });
-});
+const fixture = deltaFixture('ml-delta-w-');
+beforeAll(() => void ({ dir, engine, reader } = fixture));
 
 const read = async (root: string, version?: number) =>
   engine.all(
@@ -87,21 +59,14 @@ describe('writing without a JVM', () => {
     async () => {
       const root = path.join(dir, 'events');
       await append(engine, reader, root, `(SELECT 4::BIGINT AS id, 'd' AS name, DATE '2024-01-02' AS day)`);
-      const { stdout } = await promisify(execFile)(
-        install!.python,
+      const [rows, history, v1] = await sparkSql(
         [
-          path.join(here, 'fixtures', 'spark_sql.py'),
-          install!.jars.join(','),
           `SELECT id, name, day FROM delta.\`${root}\` ORDER BY id`,
           `DESCRIBE HISTORY delta.\`${root}\``,
           `SELECT count(*) FROM delta.\`${root}\` VERSION AS OF 1`,
         ],
-        { timeout: 170_000 },
+        170_000,
       );
-      const [rows, history, v1] = stdout
-        .trim()
-        .split('\n')
-        .map((l) => JSON.parse(l) as unknown[][]);
       expect(rows).toEqual([
         ['1', 'a', '2024-01-01'],
         ['2', 'b', '2024-01-02'],

@@ -159,6 +159,23 @@ export function checkDecimal(p: number, s: number, text: string): TypeNode {
   return { kind: 'decimal', precision: p, scale: s };
 }
 
+/**
+ * A decimal's optional `(precision[, scale])` after its name, checked; `defaults` when it has none (DuckDB's
+ * and Spark's bare DECIMAL differ).
+ */
+export function parseDecimalArgs(c: TypeCursor, defaults: { precision: number; scale: number }): TypeNode {
+  if (!c.isP('(')) return { kind: 'decimal', ...defaults };
+  c.next();
+  const p = c.int();
+  let s = 0;
+  if (c.isP(',')) {
+    c.next();
+    s = c.int();
+  }
+  c.expectP(')');
+  return checkDecimal(p, s, c.text);
+}
+
 // ---------------------------------------------------------------------------------------------------------
 // DuckDB type strings (as information_schema / DuckDBType.toString() print them).
 
@@ -249,18 +266,7 @@ function parseDuckBase(c: TypeCursor): TypeNode {
     c.expectP(')');
     return { kind: 'map', key, value };
   }
-  if (up === 'DECIMAL' || up === 'NUMERIC') {
-    if (!c.isP('(')) return { kind: 'decimal', precision: 18, scale: 3 };
-    c.next();
-    const p = c.int();
-    let s = 0;
-    if (c.isP(',')) {
-      c.next();
-      s = c.int();
-    }
-    c.expectP(')');
-    return checkDecimal(p, s, c.text);
-  }
+  if (up === 'DECIMAL' || up === 'NUMERIC') return parseDecimalArgs(c, { precision: 18, scale: 3 });
   if (up === 'ENUM' || up === 'UNION') {
     // Spark has neither: an enum reads as its label, a union as its text form.
     let depth = 0;

@@ -3,6 +3,7 @@
  * GetPrimaryKeys, GetCrossReference, GetTableTypes) answered from Unity Catalog through its REST routes, with
  * the JDBC column sets Databricks returns. Name arguments are JDBC patterns (`%`, `_`; `*` as on Databricks).
  */
+import type { TableInfo as UcTable } from '@minilake/unity-catalog';
 import type { ResultColumn } from './results.js';
 import { parseType, scalarName } from './types.js';
 
@@ -45,34 +46,6 @@ async function get<T>(request: Request, path: string): Promise<T | undefined> {
 interface Named {
   name: string;
 }
-interface UcTable {
-  name: string;
-  catalog_name: string;
-  schema_name: string;
-  table_type?: string;
-  comment?: string;
-  columns?: UcColumn[];
-  table_constraints?: {
-    primary_key_constraint?: { name: string; child_columns: string[] };
-    foreign_key_constraint?: {
-      name: string;
-      child_columns: string[];
-      parent_table: string;
-      parent_columns: string[];
-    };
-  }[];
-}
-interface UcColumn {
-  name: string;
-  type_text?: string;
-  type_name?: string;
-  type_precision?: number;
-  type_scale?: number;
-  position?: number;
-  nullable?: boolean;
-  comment?: string;
-}
-
 const q = encodeURIComponent;
 
 async function catalogs(request: Request): Promise<string[]> {

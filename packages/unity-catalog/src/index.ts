@@ -37,6 +37,19 @@ export {
   toDatabricksTypeText,
   type DatabricksTypeInfo,
 } from './types.js';
+export type {
+  CatalogInfo,
+  ColumnInfo,
+  ForeignKeyConstraint,
+  FunctionInfo,
+  FunctionParameterInfo,
+  PrimaryKeyConstraint,
+  SchemaInfo,
+  SecurableAudit,
+  TableConstraint,
+  TableInfo,
+  VolumeInfo,
+} from './wire.js';
 export { unityCatalogApp } from './app.js';
 export { checkName, splitFullName } from './names.js';
 

@@ -6,7 +6,7 @@
  * table read back always yields a type the Spark connector parses. The engine knows none of this.
  */
 import {
-  checkDecimal,
+  parseDecimalArgs,
   parseDuckDbType,
   toDuckDbTypeText,
   TypeCursor,
@@ -102,18 +102,8 @@ function parseSpark(c: TypeCursor): TypeNode {
     c.expectP('>');
     return { kind: 'struct', fields };
   }
-  if (up === 'DECIMAL' || up === 'DEC' || up === 'NUMERIC') {
-    if (!c.isP('(')) return { kind: 'decimal', precision: 10, scale: 0 };
-    c.next();
-    const p = c.int();
-    let s = 0;
-    if (c.isP(',')) {
-      c.next();
-      s = c.int();
-    }
-    c.expectP(')');
-    return checkDecimal(p, s, c.text);
-  }
+  if (up === 'DECIMAL' || up === 'DEC' || up === 'NUMERIC')
+    return parseDecimalArgs(c, { precision: 10, scale: 0 });
   if (up === 'INTERVAL') {
     const units: string[] = [];
     while (c.peek()?.t === 'word') {

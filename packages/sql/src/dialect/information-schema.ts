@@ -11,6 +11,15 @@
  */
 import { createHash } from 'node:crypto';
 import { ident, literal } from '@minilake/engine-duckdb';
+import type {
+  CatalogInfo,
+  ColumnInfo,
+  FunctionInfo,
+  SchemaInfo,
+  SecurableAudit,
+  TableInfo,
+  VolumeInfo,
+} from '@minilake/unity-catalog';
 import type { Session } from './session.js';
 import { sqlError } from './sql-error.js';
 
@@ -31,118 +40,49 @@ const cols = (
 
 /** What this module reads of Unity Catalog: its store's listings (REST shapes). */
 interface UcListings {
-  listCatalogs(): CatalogRec[];
-  listSchemas(catalog: string): Promise<SchemaRec[]>;
+  listCatalogs(): CatalogInfo[];
+  listSchemas(catalog: string): Promise<SchemaInfo[]>;
   listTables(catalog: string, schema: string): Promise<{ key: string; json: string }[]>;
-  listFunctions(catalog: string, schema: string): Promise<FunctionRec[]>;
-  listVolumes(catalog: string, schema: string): Promise<VolumeRec[]> | VolumeRec[];
+  listFunctions(catalog: string, schema: string): Promise<FunctionInfo[]>;
+  listVolumes(catalog: string, schema: string): Promise<VolumeInfo[]> | VolumeInfo[];
   getPermissions(
     type: string,
     fullName: string,
   ): Promise<{ privilege_assignments?: { principal: string; privileges: string[] }[] }>;
 }
-interface Audit {
-  owner?: string;
-  comment?: string;
-  created_at?: number;
-  created_by?: string;
-  updated_at?: number;
-  updated_by?: string;
-}
-interface CatalogRec extends Audit {
-  name: string;
-}
-interface SchemaRec extends Audit {
-  name: string;
-  catalog_name: string;
-}
-interface ColumnRec {
-  name: string;
-  type_text?: string;
-  type_name?: string;
-  type_precision?: number;
-  type_scale?: number;
-  position?: number;
-  nullable?: boolean;
-  comment?: string;
-  partition_index?: number;
-}
-interface TableRec extends Audit {
-  name: string;
-  catalog_name: string;
-  schema_name: string;
-  table_type?: string;
-  data_source_format?: string;
-  storage_location?: string;
-  view_definition?: string;
-  columns?: ColumnRec[];
-  table_constraints?: {
-    primary_key_constraint?: { name: string; child_columns: string[] };
-    foreign_key_constraint?: {
-      name: string;
-      child_columns: string[];
-      parent_table: string;
-      parent_columns: string[];
-    };
-  }[];
-}
-interface FunctionRec extends Audit {
-  name: string;
-  catalog_name: string;
-  schema_name: string;
-  data_type?: string;
-  full_data_type?: string;
-  routine_body?: string;
-  routine_definition?: string;
-  external_language?: string;
-  is_deterministic?: boolean;
-  sql_data_access?: string;
-  is_null_call?: boolean;
-  security_type?: string;
-  specific_name?: string;
-  input_params?: { parameters?: { name: string; type_text?: string; position?: number; comment?: string }[] };
-}
-interface VolumeRec extends Audit {
-  name: string;
-  catalog_name: string;
-  schema_name: string;
-  volume_type?: string;
-  storage_location?: string;
-}
-
 /** Everything a view is built from, read once per statement (and only the parts a view needs). */
 class Snapshot {
-  private schemasP?: Promise<SchemaRec[]>;
-  private tablesP?: Promise<TableRec[]>;
+  private schemasP?: Promise<SchemaInfo[]>;
+  private tablesP?: Promise<TableInfo[]>;
   constructor(
     readonly uc: UcListings,
-    readonly catalogs: CatalogRec[],
+    readonly catalogs: CatalogInfo[],
   ) {}
-  schemas(): Promise<SchemaRec[]> {
+  schemas(): Promise<SchemaInfo[]> {
     this.schemasP ??= (async () => {
-      const out: SchemaRec[] = [];
+      const out: SchemaInfo[] = [];
       for (const c of this.catalogs) out.push(...(await this.uc.listSchemas(c.name)));
       return out;
     })();
     return this.schemasP;
   }
-  tables(): Promise<TableRec[]> {
+  tables(): Promise<TableInfo[]> {
     this.tablesP ??= (async () => {
-      const out: TableRec[] = [];
+      const out: TableInfo[] = [];
       for (const s of await this.schemas())
         for (const t of await this.uc.listTables(s.catalog_name, s.name))
-          out.push(JSON.parse(t.json) as TableRec);
+          out.push(JSON.parse(t.json) as TableInfo);
       return out;
     })();
     return this.tablesP;
   }
-  async functions(): Promise<FunctionRec[]> {
-    const out: FunctionRec[] = [];
+  async functions(): Promise<FunctionInfo[]> {
+    const out: FunctionInfo[] = [];
     for (const s of await this.schemas()) out.push(...(await this.uc.listFunctions(s.catalog_name, s.name)));
     return out;
   }
-  async volumes(): Promise<VolumeRec[]> {
-    const out: VolumeRec[] = [];
+  async volumes(): Promise<VolumeInfo[]> {
+    const out: VolumeInfo[] = [];
     for (const s of await this.schemas()) out.push(...(await this.uc.listVolumes(s.catalog_name, s.name)));
     return out;
   }
@@ -157,7 +97,7 @@ class Snapshot {
 const ts = (ms: number | undefined): string | null =>
   typeof ms === 'number' ? new Date(ms).toISOString() : null;
 
-const created = (r: Audit): Row => ({
+const created = (r: SecurableAudit): Row => ({
   created: ts(r.created_at),
   created_by: r.created_by ?? null,
   last_altered: ts(r.updated_at ?? r.created_at),
@@ -205,7 +145,7 @@ const UC_TYPE_NAMES: Record<string, string> = {
   LONG: 'BIGINT',
   TIMESTAMP_NTZ: 'TIMESTAMP_NTZ',
 };
-const dataType = (c: ColumnRec): string => {
+const dataType = (c: ColumnInfo): string => {
   const n = (c.type_name ?? c.type_text ?? 'STRING').toUpperCase();
   return UC_TYPE_NAMES[n] ?? n;
 };
@@ -217,6 +157,65 @@ interface View {
 
 const tableKey = (t: { catalog_name: string; schema_name: string; name: string }) =>
   `${t.catalog_name}.${t.schema_name}.${t.name}`;
+
+/**
+ * A `*_privileges` view: one row per grant on each securable `list` yields; `at` names the securable
+ * (its type and full name for the grants lookup, and its columns in the view, which follow `grantee`).
+ */
+function privilegesView<X extends SecurableAudit>(
+  names: string[],
+  list: (s: Snapshot) => X[] | Promise<X[]>,
+  at: (x: X) => [type: string, fullName: string, columns: Row],
+): View {
+  return {
+    columns: cols(S, 'grantor', 'grantee', ...names, 'privilege_type', 'is_grantable', 'inherited_from'),
+    rows: async (s) => {
+      const out: Row[] = [];
+      for (const x of await list(s)) {
+        const [type, full, columns] = at(x);
+        for (const g of await s.grants(type, full))
+          out.push({
+            grantor: x.owner ?? null,
+            grantee: g.principal,
+            ...columns,
+            privilege_type: g.privilege,
+            is_grantable: 'NO',
+            inherited_from: 'NONE',
+          });
+      }
+      return out;
+    },
+  };
+}
+
+/** The columns naming a constraint and its table, first in table_constraints and key_column_usage. */
+const CONSTRAINT_COLUMNS = [
+  'constraint_catalog',
+  'constraint_schema',
+  'constraint_name',
+  'table_catalog',
+  'table_schema',
+  'table_name',
+] as const;
+
+/** Every primary or foreign key constraint of the tables, with its CONSTRAINT_COLUMNS values. */
+function constraints(tables: TableInfo[]) {
+  return tables.flatMap((t) =>
+    (t.table_constraints ?? []).flatMap((c) => {
+      const k = c.primary_key_constraint ?? c.foreign_key_constraint;
+      if (!k) return [];
+      const at = {
+        constraint_catalog: t.catalog_name,
+        constraint_schema: t.schema_name,
+        constraint_name: k.name,
+        table_catalog: t.catalog_name,
+        table_schema: t.schema_name,
+        table_name: t.name,
+      } satisfies Record<(typeof CONSTRAINT_COLUMNS)[number], string>;
+      return [{ t, c, k, at }];
+    }),
+  );
+}
 
 const VIEWS: Record<string, View> = {
   information_schema_catalog_name: {
@@ -482,96 +481,29 @@ const VIEWS: Record<string, View> = {
         ...created(v),
       })),
   },
-  catalog_privileges: {
-    columns: cols(
-      S,
-      'grantor',
-      'grantee',
-      'catalog_name',
-      'privilege_type',
-      'is_grantable',
-      'inherited_from',
-    ),
-    rows: async (s) => {
-      const out: Row[] = [];
-      for (const c of s.catalogs)
-        for (const g of await s.grants('catalog', c.name))
-          out.push({
-            grantor: c.owner ?? null,
-            grantee: g.principal,
-            catalog_name: c.name,
-            privilege_type: g.privilege,
-            is_grantable: 'NO',
-            inherited_from: 'NONE',
-          });
-      return out;
-    },
-  },
-  schema_privileges: {
-    columns: cols(
-      S,
-      'grantor',
-      'grantee',
-      'catalog_name',
-      'schema_name',
-      'privilege_type',
-      'is_grantable',
-      'inherited_from',
-    ),
-    rows: async (s) => {
-      const out: Row[] = [];
-      for (const x of await s.schemas())
-        for (const g of await s.grants('schema', `${x.catalog_name}.${x.name}`))
-          out.push({
-            grantor: x.owner ?? null,
-            grantee: g.principal,
-            catalog_name: x.catalog_name,
-            schema_name: x.name,
-            privilege_type: g.privilege,
-            is_grantable: 'NO',
-            inherited_from: 'NONE',
-          });
-      return out;
-    },
-  },
-  table_privileges: {
-    columns: cols(
-      S,
-      'grantor',
-      'grantee',
-      'table_catalog',
-      'table_schema',
-      'table_name',
-      'privilege_type',
-      'is_grantable',
-      'inherited_from',
-    ),
-    rows: async (s) => {
-      const out: Row[] = [];
-      for (const t of await s.tables())
-        for (const g of await s.grants('table', tableKey(t)))
-          out.push({
-            grantor: t.owner ?? null,
-            grantee: g.principal,
-            table_catalog: t.catalog_name,
-            table_schema: t.schema_name,
-            table_name: t.name,
-            privilege_type: g.privilege,
-            is_grantable: 'NO',
-            inherited_from: 'NONE',
-          });
-      return out;
-    },
-  },
+  catalog_privileges: privilegesView(
+    ['catalog_name'],
+    (s) => s.catalogs,
+    (c) => ['catalog', c.name, { catalog_name: c.name }],
+  ),
+  schema_privileges: privilegesView(
+    ['catalog_name', 'schema_name'],
+    (s) => s.schemas(),
+    (x) => ['schema', `${x.catalog_name}.${x.name}`, { catalog_name: x.catalog_name, schema_name: x.name }],
+  ),
+  table_privileges: privilegesView(
+    ['table_catalog', 'table_schema', 'table_name'],
+    (s) => s.tables(),
+    (t) => [
+      'table',
+      tableKey(t),
+      { table_catalog: t.catalog_name, table_schema: t.schema_name, table_name: t.name },
+    ],
+  ),
   table_constraints: {
     columns: cols(
       S,
-      'constraint_catalog',
-      'constraint_schema',
-      'constraint_name',
-      'table_catalog',
-      'table_schema',
-      'table_name',
+      ...CONSTRAINT_COLUMNS,
       'constraint_type',
       'is_deferrable',
       'initially_deferred',
@@ -579,56 +511,27 @@ const VIEWS: Record<string, View> = {
       'comment',
     ),
     rows: async (s) =>
-      (await s.tables()).flatMap((t) =>
-        (t.table_constraints ?? []).flatMap((c) => {
-          const k = c.primary_key_constraint ?? c.foreign_key_constraint;
-          if (!k) return [];
-          return [
-            {
-              constraint_catalog: t.catalog_name,
-              constraint_schema: t.schema_name,
-              constraint_name: k.name,
-              table_catalog: t.catalog_name,
-              table_schema: t.schema_name,
-              table_name: t.name,
-              constraint_type: c.primary_key_constraint ? 'PRIMARY KEY' : 'FOREIGN KEY',
-              is_deferrable: 'YES',
-              initially_deferred: 'YES',
-              enforced: 'NO',
-              comment: null,
-            },
-          ];
-        }),
-      ),
+      constraints(await s.tables()).map(({ at, c }) => ({
+        ...at,
+        constraint_type: c.primary_key_constraint ? 'PRIMARY KEY' : 'FOREIGN KEY',
+        is_deferrable: 'YES',
+        initially_deferred: 'YES',
+        enforced: 'NO',
+        comment: null,
+      })),
   },
   key_column_usage: {
-    columns: cols(
-      S,
-      'constraint_catalog',
-      'constraint_schema',
-      'constraint_name',
-      'table_catalog',
-      'table_schema',
-      'table_name',
-      'column_name',
-    ).concat(cols(I, 'ordinal_position', 'position_in_unique_constraint')),
+    columns: cols(S, ...CONSTRAINT_COLUMNS, 'column_name').concat(
+      cols(I, 'ordinal_position', 'position_in_unique_constraint'),
+    ),
     rows: async (s) =>
-      (await s.tables()).flatMap((t) =>
-        (t.table_constraints ?? []).flatMap((c) => {
-          const k = c.primary_key_constraint ?? c.foreign_key_constraint;
-          if (!k) return [];
-          return k.child_columns.map((col, i) => ({
-            constraint_catalog: t.catalog_name,
-            constraint_schema: t.schema_name,
-            constraint_name: k.name,
-            table_catalog: t.catalog_name,
-            table_schema: t.schema_name,
-            table_name: t.name,
-            column_name: col,
-            ordinal_position: i,
-            position_in_unique_constraint: c.foreign_key_constraint ? i : null,
-          }));
-        }),
+      constraints(await s.tables()).flatMap(({ at, c, k }) =>
+        k.child_columns.map((col, i) => ({
+          ...at,
+          column_name: col,
+          ordinal_position: i,
+          position_in_unique_constraint: c.foreign_key_constraint ? i : null,
+        })),
       ),
   },
   referential_constraints: {
@@ -645,31 +548,28 @@ const VIEWS: Record<string, View> = {
       'delete_rule',
     ),
     rows: async (s) => {
-      const tables = await s.tables();
+      const all = constraints(await s.tables());
       const pk = new Map<string, string>();
-      for (const t of tables)
-        for (const c of t.table_constraints ?? [])
-          if (c.primary_key_constraint) pk.set(tableKey(t).toLowerCase(), c.primary_key_constraint.name);
-      return tables.flatMap((t) =>
-        (t.table_constraints ?? []).flatMap((c) => {
-          const fk = c.foreign_key_constraint;
-          if (!fk) return [];
-          const [pc = null, ps = null] = fk.parent_table.split('.');
-          return [
-            {
-              constraint_catalog: t.catalog_name,
-              constraint_schema: t.schema_name,
-              constraint_name: fk.name,
-              unique_constraint_catalog: pc,
-              unique_constraint_schema: ps,
-              unique_constraint_name: pk.get(fk.parent_table.toLowerCase()) ?? null,
-              match_option: 'FULL',
-              update_rule: 'NO ACTION',
-              delete_rule: 'NO ACTION',
-            },
-          ];
-        }),
-      );
+      for (const { t, c } of all)
+        if (c.primary_key_constraint) pk.set(tableKey(t).toLowerCase(), c.primary_key_constraint.name);
+      return all.flatMap(({ at, c }) => {
+        const fk = c.foreign_key_constraint;
+        if (!fk) return [];
+        const [pc = null, ps = null] = fk.parent_table.split('.');
+        return [
+          {
+            constraint_catalog: at.constraint_catalog,
+            constraint_schema: at.constraint_schema,
+            constraint_name: at.constraint_name,
+            unique_constraint_catalog: pc,
+            unique_constraint_schema: ps,
+            unique_constraint_name: pk.get(fk.parent_table.toLowerCase()) ?? null,
+            match_option: 'FULL',
+            update_rule: 'NO ACTION',
+            delete_rule: 'NO ACTION',
+          },
+        ];
+      });
     },
   },
   // Not modelled in MiniLake's Unity Catalog: Databricks' columns, no rows.

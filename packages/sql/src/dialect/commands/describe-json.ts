@@ -5,42 +5,13 @@
  * Catalog's record, so EXTERNAL Delta tables and views describe as the REST API shows them.
  */
 import type { TypeNode } from '@minilake/engine-duckdb';
-import { parseDatabricksType } from '@minilake/unity-catalog';
+import {
+  parseDatabricksType,
+  type ColumnInfo as UcColumn,
+  type TableInfo as UcTable,
+} from '@minilake/unity-catalog';
 import { valuesResult, type Session } from '../session.js';
 import { columnsOf, resolveTable, sparkType, tableNotFound, type Outcome } from './common.js';
-
-interface UcColumn {
-  name: string;
-  type_text?: string;
-  nullable?: boolean;
-  comment?: string;
-  partition_index?: number;
-}
-interface UcTable {
-  name: string;
-  catalog_name: string;
-  schema_name: string;
-  table_type?: string;
-  data_source_format?: string;
-  storage_location?: string;
-  view_definition?: string;
-  comment?: string;
-  owner?: string;
-  created_at?: number;
-  created_by?: string;
-  updated_at?: number;
-  properties?: Record<string, string>;
-  columns?: UcColumn[];
-  table_constraints?: {
-    primary_key_constraint?: { name: string; child_columns: string[] };
-    foreign_key_constraint?: {
-      name: string;
-      child_columns: string[];
-      parent_table: string;
-      parent_columns: string[];
-    };
-  }[];
-}
 
 type Json = string | number | boolean | null | Json[] | { [k: string]: Json };
 
