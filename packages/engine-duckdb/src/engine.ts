@@ -11,7 +11,6 @@ import { silentLogger, type Logger, type SharedResource } from '@minilake/core';
 import { duckdb } from './duckdb-module.js';
 import { ident, literal } from './sql.js';
 
-
 export interface DuckDbEngineOptions {
   /** The engine's folder: `<dataDir>/duckdb`. */
   dir: string;
