@@ -228,6 +228,9 @@ export async function run() {
   // A peer that failed or timed out on the big result is recorded as such (its error), with no ratio.
   if (result.peer.arrow.ms && result.minilake.arrow.ms)
     result.arrow_peer_over_ours = r(result.peer.arrow.ms, result.minilake.arrow.ms);
+  // A peer that ran out of time was at least the timeout slower: record that lower bound.
+  else if (result.minilake.arrow.ms && /timeout/i.test(result.peer.arrow.error ?? ''))
+    result.arrow_peer_over_ours_at_least = r(ARROW_TIMEOUT_MS, result.minilake.arrow.ms);
   result.load_average = os.loadavg().map((x) => +x.toFixed(1));
   return result;
 }
