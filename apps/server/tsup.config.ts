@@ -1,4 +1,5 @@
 import { cpSync, existsSync } from 'node:fs';
+import path from 'node:path';
 import { defineConfig } from 'tsup';
 
 // The server bundles the workspace packages (@minilake/*) so its tarball runs alone; third-party
@@ -13,7 +14,25 @@ export default defineConfig({
   dts: outDir === 'dist' ? { entry: 'src/index.ts' } : false,
   clean: true,
   target: 'node20',
-  noExternal: [/^@minilake\//],
+  // @duckdb/node-api's JavaScript is bundled too: ~50 CommonJS files resolved, read and compiled one by one
+  // were ~60 ms of CPU of every start (bench/README.md, cold start). Its native binding stays external.
+  noExternal: [/^@minilake\//, /^@duckdb\/node-api$/],
+  esbuildPlugins: [
+    {
+      // The engine loads DuckDB through duckdb-module.ts (a `require` the bundler cannot follow); the
+      // bundle takes its twin with a static import instead.
+      name: 'duckdb-bundled',
+      setup(build) {
+        build.onResolve({ filter: /\/duckdb-module\.js$/ }, (args) => ({
+          path: path.join(args.resolveDir, 'duckdb-module.bundled.ts'),
+        }));
+      },
+    },
+  ],
+  // The bundled CommonJS requires its binding: ESM has no `require`, so each chunk gets one.
+  banner: {
+    js: "import { createRequire as __mlCreateRequire } from 'node:module'; const require = __mlCreateRequire(import.meta.url);",
+  },
   // The published server carries the built web UI (apps/ui builds first: it is a dev dependency, so turbo
   // orders it before this build). Without a UI build the server still starts and /ui says how to build it.
   onSuccess: async () => {

@@ -1,7 +1,10 @@
 // Side by side with the Python peer (the `minilake` emulator from PyPI, installed by bench/install-peer.sh
 // into ~/.cache/minilake/peer-minilake-1.9.0): cold start until the catalog API answers, a Unity Catalog
-// GET and `SELECT 1` through the Statement API (one client, p50), on both servers in the same run, with
-// the ratios (peer time / ours: above 1 means MiniLake is faster). Skipped when the peer is not installed.
+// GET and `SELECT 1` through the Statement API (one client, p50), a 10,000-row INLINE JSON result, and a
+// 10M-row ARROW_STREAM result through EXTERNAL_LINKS (execute plus every chunk downloaded), on both
+// servers in the same run, with the ratios (peer time / ours: above 1 means MiniLake is faster). The two
+// result queries use `range(n) AS t(id)`, which both dialects read the same way. Skipped when the peer is
+// not installed. Knobs: BENCH_PEER_ARROW_ROWS (10,000,000), BENCH_PEER_ARROW_TIMEOUT_S (600).
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import net from 'node:net';
@@ -13,7 +16,14 @@ export const targets = {
   cold_start_peer_over_ours: '>= 5',
   select1_p50_peer_over_ours: '> 1',
   uc_get_p50_peer_over_ours: '> 1',
+  inline_10k_peer_over_ours: '> 1',
+  arrow_peer_over_ours: '> 1',
 };
+
+const ARROW_ROWS = Number(process.env.BENCH_PEER_ARROW_ROWS ?? 10_000_000);
+const ARROW_TIMEOUT_MS = Number(process.env.BENCH_PEER_ARROW_TIMEOUT_S ?? 600) * 1000;
+const INLINE_QUERY = `SELECT id, 'name_' || id AS s FROM range(10000) AS t(id)`;
+const ARROW_QUERY = `SELECT id, CAST(id AS DOUBLE) * 2.5 AS d, 'name_' || id AS s FROM range(${ARROW_ROWS}) AS t(id)`;
 
 const cache = process.env.MINILAKE_CACHE ?? path.join(os.homedir(), '.cache/minilake');
 const venv = process.env.BENCH_PEER_VENV ?? path.join(cache, 'peer-minilake-1.9.0');
@@ -94,7 +104,97 @@ async function measure(s) {
   const uc = await load(get, { requests: 2000, concurrency: 1 });
   await load(stmt, { requests: 200, concurrency: 1, ...post });
   const sel = await load(stmt, { requests: 1000, concurrency: 1, ...post });
-  return { uc_get: uc, select1: sel };
+  const inline = await timed(5, 20, () => inlineResult(s, wh));
+  const arrow = await arrowResult(s, wh).catch((e) => ({ error: String(e.message ?? e) }));
+  return { uc_get: uc, select1: sel, inline_10k: inline, arrow };
+}
+
+const median = (a) => [...a].sort((x, y) => x - y)[Math.floor(a.length / 2)];
+
+/** `warm` untimed calls, then `n` timed ones: the median and the spread, in ms. */
+async function timed(warm, n, fn) {
+  for (let i = 0; i < warm; i++) await fn();
+  const ms = [];
+  for (let i = 0; i < n; i++) {
+    const t0 = performance.now();
+    await fn();
+    ms.push(performance.now() - t0);
+  }
+  return {
+    p50_ms: +median(ms).toFixed(2),
+    min_ms: +Math.min(...ms).toFixed(2),
+    max_ms: +Math.max(...ms).toFixed(2),
+  };
+}
+
+async function postJson(url, body, signal) {
+  const r = await fetch(url, { ...json('POST', body), signal });
+  if (!r.ok) throw new Error(`POST ${url}: ${r.status} ${await r.text()}`);
+  return r.json();
+}
+
+async function getJson(url, signal) {
+  const r = await fetch(url, { headers: { authorization: 'Bearer dev' }, signal });
+  if (!r.ok) throw new Error(`GET ${url}: ${r.status} ${await r.text()}`);
+  return r.json();
+}
+
+async function inlineResult(s, wh) {
+  const r = await postJson(`${s.url}/api/2.0/sql/statements`, {
+    warehouse_id: wh,
+    statement: INLINE_QUERY,
+    wait_timeout: '30s',
+  });
+  if (r.status?.state !== 'SUCCEEDED' || r.result?.data_array?.length !== 10000)
+    throw new Error(`10k inline: ${JSON.stringify(r.status)} ${r.result?.data_array?.length} rows`);
+}
+
+/** Execute (waiting as long as it takes) and download every chunk; the wall time and what came back. */
+async function arrowResult(s, wh) {
+  const signal = AbortSignal.timeout(ARROW_TIMEOUT_MS);
+  const t0 = performance.now();
+  let st = await postJson(
+    `${s.url}/api/2.0/sql/statements`,
+    {
+      warehouse_id: wh,
+      statement: ARROW_QUERY,
+      disposition: 'EXTERNAL_LINKS',
+      format: 'ARROW_STREAM',
+      wait_timeout: '50s',
+      on_wait_timeout: 'CONTINUE',
+    },
+    signal,
+  );
+  while (st.status.state === 'PENDING' || st.status.state === 'RUNNING') {
+    await new Promise((res) => setTimeout(res, 20));
+    st = await getJson(`${s.url}/api/2.0/sql/statements/${st.statement_id}`, signal);
+  }
+  if (st.status.state !== 'SUCCEEDED') throw new Error(`arrow: ${JSON.stringify(st.status)}`);
+  const t1 = performance.now();
+  let bytes = 0;
+  let chunks = 0;
+  let link = st.result.external_links[0];
+  for (;;) {
+    const body = await fetch(link.external_link, { signal }).then((x) => x.arrayBuffer());
+    bytes += body.byteLength;
+    chunks++;
+    if (link.next_chunk_index === undefined || link.next_chunk_index === null) break;
+    link = (
+      await getJson(
+        `${s.url}/api/2.0/sql/statements/${st.statement_id}/result/chunks/${link.next_chunk_index}`,
+        signal,
+      )
+    ).external_links[0];
+  }
+  const t2 = performance.now();
+  return {
+    rows: st.manifest.total_row_count,
+    chunks,
+    bytes,
+    ms: +(t2 - t0).toFixed(0),
+    execute_ms: +(t1 - t0).toFixed(0),
+    fetch_ms: +(t2 - t1).toFixed(0),
+  };
 }
 
 export async function run() {
@@ -117,10 +217,20 @@ export async function run() {
         }
     }
   }
-  const med = (a) => [...a].sort((x, y) => x - y)[Math.floor(a.length / 2)];
   const r = (p, o) => +(p / o).toFixed(2);
-  result.cold_start_peer_over_ours = r(med(result.peer.cold_start_ms), med(result.minilake.cold_start_ms));
+  result.cold_start_peer_over_ours = r(
+    median(result.peer.cold_start_ms),
+    median(result.minilake.cold_start_ms),
+  );
   result.uc_get_p50_peer_over_ours = r(result.peer.uc_get.p50_ms, result.minilake.uc_get.p50_ms);
   result.select1_p50_peer_over_ours = r(result.peer.select1.p50_ms, result.minilake.select1.p50_ms);
+  result.inline_10k_peer_over_ours = r(result.peer.inline_10k.p50_ms, result.minilake.inline_10k.p50_ms);
+  // A peer that failed or timed out on the big result is recorded as such (its error), with no ratio.
+  if (result.peer.arrow.ms && result.minilake.arrow.ms)
+    result.arrow_peer_over_ours = r(result.peer.arrow.ms, result.minilake.arrow.ms);
+  // A peer that ran out of time was at least the timeout slower: record that lower bound.
+  else if (result.minilake.arrow.ms && /timeout/i.test(result.peer.arrow.error ?? ''))
+    result.arrow_peer_over_ours_at_least = r(ARROW_TIMEOUT_MS, result.minilake.arrow.ms);
+  result.load_average = os.loadavg().map((x) => +x.toFixed(1));
   return result;
 }

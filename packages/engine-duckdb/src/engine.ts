@@ -5,15 +5,11 @@
  */
 import { createHash } from 'node:crypto';
 import { mkdir, readdir, rm } from 'node:fs/promises';
-import { createRequire } from 'node:module';
 import path from 'node:path';
 import type { DuckDBConnection, DuckDBInstance, DuckDBValue } from '@duckdb/node-api';
 import { silentLogger, type Logger, type SharedResource } from '@minilake/core';
+import { duckdb } from './duckdb-module.js';
 import { ident, literal } from './sql.js';
-
-// Required, not imported: the package is CommonJS, and an ESM import of it makes Node lex each of the ~50
-// files it re-exports for named exports, ~0.17 s of CPU at every start-up (bench/README.md, cold start).
-const duckdb = createRequire(import.meta.url)('@duckdb/node-api') as typeof import('@duckdb/node-api');
 
 export interface DuckDbEngineOptions {
   /** The engine's folder: `<dataDir>/duckdb`. */

@@ -16,6 +16,10 @@ export const namespaces = new WeakMap<object, { target: string; epoch: number | 
 /** The connection is known not to have the (missing) namespace: it only has the macro search path. */
 export class NamespaceUnavailable extends Error {}
 
+// Thrown for every statement on a connection whose default namespace is known to be missing (a fresh
+// engine has no main.default): one shared instance, so no stack is captured per statement.
+const NAMESPACE_UNAVAILABLE = new NamespaceUnavailable('default namespace unavailable');
+
 export const SESSION_CHANGING = new Set(['RESET', 'PRAGMA', 'CALL', 'ATTACH', 'DETACH', 'USE']);
 
 /** The DuckDB TimeZone last set on each pooled connection (keyed by its native handle). */
@@ -150,7 +154,7 @@ export async function openSession(
       const epoch = env.engine.catalogEpoch;
       const known = namespaces.get(key);
       if (known && known.target === target && epoch !== undefined && known.epoch === epoch) {
-        if (!known.ok) throw new NamespaceUnavailable();
+        if (!known.ok) throw NAMESPACE_UNAVAILABLE;
         applied = target;
         return;
       }

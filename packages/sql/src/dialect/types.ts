@@ -8,6 +8,12 @@ export interface DuckDBResultLike {
   readonly columnCount: number;
 }
 
+export interface DuckDBPreparedLike {
+  bind(values: Record<string, unknown>): void;
+  stream(): Promise<DuckDBResultLike>;
+  destroySync(): void;
+}
+
 export interface DuckDBReaderLike {
   getRows(): unknown[][];
   columnNames(): string[];
@@ -15,6 +21,8 @@ export interface DuckDBReaderLike {
 
 export interface DuckDBConnectionLike {
   stream(sql: string, values?: Record<string, unknown>): Promise<DuckDBResultLike>;
+  /** One statement, parsed and planned in one engine call (see execute.ts `streamOne`). */
+  prepare?(sql: string): Promise<DuckDBPreparedLike>;
   run(sql: string, values?: Record<string, unknown>): Promise<unknown>;
   runAndReadAll(sql: string, values?: Record<string, unknown>): Promise<DuckDBReaderLike>;
 }
