@@ -362,17 +362,7 @@ export type { Action };
 describe.skipIf(!install)(
   'Spark and MiniLake deletion vectors (needs bash packages/engine-spark/install.sh)',
   () => {
-    const spark = async (...statements: string[]) => {
-      const { stdout } = await promisify(execFile)(
-        install!.python,
-        [path.join(here, 'fixtures', 'spark_sql.py'), install!.jars.join(','), ...statements],
-        { timeout: 570_000 },
-      );
-      return stdout
-        .trim()
-        .split('\n')
-        .map((l) => JSON.parse(l) as unknown[][]);
-    };
+    const spark = (...statements: string[]) => sparkSql(statements, 570_000);
 
     it("Spark reads MiniLake's DVs; Spark's own DV table keeps working through MiniLake's DML", async () => {
       const ours = await dvTable('dv-spark');
