@@ -3,6 +3,7 @@ classic path (spark-submit, a job cluster) and the serverless one (Spark Connect
 systems map them onto the very files the DBFS and Files APIs serve, so a CSV uploaded through the Files API
 is read by Spark, and what Spark writes (parquet, Delta) is seen by the Files API, the DBFS API and SQL.
 Skipped when the Spark install (with minilake-fs.jar) is missing: run `bash packages/engine-spark/install.sh`."""
+import io
 import json
 import os
 
@@ -56,7 +57,7 @@ def test_spark_reads_and_writes_dbfs_and_volume_paths(w, kind):
     w.schemas.create(name="raw", catalog_name=cat)
     w.volumes.create(catalog_name=cat, schema_name="raw", name="landing", volume_type=VolumeType.MANAGED)
     vol = f"/Volumes/{cat}/raw/landing"
-    w.files.upload(f"{vol}/in/orders.csv", b"id,item,qty\n1,pen,2\n2,ink,5\n3,pad,1\n", overwrite=True)
+    w.files.upload(f"{vol}/in/orders.csv", io.BytesIO(b"id,item,qty\n1,pen,2\n2,ink,5\n3,pad,1\n"), overwrite=True)
     dbfs_dir = f"/{unique('jobfs')}"
     home = f"/Users/{w.current_user.me().user_name}/{unique('jobfs')}"
     w.workspace.mkdirs(home)
