@@ -40,5 +40,6 @@ def test_for_each_iterations_have_their_own_runs_and_outputs(w):
         assert it.state.result_state == jobs.RunResultState.SUCCESS
         out = w.jobs.get_run_output(it.run_id)
         assert out.metadata.run_id == it.run_id
-        outcomes.append(out.metadata.condition_task.outcome)
+        assert out.metadata.state.result_state == jobs.RunResultState.SUCCESS
+        outcomes.append(it.condition_task.outcome)
     assert sorted(outcomes) == ["false", "true", "true"]

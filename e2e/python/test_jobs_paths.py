@@ -6,6 +6,7 @@ Skipped when the Spark install (with minilake-fs.jar) is missing: run `bash pack
 import io
 import json
 import os
+import time
 
 import pytest
 from databricks.sdk.service import compute, jobs
@@ -27,6 +28,10 @@ pytestmark = pytest.mark.skipif(
 
 def sql(w, statement):
     r = w.statement_execution.execute_statement(statement=statement, warehouse_id="dev", wait_timeout="50s")
+    # On a loaded machine a statement may outlast the wait: poll it to the end.
+    while r.status.state.value in ("PENDING", "RUNNING"):
+        time.sleep(0.5)
+        r = w.statement_execution.get_statement(r.statement_id)
     assert r.status.state.value == "SUCCEEDED", r.status
     return r.result.data_array if r.result else None
 
