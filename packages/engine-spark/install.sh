@@ -18,25 +18,30 @@ if [ "${1:-}" = "--print" ]; then
   echo "$dir"
   exit 0
 fi
-# MiniLake's Unity Catalog plugin for Spark (catalog/src, Java): compiled with javac against the pinned Spark
-# and Delta jars into $dir/uc-catalog/minilake-uc-spark.jar, rebuilt when its sources change (the hash of
-# the sources is kept next to the jar). Kept apart from jars/ so the Delta install itself never changes.
-build_catalog() {
-  local src="$here/catalog/src" out="$dir/uc-catalog" sum tmp
+# MiniLake's Java for Spark, compiled with javac against the pinned Spark and Delta jars, each jar rebuilt
+# when its sources change (the hash of the sources is kept next to it), kept apart from jars/ so the Delta
+# install itself never changes: the Unity Catalog plugin (catalog/src -> $dir/uc-catalog/minilake-uc-spark.jar)
+# and the file systems that map dbfs:/ and /Volumes for tasks (fs/src -> $dir/fs/minilake-fs.jar).
+build_jar() {
+  local src="$here/$1" out="$dir/$2" jar="$3" sum tmp
   [ -d "$src" ] || return 0
   sum=$(cd "$src" && find . -name '*.java' | LC_ALL=C sort | xargs sha256sum | sha256sum | cut -d' ' -f1)
-  if [ -f "$out/minilake-uc-spark.jar" ] && [ "$(cat "$out/.sources" 2>/dev/null)" = "$sum" ]; then return 0; fi
-  command -v javac >/dev/null || { echo "install.sh: the Unity Catalog plugin needs javac (Debian: apt-get install openjdk-17-jdk-headless)" >&2; exit 1; }
+  if [ -f "$out/$jar" ] && [ "$(cat "$out/.sources" 2>/dev/null)" = "$sum" ]; then return 0; fi
+  command -v javac >/dev/null || { echo "install.sh: $1 needs javac (Debian: apt-get install openjdk-17-jdk-headless)" >&2; exit 1; }
   local sparkjars
   sparkjars=$("$dir/venv/bin/python" -c 'import os, pyspark; print(os.path.join(os.path.dirname(pyspark.__file__), "jars"))')
-  echo "install.sh: compiling the Unity Catalog plugin into $out" >&2
+  echo "install.sh: compiling $1 into $out/$jar" >&2
   tmp=$(mktemp -d)
   javac -nowarn -encoding UTF-8 --release 17 -d "$tmp" -cp "$sparkjars/*:$dir/jars/*" $(find "$src" -name '*.java') >&2
   mkdir -p "$out"
-  jar cf "$out/minilake-uc-spark.jar.tmp" -C "$tmp" .
-  mv "$out/minilake-uc-spark.jar.tmp" "$out/minilake-uc-spark.jar"
+  jar cf "$out/$jar.tmp" -C "$tmp" .
+  mv "$out/$jar.tmp" "$out/$jar"
   echo "$sum" >"$out/.sources"
   rm -rf "$tmp"
+}
+build_catalog() {
+  build_jar catalog/src uc-catalog minilake-uc-spark.jar
+  build_jar fs/src fs minilake-fs.jar
 }
 # The marker holds versions.json: a changed pin list (e.g. a new Python dependency) re-runs the install.
 if [ -f "$dir/.complete" ] && cmp -s "$dir/.complete" "$here/versions.json"; then

@@ -13,7 +13,9 @@ import { dockerProblem, removeLeftovers, startContainer } from './docker.js';
 import { EnvCache, EnvInstallError } from './envs.js';
 import { firstLine, locateInstall, settingsFrom, type SparkInstall, type SparkSettings } from './install.js';
 import { startProc, type Proc } from './proc.js';
+import { fsConf, joinClassPath, type FsOptions } from './fs.js';
 import { ucTaskConf } from './uc.js';
+import { Zygote } from './zygote.js';
 import type { SparkEngine, SparkRun, SparkTask, SparkTaskResult } from './types.js';
 
 const DELTA_CONF: Record<string, string> = {
@@ -79,6 +81,9 @@ class Engine implements SparkEngine {
   /** Every task not yet finished, with the promise that settles when its process is gone. */
   private readonly running = new Map<{ cancel(): void }, Promise<unknown>>();
   private readonly connect: ConnectServer;
+  private zygote?: Zygote;
+  /** dbfs:/ and /Volumes for the Spark Connect server: fixed when it starts (the first task's values). */
+  private connectFs?: Omit<FsOptions, 'fsJar'>;
   private readonly envs: EnvCache;
   private log4jReady?: Promise<string>;
   private dockerSwept?: Promise<void>;
@@ -95,7 +100,8 @@ class Engine implements SparkEngine {
       master: this.settings.connectMaster,
       startTimeoutMs: this.settings.connectStartTimeoutMs,
       logger: this.logger,
-      commonArgs: (logFile, localDir) => this.commonArgs(this.install!, logFile, localDir, {}),
+      commonArgs: (logFile, localDir) =>
+        this.commonArgs(this.install!, logFile, localDir, {}, this.connectFs ?? this.defaultFs()),
       env: (extra) => this.childEnv({ ...extra, SPARK_LOCAL_IP: '127.0.0.1' }),
     });
   }
@@ -123,7 +129,26 @@ class Engine implements SparkEngine {
   async prewarm(): Promise<void> {
     const inst = await this.locate();
     await this.log4jFile();
+    const warm = this.warmPython(inst);
     await this.connect.ensure(inst);
+    await warm;
+  }
+
+  /**
+   * Starts (once) the pre-imported Python serverless tasks fork from, beside the Spark Connect server;
+   * false when it is turned off or could not start, and the task runs as a plain process.
+   */
+  private warmPython(inst: SparkInstall): Promise<boolean> {
+    if (!this.settings.zygote || this.closed) return Promise.resolve(false);
+    this.zygote ??= new Zygote({
+      python: inst.python,
+      script: inst.zygote,
+      cwd: this.dir,
+      env: this.childEnv({}),
+      logger: this.logger,
+      startTimeoutMs: this.settings.connectStartTimeoutMs,
+    });
+    return this.zygote.ensure();
   }
 
   private log4jFile(): Promise<string> {
@@ -141,7 +166,9 @@ class Engine implements SparkEngine {
     logFile: string,
     localDir: string,
     userConf: Record<string, string>,
+    fs: Omit<FsOptions, 'fsJar'>,
   ): string[] {
+    const mapped = fsConf({ ...fs, fsJar: inst.fsJar });
     const log4j = path.join(this.dir, 'log4j2.properties');
     const javaOpts = [`-Dlog4j2.configurationFile=file:${log4j}`, `-Dminilake.log.file=${logFile}`];
     const conf: Record<string, string> = {
@@ -150,8 +177,13 @@ class Engine implements SparkEngine {
       // Spark's scratch space (shuffle, block manager) inside the attempt's folder, so a killed task
       // leaves nothing in /tmp.
       'spark.local.dir': localDir,
+      ...mapped,
       ...userConf,
     };
+    for (const k of ['spark.driver.extraClassPath', 'spark.executor.extraClassPath']) {
+      const cp = joinClassPath(mapped[k], userConf[k]);
+      if (cp) conf[k] = cp;
+    }
     const userJava = userConf['spark.driver.extraJavaOptions'];
     conf['spark.driver.extraJavaOptions'] = [...javaOpts, ...(userJava ? [userJava] : [])].join(' ');
     const args: string[] = [];
@@ -207,9 +239,15 @@ class Engine implements SparkEngine {
     if (!inside(path.resolve(task.workDir), data)) mounts.push({ path: path.resolve(task.workDir) });
     const fileDir = path.dirname(path.resolve(task.file));
     if (!mounts.some((m) => inside(fileDir, m.path))) mounts.push({ path: fileDir, ro: true });
+    if (inst.fsJar) mounts.push({ path: path.dirname(inst.fsJar), ro: true });
     if (python !== inst.python)
       mounts.push({ path: path.join(this.settings.cacheDir, 'spark-envs'), ro: true });
     return mounts;
+  }
+
+  /** Without a task to say where DBFS is: only /Volumes is mapped (through the server's Unity Catalog). */
+  private defaultFs(): Omit<FsOptions, 'fsJar'> {
+    return { selfUrl: this.ctx.selfUrl(), token: 'dapi-minilake-task' };
   }
 
   launch(task: SparkTask): SparkRun {
@@ -283,7 +321,12 @@ class Engine implements SparkEngine {
       if (stopped) return stoppedResult();
       const serverless = task.compute === 'serverless';
       let remote: string | undefined;
+      // Only the install's own Python is pre-imported: a task with its own venv runs as a plain process.
+      const warm = serverless && python === inst.python ? this.warmPython(inst) : Promise.resolve(false);
+      const selfUrl = this.ctx.selfUrl();
+      const token = task.token ?? 'dapi-minilake-task';
       if (serverless) {
+        if (!this.connect.url()) this.connectFs = { dbfsRoot: task.dbfsRoot, selfUrl, token };
         try {
           remote = `sc://127.0.0.1:${await this.connect.ensure(inst)}`;
         } catch (e) {
@@ -297,8 +340,6 @@ class Engine implements SparkEngine {
         }
       }
       if (stopped) return stoppedResult();
-      const selfUrl = this.ctx.selfUrl();
-      const token = task.token ?? 'dapi-minilake-task';
       // Unity Catalog's catalogs as Spark catalogs (the task's own conf wins over them).
       const sparkConf = { ...(await ucTaskConf({ jars: inst.jars, selfUrl, token })), ...task.sparkConf };
       if (stopped) return stoppedResult();
@@ -344,7 +385,11 @@ class Engine implements SparkEngine {
             master,
             '--name',
             `minilake-${task.context.taskKey}-${task.id}`,
-            ...this.commonArgs(inst, driverLog, path.join(task.workDir, 'spark-local'), sparkConf),
+            ...this.commonArgs(inst, driverLog, path.join(task.workDir, 'spark-local'), sparkConf, {
+              dbfsRoot: task.dbfsRoot,
+              selfUrl,
+              token,
+            }),
             inst.entry,
           ];
       const executor = serverless ? 'subprocess' : (task.executor ?? this.settings.executor);
@@ -364,6 +409,13 @@ class Engine implements SparkEngine {
           user: `${process.getuid?.() ?? 0}:${process.getgid?.() ?? 0}`,
           name: `minilake-${task.id}`.replace(/[^a-zA-Z0-9_.-]/g, '-'),
           labels: { 'dev.minilake.server.pid': String(process.pid) },
+        });
+      } else if (serverless && (await warm) && !stopped) {
+        proc = this.zygote!.spawn({
+          env,
+          cwd: task.workDir,
+          logFile: path.join(task.workDir, 'output.txt'),
+          logBytes: this.settings.logBytes,
         });
       } else {
         proc = startProc({
@@ -436,7 +488,7 @@ class Engine implements SparkEngine {
   async close(): Promise<void> {
     this.closed = true;
     await this.stopAll();
-    await this.connect.stop();
+    await Promise.all([this.connect.stop(), this.zygote?.stop()]);
   }
 }
 

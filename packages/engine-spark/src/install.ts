@@ -43,6 +43,8 @@ export const sparkConfigDefaults: Record<string, string> = {
   MINILAKE_SPARK_IMAGE: 'minilake-spark:local',
   /** The folder holding minilake_entry.py; '' = the one shipped in this package. */
   MINILAKE_SPARK_RUNTIME: '',
+  /** Serverless tasks fork from a warm, pre-imported Python (`false`: a plain Python process each). */
+  MINILAKE_SPARK_ZYGOTE: 'true',
 };
 
 export interface SparkSettings {
@@ -56,6 +58,7 @@ export interface SparkSettings {
   runtimeDir?: string;
   executor: 'subprocess' | 'docker';
   image: string;
+  zygote: boolean;
 }
 
 export function settingsFrom(config: Readonly<Record<string, string | undefined>>): SparkSettings {
@@ -78,6 +81,7 @@ export function settingsFrom(config: Readonly<Record<string, string | undefined>
     runtimeDir: get('MINILAKE_SPARK_RUNTIME'),
     executor: get('MINILAKE_SPARK_EXECUTOR') === 'docker' ? 'docker' : 'subprocess',
     image: get('MINILAKE_SPARK_IMAGE') ?? 'minilake-spark:local',
+    zygote: !['false', '0', 'no', 'off'].includes((get('MINILAKE_SPARK_ZYGOTE') ?? 'true').toLowerCase()),
   };
 }
 
@@ -129,6 +133,10 @@ export interface SparkInstall {
   runtimeDir: string;
   entry: string;
   supervisor: string;
+  /** The warm Python serverless tasks fork from (runtime/minilake_zygote.py). */
+  zygote: string;
+  /** MiniLake's file systems for dbfs:/ and /Volumes (fs/src, compiled by install.sh), when built. */
+  fsJar?: string;
 }
 
 export async function locateInstall(settings: SparkSettings): Promise<SparkInstall> {
@@ -188,6 +196,7 @@ export async function locateInstall(settings: SparkSettings): Promise<SparkInsta
     );
   }
   const runtimeDir = findRuntime(settings);
+  const fsJar = path.join(dir, 'fs', 'minilake-fs.jar');
   return {
     python,
     sparkHome: sparkHome!,
@@ -198,6 +207,8 @@ export async function locateInstall(settings: SparkSettings): Promise<SparkInsta
     runtimeDir,
     entry: path.join(runtimeDir, 'minilake_entry.py'),
     supervisor: path.join(runtimeDir, 'minilake_supervise.py'),
+    zygote: path.join(runtimeDir, 'minilake_zygote.py'),
+    ...(existsSync(fsJar) ? { fsJar } : {}),
   };
 }
 

@@ -44,6 +44,11 @@ export interface SparkTask {
   sourcePath?: string;
   /** The token the task's DATABRICKS_TOKEN carries (any token is accepted by MiniLake). */
   token?: string;
+  /**
+   * The DBFS root folder (the files service's `dbfsRoot`): `dbfs:/x` in spark.read / write is
+   * `<dbfsRoot>/x`. Unset: dbfs:/ is not mapped. (The Spark Connect server keeps the first task's.)
+   */
+  dbfsRoot?: string;
 }
 
 export interface SparkTaskResult {

@@ -206,3 +206,24 @@ export function renderOutput(
   if (t.run_job_run_id !== undefined) out.run_job_output = { run_id: t.run_job_run_id };
   return out;
 }
+
+/**
+ * runs/get of a task run's id: the run's fields with the task run's id, state and times, the task itself in
+ * `tasks` and, for a for-each task, its `iterations` (each a task run with its own id, state and output).
+ */
+export function renderTaskRun(run: RunRecord, t: TaskRunRecord, now: number, baseUrl: string): Json {
+  const out = renderRun(run, { now, baseUrl, expandTasks: false });
+  const task = renderTask(run, t, now, baseUrl);
+  Object.assign(out, {
+    run_id: t.run_id,
+    original_attempt_run_id: t.run_id,
+    attempt_number: t.attempt_number,
+    state: task.state,
+    status: task.status,
+    ...durations(t.start_time, t.end_time, now),
+    run_page_url: task.run_page_url,
+    tasks: [task],
+  });
+  if (t.iterations) out.iterations = t.iterations.map((it) => renderTask(run, it, now, baseUrl));
+  return out;
+}

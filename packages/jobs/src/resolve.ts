@@ -49,6 +49,11 @@ const WORKSPACE_ROOTS = ['/Workspace/', '/Users/', '/Shared/', '/Repos/'];
 export class FileResolver {
   constructor(private readonly peers: FileResolverOptions) {}
 
+  /** Where dbfs:/ lives on disk (the files service's folder), for Spark's dbfs:/ file system. */
+  get dbfsRoot(): string | undefined {
+    return this.peers.files?.dbfsRoot;
+  }
+
   isWorkspacePath(p: string): boolean {
     return WORKSPACE_ROOTS.some((r) => p.startsWith(r));
   }

@@ -10,6 +10,7 @@ import { endJobClusters, executeTask, type ExecDeps, type Outcome } from './task
 import { normalizeTask, type JobSettings, type Json, type TaskSpec } from './settings.js';
 import {
   isActive,
+  termination,
   type JobRecord,
   type JobsStore,
   type LifeCycle,
@@ -756,21 +757,4 @@ function originalAttempt(run: RunRecord): RepairItem {
     end_time: 0,
     task_run_ids: run.tasks.map((t) => t.run_id),
   };
-}
-
-function termination(result: string, message: string): Termination {
-  switch (result) {
-    case 'SUCCESS':
-      return { code: 'SUCCESS', type: 'SUCCESS', message: '' };
-    case 'CANCELED':
-      return { code: 'USER_CANCELED', type: 'SUCCESS', message };
-    case 'EXCLUDED':
-    case 'DISABLED':
-      return { code: 'SKIPPED', type: 'SUCCESS', message };
-    case 'UPSTREAM_FAILED':
-    case 'UPSTREAM_CANCELED':
-      return { code: 'SKIPPED', type: 'CLIENT_ERROR', message };
-    default:
-      return { code: 'RUN_EXECUTION_ERROR', type: 'CLIENT_ERROR', message };
-  }
 }

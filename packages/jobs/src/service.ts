@@ -1,7 +1,7 @@
 /** The Jobs operations, between the thin HTTP handlers and the store, scheduler and triggers. */
 import { invalidParameter, type Clock } from '@minilake/core';
 import { jobNotFound, multiTaskOutput, runNotFound } from './errors.js';
-import { renderBaseJob, renderJob, renderOutput, renderRun } from './render.js';
+import { renderBaseJob, renderJob, renderOutput, renderRun, renderTaskRun } from './render.js';
 import { RepairError, type Scheduler } from './scheduler.js';
 import {
   applyUpdate,
@@ -171,6 +171,10 @@ export class JobsService {
   }
 
   getRun(runId: number, q: { include_history?: boolean; page_token?: string }): Json {
+    // A task run's own id (a for-each task's, to read its iterations): that task run, as Databricks shows it.
+    const holder = this.store.findRun(runId) ? undefined : this.store.runOfTask(runId);
+    const found = holder && this.store.findTaskRun(holder, runId);
+    if (holder && found) return renderTaskRun(holder, found.task, this.o.clock.now(), this.o.baseUrl());
     return renderRun(this.store.getRun(runId), {
       now: this.o.clock.now(),
       baseUrl: this.o.baseUrl(),
@@ -216,7 +220,8 @@ export class JobsService {
 
   private taskRun(runId: number) {
     const run = this.store.runOfTask(runId);
-    if (run) return { run, task: run.tasks.find((t) => t.run_id === runId)! };
+    const found = run && this.store.findTaskRun(run, runId);
+    if (run && found) return { run, task: found.task };
     const parent = this.store.findRun(runId);
     if (!parent) throw runNotFound(runId);
     const visible = parent.tasks.filter((t) => !t.superseded);

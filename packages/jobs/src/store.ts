@@ -66,6 +66,8 @@ export interface TaskRunRecord {
   condition?: { left: string; right: string; op: string; outcome: 'true' | 'false' };
   values?: Record<string, unknown>;
   for_each_stats?: Json;
+  /** A for-each task's iterations, each a task run of its own (runs/get of the for-each task's run id). */
+  iterations?: TaskRunRecord[];
   run_job_run_id?: number;
   /** Replaced by a later attempt or a repair: shown only with include_history. */
   superseded?: boolean;
@@ -146,7 +148,7 @@ export class JobsStore extends CollectionStore {
     this.taskIndex.clear();
     for (const j of this.jobs.values()) this.seq = Math.max(this.seq, j.seq ?? 0);
     for (const r of this.runs.values()) this.seq = Math.max(this.seq, r.seq ?? 0);
-    for (const r of this.runs.values()) for (const t of r.tasks) this.taskIndex.set(t.run_id, r.run_id);
+    for (const r of this.runs.values()) this.index(r);
   }
 
   override restore(snapshot: unknown): void {
@@ -223,7 +225,7 @@ export class JobsStore extends CollectionStore {
 
   addRun(run: RunRecord): RunRecord {
     run.seq = ++this.seq;
-    for (const t of run.tasks) this.taskIndex.set(t.run_id, run.run_id);
+    this.index(run);
     return this.runs.set(String(run.run_id), run);
   }
 
@@ -237,6 +239,24 @@ export class JobsStore extends CollectionStore {
     return r;
   }
 
+  /** Task runs (and for-each iterations) by id, to the run holding them. */
+  private index(r: RunRecord): void {
+    for (const t of r.tasks) {
+      this.taskIndex.set(t.run_id, r.run_id);
+      for (const it of t.iterations ?? []) this.taskIndex.set(it.run_id, r.run_id);
+    }
+  }
+
+  /** The task run (or for-each iteration) `id` and the for-each task holding it, if it is an iteration. */
+  findTaskRun(run: RunRecord, id: number): { task: TaskRunRecord; parent?: TaskRunRecord } | undefined {
+    for (const t of run.tasks) {
+      if (t.run_id === id) return { task: t };
+      const it = t.iterations?.find((x) => x.run_id === id);
+      if (it) return { task: it, parent: t };
+    }
+    return undefined;
+  }
+
   /** The run holding task run `id`, or undefined. */
   runOfTask(id: number): RunRecord | undefined {
     const runId = this.taskIndex.get(id);
@@ -246,14 +266,14 @@ export class JobsStore extends CollectionStore {
   updateRun(id: number, change: (r: RunRecord) => void): RunRecord {
     const r = this.runs.update(String(id), change);
     if (!r) throw runNotFound(id);
-    for (const t of r.tasks) this.taskIndex.set(t.run_id, r.run_id);
+    this.index(r);
     return r;
   }
 
   deleteRun(id: number): void {
     const r = this.getRun(id);
     if (isActive(r.life)) throw runActive(id);
-    for (const t of r.tasks) {
+    for (const t of r.tasks.flatMap((x) => [x, ...(x.iterations ?? [])])) {
       this.taskIndex.delete(t.run_id);
       this.outputs.delete(String(t.run_id));
     }
@@ -312,5 +332,23 @@ export class JobsStore extends CollectionStore {
 
   output(taskRunId: number): TaskOutput {
     return this.outputs.get(String(taskRunId)) ?? {};
+  }
+}
+
+/** A task run's `termination_details`, from its result, as Databricks reports them. */
+export function termination(result: string, message: string): Termination {
+  switch (result) {
+    case 'SUCCESS':
+      return { code: 'SUCCESS', type: 'SUCCESS', message: '' };
+    case 'CANCELED':
+      return { code: 'USER_CANCELED', type: 'SUCCESS', message };
+    case 'EXCLUDED':
+    case 'DISABLED':
+      return { code: 'SKIPPED', type: 'SUCCESS', message };
+    case 'UPSTREAM_FAILED':
+    case 'UPSTREAM_CANCELED':
+      return { code: 'SKIPPED', type: 'CLIENT_ERROR', message };
+    default:
+      return { code: 'RUN_EXECUTION_ERROR', type: 'CLIENT_ERROR', message };
   }
 }

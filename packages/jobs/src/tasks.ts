@@ -9,7 +9,7 @@ import { resolveAll, resolveRefs, type RefContext } from './refs.js';
 import { FileResolver, TaskFileError } from './resolve.js';
 import type { Json, TaskSpec } from './settings.js';
 import { runAlert, runSavedQuery, runSqlFile } from './sql.js';
-import type { JobsStore, RunRecord, TaskOutput, TaskRunRecord } from './store.js';
+import { termination, type JobsStore, type RunRecord, type TaskOutput, type TaskRunRecord } from './store.js';
 import type { ComputeApi } from '@minilake/compute';
 import type { SecretsApi } from '@minilake/secrets';
 
@@ -418,40 +418,96 @@ async function forEach(d: ExecDeps, input: ExecInput, refs: RefContext): Promise
     for (const c of cancels) c();
   });
   const logs: string[] = [];
+  let active = 0;
+  const statsNow = () => ({
+    task_run_stats: {
+      total_iterations: stats.total,
+      completed_iterations: stats.completed,
+      succeeded_iterations: stats.succeeded,
+      failed_iterations: stats.failed,
+      active_iterations: active,
+      scheduled_iterations: stats.total,
+    },
+  });
+  // Every iteration is a task run of its own, as on Databricks: its own run_id, state and output, listed
+  // as `iterations` by runs/get of the for-each task's run id; all are scheduled (PENDING) up front.
+  const iterations: TaskRunRecord[] = items.map(() => ({
+    run_id: d.store.newRunId(),
+    task_key: fe.task!.task_key,
+    spec: { ...fe.task! },
+    attempt_number: 0,
+    life: 'PENDING',
+    message: '',
+    start_time: 0,
+    end_time: 0,
+  }));
+  const update = (i: number, change: (it: TaskRunRecord) => void) =>
+    d.store.updateRun(input.run.run_id, (r) => {
+      const parent = r.tasks.find((t) => t.run_id === input.task.run_id);
+      if (!parent) return;
+      if (i >= 0) {
+        const it = parent.iterations?.find((x) => x.run_id === iterations[i]!.run_id);
+        if (it) change(it);
+      }
+      parent.for_each_stats = statsNow();
+    });
+  d.store.updateRun(input.run.run_id, (r) => {
+    const parent = r.tasks.find((t) => t.run_id === input.task.run_id);
+    if (parent) {
+      parent.iterations = iterations.map((x) => ({ ...x }));
+      parent.for_each_stats = statsNow();
+    }
+  });
   let next = 0;
   const worker = async () => {
     while (next < items.length && !canceled) {
       const i = next++;
       const item = items[i];
       const iterInput = typeof item === 'string' ? item : JSON.stringify(item);
-      const iterTask: TaskRunRecord = {
-        ...input.task,
-        spec: { ...fe.task!, task_key: `${input.task.task_key}_iteration_${i}` },
-      };
+      const start = d.ctx.clock.now();
+      active++;
+      update(i, (it) => {
+        it.life = 'RUNNING';
+        it.start_time = start;
+      });
       const out = await executeTask(d, {
         ...input,
-        task: iterTask,
+        task: { ...iterations[i]!, life: 'RUNNING', start_time: start },
         input: iterInput,
         workDir: `${input.workDir}/iteration-${i}`,
         register: (c) => cancels.add(c),
       });
+      active--;
       stats.completed++;
       if (out.result === 'SUCCESS') stats.succeeded++;
       else stats.failed++;
       if (out.output.logs) logs.push(out.output.logs);
+      d.store.setOutput(iterations[i]!.run_id, out.output);
+      update(i, (it) => {
+        it.life = 'TERMINATED';
+        it.result = out.result;
+        it.message = out.message;
+        it.end_time = d.ctx.clock.now();
+        it.termination = termination(out.result, out.message);
+        if (out.values && Object.keys(out.values).length) it.values = out.values;
+        if (out.condition) it.condition = out.condition;
+        if (out.clusterId) it.cluster_id = out.clusterId;
+      });
     }
   };
   await Promise.all(Array.from({ length: Math.min(concurrency, items.length) }, worker));
-  const forEachStats = {
-    task_run_stats: {
-      total_iterations: stats.total,
-      completed_iterations: stats.completed,
-      succeeded_iterations: stats.succeeded,
-      failed_iterations: stats.failed,
-      active_iterations: 0,
-      scheduled_iterations: stats.total,
-    },
-  };
+  // Iterations never started (a cancel) end as the run does.
+  if (canceled) {
+    for (let i = next; i < items.length; i++) {
+      update(i, (it) => {
+        it.life = 'TERMINATED';
+        it.result = 'CANCELED';
+        it.message = 'Run cancelled.';
+        it.termination = termination('CANCELED', 'Run cancelled.');
+      });
+    }
+  }
+  const forEachStats = statsNow();
   if (canceled) return { result: 'CANCELED', message: 'Run cancelled.', output: {}, forEachStats };
   if (stats.failed > 0) {
     return { ...fail(`${stats.failed} of ${stats.total} iterations failed.`), forEachStats };
@@ -611,6 +667,7 @@ async function sparkTask(d: ExecDeps, input: ExecInput, type: string, refs: RefC
     ...(secrets.size ? { redact: [...secrets] } : {}),
     ...(sourcePath ? { sourcePath } : {}),
     ...(compute.image ? { executor: 'docker' as const, image: compute.image } : {}),
+    ...(d.files.dbfsRoot ? { dbfsRoot: d.files.dbfsRoot } : {}),
   };
   if (signal.canceled) return { result: 'CANCELED', message: 'Run cancelled.', output: {} };
   let engine: SparkEngine;

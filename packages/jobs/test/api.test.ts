@@ -480,6 +480,31 @@ describe('runs', () => {
       succeeded_iterations: 3,
     });
     expect(run.tasks.find((t: any) => t.task_key === 'each_bad').state.result_state).toBe('FAILED');
+
+    // Each iteration is a task run of its own: runs/get of the for-each task's run id lists them.
+    const g = await call('GET', `/api/2.2/jobs/runs/get?run_id=${each.run_id}`);
+    expect(g.status).toBe(200);
+    expect(g.body.run_id).toBe(each.run_id);
+    expect(g.body.tasks.map((t: any) => t.task_key)).toEqual(['each']);
+    expect(g.body.iterations).toHaveLength(3);
+    const ids = new Set(g.body.iterations.map((it: any) => it.run_id));
+    expect(ids.size).toBe(3);
+    expect(ids.has(each.run_id)).toBe(false);
+    for (const it of g.body.iterations) {
+      expect(it.task_key).toBe('inner');
+      expect(it.state).toMatchObject({ life_cycle_state: 'TERMINATED', result_state: 'SUCCESS' });
+      expect(it.start_time).toBeGreaterThan(0);
+      const o = await call('GET', `/api/2.2/jobs/runs/get-output?run_id=${it.run_id}`);
+      expect(o.status).toBe(200);
+      expect(o.body.metadata.run_id).toBe(it.run_id);
+      expect(o.body.metadata.condition_task.outcome).toBe('true');
+    }
+    const bad = run.tasks.find((t: any) => t.task_key === 'each_bad');
+    const gb = await call('GET', `/api/2.2/jobs/runs/get?run_id=${bad.run_id}`);
+    expect(gb.body.iterations).toHaveLength(1);
+    expect(gb.body.iterations[0].state.result_state).toBe('FAILED');
+    const ob = await call('GET', `/api/2.2/jobs/runs/get-output?run_id=${gb.body.iterations[0].run_id}`);
+    expect(ob.body.error).toBe('dbt_task is not supported by MiniLake.');
   });
 });
 
