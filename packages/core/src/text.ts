@@ -12,6 +12,17 @@ const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
  * caller turns undefined into its own error naming its field.
  */
 export function parseBase64(text: string): Buffer | undefined {
+  // Fast path for what encoders send (one line, standard alphabet): decode, and accept only when every
+  // character counted (Node's decoder skips what is not base64, so anything else decodes short). The
+  // anchored regex below costs ~100 ms on a 1 MiB DBFS block (1.4 MB of text), this ~5 ms; the answers
+  // are the same (fuzzed against each other). Lengths 4n+1 of the body are left to the full check: one
+  // skipped character there would not shorten the result.
+  const pad = text.endsWith('==') ? 2 : text.endsWith('=') ? 1 : 0;
+  const body = text.length - pad;
+  if (body % 4 !== 1 && text.length % 4 !== 1 && !text.includes('-') && !text.includes('_')) {
+    const bytes = Buffer.from(text, 'base64');
+    if (bytes.length === Math.floor((body * 3) / 4)) return bytes;
+  }
   const clean = text.replace(/\s+/g, '');
   if (!BASE64.test(clean) || clean.length % 4 === 1) return undefined;
   return Buffer.from(clean, 'base64');

@@ -180,6 +180,13 @@ describe('shared parsers', () => {
     expect(parseBase64('x12345678')).toBeUndefined();
     expect(parseBase64('not base64!')).toBeUndefined();
     expect(parseBase64('aGVsbG8=x')).toBeUndefined();
+    // The fast path (one line, standard alphabet) and the full check agree on the edge cases.
+    expect(parseBase64('aGVs!G8=')).toBeUndefined();
+    expect(parseBase64('aGVsbG8-')).toBeUndefined();
+    expect(parseBase64('aG=sbG8=')).toBeUndefined();
+    expect(parseBase64('aGVsbG8==')).toBeUndefined();
+    const block = Buffer.alloc(3 << 18, 0xab);
+    expect(parseBase64(block.toString('base64'))?.equals(block)).toBe(true);
   });
 
   it('name patterns: SQL LIKE for the REST APIs, the SHOW syntax for SQL', () => {

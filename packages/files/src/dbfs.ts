@@ -4,7 +4,7 @@
  * an idle timeout on the injected clock, as Databricks does.
  */
 import { mkdirSync, type Stats } from 'node:fs';
-import { appendFile, link, mkdir, open, readdir, rename, rm, writeFile } from 'node:fs/promises';
+import { appendFile, mkdir, open, readdir, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import {
@@ -28,7 +28,7 @@ import {
   maxBlockExceeded,
   maxReadExceeded,
 } from './errors.js';
-import { errno, statOrUndefined, syncFile, writeAtomically } from './fsutil.js';
+import { errno, moveIntoPlace, Reclaimer, statOrUndefined, syncFile, writeAtomically } from './fsutil.js';
 import { parentOf } from './paths.js';
 
 export const MAX_READ = 1024 * 1024;
@@ -56,12 +56,14 @@ export class DbfsStore extends CollectionStore {
   private readonly handles: Collection<HandleRecord>;
   private readonly timers = new Map<number, () => void>();
   readonly root: string;
-  private readonly tmp: string;
+  readonly tmp: string;
 
   private readonly clock: Clock;
   private readonly idleMs: number;
   /** fsync uploads before they are moved into place: only a persistent server's files outlive it. */
   private readonly durable: boolean;
+  /** Frees the files overwrites replace, after the request has answered. */
+  readonly reclaim = new Reclaimer();
 
   constructor(
     db: StateDb,
@@ -88,9 +90,10 @@ export class DbfsStore extends CollectionStore {
     await mkdir(this.tmp, { recursive: true });
   }
 
-  close(): void {
+  async close(): Promise<void> {
     for (const cancel of this.timers.values()) cancel();
     this.timers.clear();
+    await this.reclaim.settled();
   }
 
   private disk(p: string): Promise<string> {
@@ -180,6 +183,7 @@ export class DbfsStore extends CollectionStore {
     await this.mkdirs(parentOf(p));
     await writeAtomically(content, path.join(this.tmp, uuid()), disk, overwrite, () => dbfsExists(p), {
       durable: this.durable,
+      reclaim: this.reclaim,
     });
   }
 
@@ -262,15 +266,7 @@ export class DbfsStore extends CollectionStore {
       const disk = await this.checkWritable(p, overwrite);
       await this.mkdirs(parentOf(p));
       if (this.durable) await syncFile(tmp);
-      if (overwrite) await rename(tmp, disk);
-      else {
-        try {
-          await link(tmp, disk);
-        } catch (e) {
-          if (errno(e) === 'EEXIST') throw dbfsExists(p);
-          throw e;
-        }
-      }
+      await moveIntoPlace(tmp, disk, overwrite, () => dbfsExists(p), this.reclaim);
     } finally {
       await rm(tmp, { force: true });
     }

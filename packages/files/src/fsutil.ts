@@ -1,7 +1,7 @@
 /** File-system pieces both APIs share: atomic writes from a stream, and errno -> Databricks error mapping. */
 import { createWriteStream } from 'node:fs';
 import { randomUUID } from 'node:crypto';
-import { copyFile, link, open, rename, rm, stat, unlink } from 'node:fs/promises';
+import { copyFile, link, open, readdir, rename, rm, stat, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import type { Stats } from 'node:fs';
 import { Readable } from 'node:stream';
@@ -29,7 +29,52 @@ export async function statOrUndefined(p: string): Promise<Stats | undefined> {
  */
 const WRITE_BUFFER = 4 * 1024 * 1024;
 
+/** Suffix of the hard link that keeps a replaced file alive until its reclaim (see Reclaimer). */
+export const REPLACED_SUFFIX = '.minilake-replaced';
+
+/**
+ * Frees replaced files after the request that replaced them has answered. Renaming over a file drops its
+ * last link inside the rename, and the kernel then frees the old file's pages and blocks right there; for
+ * a file whose writeback is still running (the previous upload of the same path) it also waits for that
+ * writeback to finish. That cost 150-400 ms per 200 MB overwrite here, measured (bench/README.md, "Files
+ * API"), on the client's clock. A hard link taken just before the rename keeps the old inode alive, so
+ * the rename stays atomic and cheap, and the link is unlinked here in the background.
+ */
+export class Reclaimer {
+  private readonly pending = new Set<Promise<void>>();
+
+  /** Unlinks `file` in the background; errors are ignored (a reset may already have removed it). */
+  defer(file: string): void {
+    const p: Promise<void> = unlink(file)
+      .catch(() => undefined)
+      .finally(() => this.pending.delete(p));
+    this.pending.add(p);
+  }
+
+  /** Resolves once every deferred unlink has run (close, tests). */
+  async settled(): Promise<void> {
+    while (this.pending.size > 0) await Promise.all(this.pending);
+  }
+
+  /** Removes links a crash left behind in `dir` (the directory temp files and their links live in). */
+  async sweep(dir: string): Promise<void> {
+    let names: string[];
+    try {
+      names = await readdir(dir);
+    } catch {
+      return;
+    }
+    for (const n of names) if (n.endsWith(REPLACED_SUFFIX)) this.defer(path.join(dir, n));
+    await this.settled();
+  }
+}
+
 export interface WriteOptions {
+  /**
+   * Keep a file this write replaces alive until after the rename and free it in the background, off the
+   * request's path (see Reclaimer). Without it the rename frees the old file itself.
+   */
+  reclaim?: Reclaimer;
   /**
    * fsync the file once, after its last byte and before it is moved into place, so an acknowledged upload
    * survives a crash. Only a persistent server needs it: without persistence the data dir does not outlive
@@ -69,9 +114,8 @@ export async function writeAtomically(
       flush: opts.durable ?? false,
     });
     await pipeline(Buffer.isBuffer(source) ? Readable.from([source]) : source, out);
-    await moveIntoPlace(tmp, target, overwrite, onExists);
-    const bytes = out.bytesWritten;
-    return bytes;
+    await moveIntoPlace(tmp, target, overwrite, onExists, opts.reclaim);
+    return out.bytesWritten;
   } catch (e) {
     await rm(tmp, { force: true });
     throw e;
@@ -82,9 +126,15 @@ export async function writeAtomically(
  * rename (overwrite) or link + unlink (create-if-absent). A temp file on another file system (an external
  * volume elsewhere) is first copied to a hidden name next to the target, so the final step stays atomic.
  */
-async function moveIntoPlace(tmp: string, target: string, overwrite: boolean, onExists: () => Error) {
+export async function moveIntoPlace(
+  tmp: string,
+  target: string,
+  overwrite: boolean,
+  onExists: () => Error,
+  reclaim?: Reclaimer,
+): Promise<void> {
   try {
-    if (overwrite) await rename(tmp, target);
+    if (overwrite) await replace(tmp, target, reclaim);
     else {
       try {
         await link(tmp, target);
@@ -99,10 +149,29 @@ async function moveIntoPlace(tmp: string, target: string, overwrite: boolean, on
     const near = path.join(path.dirname(target), `${UPLOAD_PREFIX}${randomUUID()}`);
     try {
       await copyFile(tmp, near);
-      await moveIntoPlace(near, target, overwrite, onExists);
+      await moveIntoPlace(near, target, overwrite, onExists, reclaim);
     } finally {
       await rm(near, { force: true });
       await rm(tmp, { force: true });
     }
+  }
+}
+
+/** rename(tmp, target); with a reclaimer, the file it replaces is freed later (see Reclaimer). */
+async function replace(tmp: string, target: string, reclaim: Reclaimer | undefined): Promise<void> {
+  if (!reclaim) return rename(tmp, target);
+  const keep = `${tmp}${REPLACED_SUFFIX}`;
+  let kept = false;
+  try {
+    await link(target, keep);
+    kept = true;
+  } catch {
+    // No file to replace (ENOENT), or one that cannot be linked from here (a directory, another file
+    // system): the rename below decides, and frees what it replaces itself.
+  }
+  try {
+    await rename(tmp, target);
+  } finally {
+    if (kept) reclaim.defer(keep);
   }
 }

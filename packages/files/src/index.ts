@@ -32,11 +32,17 @@ export const filesService = defineService<FilesApi>({
       tmpDir: path.join(ctx.dir, 'tmp'),
       durable: ctx.state.persistent,
     });
+    // Links a crash left between an overwrite and its reclaim (see Reclaimer): nothing is in flight yet.
+    void dbfs.reclaim.sweep(dbfs.tmp);
+    void volumes.reclaim.sweep(volumes.tmpDir);
     return {
       app: filesApp(dbfs, volumes),
       state: [dbfs],
       api: { dbfsRoot: dbfs.root },
-      close: () => dbfs.close(),
+      close: async () => {
+        await dbfs.close();
+        await volumes.reclaim.settled();
+      },
     };
   },
 });

@@ -2,10 +2,18 @@
  * A streaming multipart/form-data reader for DBFS put: small text fields are collected in memory (capped),
  * file parts are written straight to a temp file with backpressure, so a large upload never sits in memory.
  */
-import { open } from 'node:fs/promises';
+import { createWriteStream, type WriteStream } from 'node:fs';
+import { once } from 'node:events';
+import { finished } from 'node:stream/promises';
 import { invalidParameter } from '@minilake/core';
 
 const MAX_FIELD_BYTES = 4 * 1024 * 1024;
+/**
+ * The file part goes to a write stream with this mark, as Files API uploads do (fsutil WRITE_BUFFER): what
+ * arrives while one write is on disk goes down as one `writev`, and the socket keeps being read meanwhile;
+ * awaiting one write per 64 KiB socket chunk held the body back by a thread-pool round trip per chunk.
+ */
+const FILE_WRITE_BUFFER = 4 * 1024 * 1024;
 
 export interface MultipartResult {
   fields: Record<string, string>;
@@ -42,14 +50,14 @@ export async function readMultipart(
   let part: { name: string; filename?: string } | undefined;
   let field: Buffer[] = [];
   let fieldBytes = 0;
-  let fh: Awaited<ReturnType<typeof open>> | undefined;
+  let out: WriteStream | undefined;
   let writingFile = false;
 
   const emit = async (data: Buffer) => {
     if (data.length === 0 || !part) return;
     if (writingFile) {
-      await fh!.write(data);
       file!.size += data.length;
+      if (!out!.write(data)) await once(out!, 'drain'); // rejects if the write fails
     } else if (!part.filename || file) {
       fieldBytes += data.length;
       if (fieldBytes > MAX_FIELD_BYTES) throw invalidParameter(`Form field ${part.name} is too large`);
@@ -104,7 +112,7 @@ export async function readMultipart(
         buf = buf.subarray(end + 4);
         if (part.filename !== undefined && !file) {
           file = { name: part.name, size: 0 };
-          fh = await open(tmp, 'wx');
+          out = createWriteStream(tmp, { flags: 'wx', highWaterMark: FILE_WRITE_BUFFER });
           writingFile = true;
         }
         state = 'body';
@@ -118,13 +126,26 @@ export async function readMultipart(
   try {
     for await (const chunk of body) {
       if ((state as string) === 'done') continue;
-      buf = buf.length ? Buffer.concat([buf, Buffer.from(chunk)]) : Buffer.from(chunk);
+      // Socket chunks are Buffers already: view them, do not copy them (Buffer.from would).
+      const bytes = Buffer.isBuffer(chunk)
+        ? chunk
+        : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+      buf = buf.length ? Buffer.concat([buf, bytes]) : bytes;
       while (await step());
     }
     if ((state as string) !== 'done')
       throw invalidParameter('The multipart/form-data body ended before its closing boundary');
-  } finally {
-    await fh?.close();
+  } catch (e) {
+    if (out) {
+      // Wait for the descriptor to close, so the caller's removal of the temp file is the last word.
+      out.destroy();
+      await finished(out).catch(() => undefined);
+    }
+    throw e;
+  }
+  if (out) {
+    out.end();
+    await finished(out); // rejects with a failed write (disk full): the put fails
   }
   return file ? { fields, file } : { fields };
 }

@@ -20,7 +20,7 @@ import {
   pathIsFile,
   volumesUnavailable,
 } from './errors.js';
-import { errno, statOrUndefined, UPLOAD_PREFIX, writeAtomically } from './fsutil.js';
+import { errno, Reclaimer, statOrUndefined, UPLOAD_PREFIX, writeAtomically } from './fsutil.js';
 
 /**
  * The one thing the Files API needs from the unity-catalog service: a volume's directory, or a 404
@@ -55,8 +55,10 @@ export interface VolumeFilesOptions {
 }
 
 export class VolumeFiles {
-  private readonly tmpDir: string;
+  readonly tmpDir: string;
   private readonly durable: boolean;
+  /** Frees the files overwrites replace, after the upload has answered. */
+  readonly reclaim = new Reclaimer();
 
   constructor(
     private readonly resolver: () => VolumeResolver | undefined,
@@ -92,6 +94,7 @@ export class VolumeFiles {
     await mkdir(this.tmpDir, { recursive: true });
     return writeAtomically(body, path.join(this.tmpDir, uuid()), disk, overwrite, () => fileExists(p), {
       durable: this.durable,
+      reclaim: this.reclaim,
     });
   }
 
