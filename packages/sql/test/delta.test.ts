@@ -264,7 +264,7 @@ describe.skipIf(!install)('EXTERNAL Delta tables (needs bash packages/engine-spa
     expect(both.status.error?.message).toMatch(/DELTA_UNSUPPORTED_TIME_TRAVEL_MULTIPLE_FORMATS/);
     await rows('CREATE TABLE dc.default.plain (id INT)');
     const managed = await q('SELECT * FROM dc.default.plain VERSION AS OF 0');
-    expect(managed.status.error?.message).toMatch(/not an EXTERNAL Delta table/);
+    expect(managed.status.error?.message).toMatch(/which is not a Delta table/);
   });
 
   it('time travels by in-commit timestamps when the table has them', async () => {
