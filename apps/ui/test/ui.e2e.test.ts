@@ -194,6 +194,52 @@ describe.skipIf(!CHROMIUM)(title, () => {
     await page.close();
   });
 
+  it('marks where a failed statement went wrong, in the editor and in the error panel', async () => {
+    const page = await openPage();
+    await typeSql(page, "SELECT 1 AS a,\n  'abc");
+    // Monaco closed the quote as it was typed: take the closing one away, so the string never ends.
+    await page.keyboard.press('End');
+    await page.keyboard.press('Backspace');
+    await page.keyboard.press('Control+Enter');
+    const alert = page.locator('.error[role=alert]');
+    await alert.waitFor();
+    const text = (await alert.textContent()) ?? '';
+    expect(text).toContain('PARSE_SYNTAX_ERROR');
+    expect(text).toContain('SQLSTATE: 42601');
+    expect(text).toContain('error_code: BAD_REQUEST');
+    // The server said "at line 2, column 7" (one past `  'abc`): shown the Databricks way, pos from 0.
+    const pos = alert.getByRole('button', { name: 'line 2, pos 6' });
+    await pos.waitFor();
+    // A squiggle in the editor, on line 2.
+    const squiggle = page.locator('.monaco-editor .squiggly-error').first();
+    await squiggle.waitFor();
+    const lineTops = await page
+      .locator('.monaco-editor .view-line')
+      .evaluateAll((ls) => ls.map((l) => parseFloat((l as HTMLElement).style.top)).sort((a, b) => a - b));
+    const squiggleTop = await squiggle.evaluate((el) =>
+      parseFloat((el.parentElement as HTMLElement).style.top),
+    );
+    expect(squiggleTop).toBe(lineTops[1]);
+    await shot(page, 'error-position');
+    // The position button puts the cursor there: what is typed next lands at the end of line 2.
+    await page.locator('.monaco-editor').first().click();
+    await page.keyboard.press('Control+Home');
+    await pos.click();
+    await page.keyboard.type('X');
+    await expect
+      .poll(() =>
+        page.evaluate(() => {
+          const s = JSON.parse(localStorage.getItem('minilake.ui.tabs.v1') ?? '{}') as {
+            tabs: { id: string; sql: string }[];
+            active: string;
+          };
+          return s.tabs.find((t) => t.id === s.active)?.sql;
+        }),
+      )
+      .toBe("SELECT 1 AS a,\n  'abcX");
+    await page.close();
+  });
+
   it('cancels a long statement and the engine stops it', async () => {
     const page = await openPage();
     await run(page, 'SELECT count(*) FROM range(10000000000000)');
