@@ -92,7 +92,8 @@ export function Grid(props: { columns: Column[]; rows: Cell[][]; label?: string 
   const cellText = (r: number, c: number) => rows[r]?.[c] ?? null;
   const onKey = (e: KeyboardEvent) => {
     if (!sel) return;
-    if ((e.ctrlKey || e.metaKey) && e.key === 'c') {
+    // 'C' too: with Caps Lock on (or Playwright's Control+C) the key reads upper case.
+    if ((e.ctrlKey || e.metaKey) && e.key.toLowerCase() === 'c') {
       e.preventDefault();
       void copyText(cellText(sel.r, sel.c) ?? 'NULL');
       return;
