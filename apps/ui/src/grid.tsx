@@ -1,15 +1,15 @@
 /**
  * The result grid: only the rows in view (plus a few) are in the DOM, placed by @tanstack/virtual-core, so
- * 100,000 rows scroll like 100. NULL is drawn as a dim NULL, an empty string as nothing; a click selects a
- * cell, Ctrl/Cmd+C (or the Copy button) copies it.
+ * 100,000 rows scroll like 100. The rows are a pool of recycled DOM rows (row-pool.ts) redrawn straight from
+ * the virtualizer's change callback, so a scroll frame costs no Preact render. NULL is drawn as a dim NULL,
+ * an empty string as nothing; a click selects a cell, Ctrl/Cmd+C (or the Copy button) copies it.
  */
 import { elementScroll, observeElementOffset, observeElementRect, Virtualizer } from '@tanstack/virtual-core';
-import { Component } from 'preact';
-import { useEffect, useLayoutEffect, useMemo, useReducer, useRef, useState } from 'preact/hooks';
+import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
 import type { Cell, Column } from './api';
+import { RowPool } from './row-pool';
 
 export const ROW_HEIGHT = 24;
-const NUMERIC = /^(TINYINT|SHORT|SMALLINT|INT|LONG|BIGINT|FLOAT|DOUBLE|DECIMAL|BYTE)$/;
 
 export async function copyText(text: string): Promise<void> {
   try {
@@ -34,15 +34,31 @@ function widthFor(col: Column, rows: Cell[][], i: number): number {
 export function Grid(props: { columns: Column[]; rows: Cell[][]; label?: string }) {
   const { columns, rows } = props;
   const scrollRef = useRef<HTMLDivElement>(null);
-  const [, rerender] = useReducer((n: number) => n + 1, 0);
+  const bodyRef = useRef<HTMLDivElement>(null);
   const [sel, setSel] = useState<{ r: number; c: number } | null>(null);
   const widths = useMemo(
     () => columns.map((c, i) => widthFor(c, rows, i)),
     // Widths follow the first chunk; later chunks must not make columns jump while scrolling.
     [columns, rows.length > 0],
   );
-  const total = widths.reduce((a, b) => a + b, 48);
+  // The row-number column fits the largest row number (8 px a digit plus padding).
+  const numWidth = Math.max(48, String(rows.length).length * 8 + 20);
+  const total = widths.reduce((a, b) => a + b, numWidth);
 
+  // What the rows are drawn from, read by the scroll path without a Preact render.
+  const view = useRef({ rows, sel });
+  view.current = { rows, sel };
+  const pool = useRef<RowPool | null>(null);
+  const draw = () => {
+    const items = virtualizer.getVirtualItems();
+    pool.current?.update({
+      rows: view.current.rows,
+      first: items[0]?.index ?? 0,
+      last: items.length ? items[items.length - 1]!.index : -1,
+      rowHeight: ROW_HEIGHT,
+      selected: view.current.sel,
+    });
+  };
   const virtualizer = useMemo(
     () =>
       new Virtualizer<HTMLDivElement, HTMLDivElement>({
@@ -53,18 +69,31 @@ export function Grid(props: { columns: Column[]; rows: Cell[][]; label?: string 
         scrollToFn: elementScroll,
         observeElementRect,
         observeElementOffset,
-        onChange: () => rerender(0),
+        // Chromium and Firefox fire scrollend: no timer armed per scroll event to find the end of a scroll.
+        useScrollendEvent: true,
+        // A scroll frame redraws the pool directly; Preact renders only when the result or selection changes.
+        onChange: () => draw(),
       }),
     [],
   );
-  virtualizer.setOptions({ ...virtualizer.options, count: rows.length });
+  virtualizer.setOptions({ ...virtualizer.options, count: rows.length, onChange: () => draw() });
   useEffect(() => virtualizer._didMount(), [virtualizer]);
   useLayoutEffect(() => virtualizer._willUpdate());
+  // A new result (columns or widths) gets a new pool; new rows or a new selection only a redraw.
+  useLayoutEffect(() => {
+    pool.current = new RowPool(bodyRef.current!, columns, widths);
+    return () => {
+      pool.current?.dispose();
+      pool.current = null;
+    };
+  }, [columns, widths]);
+  useLayoutEffect(draw);
 
   const cellText = (r: number, c: number) => rows[r]?.[c] ?? null;
   const onKey = (e: KeyboardEvent) => {
     if (!sel) return;
-    if ((e.ctrlKey || e.metaKey) && e.key === 'c') {
+    // 'C' too: with Caps Lock on (or Playwright's Control+C) the key reads upper case.
+    if ((e.ctrlKey || e.metaKey) && e.key.toLowerCase() === 'c') {
       e.preventDefault();
       void copyText(cellText(sel.r, sel.c) ?? 'NULL');
       return;
@@ -85,7 +114,6 @@ export function Grid(props: { columns: Column[]; rows: Cell[][]; label?: string 
     }
   };
 
-  const items = virtualizer.getVirtualItems();
   return (
     <div class="grid-wrap">
       <div class="grid-bar">
@@ -109,6 +137,7 @@ export function Grid(props: { columns: Column[]; rows: Cell[][]; label?: string 
         role="grid"
         aria-label={props.label ?? 'Result rows'}
         aria-rowcount={rows.length + 1}
+        style={{ '--rownum-w': `${numWidth}px` }}
         onKeyDown={onKey}
         onClick={(e) => {
           const cell = (e.target as HTMLElement).closest<HTMLElement>('[data-c]');
@@ -128,72 +157,13 @@ export function Grid(props: { columns: Column[]; rows: Cell[][]; label?: string 
             </div>
           ))}
         </div>
-        <div style={{ height: `${virtualizer.getTotalSize()}px`, width: `${total}px`, position: 'relative' }}>
-          {items.map((it) => (
-            <Row
-              key={it.index}
-              index={it.index}
-              start={it.start}
-              row={rows[it.index]!}
-              columns={columns}
-              widths={widths}
-              selected={sel?.r === it.index ? sel.c : -1}
-            />
-          ))}
-        </div>
+        {/* The rows inside are RowPool's (row-pool.ts), not Preact's: it never renders children here. */}
+        <div
+          class="grid-body"
+          ref={bodyRef}
+          style={{ height: `${virtualizer.getTotalSize()}px`, width: `${total}px` }}
+        />
       </div>
     </div>
   );
-}
-
-interface RowProps {
-  index: number;
-  start: number;
-  row: Cell[];
-  columns: Column[];
-  widths: number[];
-  /** The selected column in this row, -1 when none. */
-  selected: number;
-}
-
-/** One row; re-rendered only when it moves or changes, so a scroll frame touches only the rows entering view. */
-class Row extends Component<RowProps> {
-  override shouldComponentUpdate(n: RowProps): boolean {
-    const p = this.props;
-    return (
-      n.start !== p.start ||
-      n.row !== p.row ||
-      n.selected !== p.selected ||
-      n.widths !== p.widths ||
-      n.columns !== p.columns
-    );
-  }
-  override render() {
-    const { index, start, row, columns, widths, selected } = this.props;
-    return (
-      <div
-        class="grow"
-        role="row"
-        aria-rowindex={index + 2}
-        data-r={index}
-        style={{ transform: `translateY(${start}px)`, height: `${ROW_HEIGHT}px` }}
-      >
-        <div class="gcell rownum">{index + 1}</div>
-        {columns.map((col, c) => {
-          const v = row[c] ?? null;
-          return (
-            <div
-              role="gridcell"
-              data-c={c}
-              class={`gcell${v === null ? ' null' : ''}${NUMERIC.test(col.type_name) ? ' num' : ''}${selected === c ? ' sel' : ''}`}
-              style={{ width: `${widths[c]}px` }}
-              data-null={v === null ? '1' : undefined}
-            >
-              {v === null ? 'NULL' : v}
-            </div>
-          );
-        })}
-      </div>
-    );
-  }
 }

@@ -462,8 +462,11 @@ export function JobsView(props: { visible: boolean }) {
       });
     }
   };
+  // The 2.2 status (TERMINATED with its termination code) when the server sends it, else the older state.
   const state = (s?: RunState, st?: Run['status']) =>
-    st?.state ?? [s?.life_cycle_state, s?.result_state].filter(Boolean).join(' / ');
+    (st?.state ? [st.state, st.termination_details?.code] : [s?.life_cycle_state, s?.result_state])
+      .filter(Boolean)
+      .join(' / ');
   return (
     <section class="view jobs" hidden={!props.visible} aria-label="Jobs and runs">
       <div class="tree">
@@ -518,17 +521,34 @@ export function JobsView(props: { visible: boolean }) {
                 ))}
               </tbody>
             </table>
-            {output && (
-              <div>
-                <h3>Output of {output.key}</h3>
-                <pre class="output">{JSON.stringify(output.body, null, 2)}</pre>
-              </div>
-            )}
+            {output && <TaskOutput label={output.key} body={output.body} />}
           </>
         ) : (
           <p class="note">Pick a job to see its runs.</p>
         )}
       </div>
+    </section>
+  );
+}
+
+/** A task run's output (runs/get-output): its logs, notebook result or error first, the whole answer below. */
+function TaskOutput(props: { label: string; body: unknown }) {
+  const o = (props.body ?? {}) as {
+    logs?: string;
+    notebook_output?: { result?: string };
+    error?: string;
+    error_trace?: string;
+    message?: string;
+  };
+  const main = [o.error, o.error_trace, o.notebook_output?.result, o.logs, o.message].filter(Boolean);
+  return (
+    <section aria-label={`Output of ${props.label}`}>
+      <h3>Output of {props.label}</h3>
+      {main.length > 0 && <pre class="output">{main.join('\n')}</pre>}
+      <details>
+        <summary>Whole get-output answer</summary>
+        <pre class="output">{JSON.stringify(props.body, null, 2)}</pre>
+      </details>
     </section>
   );
 }
@@ -548,6 +568,10 @@ export const SHORTCUTS: [string, string][] = [
 ];
 
 export function HelpPanel(props: { onClose: () => void }) {
+  // Focus goes back where it was (the editor, a button) when the panel closes.
+  // (Read while rendering: the Close button's autoFocus has moved it by the time an effect runs.)
+  const [before] = useState(() => document.activeElement as HTMLElement | null);
+  useEffect(() => () => before?.focus?.(), []);
   return (
     <div class="help" role="dialog" aria-modal="true" aria-label="Keyboard shortcuts">
       <h2>Keyboard shortcuts</h2>

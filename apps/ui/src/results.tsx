@@ -1,22 +1,48 @@
 /** The result area under the editor: grid or chart, whole-result export, and errors as Databricks reports them. */
 import { useEffect, useState } from 'preact/hooks';
 import { ApiError, type Cell, type Column } from './api';
+import { errorClass, type ErrorPosition } from './error-position';
 import { downloadBlob, toCsv, toJson } from './export';
 import { Grid } from './grid';
 
-export function ErrorBox(props: { error: unknown }) {
+/** An error's position: as the message gave it (line, column) and where that is in the editor's model. */
+export interface ErrorAt extends ErrorPosition {
+  lineNumber: number;
+  editorColumn: number;
+}
+
+/**
+ * A failed statement as Databricks reports it: the error class leading the message, the wire error_code
+ * when it differs (BAD_REQUEST for SQL errors), the SQLSTATE and, when the message gives one, the position
+ * (written the Databricks way, pos from 0), which moves the editor's cursor there.
+ */
+export function ErrorBox(props: { error: unknown; errorAt?: ErrorAt; onJump?: (at: ErrorAt) => void }) {
   const e = props.error;
-  if (e instanceof ApiError)
+  const at = props.errorAt;
+  if (e instanceof ApiError) {
+    const cls = errorClass(e.message);
     return (
       <div class="error" role="alert">
         <div class="error-head">
-          <b>{e.errorCode}</b>
+          <b>{cls ?? e.errorCode}</b>
+          {cls && cls !== e.errorCode && <span class="sqlstate">error_code: {e.errorCode}</span>}
           {e.sqlState && <span class="sqlstate">SQLSTATE: {e.sqlState}</span>}
           {e.status >= 400 && <span class="sqlstate">HTTP {e.status}</span>}
+          {at && (
+            <button
+              type="button"
+              class="pos"
+              title="Show this position in the editor"
+              onClick={() => props.onJump?.(at)}
+            >
+              line {at.line}, pos {at.column - 1}
+            </button>
+          )}
         </div>
         <pre>{e.message}</pre>
       </div>
     );
+  }
   return (
     <div class="error" role="alert">
       <pre>{String((e as Error)?.message ?? e)}</pre>
@@ -47,10 +73,16 @@ export interface ResultState {
   canceled?: boolean;
 }
 
-export function ResultsPanel(props: { result: ResultState | null; error: unknown; running: boolean }) {
+export function ResultsPanel(props: {
+  result: ResultState | null;
+  error: unknown;
+  errorAt?: ErrorAt;
+  onJump?: (at: ErrorAt) => void;
+  running: boolean;
+}) {
   const [view, setView] = useState<'table' | 'chart'>('table');
   const { result, error } = props;
-  if (error) return <ErrorBox error={error} />;
+  if (error) return <ErrorBox error={error} errorAt={props.errorAt} onJump={props.onJump} />;
   if (!result) return <div class="empty">Run a statement (Ctrl/Cmd+Enter) to see its result here.</div>;
   if (result.canceled) return <div class="empty">Statement {result.statementId} was canceled.</div>;
   const { columns, rows } = result;

@@ -5,7 +5,8 @@
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import { api, ApiError, runStatement, warehouses, type RunHandle, type Warehouse } from './api';
 import type * as Monaco from './monaco';
-import { ResultsPanel, type ResultState } from './results';
+import { errorPosition, offsetOf } from './error-position';
+import { ResultsPanel, type ErrorAt, type ResultState } from './results';
 import { catalogCache } from './sql-language';
 
 // Monaco is most of the bundle: it loads in its own chunk after the page has painted.
@@ -59,8 +60,12 @@ interface RunState {
   handle?: RunHandle;
   result: ResultState | null;
   error: unknown;
+  /** Where the error points in the editor, when its message says (line/pos). */
+  errorAt?: ErrorAt;
   running: boolean;
 }
+
+const MARKER_OWNER = 'minilake-sql';
 
 export function Workspace(props: { visible: boolean; onNotice: (msg: string) => void }) {
   const [store, setStore] = useState<Stored>(loadTabs);
@@ -110,8 +115,15 @@ export function Workspace(props: { visible: boolean; onNotice: (msg: string) => 
     if (!ed) return;
     const sel = ed.getSelection();
     const model = ed.getModel()!;
-    const text = (sel && !sel.isEmpty() ? model.getValueInRange(sel) : model.getValue()).trim();
+    const selected = sel && !sel.isEmpty();
+    const raw = selected ? model.getValueInRange(sel) : model.getValue();
+    const text = raw.trim();
     if (!text) return;
+    // Where the statement sent starts in the model, so an error's line/pos maps back onto the editor.
+    const origin =
+      (selected ? model.getOffsetAt(sel.getStartPosition()) : 0) + raw.length - raw.trimStart().length;
+    const monaco = editorModule!.monaco;
+    monaco.editor.setModelMarkers(model, MARKER_OWNER, []);
     const t0 = performance.now();
     const handle = runStatement(text, {
       warehouseId: s.warehouse ?? warehouseIdRef.current,
@@ -121,7 +133,7 @@ export function Workspace(props: { visible: boolean; onNotice: (msg: string) => 
           result: { statementId: handle.id(), columns, rows, totalRows, truncated: false, loading: true },
         }),
     });
-    setRun(tabId, { handle, running: true, error: null, result: null });
+    setRun(tabId, { handle, running: true, error: null, errorAt: undefined, result: null });
     handle.done.then(
       (r) => {
         catalogCache.invalidate();
@@ -142,7 +154,33 @@ export function Workspace(props: { visible: boolean; onNotice: (msg: string) => 
       },
       (e: unknown) => {
         catalogCache.invalidate();
-        setRun(tabId, { running: false, handle: undefined, error: e, result: null });
+        const pos = e instanceof ApiError ? errorPosition(e.message) : null;
+        let errorAt: ErrorAt | undefined;
+        if (pos && !model.isDisposed()) {
+          const at = model.getPositionAt(origin + offsetOf(text, pos));
+          errorAt = { ...pos, lineNumber: at.lineNumber, editorColumn: at.column };
+          // A squiggle under the word at the position (or the character before it at a line's end).
+          const word = model.getWordAtPosition(at);
+          const lineEnd = model.getLineMaxColumn(at.lineNumber);
+          const start = word
+            ? word.startColumn
+            : at.column < lineEnd
+              ? at.column
+              : Math.max(1, at.column - 1);
+          const end = word ? word.endColumn : Math.min(lineEnd, start + 1);
+          monaco.editor.setModelMarkers(model, MARKER_OWNER, [
+            {
+              severity: monaco.MarkerSeverity.Error,
+              message: (e as ApiError).message,
+              source: (e as ApiError).sqlState ? `SQLSTATE ${(e as ApiError).sqlState}` : undefined,
+              startLineNumber: at.lineNumber,
+              startColumn: start,
+              endLineNumber: at.lineNumber,
+              endColumn: Math.max(end, start + 1),
+            },
+          ]);
+        }
+        setRun(tabId, { running: false, handle: undefined, error: e, errorAt, result: null });
       },
     );
   }, []);
@@ -386,7 +424,20 @@ export function Workspace(props: { visible: boolean; onNotice: (msg: string) => 
         </div>
       )}
       <div class="result-area">
-        <ResultsPanel result={run?.result ?? null} error={run?.error} running={run?.running ?? false} />
+        <ResultsPanel
+          result={run?.result ?? null}
+          error={run?.error}
+          errorAt={run?.errorAt}
+          onJump={(at) => {
+            const ed = editorRef.current;
+            if (!ed) return;
+            const p = { lineNumber: at.lineNumber, column: at.editorColumn };
+            ed.setPosition(p);
+            ed.revealPositionInCenterIfOutsideViewport(p);
+            ed.focus();
+          }}
+          running={run?.running ?? false}
+        />
       </div>
     </section>
   );

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { errorClass, errorPosition, offsetOf } from '../src/error-position';
 import { toCsv, toJson } from '../src/export';
 import { dottedPrefix, referencedTables } from '../src/sql-language';
 
@@ -39,5 +40,44 @@ describe('completion context', () => {
       ['uic', 'default', 't1'],
       ['a b', 's', 't2'],
     ]);
+  });
+});
+
+describe('error positions', () => {
+  it('reads the position the way Databricks and MiniLake write it', () => {
+    // A Databricks parse error: pos counts from 0.
+    expect(
+      errorPosition("[PARSE_SYNTAX_ERROR] Syntax error at or near 'FRM'. SQLSTATE: 42601 (line 1, pos 9)"),
+    ).toEqual({ line: 1, column: 10 });
+    // An analysis error: `; line L pos P`.
+    expect(
+      errorPosition(
+        '[TABLE_OR_VIEW_NOT_FOUND] The table or view `nope` cannot be found. SQLSTATE: 42P01; line 2 pos 14',
+      ),
+    ).toEqual({ line: 2, column: 15 });
+    // MiniLake's tokenizer: column counts from 1.
+    expect(
+      errorPosition(
+        '[PARSE_SYNTAX_ERROR] Syntax error: Tokenization error at line 2, column 7: Unterminated string.',
+      ),
+    ).toEqual({ line: 2, column: 7 });
+    expect(errorPosition('[DIVIDE_BY_ZERO] Division by zero.')).toBeNull();
+  });
+
+  it('maps a line/column onto the statement text, clamped to the line end', () => {
+    const text = "SELECT 1 AS a,\n  'abc";
+    expect(offsetOf(text, { line: 1, column: 1 })).toBe(0);
+    expect(offsetOf(text, { line: 2, column: 3 })).toBe(17);
+    expect(text[offsetOf(text, { line: 2, column: 3 })]).toBe("'");
+    expect(offsetOf(text, { line: 2, column: 7 })).toBe(text.length);
+    expect(offsetOf(text, { line: 1, column: 99 })).toBe(14);
+    expect(offsetOf(text, { line: 9, column: 1 })).toBe(text.length);
+  });
+
+  it('takes the error class from the head of the message', () => {
+    expect(errorClass('[UNRESOLVED_COLUMN.WITH_SUGGESTION] A column …')).toBe(
+      'UNRESOLVED_COLUMN.WITH_SUGGESTION',
+    );
+    expect(errorClass('no class here')).toBeUndefined();
   });
 });

@@ -31,8 +31,9 @@ const sql = (statement: string) =>
     wait_timeout: '30s',
   });
 
-async function openPage(): Promise<Page> {
+async function openPage(opts: { permissions?: string[] } = {}): Promise<Page> {
   const context = await browser.newContext({ viewport: { width: 1400, height: 900 }, acceptDownloads: true });
+  if (opts.permissions) await context.grantPermissions(opts.permissions, { origin: server.url });
   const page = await context.newPage();
   const host = new URL(server.url).host;
   // The network is "off": only the server that served the page answers.
@@ -61,6 +62,10 @@ async function run(page: Page, text: string): Promise<void> {
   await typeSql(page, text);
   await page.keyboard.press('Control+Enter');
 }
+
+/** The editor's visible text (Monaco draws spaces as no-break spaces). */
+const editorText = async (page: Page) =>
+  ((await page.locator('.monaco-editor .view-lines').textContent()) ?? '').replaceAll('\u00a0', ' ');
 
 const shot = (page: Page, name: string) => page.screenshot({ path: path.join(ARTIFACTS, `${name}.png`) });
 
@@ -118,6 +123,15 @@ describe.skipIf(!CHROMIUM)(title, () => {
     await page.keyboard.press('Control+Space');
     await page.locator('.suggest-widget').getByText('made_in_ui').first().waitFor();
     await shot(page, 'completion');
+    await page.keyboard.press('Escape');
+    // Functions and keywords of the dialect.
+    await typeSql(page, 'SELECT date_a');
+    await page.keyboard.press('Control+Space');
+    await page.locator('.suggest-widget').getByText('date_add', { exact: true }).first().waitFor();
+    await page.keyboard.press('Escape');
+    await typeSql(page, 'SELECT 1 QUALI');
+    await page.keyboard.press('Control+Space');
+    await page.locator('.suggest-widget').getByText('QUALIFY', { exact: true }).first().waitFor();
     await page.close();
   });
 
@@ -172,6 +186,18 @@ describe.skipIf(!CHROMIUM)(title, () => {
     await page.locator('.grid').evaluate((g) => (g.scrollTop = g.scrollHeight));
     await page.getByRole('gridcell', { name: 'row 99999', exact: true }).waitFor();
     await shot(page, 'hundred-thousand');
+    // The export is the whole result, not the rows in view.
+    const csvDl = page.waitForEvent('download');
+    await page.getByRole('button', { name: 'Export CSV' }).click();
+    const lines = readFileSync(await (await csvDl).path(), 'utf8').split('\r\n');
+    expect(lines.length).toBe(100_002); // header, 100,000 rows, the empty string after the last CRLF
+    expect(lines[1]).toBe('0,row 0');
+    expect(lines[100_000]).toBe('99999,row 99999');
+    const jsonDl = page.waitForEvent('download');
+    await page.getByRole('button', { name: 'Export JSON' }).click();
+    const json = JSON.parse(readFileSync(await (await jsonDl).path(), 'utf8')) as unknown[];
+    expect(json.length).toBe(100_000);
+    expect(json[99_999]).toEqual({ id: 99999, label: 'row 99999' });
     await page.close();
   });
 
@@ -191,6 +217,52 @@ describe.skipIf(!CHROMIUM)(title, () => {
     // Reopen it in the editor.
     await row.first().getByRole('button', { name: 'Open' }).click();
     await expect.poll(() => page.locator('.tab.active').textContent()).toContain('History');
+    await page.close();
+  });
+
+  it('marks where a failed statement went wrong, in the editor and in the error panel', async () => {
+    const page = await openPage();
+    await typeSql(page, "SELECT 1 AS a,\n  'abc");
+    // Monaco closed the quote as it was typed: take the closing one away, so the string never ends.
+    await page.keyboard.press('End');
+    await page.keyboard.press('Backspace');
+    await page.keyboard.press('Control+Enter');
+    const alert = page.locator('.error[role=alert]');
+    await alert.waitFor();
+    const text = (await alert.textContent()) ?? '';
+    expect(text).toContain('PARSE_SYNTAX_ERROR');
+    expect(text).toContain('SQLSTATE: 42601');
+    expect(text).toContain('error_code: BAD_REQUEST');
+    // The server said "at line 2, column 7" (one past `  'abc`): shown the Databricks way, pos from 0.
+    const pos = alert.getByRole('button', { name: 'line 2, pos 6' });
+    await pos.waitFor();
+    // A squiggle in the editor, on line 2.
+    const squiggle = page.locator('.monaco-editor .squiggly-error').first();
+    await squiggle.waitFor();
+    const lineTops = await page
+      .locator('.monaco-editor .view-line')
+      .evaluateAll((ls) => ls.map((l) => parseFloat((l as HTMLElement).style.top)).sort((a, b) => a - b));
+    const squiggleTop = await squiggle.evaluate((el) =>
+      parseFloat((el.parentElement as HTMLElement).style.top),
+    );
+    expect(squiggleTop).toBe(lineTops[1]);
+    await shot(page, 'error-position');
+    // The position button puts the cursor there: what is typed next lands at the end of line 2.
+    await page.locator('.monaco-editor').first().click();
+    await page.keyboard.press('Control+Home');
+    await pos.click();
+    await page.keyboard.type('X');
+    await expect
+      .poll(() =>
+        page.evaluate(() => {
+          const s = JSON.parse(localStorage.getItem('minilake.ui.tabs.v1') ?? '{}') as {
+            tabs: { id: string; sql: string }[];
+            active: string;
+          };
+          return s.tabs.find((t) => t.id === s.active)?.sql;
+        }),
+      )
+      .toBe("SELECT 1 AS a,\n  'abcX");
     await page.close();
   });
 
@@ -244,18 +316,141 @@ describe.skipIf(!CHROMIUM)(title, () => {
       (await sql("CREATE TABLE uibrowse.default.browse_me AS SELECT 1 AS n, 'one' AS word")).json.status
         .state,
     ).toBe('SUCCEEDED');
+    expect(
+      (
+        await post('/api/2.1/unity-catalog/volumes', {
+          catalog_name: 'uibrowse',
+          schema_name: 'default',
+          name: 'landing',
+          volume_type: 'MANAGED',
+        })
+      ).status,
+    ).toBe(200);
     const page = await openPage();
     await page.getByRole('link', { name: 'Catalog' }).click();
     await page.getByRole('button', { name: /uibrowse/ }).click();
     await page.getByRole('button', { name: /default/ }).click();
     await page.locator('.tree .leaf', { hasText: 'browse_me' }).click();
+    await page.locator('.tree .volume', { hasText: 'landing' }).getByText('managed volume').waitFor();
     await page.getByRole('heading', { name: 'uibrowse.default.browse_me' }).waitFor();
+    // Columns with their types.
+    const columnRows = page.locator('.detail table.list tbody tr');
+    await expect.poll(() => columnRows.allTextContents()).toEqual(['nintyes', 'wordstringyes']);
     await page.getByRole('button', { name: 'Preview 100 rows' }).click();
     await page.getByRole('gridcell', { name: 'one', exact: true }).waitFor();
     await shot(page, 'catalog');
     // Deep links load the app too.
     await page.goto(`${server.url}/ui/jobs`);
     await page.getByRole('heading', { name: 'Jobs' }).waitFor();
+    await page.close();
+  });
+
+  it('runs only the selection, keeps tabs across a reload and copies a cell', async () => {
+    const page = await openPage({ permissions: ['clipboard-read', 'clipboard-write'] });
+    await typeSql(page, 'SELECT 1 AS first_one\nSELECT 2 AS second_one');
+    // Select the second line only, then run.
+    await page.keyboard.press('Control+End');
+    await page.keyboard.press('Shift+Home');
+    await page.keyboard.press('Control+Enter');
+    await page.getByRole('gridcell', { name: '2', exact: true }).waitFor();
+    expect(await page.locator('.grid-head').textContent()).toContain('second_one');
+    expect(await page.locator('.grid-head').textContent()).not.toContain('first_one');
+    // A second tab, with its own text, survives a reload.
+    await page.getByRole('button', { name: 'New tab (Alt+N)' }).click();
+    await run(page, "SELECT 'kept across reloads' AS k");
+    await page.getByRole('gridcell', { name: 'kept across reloads', exact: true }).click();
+    await page.keyboard.press('Control+C');
+    await expect.poll(() => page.evaluate(() => navigator.clipboard.readText())).toBe('kept across reloads');
+    await page.reload();
+    await page.locator('.monaco-editor').first().waitFor();
+    await expect.poll(() => page.getByRole('tab').count()).toBe(2);
+    await expect.poll(() => editorText(page)).toContain('kept across reloads');
+    await page.getByRole('tab').first().click();
+    await expect.poll(() => editorText(page)).toContain('second_one');
+    await page.close();
+  });
+
+  it("shows a job's runs live, with their task output", async () => {
+    const q = await post<{ id: string }>('/api/2.0/sql/queries', {
+      query: { display_name: 'ui job query', query_text: 'SELECT 42 AS answer', warehouse_id: 'dev' },
+    });
+    const job = await post<{ job_id: number }>('/api/2.2/jobs/create', {
+      name: 'ui runs view',
+      tasks: [{ task_key: 'answer', sql_task: { warehouse_id: 'dev', query: { query_id: q.json.id } } }],
+    });
+    expect(job.status).toBe(200);
+    const page = await openPage();
+    await page.getByRole('link', { name: 'Jobs' }).click();
+    await page.getByRole('button', { name: 'ui runs view' }).click();
+    await page.getByRole('heading', { name: /ui runs view/ }).waitFor();
+    expect(await page.locator('.jobs tbody tr').count()).toBe(0);
+    // Started after the view opened: it appears and finishes there without a reload.
+    const started = await post<{ run_id: number }>('/api/2.2/jobs/run-now', { job_id: job.json.job_id });
+    const row = page.locator('.jobs tbody tr').filter({ hasText: String(started.json.run_id) });
+    await row.waitFor({ timeout: 30_000 });
+    await row.locator('.badge', { hasText: 'TERMINATED / SUCCESS' }).waitFor({ timeout: 60_000 });
+    await row.getByRole('button', { name: /answer/ }).click();
+    const output = page.getByRole('region', { name: /Output of/ });
+    await output
+      .locator('pre.output')
+      .first()
+      .getByText(/succeeded \(1 rows\)/)
+      .waitFor();
+    await shot(page, 'jobs');
+    await page.close();
+  });
+
+  it('has a help panel of shortcuts, labelled controls and a sensible focus order', async () => {
+    const page = await openPage();
+    // Focus order from the top: the views, the help button, the query tabs, then the editor's actions.
+    await page.getByRole('link', { name: 'Editor' }).focus();
+    const order: string[] = ['Editor'];
+    for (let i = 0; i < 15; i++) {
+      await page.keyboard.press('Tab');
+      order.push(
+        await page.evaluate(() => {
+          const el = document.activeElement as HTMLElement;
+          return (el.getAttribute('aria-label') ?? el.textContent ?? '').trim();
+        }),
+      );
+    }
+    expect(order.slice(0, 7)).toEqual([
+      'Editor',
+      'Queries',
+      'History',
+      'Catalog',
+      'Jobs',
+      'Jupyter',
+      'Keyboard shortcuts (?)',
+    ]);
+    expect(order.indexOf('▶ Run')).toBeGreaterThan(order.indexOf('New tab (Alt+N)'));
+    expect(order).toContain('SQL editor');
+    // Every visible control has a name a screen reader can say.
+    const unnamed = await page.evaluate(() =>
+      [...document.querySelectorAll<HTMLElement>('button, a[href], input, select, textarea')]
+        // Visible and reachable (Monaco's hidden IME textarea is neither).
+        .filter((el) => el.offsetParent !== null && !el.closest('[aria-hidden="true"]'))
+        .filter((el) => {
+          const named = el.getAttribute('aria-label') || el.textContent?.trim() || el.title;
+          const labelled = (el as HTMLInputElement).labels?.length;
+          return !named && !labelled;
+        })
+        .map((el) => el.outerHTML.slice(0, 80)),
+    );
+    expect(unnamed).toEqual([]);
+    // "?" opens the shortcuts; Escape closes them and focus goes back.
+    await page.getByRole('button', { name: 'Keyboard shortcuts (?)' }).focus();
+    await page.keyboard.press('?');
+    const help = page.getByRole('dialog', { name: 'Keyboard shortcuts' });
+    await help.waitFor();
+    expect(await help.textContent()).toContain('Ctrl/Cmd + Enter');
+    expect(await help.textContent()).toContain('Shift + Escape');
+    await shot(page, 'help');
+    await page.keyboard.press('Escape');
+    await help.waitFor({ state: 'detached' });
+    expect(await page.evaluate(() => document.activeElement?.getAttribute('aria-label'))).toBe(
+      'Keyboard shortcuts (?)',
+    );
     await page.close();
   });
 
