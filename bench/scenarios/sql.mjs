@@ -41,6 +41,11 @@ async function loadConverter(tmp) {
         name: 'duckdb-external',
         setup(b) {
           const fromEngine = createRequire(path.join(root, 'packages/engine-duckdb/package.json'));
+          // The engine's duckdb-module.js requires the package relative to itself, which this bundle in a
+          // temporary folder could not resolve: take its static-import twin, as the server's bundle does.
+          b.onResolve({ filter: /\/duckdb-module\.js$/ }, (a) => ({
+            path: path.join(a.resolveDir, 'duckdb-module.bundled.ts'),
+          }));
           b.onResolve({ filter: /^@duckdb\// }, (a) => ({
             path: fromEngine.resolve(a.path),
             external: true,
