@@ -22,6 +22,8 @@ import time
 RUNTIME_DIR = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, RUNTIME_DIR)
 
+from minilake_supervise import _alive  # noqa: E402  (the same zombie-aware check the supervisor uses)
+
 
 def _preimport():
     # What a serverless task imports before its first line runs; a module that fails to import here is
@@ -42,20 +44,6 @@ def _preimport():
             __import__(name)
         except Exception as e:  # noqa: BLE001
             print("minilake zygote: could not pre-import %s: %s" % (name, e), file=sys.stderr)
-
-
-def _alive(pid):
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    try:
-        with open("/proc/%d/stat" % pid) as f:
-            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
-    except (OSError, IndexError):
-        return True
 
 
 def _watch_server(server):

@@ -113,17 +113,7 @@ export async function prepare(text: string, s: Session): Promise<Prepared> {
       // The rows the statement can change are staged once its condition is known (the probe).
       await staged?.stage?.(t.deltaProbe, t.deltaPrune);
     }
-    const values: Record<string, unknown> = {};
-    for (const p of t.params) {
-      const v = s.params.get(p);
-      if (!v)
-        throw sqlError(
-          'UNBOUND_SQL_PARAMETER',
-          '42P02',
-          `Found the unbound parameter: ${p}. Please, fix \`args\` and provide a mapping of the parameter to either a SQL literal or collection constructor functions such as \`map()\`, \`array()\`, \`struct()\`.`,
-        );
-      values[p] = v.value;
-    }
+    const values = boundValues(t.params, s);
     if (t.avgColumns.length > 0) {
       // Cached only when every table the text names became a Delta view (none is left to the engine).
       const key = t.tables.length === 0 ? probeKey(text, o, named, s) : undefined;
@@ -238,17 +228,7 @@ async function travelValue(
     ...o,
     deltaViews: new Map(),
   });
-  const values: Record<string, unknown> = {};
-  for (const p of t.params) {
-    const v = s.params.get(p);
-    if (!v)
-      throw sqlError(
-        'UNBOUND_SQL_PARAMETER',
-        '42P02',
-        `Found the unbound parameter: ${p}. Please, fix \`args\` and provide a mapping of the parameter to either a SQL literal or collection constructor functions such as \`map()\`, \`array()\`, \`struct()\`.`,
-      );
-    values[p] = v.value;
-  }
+  const values = boundValues(t.params, s);
   const invalid = () =>
     version
       ? sqlError(
@@ -489,4 +469,20 @@ export function sparkDivisionType(struct: string): Record<string, unknown> | und
     precision = 38;
   }
   return { data_type: 'decimal', precision, scale };
+}
+
+/** The values of a statement's parameter markers, or Databricks' error naming the first one left unbound. */
+function boundValues(names: readonly string[], s: Session): Record<string, unknown> {
+  const values: Record<string, unknown> = {};
+  for (const p of names) {
+    const v = s.params.get(p);
+    if (!v)
+      throw sqlError(
+        'UNBOUND_SQL_PARAMETER',
+        '42P02',
+        `Found the unbound parameter: ${p}. Please, fix \`args\` and provide a mapping of the parameter to either a SQL literal or collection constructor functions such as \`map()\`, \`array()\`, \`struct()\`.`,
+      );
+    values[p] = v.value;
+  }
+  return values;
 }
