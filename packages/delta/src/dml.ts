@@ -201,12 +201,11 @@ export class DeltaTable {
     const dv = DeltaTable.writesDeletionVectors(snap);
     // Files that cannot hold a row the statement changes (by partition values and stats) are not read.
     const terms = o.prune ?? [];
-    const files = terms.length ? snap.files.filter((f) => mayMatch(f, terms, snap)) : undefined;
-    const scan = await this.reader.scanSql(snap, {
-      fileColumn: FILE_COLUMN,
-      rowIndexColumn: POS_COLUMN,
-      ...(files ? { files } : {}),
-    });
+    let files = terms.length ? snap.files.filter((f) => mayMatch(f, terms, snap)) : snap.files;
+    // FILE_COLUMN is the row's file as an index into `files` (an integer per row is far cheaper to stage,
+    // group and compare than the path), POS_COLUMN its row index in that file.
+    const scanOf = (fs: AddAction[]) =>
+      this.reader.scanSql(snap, { fileIndexColumn: FILE_COLUMN, rowIndexColumn: POS_COLUMN, files: fs });
     const stg = `temp.main.${ident(table)}`;
     const pos = `temp.main.${ident(`${table}_pos`)}`;
     const view = o.probe !== undefined && o.view ? `temp.main.${ident(o.view)}` : undefined;
@@ -218,13 +217,25 @@ export class DeltaTable {
     try {
       let rows: string;
       if (view) {
-        await this.sql.all(`CREATE OR REPLACE TEMP VIEW ${ident(o.view!)} AS ${scan}`);
-        rows = dv
-          ? `(${o.probe})`
-          : `(SELECT * FROM ${view} WHERE ${ident(FILE_COLUMN)} IN (SELECT ${ident(FILE_COLUMN)} FROM (${o.probe})))`;
-      } else rows = `(${scan})`;
+        await this.sql.all(`CREATE OR REPLACE TEMP VIEW ${ident(o.view!)} AS ${await scanOf(files)}`);
+        if (dv) rows = `(${o.probe})`;
+        else {
+          // Copy-on-write rewrites whole files: the probe (it reads only the columns its condition names)
+          // tells which files hold a row the statement can change, then only those are staged, whole.
+          const hit = await this.sql.all(
+            `SELECT DISTINCT ${ident(FILE_COLUMN)} AS f FROM (${o.probe}) AS __ml_probe`,
+          );
+          const keep = new Set(hit.map((r) => Number(r.f)));
+          files = files.filter((_, i) => keep.has(i));
+          rows = `(${await scanOf(files)})`;
+        }
+      } else rows = `(${await scanOf(files)})`;
+      // ROW_COLUMN: a staged row's identity (file and position), for MERGE's check that no target row is
+      // changed twice; NULL for rows the statement inserts. No window function: it would serialise the scan.
       await this.sql.all(
-        `CREATE OR REPLACE TEMP TABLE ${ident(table)} AS SELECT *, row_number() OVER () AS ${ident(ROW_COLUMN)}, false AS ${ident(TOUCHED_COLUMN)} FROM ${rows} AS __ml_rows`,
+        `CREATE OR REPLACE TEMP TABLE ${ident(table)} AS SELECT *, ` +
+          `(CAST(${ident(FILE_COLUMN)} AS BIGINT) << 32) | ${ident(POS_COLUMN)} AS ${ident(ROW_COLUMN)}, ` +
+          `false AS ${ident(TOUCHED_COLUMN)} FROM ${rows} AS __ml_rows`,
       );
       // Where the staged rows came from: the statement deletes some and marks the ones it updates. DVs need
       // every row's position; a rewrite only each file's count.
@@ -238,6 +249,7 @@ export class DeltaTable {
       throw e;
     }
     const columns = snap.schema.fields.map((f) => f.name);
+    const staged = files;
     return {
       table,
       snapshot: snap,
@@ -256,23 +268,29 @@ export class DeltaTable {
             : `SELECT p.${ident(FILE_COLUMN)} AS f FROM ${pos} AS p LEFT JOIN (${kept}) AS k ` +
                 `ON p.${ident(FILE_COLUMN)} = k.${ident(FILE_COLUMN)} WHERE coalesce(k.n, 0) < p.n`,
         );
+        const fileOf = (r: Record<string, unknown>) => staged[Number(r.f)];
         const byPath = new Map(snap.files.map((f) => [snap.filePath(f), f]));
-        const touched = [...new Set([...op.touched, ...changed.map((r) => String(r.f))])]
-          .map((p) => byPath.get(p))
-          .filter((f) => f !== undefined);
+        const touched = [
+          ...new Set([...op.touched.map((p) => byPath.get(p)), ...changed.map((r) => fileOf(r))]),
+        ].filter((f) => f !== undefined);
         const c = op.counts;
         if (touched.length === 0 && c.inserted === 0) return undefined;
         const now = this.now();
         if (dv) {
           const positions = new Map(
-            changed.map((r) => [String(r.f), (r.r as unknown[]).map((x) => Number(x))]),
+            changed.map((r) => [snap.filePath(fileOf(r)!), (r.r as unknown[]).map((x) => Number(x))]),
           );
           return this.commitDeletionVectors(snap, op, touched, positions, stg, started, now);
         }
-        const list = touched.map((f) => literal(snap.filePath(f))).join(', ');
-        const where = touched.length
-          ? `${ident(FILE_COLUMN)} IS NULL OR ${ident(FILE_COLUMN)} IN (${list})`
-          : `${ident(FILE_COLUMN)} IS NULL`;
+        const index = new Map(staged.map((f, i) => [f, i]));
+        const ids = touched.map((f) => index.get(f)).filter((i) => i !== undefined);
+        // Every staged file rewritten (the usual case): all staged rows are written, no filter to apply.
+        const where =
+          ids.length === staged.length
+            ? 'true'
+            : ids.length
+              ? `${ident(FILE_COLUMN)} IS NULL OR ${ident(FILE_COLUMN)} IN (${ids.join(', ')})`
+              : `${ident(FILE_COLUMN)} IS NULL`;
         const { adds, rows, bytes } = await writeFiles(
           this.sql,
           snap,
@@ -522,19 +540,35 @@ export class DeltaTable {
 
   /**
    * OPTIMIZE: bin-packing compaction. Per partition, files smaller than `minFileSize` are rewritten together
-   * when there are at least two of them (ZORDER BY is accepted and compacts the same way). The commit has
-   * dataChange false, as Delta's, so streaming readers skip it.
+   * when there are at least two of them (ZORDER BY is accepted and compacts the same way). A file whose
+   * deletion vector hides more than `maxDeletedRowsRatio` of its rows (Delta's
+   * optimize.maxDeletedRowsRatio, 0.05) is rewritten whatever its size, even alone: the rewrite drops the
+   * deleted rows and the file goes with its DV, as Delta's OPTIMIZE purges them. The commit has dataChange
+   * false, as Delta's, so streaming readers skip it.
    */
   async optimize(
-    o: { minFileSize?: number; zOrderBy?: string[]; partition?: (f: AddAction) => boolean } = {},
+    o: {
+      minFileSize?: number;
+      maxDeletedRowsRatio?: number;
+      zOrderBy?: string[];
+      partition?: (f: AddAction) => boolean;
+    } = {},
   ): Promise<{ version: number | undefined; metrics: OptimizeMetrics }> {
     const started = Date.now();
     const snap = await this.writableSnapshot();
     const min = o.minFileSize ?? 128 * 1024 * 1024;
+    const ratio = o.maxDeletedRowsRatio ?? 0.05;
+    const purge = (f: AddAction) => {
+      const dv = f.deletionVector;
+      if (!dv) return false;
+      const n = numRecords(f);
+      // Without a row count the share is unknown: rewriting applies the DV, which is never wrong.
+      return n === undefined || n === 0 || dv.cardinality / n > ratio;
+    };
     const groups = new Map<string, AddAction[]>();
     for (const f of snap.files) {
       if (o.partition && !o.partition(f)) continue;
-      if (f.size >= min || f.deletionVector) continue;
+      if (f.size >= min && !purge(f)) continue;
       const k = JSON.stringify(snap.partitionColumns.map((p) => f.partitionValues[p] ?? null));
       groups.set(k, [...(groups.get(k) ?? []), f]);
     }
@@ -544,16 +578,11 @@ export class DeltaTable {
     let partitions = 0;
     try {
       for (const files of groups.values()) {
-        if (files.length < 2) continue;
+        if (files.length < 2 && !files.some(purge)) continue;
         partitions++;
-        const scan = await this.reader.scanSql(snap, { fileColumn: FILE_COLUMN });
-        const list = files.map((f) => literal(snap.filePath(f))).join(', ');
-        const w = await writeFiles(
-          this.sql,
-          snap,
-          `(SELECT * FROM (${scan}) WHERE ${ident(FILE_COLUMN)} IN (${list})) AS t`,
-          now,
-        );
+        // The snapshot scan of just these files applies their deletion vectors.
+        const scan = await this.reader.scanSql(snap, { files });
+        const w = await writeFiles(this.sql, snap, `(${scan}) AS t`, now);
         removed.push(...files);
         adds.push(...w.adds.map((a) => ({ ...a, dataChange: false })));
       }
@@ -580,7 +609,7 @@ export class DeltaTable {
       totalConsideredFiles: snap.files.length,
       totalFilesSkipped: snap.files.length - removed.length,
     };
-    if (adds.length === 0) return { version: undefined, metrics };
+    if (removed.length === 0) return { version: undefined, metrics };
     const info = this.commitInfo(
       snap,
       'OPTIMIZE',
@@ -595,7 +624,7 @@ export class DeltaTable {
         numAddedFiles: adds.length,
         numRemovedBytes: metrics.filesRemoved.totalSize,
         numAddedBytes: metrics.filesAdded.totalSize,
-        numDeletionVectorsRemoved: 0,
+        numDeletionVectorsRemoved: removed.filter((f) => f.deletionVector).length,
       },
       started,
     );

@@ -149,6 +149,8 @@ export class DeltaSnapshot {
     present: Set<string>,
     o: {
       fileColumn?: string;
+      /** A column with each row's file as its index in `files` (an INTEGER: cheaper to keep than the path). */
+      fileIndexColumn?: string;
       rowIndexColumn?: string;
       deleted?: Map<string, [number, number][]>;
       /** Only these files (DML reads the ones that can hold a changed row); default every file. */
@@ -170,6 +172,7 @@ export class DeltaSnapshot {
     if (files.length === 0) {
       const cols = fields.map((f) => `CAST(NULL AS ${duckDbType(f.type)}) AS ${ident(f.name)}`);
       if (o.fileColumn) cols.push(`CAST(NULL AS VARCHAR) AS ${ident(o.fileColumn)}`);
+      if (o.fileIndexColumn) cols.push(`CAST(NULL AS INTEGER) AS ${ident(o.fileIndexColumn)}`);
       if (o.rowIndexColumn) cols.push(`CAST(NULL AS BIGINT) AS ${ident(o.rowIndexColumn)}`);
       return `SELECT ${cols.join(', ')} WHERE false`;
     }
@@ -185,6 +188,8 @@ export class DeltaSnapshot {
     });
     // Writers (copy-on-write DML) need the file each row came from.
     if (o.fileColumn) proj.push(`d."__ml_file" AS ${ident(o.fileColumn)}`);
+    // DuckDB's file_index virtual column: the position of the row's file in the list read_parquet reads.
+    if (o.fileIndexColumn) proj.push(`CAST(d.file_index AS INTEGER) AS ${ident(o.fileIndexColumn)}`);
     // Deletion vector writers need each row's index in its file.
     if (o.rowIndexColumn) proj.push(`d.file_row_number AS ${ident(o.rowIndexColumn)}`);
     const list = files.map((f) => literal(this.filePath(f))).join(', ');
@@ -240,8 +245,13 @@ export interface DeltaReaderOptions {
 
 interface TableCache {
   snapshots: Map<number, DeltaSnapshot>;
-  /** The physical columns present in the files of a version (a footer read of every file, done once). */
+  /** The physical columns present in the files of a version (the union of `columns` over its files). */
   present: Map<number, Set<string>>;
+  /**
+   * The physical column names of each data file (a footer read, once per file: data files are immutable).
+   * A new version then costs a footer read of its new files only, not of every file of the table.
+   */
+  columns: Map<string, string[]>;
   /** Deleted row ranges by data file path and DV id (a DV never changes once written). */
   deleted: Map<string, [number, number][]>;
 }
@@ -279,7 +289,12 @@ export class DeltaReader {
         `Cannot time travel Delta table to version ${v}. Available versions: [${earliest}, ${latest}].`,
       );
     }
-    const entry = this.cache.get(root) ?? { snapshots: new Map(), present: new Map(), deleted: new Map() };
+    const entry = this.cache.get(root) ?? {
+      snapshots: new Map(),
+      present: new Map(),
+      columns: new Map(),
+      deleted: new Map(),
+    };
     this.cache.set(root, entry);
     const hit = entry.snapshots.get(v);
     if (hit) return hit;
@@ -304,19 +319,37 @@ export class DeltaReader {
   /** The SELECT that reads a snapshot's rows (logical names, Delta types as DuckDB types). */
   async scanSql(
     snap: DeltaSnapshot,
-    o: { fileColumn?: string; rowIndexColumn?: string; files?: AddAction[] } = {},
+    o: { fileColumn?: string; fileIndexColumn?: string; rowIndexColumn?: string; files?: AddAction[] } = {},
   ): Promise<string> {
     const entry = this.cache.get(snap.root);
     let present = entry?.present.get(snap.version);
     if (!present) {
       present = new Set();
-      const files = snap.files;
-      if (files.length) {
-        const list = files.map((f) => literal(snap.filePath(f))).join(', ');
-        const rows = await this.sql.all(`SELECT DISTINCT name FROM parquet_schema([${list}])`);
-        for (const r of rows) present.add(String(r.name));
+      const columns = entry?.columns ?? new Map<string, string[]>();
+      const paths = snap.files.map((f) => snap.filePath(f));
+      const unread = paths.filter((p) => !columns.has(p));
+      if (unread.length) {
+        for (const p of unread) columns.set(p, []);
+        const list = unread.map((p) => literal(p)).join(', ');
+        const rows = await this.sql.all(`SELECT DISTINCT file_name, name FROM parquet_schema([${list}])`);
+        for (const r of rows) columns.get(String(r.file_name))?.push(String(r.name));
+        // Every Parquet footer names at least its root: a file with no names came back under another
+        // spelling of its path, so its names are read again next time rather than cached as none.
+        const missed = unread.filter((p) => !columns.get(p)?.length);
+        for (const p of missed) columns.delete(p);
+        if (missed.length) {
+          const all = paths.map((p) => literal(p)).join(', ');
+          for (const r of await this.sql.all(`SELECT DISTINCT name FROM parquet_schema([${all}])`))
+            present.add(String(r.name));
+        }
       }
-      entry?.present.set(snap.version, present);
+      for (const p of paths) for (const c of columns.get(p) ?? []) present.add(c);
+      if (entry) {
+        entry.present.set(snap.version, present);
+        // Forget the files no cached snapshot has any more.
+        const live = new Set([...entry.snapshots.values()].flatMap((s) => s.files.map((f) => s.filePath(f))));
+        for (const p of entry.columns.keys()) if (!live.has(p)) entry.columns.delete(p);
+      }
     }
     const deleted = new Map<string, [number, number][]>();
     for (const f of snap.files) {

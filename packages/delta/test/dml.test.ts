@@ -51,13 +51,14 @@ async function dml(
     // The probe is what the SQL layer derives from the statement's condition (over the view stg_scan).
     const staged = await dt.stage('stg', probe === undefined ? {} : { probe, view: 'stg_scan' });
     try {
-      const ret = kind === 'MERGE' ? 'merge_action, __ml_file' : '__ml_file';
+      // As the SQL layer: the staged table tells which files changed, RETURNING only counts.
+      const ret = kind === 'MERGE' ? 'merge_action, __ml_row' : '__ml_row';
       const rows = await sql.all(`${statement('temp.main.stg')} RETURNING ${ret}`);
       const n = { UPDATE: 0, DELETE: 0, INSERT: 0 } as Record<string, number>;
       for (const r of rows) n[kind === 'MERGE' ? String(r.merge_action) : kind]!++;
       return await staged.commit({
         operation: kind,
-        touched: rows.map((r) => r.__ml_file).filter((f) => f !== null) as string[],
+        touched: [],
         counts: { updated: n.UPDATE!, deleted: n.DELETE!, inserted: n.INSERT! },
       });
     } finally {
@@ -90,7 +91,9 @@ const commitOf = async (root: string, v: number) => {
 describe('copy-on-write DML', () => {
   it('UPDATE rewrites only the file holding the changed row, with Databricks metrics', async () => {
     const root = await newTable('upd');
-    expect(await dml(root, 'UPDATE', (t) => `UPDATE ${t} SET name = 'B' WHERE id = 2`)).toBe(2);
+    expect(
+      await dml(root, 'UPDATE', (t) => `UPDATE ${t} SET name = 'B', __ml_touched = true WHERE id = 2`),
+    ).toBe(2);
     expect(await rowsOf(root)).toEqual([
       [1, 'a', '2024-01-01'],
       [2, 'B', '2024-01-02'],
@@ -157,7 +160,7 @@ describe('copy-on-write DML', () => {
       'MERGE',
       (t) =>
         `MERGE INTO ${t} AS t USING (SELECT 3 AS id, 'C' AS name, DATE '2024-01-02' AS day UNION ALL SELECT 1, 'gone', NULL UNION ALL SELECT 4, 'd', DATE '2024-01-03') s ON t.id = s.id ` +
-        `WHEN MATCHED AND s.name = 'gone' THEN DELETE WHEN MATCHED THEN UPDATE SET name = s.name WHEN NOT MATCHED THEN INSERT (id, name, day) VALUES (s.id, s.name, s.day)`,
+        `WHEN MATCHED AND s.name = 'gone' THEN DELETE WHEN MATCHED THEN UPDATE SET name = s.name, __ml_touched = true WHEN NOT MATCHED THEN INSERT (id, name, day) VALUES (s.id, s.name, s.day)`,
     );
     expect(await rowsOf(root)).toEqual([
       [2, 'b', '2024-01-02'],
@@ -210,10 +213,10 @@ describe('optimistic concurrency', () => {
       const dt = new DeltaTable({ sql, reader, root });
       const staged = await dt.stage('stg_a');
       await append(engine, reader, root, `(SELECT 5::BIGINT AS id, 'e' AS name, NULL::DATE AS day)`);
-      const rows = await sql.all(`DELETE FROM temp.main.stg_a WHERE id = 4 RETURNING __ml_file`);
+      await sql.all(`DELETE FROM temp.main.stg_a WHERE id = 4`);
       const r = await staged.commit({
         operation: 'DELETE',
-        touched: rows.map((x) => String(x.__ml_file)),
+        touched: [],
         counts: { updated: 0, deleted: 1, inserted: 0 },
       });
       await staged.drop();
@@ -227,17 +230,17 @@ describe('optimistic concurrency', () => {
     const err = await onConnection(async (sql) => {
       const a = await new DeltaTable({ sql, reader, root }).stage('stg_a');
       const b = await new DeltaTable({ sql, reader, root }).stage('stg_b');
-      const ra = await sql.all(`DELETE FROM temp.main.stg_a WHERE id = 1 RETURNING __ml_file`);
-      const rb = await sql.all(`UPDATE temp.main.stg_b SET name = 'x' WHERE id = 2 RETURNING __ml_file`);
+      await sql.all(`DELETE FROM temp.main.stg_a WHERE id = 1`);
+      await sql.all(`UPDATE temp.main.stg_b SET name = 'x', __ml_touched = true WHERE id = 2`);
       await a.commit({
         operation: 'DELETE',
-        touched: ra.map((x) => String(x.__ml_file)),
+        touched: [],
         counts: { updated: 0, deleted: 1, inserted: 0 },
       });
       const e = await b
         .commit({
           operation: 'UPDATE',
-          touched: rb.map((x) => String(x.__ml_file)),
+          touched: [],
           counts: { updated: 1, deleted: 0, inserted: 0 },
         })
         .catch((x: unknown) => x);
@@ -308,13 +311,13 @@ describe('checkpoints, OPTIMIZE, VACUUM', () => {
 describe.skipIf(!install)('Spark reads MiniLake DML (needs bash packages/engine-spark/install.sh)', () => {
   it('rows, history and VERSION AS OF after UPDATE, DELETE, MERGE, OPTIMIZE and a checkpoint', async () => {
     const root = await newTable('spark');
-    await dml(root, 'UPDATE', (t) => `UPDATE ${t} SET name = 'B' WHERE id = 2`);
+    await dml(root, 'UPDATE', (t) => `UPDATE ${t} SET name = 'B', __ml_touched = true WHERE id = 2`);
     await dml(root, 'DELETE', (t) => `DELETE FROM ${t} WHERE id = 1`);
     await dml(
       root,
       'MERGE',
       (t) =>
-        `MERGE INTO ${t} AS t USING (SELECT 3 AS id, 'C' AS name, DATE '2024-01-02' AS day UNION ALL SELECT 4, 'd', DATE '2024-01-03') s ON t.id = s.id WHEN MATCHED THEN UPDATE SET name = s.name WHEN NOT MATCHED THEN INSERT (id, name, day) VALUES (s.id, s.name, s.day)`,
+        `MERGE INTO ${t} AS t USING (SELECT 3 AS id, 'C' AS name, DATE '2024-01-02' AS day UNION ALL SELECT 4, 'd', DATE '2024-01-03') s ON t.id = s.id WHEN MATCHED THEN UPDATE SET name = s.name, __ml_touched = true WHEN NOT MATCHED THEN INSERT (id, name, day) VALUES (s.id, s.name, s.day)`,
     );
     for (let i = 0; i < 5; i++)
       await append(
@@ -538,6 +541,46 @@ describe('deletion vectors', () => {
     );
     expect(await dvFiles()).toHaveLength(1);
     expect((await rowsOf(root)).map((r) => r[0])).toEqual([2, 3, 4, 5, 6]);
+  });
+
+  it('OPTIMIZE applies deletion vectors: deleted rows stay deleted, the DV files are removed', async () => {
+    const root = await dvTable('dvo');
+    await dml(
+      root,
+      'DELETE',
+      (t) => `DELETE FROM ${t} WHERE id IN (2, 5)`,
+      'SELECT * FROM temp.main.stg_scan WHERE id IN (2, 5)',
+    );
+    const before = await reader.snapshot(root);
+    expect(before.files.filter((f) => f.deletionVector)).toHaveLength(2);
+    const r = await onConnection((sql) => new DeltaTable({ sql, reader, root }).optimize());
+    expect(r.metrics).toMatchObject({ numFilesRemoved: 2, numFilesAdded: 1 });
+    const c = await commitOf(root, r.version!);
+    expect(c.info.operation).toBe('OPTIMIZE');
+    expect(c.info.operationMetrics).toMatchObject({ numDeletionVectorsRemoved: '2', numRemovedFiles: '2' });
+    expect(c.removes.every((x) => x.dataChange === false && x.deletionVector)).toBe(true);
+    const after = await reader.snapshot(root);
+    expect(after.files.filter((f) => f.deletionVector)).toEqual([]);
+    expect(JSON.parse(after.files[0]!.stats!)).toMatchObject({ numRecords: 4 });
+    expect((await rowsOf(root)).map((x) => x[0])).toEqual([1, 3, 4, 6]);
+    // A large file whose DV hides more than 5% of its rows is rewritten alone.
+    await dml(
+      root,
+      'DELETE',
+      (t) => `DELETE FROM ${t} WHERE id = 3`,
+      'SELECT * FROM temp.main.stg_scan WHERE id = 3',
+    );
+    const alone = await onConnection((sql) =>
+      new DeltaTable({ sql, reader, root }).optimize({ minFileSize: 1 }),
+    );
+    expect(alone.metrics).toMatchObject({ numFilesRemoved: 1, numFilesAdded: 1 });
+    expect((await reader.snapshot(root)).files.filter((f) => f.deletionVector)).toEqual([]);
+    expect((await rowsOf(root)).map((x) => x[0])).toEqual([1, 4, 6]);
+    // Nothing left to purge or compact: no commit.
+    const none = await onConnection((sql) =>
+      new DeltaTable({ sql, reader, root }).optimize({ minFileSize: 1 }),
+    );
+    expect(none.version).toBeUndefined();
   });
 });
 
