@@ -201,11 +201,14 @@ export class DeltaTable {
     const dv = DeltaTable.writesDeletionVectors(snap);
     // Files that cannot hold a row the statement changes (by partition values and stats) are not read.
     const terms = o.prune ?? [];
-    let files = terms.length ? snap.files.filter((f) => mayMatch(f, terms, snap)) : snap.files;
+    const files = terms.length ? snap.files.filter((f) => mayMatch(f, terms, snap)) : snap.files;
     // FILE_COLUMN is the row's file as an index into `files` (an integer per row is far cheaper to stage,
-    // group and compare than the path), POS_COLUMN its row index in that file.
-    const scanOf = (fs: AddAction[]) =>
-      this.reader.scanSql(snap, { fileIndexColumn: FILE_COLUMN, rowIndexColumn: POS_COLUMN, files: fs });
+    // group and join than the path), POS_COLUMN its row index in that file.
+    const scan = await this.reader.scanSql(snap, {
+      fileIndexColumn: FILE_COLUMN,
+      rowIndexColumn: POS_COLUMN,
+      files,
+    });
     const stg = `temp.main.${ident(table)}`;
     const pos = `temp.main.${ident(`${table}_pos`)}`;
     const view = o.probe !== undefined && o.view ? `temp.main.${ident(o.view)}` : undefined;
@@ -215,21 +218,14 @@ export class DeltaTable {
       if (view) await this.sql.all(`DROP VIEW IF EXISTS ${view}`);
     };
     try {
+      // Only the rows the statement can change are staged (the probe), with deletion vectors and for a
+      // copy-on-write rewrite alike: the rewrite reads a changed file's other rows straight from its
+      // Parquet file when it writes the new one, so they are never copied into the staged table.
       let rows: string;
       if (view) {
-        await this.sql.all(`CREATE OR REPLACE TEMP VIEW ${ident(o.view!)} AS ${await scanOf(files)}`);
-        if (dv) rows = `(${o.probe})`;
-        else {
-          // Copy-on-write rewrites whole files: the probe (it reads only the columns its condition names)
-          // tells which files hold a row the statement can change, then only those are staged, whole.
-          const hit = await this.sql.all(
-            `SELECT DISTINCT ${ident(FILE_COLUMN)} AS f FROM (${o.probe}) AS __ml_probe`,
-          );
-          const keep = new Set(hit.map((r) => Number(r.f)));
-          files = files.filter((_, i) => keep.has(i));
-          rows = `(${await scanOf(files)})`;
-        }
-      } else rows = `(${await scanOf(files)})`;
+        await this.sql.all(`CREATE OR REPLACE TEMP VIEW ${ident(o.view!)} AS ${scan}`);
+        rows = `(${o.probe})`;
+      } else rows = `(${scan})`;
       // ROW_COLUMN: a staged row's identity (file and position), for MERGE's check that no target row is
       // changed twice; NULL for rows the statement inserts. No window function: it would serialise the scan.
       await this.sql.all(
@@ -237,64 +233,67 @@ export class DeltaTable {
           `(CAST(${ident(FILE_COLUMN)} AS BIGINT) << 32) | ${ident(POS_COLUMN)} AS ${ident(ROW_COLUMN)}, ` +
           `false AS ${ident(TOUCHED_COLUMN)} FROM ${rows} AS __ml_rows`,
       );
-      // Where the staged rows came from: the statement deletes some and marks the ones it updates. DVs need
-      // every row's position; a rewrite only each file's count.
+      // Where the staged rows came from: the statement deletes some and marks the ones it updates.
       await this.sql.all(
-        dv
-          ? `CREATE OR REPLACE TEMP TABLE ${ident(`${table}_pos`)} AS SELECT ${ident(FILE_COLUMN)}, ${ident(POS_COLUMN)} FROM ${stg}`
-          : `CREATE OR REPLACE TEMP TABLE ${ident(`${table}_pos`)} AS SELECT ${ident(FILE_COLUMN)}, count(*) AS n FROM ${stg} GROUP BY ALL`,
+        `CREATE OR REPLACE TEMP TABLE ${ident(`${table}_pos`)} AS SELECT ${ident(FILE_COLUMN)}, ${ident(POS_COLUMN)} FROM ${stg}`,
       );
     } catch (e) {
       await drop();
       throw e;
     }
     const columns = snap.schema.fields.map((f) => f.name);
-    const staged = files;
+    const F = ident(FILE_COLUMN);
+    const P = ident(POS_COLUMN);
     return {
       table,
       snapshot: snap,
       columns,
       drop,
       commit: async (op) => {
-        // The staged rows no longer there unchanged: deleted, or marked by an update. With DVs their
-        // positions; for a rewrite the files whose unchanged rows are fewer than staged.
-        const kept = `SELECT ${ident(FILE_COLUMN)}, ${dv ? ident(POS_COLUMN) : 'count(*) AS n'} FROM ${stg} WHERE ${ident(FILE_COLUMN)} IS NOT NULL AND ${ident(TOUCHED_COLUMN)} IS NOT TRUE${dv ? '' : ' GROUP BY ALL'}`;
+        // The staged rows no longer there unchanged: deleted, or marked by an update (their positions,
+        // for deletion vectors; their files, for a rewrite).
+        const kept = `SELECT ${F}, ${P} FROM ${stg} WHERE ${F} IS NOT NULL AND ${ident(TOUCHED_COLUMN)} IS NOT TRUE`;
+        const gone = `FROM ${pos} AS p ANTI JOIN (${kept}) AS k ON p.${F} = k.${F} AND p.${P} = k.${P}`;
         const changed = await this.sql.all(
           dv
-            ? `SELECT p.${ident(FILE_COLUMN)} AS f, list(p.${ident(POS_COLUMN)} ORDER BY p.${ident(POS_COLUMN)}) AS r ` +
-                `FROM ${pos} AS p ANTI JOIN (${kept}) AS k ` +
-                `ON p.${ident(FILE_COLUMN)} = k.${ident(FILE_COLUMN)} AND p.${ident(POS_COLUMN)} = k.${ident(POS_COLUMN)} ` +
-                `GROUP BY p.${ident(FILE_COLUMN)}`
-            : `SELECT p.${ident(FILE_COLUMN)} AS f FROM ${pos} AS p LEFT JOIN (${kept}) AS k ` +
-                `ON p.${ident(FILE_COLUMN)} = k.${ident(FILE_COLUMN)} WHERE coalesce(k.n, 0) < p.n`,
+            ? `SELECT p.${F} AS f, list(p.${P} ORDER BY p.${P}) AS r ${gone} GROUP BY p.${F}`
+            : `SELECT DISTINCT p.${F} AS f ${gone}`,
         );
-        const fileOf = (r: Record<string, unknown>) => staged[Number(r.f)];
         const byPath = new Map(snap.files.map((f) => [snap.filePath(f), f]));
         const touched = [
-          ...new Set([...op.touched.map((p) => byPath.get(p)), ...changed.map((r) => fileOf(r))]),
+          ...new Set([...changed.map((r) => files[Number(r.f)]), ...op.touched.map((p) => byPath.get(p))]),
         ].filter((f) => f !== undefined);
         const c = op.counts;
         if (touched.length === 0 && c.inserted === 0) return undefined;
         const now = this.now();
         if (dv) {
           const positions = new Map(
-            changed.map((r) => [snap.filePath(fileOf(r)!), (r.r as unknown[]).map((x) => Number(x))]),
+            changed.map((r) => [
+              snap.filePath(files[Number(r.f)]!),
+              (r.r as unknown[]).map((x) => Number(x)),
+            ]),
           );
           return this.commitDeletionVectors(snap, op, touched, positions, stg, started, now);
         }
-        const index = new Map(staged.map((f, i) => [f, i]));
-        const ids = touched.map((f) => index.get(f)).filter((i) => i !== undefined);
-        // Every staged file rewritten (the usual case): all staged rows are written, no filter to apply.
-        const where =
-          ids.length === staged.length
-            ? 'true'
-            : ids.length
-              ? `${ident(FILE_COLUMN)} IS NULL OR ${ident(FILE_COLUMN)} IN (${ids.join(', ')})`
-              : `${ident(FILE_COLUMN)} IS NULL`;
+        // A changed file's new version: its rows never staged, read from the file itself, and its staged
+        // rows the statement kept (changed or not); the inserted rows join them. The ids are those of the
+        // staged table (files outside `files`, named by op.touched only, get fresh ones).
+        const index = new Map(files.map((f, i) => [f, i]));
+        const ids = touched.map((f, k) => index.get(f) ?? files.length + k);
+        const cols = columns.map((n) => ident(n)).join(', ');
+        const unstaged = touched.length
+          ? `SELECT ${cols} FROM (${await this.reader.scanSql(snap, {
+              fileIndexColumn: FILE_COLUMN,
+              fileIds: ids,
+              rowIndexColumn: POS_COLUMN,
+              files: touched,
+            })}) AS o ANTI JOIN ${pos} AS p ON o.${F} = p.${F} AND o.${P} = p.${P} UNION ALL `
+          : '';
+        const mine = ids.length ? `${F} IS NULL OR ${F} IN (${ids.join(', ')})` : `${F} IS NULL`;
         const { adds, rows, bytes } = await writeFiles(
           this.sql,
           snap,
-          `(SELECT * FROM ${stg} WHERE ${where}) AS t`,
+          `(${unstaged}SELECT ${cols} FROM ${stg} WHERE ${mine}) AS t`,
           now,
         );
         const removedBytes = touched.reduce((n, f) => n + f.size, 0);

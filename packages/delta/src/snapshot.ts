@@ -151,6 +151,8 @@ export class DeltaSnapshot {
       fileColumn?: string;
       /** A column with each row's file as its index in `files` (an INTEGER: cheaper to keep than the path). */
       fileIndexColumn?: string;
+      /** With fileIndexColumn: the number to give each file of `files` instead of its index. */
+      fileIds?: number[];
       rowIndexColumn?: string;
       deleted?: Map<string, [number, number][]>;
       /** Only these files (DML reads the ones that can hold a changed row); default every file. */
@@ -189,7 +191,12 @@ export class DeltaSnapshot {
     // Writers (copy-on-write DML) need the file each row came from.
     if (o.fileColumn) proj.push(`d."__ml_file" AS ${ident(o.fileColumn)}`);
     // DuckDB's file_index virtual column: the position of the row's file in the list read_parquet reads.
-    if (o.fileIndexColumn) proj.push(`CAST(d.file_index AS INTEGER) AS ${ident(o.fileIndexColumn)}`);
+    if (o.fileIndexColumn) {
+      const index = o.fileIds
+        ? `[${o.fileIds.map((i) => Math.trunc(i)).join(', ')}][CAST(d.file_index AS BIGINT) + 1]`
+        : 'd.file_index';
+      proj.push(`CAST(${index} AS INTEGER) AS ${ident(o.fileIndexColumn)}`);
+    }
     // Deletion vector writers need each row's index in its file.
     if (o.rowIndexColumn) proj.push(`d.file_row_number AS ${ident(o.rowIndexColumn)}`);
     const list = files.map((f) => literal(this.filePath(f))).join(', ');
@@ -319,7 +326,13 @@ export class DeltaReader {
   /** The SELECT that reads a snapshot's rows (logical names, Delta types as DuckDB types). */
   async scanSql(
     snap: DeltaSnapshot,
-    o: { fileColumn?: string; fileIndexColumn?: string; rowIndexColumn?: string; files?: AddAction[] } = {},
+    o: {
+      fileColumn?: string;
+      fileIndexColumn?: string;
+      fileIds?: number[];
+      rowIndexColumn?: string;
+      files?: AddAction[];
+    } = {},
   ): Promise<string> {
     const entry = this.cache.get(snap.root);
     let present = entry?.present.get(snap.version);
