@@ -28,7 +28,9 @@ needs_spark = pytest.mark.skipif(
 def spark_sql(*statements):
     jars = ",".join(os.path.join(_install, "jars", j) for j in sorted(os.listdir(os.path.join(_install, "jars"))))
     script = os.path.join(ROOT, "packages", "delta", "test", "fixtures", "spark_sql.py")
-    subprocess.run([_python, script, jars, *statements], check=True, capture_output=True, timeout=240)
+    out = subprocess.run([_python, script, jars, *statements], check=True, capture_output=True, timeout=240, text=True)
+    # One JSON line of rows per statement (after whatever Spark logged to stdout first).
+    return [json.loads(line) for line in out.stdout.splitlines() if line.startswith("[")][-len(statements) :]
 
 
 @needs_spark
@@ -161,3 +163,73 @@ def test_minilake_dml_read_by_deltalake(w):
         q(f"INSERT OVERWRITE {t} PARTITION (day = '2024-01-03') SELECT 40, 'D'")
         d = deltalake.DeltaTable(loc).to_pyarrow_table().to_pydict()
         assert sorted(zip(d["id"], d["name"])) == [(2, "B"), (3, "C"), (40, "D")]
+
+
+def test_minilake_deletion_vectors_read_by_deltalake_sql_and_spark(w):
+    """UPDATE / DELETE / MERGE on a table with deletion vectors write DVs (files stay, rows are marked);
+    deltalake's SQL engine (QueryBuilder) and Spark must see the same live rows, before and after OPTIMIZE
+    (which applies the DVs and removes the DV'd files)."""
+    import pyarrow
+    from deltalake import DeltaTable, QueryBuilder
+
+    wh = w.warehouses.create(name=unique("wh"), cluster_size="Small").id
+    cat = unique("dv")
+    w.catalogs.create(name=cat)
+
+    def q(stmt):
+        r = w.statement_execution.execute_statement(warehouse_id=wh, statement=stmt, wait_timeout="30s")
+        assert r.status.state == StatementState.SUCCEEDED, r.status
+        return r.result.data_array if r.result else None
+
+    def by_deltalake(loc):
+        dt = DeltaTable(loc)
+        rows = QueryBuilder().register("t", dt).execute("SELECT id, name FROM t ORDER BY id").read_all()
+        d = pyarrow.table(rows).to_pydict()
+        return [[str(i), n] for i, n in zip(d["id"], d["name"])]
+
+    with tempfile.TemporaryDirectory() as ext:
+        loc = os.path.join(ext, "dv")
+        t = f"{cat}.default.dv"
+        q(
+            f"CREATE TABLE {t} (id BIGINT, name STRING) USING DELTA LOCATION '{loc}' "
+            "TBLPROPERTIES ('delta.enableDeletionVectors' = 'true')"
+        )
+        q(f"INSERT INTO {t} SELECT id, 'n' || id FROM range(0, 50)")
+        q(f"INSERT INTO {t} SELECT id, 'n' || id FROM range(50, 100)")
+        assert q(f"UPDATE {t} SET name = 'u' WHERE id IN (3, 60)") == [["2"]]
+        assert q(f"DELETE FROM {t} WHERE id % 10 = 7") == [["10"]]
+        assert q(
+            f"MERGE INTO {t} AS t USING (SELECT 4 AS id, 'm' AS name UNION ALL SELECT 5, 'gone' "
+            "UNION ALL SELECT 200, 'new') AS s ON t.id = s.id "
+            "WHEN MATCHED AND s.name = 'gone' THEN DELETE WHEN MATCHED THEN UPDATE SET name = s.name "
+            "WHEN NOT MATCHED THEN INSERT *"
+        ) == [["3", "1", "1", "1"]]
+        adds = [
+            json.loads(line)["add"]
+            for v in sorted(os.listdir(os.path.join(loc, "_delta_log")))
+            if v.endswith(".json")
+            for line in open(os.path.join(loc, "_delta_log", v))
+            if '"add"' in line
+        ]
+        assert any(a.get("deletionVector") for a in adds), "the DML should have written deletion vectors"
+        expected = q(f"SELECT id, name FROM {t} ORDER BY id")
+        assert len(expected) == 100 - 10 - 1 + 1
+        assert ["3", "u"] in expected and ["4", "m"] in expected and ["200", "new"] in expected
+        assert ["5", "n5"] not in expected and ["17", "n17"] not in expected
+        assert by_deltalake(loc) == expected
+        if os.path.exists(os.path.join(_install, ".complete")):
+            [spark_rows] = spark_sql(f"SELECT id, name FROM delta.`{loc}` ORDER BY id")
+            assert spark_rows == expected
+
+        # OPTIMIZE applies the deletion vectors: the same rows, and no live file keeps a DV.
+        q(f"OPTIMIZE {t}")
+        dt = DeltaTable(loc)
+        assert [h["operation"] for h in dt.history(1)] == ["OPTIMIZE"]
+        files = pyarrow.table(dt.get_add_actions(flatten=True)).to_pydict()
+        dv_columns = [k for k in files if k.startswith("deletionVector")]
+        assert all(v is None for k in dv_columns for v in files[k]), "OPTIMIZE should leave no deletion vector"
+        assert by_deltalake(loc) == expected
+        assert q(f"SELECT id, name FROM {t} ORDER BY id") == expected
+        if os.path.exists(os.path.join(_install, ".complete")):
+            [spark_rows] = spark_sql(f"SELECT id, name FROM delta.`{loc}` ORDER BY id")
+            assert spark_rows == expected
