@@ -9,6 +9,7 @@ import type { SplitStatement } from './tokens.js';
 import type { DuckDBConnectionLike, DuckDBResultLike } from './types.js';
 import { mapError } from './engine-errors.js';
 import { macroMissing, reinstallMacros } from './namespace.js';
+import { cachedPrepare, dropPrepared } from './prepared-cache.js';
 import { type Prepared, prepare } from './rewrite.js';
 
 export const DML = new Set(['INSERT', 'UPDATE', 'DELETE', 'MERGE']);
@@ -85,7 +86,7 @@ export async function execute(
     const cols = head === 'INSERT' ? ['num_affected_rows', 'num_inserted_rows'] : ['num_affected_rows'];
     return s.conn.stream(`SELECT ${cols.map((c) => `$n::BIGINT AS ${c}`).join(', ')}`, { n: String(n) });
   }
-  return run(p, s, !final);
+  return run(p, s, !final, final && p.cacheable === true);
 }
 
 const columnTypes = new WeakMap<object, Map<number, string>>();
@@ -98,12 +99,14 @@ export function databricksColumnTypes(result: object): Map<number, string> | und
   return columnTypes.get(result);
 }
 
-async function run(p: Prepared, s: Session, materialize: boolean): Promise<DuckDBResultLike> {
+async function run(p: Prepared, s: Session, materialize: boolean, cache = false): Promise<DuckDBResultLike> {
   const hasValues = Object.keys(p.values).length > 0;
   const r = await withFallback(p, s, (sql, values) =>
     materialize
       ? (s.conn.run(sql, hasValues ? values : undefined) as Promise<DuckDBResultLike>)
-      : streamOne(s.conn, sql, hasValues ? values : undefined),
+      : cache
+        ? streamCached(s, sql, hasValues ? values : undefined)
+        : streamOne(s.conn, sql, hasValues ? values : undefined),
   );
   if (p.columnTypes && r && typeof r === 'object') columnTypes.set(r, p.columnTypes);
   return r;
@@ -127,6 +130,37 @@ async function streamOne(
     return await prepared.stream();
   } finally {
     prepared.destroySync();
+  }
+}
+
+/**
+ * Streams a query through the connection's prepared-statement cache (prepared-cache.ts): the plan is reused,
+ * the values are bound afresh, the query runs every time. A failed run drops the entry, so the error (and
+ * a retry after reinstalling macros) comes from a fresh prepare.
+ */
+async function streamCached(
+  s: Session,
+  sql: string,
+  values: Record<string, unknown> | undefined,
+): Promise<DuckDBResultLike> {
+  const conn = s.conn;
+  if (!conn.prepare) return conn.stream(sql, values);
+  const scope = `${s.catalog}\u0000${s.schema}\u0000${s.timeZone}`;
+  const { prepared, cached } = await cachedPrepare(
+    conn as Parameters<typeof cachedPrepare>[0],
+    s.engine.catalogEpoch,
+    scope,
+    sql,
+  );
+  try {
+    prepared.clearBindings?.();
+    if (values) prepared.bind(values);
+    return await prepared.stream();
+  } catch (e) {
+    if (cached) dropPrepared(conn, prepared);
+    throw e;
+  } finally {
+    if (!cached) prepared.destroySync();
   }
 }
 

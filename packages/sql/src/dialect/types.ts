@@ -10,6 +10,8 @@ export interface DuckDBResultLike {
 
 export interface DuckDBPreparedLike {
   bind(values: Record<string, unknown>): void;
+  /** Forgets the values bound before (a cached statement is bound again for every run). */
+  clearBindings?(): void;
   stream(): Promise<DuckDBResultLike>;
   destroySync(): void;
 }
