@@ -13,6 +13,8 @@ export interface DuckDBPreparedLike {
   /** Forgets the values bound before (a cached statement is bound again for every run). */
   clearBindings?(): void;
   stream(): Promise<DuckDBResultLike>;
+  /** Runs to a materialized result (its chunks are then read synchronously). */
+  run?(): Promise<DuckDBResultLike>;
   destroySync(): void;
 }
 
