@@ -86,7 +86,8 @@ export async function execute(
     const cols = head === 'INSERT' ? ['num_affected_rows', 'num_inserted_rows'] : ['num_affected_rows'];
     return s.conn.stream(`SELECT ${cols.map((c) => `$n::BIGINT AS ${c}`).join(', ')}`, { n: String(n) });
   }
-  if (!final || p.cacheable !== true) return run(p, s, !final);
+  // An engine without a catalog epoch cannot say when a cached plan went stale: nothing is cached on it.
+  if (!final || p.cacheable !== true || s.engine.catalogEpoch === undefined) return run(p, s, !final);
   return run(p, s, false, readsNoTable(stmt) ? 'materialized' : 'stream');
 }
 
