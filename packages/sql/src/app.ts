@@ -39,6 +39,7 @@ import type { Origin, WarehouseStore } from './warehouses.js';
 const STATEMENTS = '/api/2.0/sql/statements';
 const WAREHOUSES = '/api/2.0/sql/warehouses';
 const RESULTS = '/_minilake/sql/results';
+const JSON_HEADERS = { 'content-type': 'application/json' };
 
 function originOf(c: Context): { base: string; origin: Origin } {
   const u = new URL(c.req.url);
@@ -78,7 +79,8 @@ export function sqlApp(
     return want.length === got.length && timingSafeEqual(want, got);
   }
 
-  function chunkWire(stmt: Statement, chunk: ChunkInfo, base: string): Record<string, unknown> {
+  /** `base` (the server's origin, parsed from the request URL) is only needed for external links. */
+  function chunkWire(stmt: Statement, chunk: ChunkInfo, base: () => string): Record<string, unknown> {
     const total = stmt.result!.chunks.length;
     const next: Record<string, unknown> = {};
     if (chunk.chunk_index + 1 < total) {
@@ -95,7 +97,7 @@ export function sqlApp(
             row_offset: chunk.row_offset,
             row_count: chunk.row_count,
             byte_count: chunk.byte_count,
-            external_link: `${base}${RESULTS}/${stmt.id}/${chunk.chunk_index}?expires=${expires}&sig=${sig}`,
+            external_link: `${base()}${RESULTS}/${stmt.id}/${chunk.chunk_index}?expires=${expires}&sig=${sig}`,
             expiration: new Date(expires).toISOString(),
             ...next,
           },
@@ -111,7 +113,7 @@ export function sqlApp(
   }
 
   /** The response body as text: inline data (already JSON) is spliced in, never re-parsed. */
-  async function statementBody(stmt: Statement, base: string): Promise<string> {
+  async function statementBody(stmt: Statement, base: () => string): Promise<string> {
     const status: Record<string, unknown> = { state: stmt.state };
     if (stmt.state === 'FAILED') {
       status.error = stmt.error;
@@ -151,7 +153,7 @@ export function sqlApp(
   }
 
   const respond = async (c: Context, stmt: Statement) =>
-    c.body(await statementBody(stmt, originOf(c).base), 200, { 'content-type': 'application/json' });
+    c.body(await statementBody(stmt, () => originOf(c).base), 200, JSON_HEADERS);
 
   function find(id: string): Statement {
     const stmt = statements.get(id);
@@ -186,7 +188,7 @@ export function sqlApp(
     if (stmt.state !== 'SUCCEEDED' || !stmt.result) throw statementNotSucceeded(stmt.id, stmt.state);
     const chunk = stmt.result.chunks[Number(n)];
     if (!chunk) throw chunkNotFound(stmt.id, Number(n));
-    const wire = chunkWire(stmt, chunk, originOf(c).base);
+    const wire = chunkWire(stmt, chunk, () => originOf(c).base);
     if (stmt.disposition === 'EXTERNAL_LINKS') return c.json(wire);
     return c.body(withDataArray(JSON.stringify(wire), await chunkContent(chunk), 1), 200, {
       'content-type': 'application/json',

@@ -50,8 +50,9 @@ const MAX_RECORDS = 10_000;
 
 export class QueryHistoryStore extends CollectionStore {
   private readonly queries: Collection<QueryRecord>;
-  /** Insertion order (start time order) of ids, kept in memory. */
+  /** Insertion order (start time order) of ids, kept in memory; entries before `head` were evicted. */
   private order: string[];
+  private head = 0;
 
   constructor(db: StateDb) {
     super('sql-history', 1, db);
@@ -64,9 +65,12 @@ export class QueryHistoryStore extends CollectionStore {
   put(rec: QueryRecord): void {
     if (!this.queries.has(rec.query_id)) {
       this.order.push(rec.query_id);
-      if (this.order.length > MAX_RECORDS) {
-        const drop = this.order.splice(0, this.order.length - MAX_RECORDS);
-        for (const id of drop) this.queries.delete(id);
+      // Evicting by moving `head` (compacting once per MAX_RECORDS evictions): a splice at the front of a
+      // 10,000-entry array on every statement cost ~10 µs per statement once the history was full.
+      while (this.order.length - this.head > MAX_RECORDS) this.queries.delete(this.order[this.head++]!);
+      if (this.head >= MAX_RECORDS) {
+        this.order = this.order.slice(this.head);
+        this.head = 0;
       }
     }
     this.queries.set(rec.query_id, rec);
@@ -89,17 +93,17 @@ export class QueryHistoryStore extends CollectionStore {
       const decoded = decodeToken(pageToken);
       // A token whose record was evicted since has nothing older left to return.
       const idx = this.order.lastIndexOf(decoded);
-      start = idx < 0 ? -1 : idx - 1;
+      start = idx < this.head ? -1 : idx - 1;
     }
     const res: QueryRecord[] = [];
     let i = start;
-    for (; i >= 0 && res.length < size; i--) {
+    for (; i >= this.head && res.length < size; i--) {
       const q = this.queries.get(this.order[i]!);
       if (q && matches(q, filter)) res.push(q);
     }
     // Is there any further match? Look ahead so that the last page never carries a token.
     let more = false;
-    for (let j = i; j >= 0; j--) {
+    for (let j = i; j >= this.head; j--) {
       const q = this.queries.get(this.order[j]!);
       if (q && matches(q, filter)) {
         more = true;
@@ -119,6 +123,7 @@ export class QueryHistoryStore extends CollectionStore {
 
   protected override onReset(): void {
     this.order = [];
+    this.head = 0;
   }
 }
 

@@ -78,6 +78,19 @@ const KEYWORDS =
   /\b(string|bigint|int|smallint|tinyint|double|float|boolean|date|timestamp_ntz|timestamp|binary|interval|variant|void|decimal|array|map|struct|day|hour|minute|second|year|month|to)\b/gi;
 
 /** The manifest column: Databricks type names, type text in the upper case the real API uses. */
+// Column types repeat across statements: parse each engine type text once (bounded, first come first kept).
+const typeInfos = new Map<string, ReturnType<typeof duckDbTypeToDatabricks>>();
+const TYPE_INFOS_MAX = 2000;
+
+function databricksTypeOf(text: string): ReturnType<typeof duckDbTypeToDatabricks> {
+  let info = typeInfos.get(text);
+  if (!info) {
+    info = duckDbTypeToDatabricks(text);
+    if (typeInfos.size < TYPE_INFOS_MAX) typeInfos.set(text, info);
+  }
+  return info;
+}
+
 export function columnInfo(name: string, position: number, type: TypeLike): ColumnInfo {
   const col: ColumnInfo = { name, position, type_name: 'STRING', type_text: 'STRING' };
   if (type.databricks === 'VOID') return { name, position, type_name: 'NULL', type_text: 'VOID' };
@@ -90,7 +103,7 @@ export function columnInfo(name: string, position: number, type: TypeLike): Colu
     return col;
   }
   try {
-    const info = duckDbTypeToDatabricks(type.toString());
+    const info = databricksTypeOf(type.toString());
     col.type_name = info.type_name.toUpperCase();
     col.type_text = info.type_text.replace(KEYWORDS, (k) => k.toUpperCase());
     if (info.type_precision !== undefined) col.type_precision = info.type_precision;

@@ -7,7 +7,7 @@
  * wire shape. Cancel interrupts DuckDB. Statements are in-memory handles (results are files); query history
  * keeps the durable record of every statement, whichever front end sent it (`client` names it there).
  */
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomFillSync, randomUUID } from 'node:crypto';
 import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import type { Clock, Identity, Logger } from '@minilake/core';
@@ -192,6 +192,18 @@ interface StreamResult {
   columnName(i: number): string;
   columnType(i: number): TypeLike;
   fetchChunk(): Promise<ChunkLike | null>;
+  /** A materialized result (the dialect runs statements that read no table that way): chunks by index. */
+  chunkCount?: number;
+  getChunk?(i: number): ChunkLike;
+}
+
+/** The result's chunks in order, then null: read synchronously from a materialized result. */
+function chunkReader(result: StreamResult): () => Promise<ChunkLike | null> {
+  const count = result.chunkCount;
+  const get = result.getChunk;
+  if (typeof count !== 'number' || typeof get !== 'function') return () => result.fetchChunk();
+  let next = 0;
+  return () => Promise.resolve(next < count ? get.call(result, next++) : null);
 }
 
 export class StatementManager implements StatementService {
@@ -251,7 +263,7 @@ export class StatementManager implements StatementService {
       state: 'PENDING',
       format: input.format ?? 'JSON_ARRAY',
       disposition: input.disposition ?? 'INLINE',
-      token: randomBytes(16).toString('hex'),
+      token: linkToken(),
       canceled: false,
       done,
       finish,
@@ -382,14 +394,15 @@ export class StatementManager implements StatementService {
         });
         const vectors: VectorLike[] = Array.from<VectorLike>({ length: sources.length });
         // One chunk ahead: DuckDB produces the next chunk on its threads while this one is converted.
-        let ahead: Promise<ChunkLike | null> | undefined = stmt.canceled ? undefined : result.fetchChunk();
+        const fetchChunk = chunkReader(result);
+        let ahead: Promise<ChunkLike | null> | undefined = stmt.canceled ? undefined : fetchChunk();
         try {
           for (;;) {
             if (stmt.canceled) break;
             const chunk = await ahead;
             ahead = undefined;
             if (!chunk || chunk.rowCount === 0) break;
-            ahead = result.fetchChunk();
+            ahead = fetchChunk();
             for (let c = 0; c < sources.length; c++) vectors[c] = chunk.getColumnVector(c);
             if (!(await builder.add(vectors, chunk.rowCount))) break;
             // row_limit reached exactly at a chunk boundary: truncated only if the engine has more rows.
@@ -623,6 +636,22 @@ function interruptUntilReleased(stmt: Statement): void {
     else clearInterval(timer);
   }, 25);
   timer.unref?.();
+}
+
+// The result links' per-statement secret, cut from a pool of random bytes refilled 256 tokens at a time: one
+// randomBytes() call per statement cost ~12 µs, a tenth of a whole UC GET (bench/README.md, "Issue 16, stmt").
+const TOKEN_BYTES = 16;
+const tokenPool = Buffer.alloc(TOKEN_BYTES * 256);
+let tokenOffset = tokenPool.length;
+
+function linkToken(): string {
+  if (tokenOffset === tokenPool.length) {
+    randomFillSync(tokenPool);
+    tokenOffset = 0;
+  }
+  const t = tokenPool.toString('hex', tokenOffset, tokenOffset + TOKEN_BYTES);
+  tokenOffset += TOKEN_BYTES;
+  return t;
 }
 
 export const isTerminal = (s: StatementState) =>

@@ -229,8 +229,9 @@ describe('namespace per pooled connection', () => {
     await run('SELECT 1');
     sent.length = 0;
     // main.default does not exist in this engine: the fallback (macros only) is remembered too.
+    // ... and the statement's plan is the connection's cached one: no text reaches the engine at all.
     expect(await run('SELECT 1')).toEqual([[1]]);
-    expect(sent).toEqual(['SELECT 1']);
+    expect(sent).toEqual([]);
     const cat = `ns_${Date.now().toString(36)}`;
     await run(`CREATE CATALOG ${cat}`);
     await run('SELECT 1', cat);

@@ -9,6 +9,7 @@ import type { SplitStatement } from './tokens.js';
 import type { DuckDBConnectionLike, DuckDBResultLike } from './types.js';
 import { mapError } from './engine-errors.js';
 import { macroMissing, reinstallMacros } from './namespace.js';
+import { cachedPrepare, dropPrepared } from './prepared-cache.js';
 import { type Prepared, prepare } from './rewrite.js';
 
 export const DML = new Set(['INSERT', 'UPDATE', 'DELETE', 'MERGE']);
@@ -85,7 +86,22 @@ export async function execute(
     const cols = head === 'INSERT' ? ['num_affected_rows', 'num_inserted_rows'] : ['num_affected_rows'];
     return s.conn.stream(`SELECT ${cols.map((c) => `$n::BIGINT AS ${c}`).join(', ')}`, { n: String(n) });
   }
-  return run(p, s, !final);
+  // An engine without a catalog epoch cannot say when a cached plan went stale: nothing is cached on it.
+  if (!final || p.cacheable !== true || s.engine.catalogEpoch === undefined) return run(p, s, !final);
+  return run(p, s, false, readsNoTable(stmt) ? 'materialized' : 'stream');
+}
+
+/**
+ * A SELECT or VALUES that reads no table (no FROM anywhere, by its tokens): `SELECT 1`, the connection check
+ * clients send, `SELECT current_date()`. Its rows come from its own expressions, which the engine computes in
+ * memory whichever way it is run, so it is run to a materialized result: one engine round trip instead of
+ * three (run, then fetch chunk after chunk until none is left), its chunks then read synchronously.
+ */
+function readsNoTable(stmt: SplitStatement): boolean {
+  const head = stmt.tokens[0]?.type;
+  if (head !== 'SELECT' && head !== 'VALUES') return false;
+  for (const t of stmt.tokens) if (t.type === 'FROM' || t.type === 'TABLE') return false;
+  return true;
 }
 
 const columnTypes = new WeakMap<object, Map<number, string>>();
@@ -98,12 +114,19 @@ export function databricksColumnTypes(result: object): Map<number, string> | und
   return columnTypes.get(result);
 }
 
-async function run(p: Prepared, s: Session, materialize: boolean): Promise<DuckDBResultLike> {
+async function run(
+  p: Prepared,
+  s: Session,
+  materialize: boolean,
+  cache?: 'stream' | 'materialized',
+): Promise<DuckDBResultLike> {
   const hasValues = Object.keys(p.values).length > 0;
   const r = await withFallback(p, s, (sql, values) =>
     materialize
       ? (s.conn.run(sql, hasValues ? values : undefined) as Promise<DuckDBResultLike>)
-      : streamOne(s.conn, sql, hasValues ? values : undefined),
+      : cache
+        ? runCached(s, sql, hasValues ? values : undefined, cache)
+        : streamOne(s.conn, sql, hasValues ? values : undefined),
   );
   if (p.columnTypes && r && typeof r === 'object') columnTypes.set(r, p.columnTypes);
   return r;
@@ -127,6 +150,38 @@ async function streamOne(
     return await prepared.stream();
   } finally {
     prepared.destroySync();
+  }
+}
+
+/**
+ * Runs a query through the connection's prepared-statement cache (prepared-cache.ts): the plan is reused,
+ * the values are bound afresh, the query runs every time. A failed run drops the entry, so the error (and
+ * a retry after reinstalling macros) comes from a fresh prepare.
+ */
+async function runCached(
+  s: Session,
+  sql: string,
+  values: Record<string, unknown> | undefined,
+  mode: 'stream' | 'materialized',
+): Promise<DuckDBResultLike> {
+  const conn = s.conn;
+  if (!conn.prepare) return conn.stream(sql, values);
+  const scope = `${s.catalog}\u0000${s.schema}\u0000${s.timeZone}`;
+  const { prepared, cached } = await cachedPrepare(
+    conn as Parameters<typeof cachedPrepare>[0],
+    s.engine.catalogEpoch,
+    scope,
+    sql,
+  );
+  try {
+    prepared.clearBindings?.();
+    if (values) prepared.bind(values);
+    return await (mode === 'materialized' && prepared.run ? prepared.run() : prepared.stream());
+  } catch (e) {
+    if (cached) dropPrepared(conn, prepared);
+    throw e;
+  } finally {
+    if (!cached) prepared.destroySync();
   }
 }
 

@@ -22,6 +22,7 @@ import { classify } from './commands.js';
 import { mapError } from './engine-errors.js';
 import { execute, executionOf, stagesFor } from './execute.js';
 import { loadPolyglot } from './polyglot.js';
+import { forgetPrepared } from './prepared-cache.js';
 import { prepare } from './rewrite.js';
 import type { Session } from './session.js';
 import { syntaxError } from './sql-error.js';
@@ -86,6 +87,10 @@ export async function executeDatabricksSql<R extends DuckDBResultLike>(
   const stmts = splitStatementsCached(input.statement);
   if (stmts.length === 0) throw syntaxError('Syntax error: the statement text is empty.');
   forgetNamespaceIfChanged(c, stmts);
+  // Text other than plain queries may change what a cached plan means on this connection (SET, USE, temporary
+  // views, PRAGMA ...): its cached statements are dropped before it runs and after (prepared-cache.ts).
+  const plain = stmts.every((st) => PLAIN_QUERY.has(st.tokens[0]?.text.toUpperCase() ?? ''));
+  if (!plain) forgetPrepared(c);
   let last: DuckDBResultLike | undefined;
   try {
     await syncTempViews(c, input.session, (st) => runStatement(st, s, false));
@@ -101,9 +106,14 @@ export async function executeDatabricksSql<R extends DuckDBResultLike>(
       env.engine.notifyChange?.();
     }
     throw e;
+  } finally {
+    if (!plain) forgetPrepared(c);
   }
   return last as R;
 }
+
+/** First tokens of statements that only read (their plans may be cached per connection). */
+const PLAIN_QUERY = new Set(['SELECT', 'WITH', 'VALUES', 'FROM', 'TABLE', '(']);
 
 /**
  * Statements (by their first token) that may change the catalog, or publish or undo a transaction that did:

@@ -164,6 +164,18 @@ export async function openSession(
       applied = target;
     },
   };
+  // The common case without a round trip or a thrown signal: this connection is known to have the namespace
+  // (or, for the default one, known not to: then only the macros are on its search path), and no catalog
+  // change happened since. The same answer applyNamespace gives below, without its promise chain.
+  const epoch = env.engine.catalogEpoch;
+  const known = namespaces.get(key);
+  if (known && epoch !== undefined && known.epoch === epoch && (known.ok || !explicitNs)) {
+    const target = qualified(env.engine.alias(s.catalog), s.schema);
+    if (known.target === target) {
+      if (known.ok) applied = target;
+      return s;
+    }
+  }
   try {
     await s.applyNamespace().catch(async (e: unknown) => {
       if (!macroMissing(e)) throw e;

@@ -34,6 +34,11 @@ export interface Prepared {
   delta?: DeltaDml;
   /** Result columns whose Databricks type the engine's type does not tell (intervals): index -> type text. */
   columnTypes?: Map<number, string>;
+  /**
+   * The translation used no per-statement engine objects (Delta views, information_schema tables, staging,
+   * volume lookups): its DuckDB plan may be kept in the connection's prepared-statement cache.
+   */
+  cacheable?: boolean;
 }
 
 /**
@@ -136,8 +141,9 @@ export async function prepare(text: string, s: Session): Promise<Prepared> {
     }
     if (delta) return { sql: t.sql, values, fallback: undefined, delta };
     if (after) return { sql: t.sql, values, fallback: undefined, after };
-    if (t.columnTypes) return { sql: t.sql, values, fallback: text, columnTypes: t.columnTypes };
-    return { sql: t.sql, values, fallback: text };
+    const cacheable = o.volumes === undefined && o.deltaViews === undefined;
+    if (t.columnTypes) return { sql: t.sql, values, fallback: text, columnTypes: t.columnTypes, cacheable };
+    return { sql: t.sql, values, fallback: text, cacheable };
   } catch (e) {
     await delta?.cleanup();
     if (e instanceof SqlError) throw e;

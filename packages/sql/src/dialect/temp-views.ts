@@ -9,6 +9,7 @@
  */
 import { ident } from '@minilake/engine-duckdb';
 import { connectionKey } from './namespace.js';
+import { forgetPrepared } from './prepared-cache.js';
 import { Cursor, type SplitStatement } from './tokens.js';
 import type { DuckDBConnectionLike } from './types.js';
 
@@ -87,6 +88,8 @@ export async function syncTempViews(
   const sv = session !== undefined ? sessions.get(session) : undefined;
   if (!have && !sv?.views.size) return;
   if (have && sv && have.session === session && have.version === sv.version) return;
+  // The connection's temporary views change: plans cached over the old ones would not see it.
+  forgetPrepared(conn);
   if (have) {
     installed.delete(key);
     for (const n of have.names) await conn.run(`DROP VIEW IF EXISTS temp.main.${ident(n)}`);

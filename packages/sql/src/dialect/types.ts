@@ -10,7 +10,11 @@ export interface DuckDBResultLike {
 
 export interface DuckDBPreparedLike {
   bind(values: Record<string, unknown>): void;
+  /** Forgets the values bound before (a cached statement is bound again for every run). */
+  clearBindings?(): void;
   stream(): Promise<DuckDBResultLike>;
+  /** Runs to a materialized result (its chunks are then read synchronously). */
+  run?(): Promise<DuckDBResultLike>;
   destroySync(): void;
 }
 
