@@ -15,8 +15,10 @@
 import { rm } from 'node:fs/promises';
 import { Hono, type Context, type MiddlewareHandler } from 'hono';
 import {
+  boundaryOf,
   invalidParameter,
   parseBase64,
+  readMultipart,
   readJson,
   readQuery,
   requestBodyStream,
@@ -26,7 +28,6 @@ import {
 import type { DbfsStore } from './dbfs.js';
 import { MAX_BLOCK } from './dbfs.js';
 import { badBase64, fileChanged, maxBlockExceeded, rangeNotSatisfiable } from './errors.js';
-import { boundaryOf, readMultipart } from './multipart.js';
 import { dbfsPath, pathFromUrl } from './paths.js';
 import * as s from './schemas.js';
 import type { VolumeFiles } from './volumes.js';
