@@ -3,7 +3,7 @@
  * size as the engine produces data; small chunks stay in memory, larger ones are spilled to files under
  * `<dataDir>/sql/results/<statement>/`, so a large result never sits whole in memory.
  */
-import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, open, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { RecordBatch, Schema } from 'apache-arrow';
 import type { ArrowColumn } from './arrow.js';
@@ -225,18 +225,23 @@ export class ResultBuilder {
 
   private async cut(): Promise<void> {
     if (this.curRows === 0) return;
-    let content: Uint8Array | string;
-    if (this.format === 'ARROW_STREAM') content = arrowWriter().ipcStream(this.schema!, this.batches);
-    else if (this.format === 'CSV') content = this.parts.join('');
-    else content = `[${this.parts.join(',')}]`;
-    const byteCount = typeof content === 'string' ? Buffer.byteLength(content) : content.byteLength;
+    let content: Uint8Array | string | Uint8Array[];
+    let byteCount: number;
+    if (this.format === 'ARROW_STREAM') {
+      content = await arrowWriter().ipcStreamParts(this.schema!, this.batches);
+      byteCount = content.reduce((a, p) => a + p.byteLength, 0);
+      if (byteCount <= this.limits.memBytes) content = Buffer.concat(content);
+    } else {
+      content = this.format === 'CSV' ? this.parts.join('') : `[${this.parts.join(',')}]`;
+      byteCount = Buffer.byteLength(content);
+    }
     const chunk: ChunkInfo = {
       chunk_index: this.chunks.length,
       row_offset: this.rows - this.curRows,
       row_count: this.curRows,
       byte_count: byteCount,
     };
-    if (byteCount <= this.limits.memBytes) chunk.mem = content;
+    if (byteCount <= this.limits.memBytes && !Array.isArray(content)) chunk.mem = content;
     else {
       if (!this.dirMade) {
         await mkdir(this.dir, { recursive: true });
@@ -258,10 +263,11 @@ export class ResultBuilder {
    * result). At most SPILL_AHEAD writes are in flight, so memory stays bounded; a failed write fails the
    * result at the next spill or at finish().
    */
-  private async spill(file: string, content: Uint8Array | string): Promise<void> {
+  private async spill(file: string, content: Uint8Array | string | Uint8Array[]): Promise<void> {
     while (this.spilling.size >= SPILL_AHEAD) await Promise.race(this.spilling);
     this.throwSpillError();
-    const p: Promise<void> = writeFile(file, content).then(
+    const write = Array.isArray(content) ? writeParts(file, content) : writeFile(file, content);
+    const p: Promise<void> = write.then(
       () => void this.spilling.delete(p),
       (e: unknown) => {
         this.spilling.delete(p);
@@ -302,6 +308,19 @@ export class ResultBuilder {
     this.batches = [];
     await this.spilled().catch(() => undefined);
     if (this.dirMade) await rm(this.dir, { recursive: true, force: true });
+  }
+}
+
+/** Writes `parts` one after the other into a new file with `writev` (libuv splits long vectors itself). */
+async function writeParts(file: string, parts: Uint8Array[]): Promise<void> {
+  const fh = await open(file, 'w');
+  try {
+    const { bytesWritten } = await fh.writev(parts);
+    const total = parts.reduce((a, p) => a + p.byteLength, 0);
+    if (bytesWritten !== total)
+      throw new Error(`Short write of result chunk ${file}: ${bytesWritten} of ${total}`);
+  } finally {
+    await fh.close();
   }
 }
 
