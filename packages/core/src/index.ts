@@ -12,3 +12,4 @@ export * from './context.js';
 export * from './deps.js';
 export * from './text.js';
 export * from './node-io.js';
+export * from './multipart.js';

@@ -15,8 +15,10 @@
 import { rm } from 'node:fs/promises';
 import { Hono, type Context, type MiddlewareHandler } from 'hono';
 import {
+  boundaryOf,
   invalidParameter,
   parseBase64,
+  readMultipart,
   readJson,
   readQuery,
   requestBodyStream,
@@ -26,7 +28,6 @@ import {
 import type { DbfsStore } from './dbfs.js';
 import { MAX_BLOCK } from './dbfs.js';
 import { badBase64, fileChanged, maxBlockExceeded, rangeNotSatisfiable } from './errors.js';
-import { boundaryOf, readMultipart } from './multipart.js';
 import { dbfsPath, pathFromUrl } from './paths.js';
 import * as s from './schemas.js';
 import type { VolumeFiles } from './volumes.js';
@@ -75,6 +76,18 @@ function parseRange(header: string | undefined, size: number): { start: number; 
   return { start, end };
 }
 
+/**
+ * A JSON body that carries one block (add-block, inline put) holds at most 1 MiB of data: ~1.4 MB of base64
+ * plus the other fields. A larger declared body is refused before it is read, so a client cannot make the
+ * server buffer a whole file only to be told the block is too large (the 400 it would get anyway).
+ */
+const MAX_BLOCK_BODY = 2 * 1024 * 1024;
+
+function refuseOversizedBlock(c: Context): void {
+  const declared = Number(c.req.header('content-length'));
+  if (declared > MAX_BLOCK_BODY) throw maxBlockExceeded();
+}
+
 export function filesApp(dbfs: DbfsStore, volumes: VolumeFiles): Hono {
   const app = new Hono();
   app.use('/api/*', rawDotSegmentGuard);
@@ -85,6 +98,7 @@ export function filesApp(dbfs: DbfsStore, volumes: VolumeFiles): Hono {
     return c.json({ handle: await dbfs.create(dbfsPath(body.path), body.overwrite ?? false) });
   });
   app.post(`${DBFS}/add-block`, async (c) => {
+    refuseOversizedBlock(c);
     const body = await readJson(c, s.AddBlockRequest);
     const data = decodeBase64(body.data, 'data');
     if (data.length > MAX_BLOCK) throw maxBlockExceeded();
@@ -114,6 +128,7 @@ export function filesApp(dbfs: DbfsStore, volumes: VolumeFiles): Hono {
       }
       return c.json({});
     }
+    refuseOversizedBlock(c);
     const body = await readJson(c, s.PutRequest);
     const content = decodeBase64(body.contents ?? '', 'contents');
     if (content.length > MAX_BLOCK) throw maxBlockExceeded();

@@ -136,6 +136,14 @@ describe('DBFS', () => {
       400,
       'MAX_BLOCK_SIZE_EXCEEDED',
     );
+    // A body far larger than any block is refused from its declared length, before it is read.
+    const huge = JSON.stringify({ handle: 1, data: b64(Buffer.alloc(3 * 1024 * 1024)) });
+    const r = await app.request('/api/2.0/dbfs/add-block', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'content-length': String(huge.length) },
+      body: huge,
+    });
+    await expectDatabricksError(r, 400, 'MAX_BLOCK_SIZE_EXCEEDED');
   });
 
   it('accepts multipart put', async () => {

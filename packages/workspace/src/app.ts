@@ -1,7 +1,8 @@
 /**
  * Workspace API (/api/2.0/workspace) and workspace-files (/api/2.0/workspace-files). Fidelity notes:
  * - `/Workspace/Users/x` and `/Users/x` are one object; paths are reported without the `/Workspace` prefix.
- * - import takes a JSON body (base64 `content`) or multipart form data (what the Python SDK's upload sends).
+ * - import takes a JSON body (base64 `content`) or multipart form data (what the Python SDK's upload sends);
+ *   both, and import-file's raw body, stream to a temp file (body.ts): memory does not grow with the size.
  * - SOURCE notebooks are stored as sent (a missing header line is added, as Databricks does), JUPYTER ones
  *   as the .ipynb bytes, so each exports byte for byte in its own format; SOURCE<->JUPYTER is converted;
  *   HTML, DBC and R_MARKDOWN and directory archives answer 501 rather than a wrong file.
@@ -9,16 +10,17 @@
  *   bundle deploy lock), 400 "already exists." for a notebook in the way, as the Databricks CLI expects.
  * - ACLs are not enforced: every caller is the workspace admin.
  */
+import { rm } from 'node:fs/promises';
 import { Hono, type Context, type MiddlewareHandler } from 'hono';
 import {
   invalidParameter,
-  parseBase64,
   readJson,
   readQuery,
   readQueryOrBody,
+  requestBodyStream,
   validate,
 } from '@minilake/core';
-import { badBase64 } from './errors.js';
+import { readJsonImport, readMultipartImport, readRawImport } from './body.js';
 import { canonicalPath, pathFromUrl } from './paths.js';
 import * as s from './schemas.js';
 import type { ExportFormat, ImportFormat, WorkspaceStore } from './store.js';
@@ -26,27 +28,13 @@ import type { ExportFormat, ImportFormat, WorkspaceStore } from './store.js';
 const BASE = '/api/2.0/workspace';
 const FILES = '/api/2.0/workspace-files';
 
-export function decodeBase64(b64: string): Buffer {
-  const bytes = parseBase64(b64);
-  if (!bytes) throw badBase64();
-  return bytes;
-}
-
-async function readImport(c: Context) {
+/** Streams an import body's content into `tmp` (see body.ts) and validates the other fields. */
+async function readImport(c: Context, tmp: string) {
   const type = c.req.header('content-type') ?? '';
-  if (!type.startsWith('multipart/form-data')) {
-    const body = await readJson(c, s.ImportRequest);
-    return { ...body, bytes: decodeBase64(body.content ?? '') };
-  }
-  const form = await c.req.parseBody();
-  const fields: Record<string, unknown> = {};
-  let bytes: Buffer | undefined;
-  for (const [k, val] of Object.entries(form)) {
-    if (k === 'content' && typeof val !== 'string') bytes = Buffer.from(await (val as File).arrayBuffer());
-    else fields[k] = val;
-  }
-  const body = validate(s.ImportRequest, fields);
-  return { ...body, bytes: bytes ?? decodeBase64(body.content ?? '') };
+  const { fields, size } = type.startsWith('multipart/form-data')
+    ? await readMultipartImport(requestBodyStream(c), type, tmp)
+    : await readJsonImport(requestBodyStream(c), tmp);
+  return { body: validate(s.ImportRequest, fields), size };
 }
 
 /**
@@ -66,14 +54,21 @@ export function workspaceApp(store: WorkspaceStore): Hono {
   app.use('/api/*', rawDotSegmentGuard);
 
   app.post(`${BASE}/import`, async (c) => {
-    const body = await readImport(c);
-    await store.import({
-      path: canonicalPath(body.path),
-      content: body.bytes,
-      format: (body.format ?? 'SOURCE') as ImportFormat,
-      language: body.language,
-      overwrite: body.overwrite ?? false,
-    });
+    const tmp = store.tempPath();
+    try {
+      const { body, size } = await readImport(c, tmp);
+      await store.import(
+        {
+          path: canonicalPath(body.path),
+          format: (body.format ?? 'SOURCE') as ImportFormat,
+          language: body.language,
+          overwrite: body.overwrite ?? false,
+        },
+        { tmp, size },
+      );
+    } finally {
+      await rm(tmp, { force: true });
+    }
     return c.json({});
   });
 
@@ -114,8 +109,13 @@ export function workspaceApp(store: WorkspaceStore): Hono {
   app.post(`${FILES}/import-file/*`, async (c) => {
     const q = readQuery(c, s.ImportFileQuery);
     const p = canonicalPath(pathFromUrl(c.req.url, `${FILES}/import-file`));
-    const content = Buffer.from(await c.req.arrayBuffer());
-    await store.importFile(p, content, q.overwrite ?? false);
+    const tmp = store.tempPath();
+    try {
+      const size = await readRawImport(requestBodyStream(c), tmp);
+      await store.importFile(p, { tmp, size }, q.overwrite ?? false);
+    } finally {
+      await rm(tmp, { force: true });
+    }
     return c.json({});
   });
 

@@ -3,9 +3,10 @@
  * canonical path; bytes live as real files under `<dataDir>/workspace/root/<path>` (directories are real
  * directories), written to a temp name and renamed so a reader or a concurrent writer never sees half a file.
  */
-import { mkdirSync } from 'node:fs';
-import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { createReadStream, createWriteStream, mkdirSync } from 'node:fs';
+import { mkdir, open, readFile, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
+import { pipeline } from 'node:stream/promises';
 import {
   CollectionStore,
   numericId,
@@ -70,10 +71,32 @@ export interface ObjectInfo {
 
 export interface ImportRequest {
   path: string;
-  content: Buffer;
   format: ImportFormat;
   language?: Language | undefined;
   overwrite: boolean;
+}
+
+/**
+ * An import's bytes, already streamed to a temp file from `WorkspaceStore.tempPath()`. The store moves it
+ * into place (or replaces it); the caller removes it afterwards whatever happened (a no-op once moved).
+ */
+export interface Spooled {
+  tmp: string;
+  size: number;
+}
+
+/** Enough of the start of a file to tell a notebook header (see detectSourceNotebook, normalizeSource). */
+const HEAD_BYTES = 256;
+
+async function readHead(file: string): Promise<Buffer> {
+  const fh = await open(file, 'r');
+  try {
+    const buf = Buffer.alloc(HEAD_BYTES);
+    const { bytesRead } = await fh.read(buf, 0, HEAD_BYTES, 0);
+    return buf.subarray(0, bytesRead);
+  } finally {
+    await fh.close();
+  }
 }
 
 export interface Exported {
@@ -224,18 +247,29 @@ export class WorkspaceStore extends CollectionStore {
     await rm(disk, { recursive: true, force: true });
   }
 
-  /** Decides what an import creates: a notebook (with its language and stored format) or a file. */
-  private classify(req: ImportRequest): {
+  /** A temp file for an import's bytes (see Spooled). */
+  tempPath(): string {
+    return path.join(this.tmp, uuid());
+  }
+
+  /**
+   * Decides what an import creates: a notebook (with its language and stored format) or a file. Only the
+   * head of the bytes is read, except for Jupyter, whose JSON must be parsed whole (it is a notebook).
+   */
+  private async classify(
+    req: ImportRequest,
+    content: Spooled,
+  ): Promise<{
     path: string;
     type: 'NOTEBOOK' | 'FILE';
     language?: Language;
     format?: NotebookFormat;
-    content: Buffer;
-  } {
+    content: Spooled;
+  }> {
     const name = baseName(req.path);
     switch (req.format) {
       case 'RAW':
-        return { path: req.path, type: 'FILE', content: req.content };
+        return { path: req.path, type: 'FILE', content };
       case 'SOURCE': {
         if (!req.language) throw languageRequired();
         return {
@@ -243,11 +277,11 @@ export class WorkspaceStore extends CollectionStore {
           type: 'NOTEBOOK',
           language: req.language,
           format: 'SOURCE',
-          content: normalizeSource(req.language, req.content),
+          content: await this.withHeader(req.language, content),
         };
       }
       case 'JUPYTER': {
-        const nb = parseJupyter(req.content);
+        const nb = parseJupyter(await readFile(content.tmp));
         const stripped = name.toLowerCase().endsWith('.ipynb')
           ? req.path.slice(0, -'.ipynb'.length)
           : req.path;
@@ -256,40 +290,64 @@ export class WorkspaceStore extends CollectionStore {
           type: 'NOTEBOOK',
           language: jupyterLanguage(nb),
           format: 'JUPYTER',
-          content: req.content,
+          content,
         };
       }
       case 'AUTO': {
-        const lang = detectSourceNotebook(name, req.content);
+        const lang = detectSourceNotebook(name, await readHead(content.tmp));
         if (lang) {
           const stripped = req.path.slice(0, req.path.lastIndexOf('.'));
-          return { path: stripped, type: 'NOTEBOOK', language: lang, format: 'SOURCE', content: req.content };
+          return { path: stripped, type: 'NOTEBOOK', language: lang, format: 'SOURCE', content };
         }
-        if (name.toLowerCase().endsWith('.ipynb')) return this.classify({ ...req, format: 'JUPYTER' });
-        return { path: req.path, type: 'FILE', content: req.content };
+        if (name.toLowerCase().endsWith('.ipynb'))
+          return this.classify({ ...req, format: 'JUPYTER' }, content);
+        return { path: req.path, type: 'FILE', content };
       }
       default:
         throw conversionNotImplemented(`Importing the ${req.format} format`);
     }
   }
 
+  /** SOURCE bytes with the notebook header line (normalizeSource), copied through a stream when added. */
+  private async withHeader(lang: Language, content: Spooled): Promise<Spooled> {
+    const head = await readHead(content.tmp);
+    const normalized = normalizeSource(lang, head);
+    if (normalized === head) return content;
+    const added = normalized.length - head.length;
+    const tmp = this.tempPath();
+    try {
+      const out = createWriteStream(tmp, { flags: 'wx' });
+      out.write(normalized.subarray(0, added));
+      await pipeline(createReadStream(content.tmp), out);
+    } catch (e) {
+      await rm(tmp, { force: true });
+      throw e;
+    }
+    await rm(content.tmp, { force: true });
+    return { tmp, size: content.size + added };
+  }
+
   /** POST /api/2.0/workspace/import. */
-  async import(req: ImportRequest): Promise<void> {
-    const target = this.classify(req);
-    await this.write(target.path, target.content, req.overwrite, {
-      type: target.type,
-      language: target.language,
-      format: target.format,
-      onExists: (p) => pathExists(p),
-    });
+  async import(req: ImportRequest, content: Spooled): Promise<void> {
+    const target = await this.classify(req, content);
+    try {
+      await this.write(target.path, target.content, req.overwrite, {
+        type: target.type,
+        language: target.language,
+        format: target.format,
+        onExists: (p) => pathExists(p),
+      });
+    } finally {
+      if (target.content.tmp !== content.tmp) await rm(target.content.tmp, { force: true });
+    }
   }
 
   /**
    * POST /api/2.0/workspace-files/import-file/{path}: a raw body; a `.py`/`.sql`/`.scala`/`.r` file with a
    * notebook header, or an `.ipynb`, becomes a notebook without its extension (as Databricks does).
    */
-  async importFile(p: string, content: Buffer, overwrite: boolean): Promise<void> {
-    const target = this.classify({ path: p, content, format: 'AUTO', overwrite });
+  async importFile(p: string, content: Spooled, overwrite: boolean): Promise<void> {
+    const target = await this.classify({ path: p, format: 'AUTO', overwrite }, content);
     await this.write(target.path, target.content, overwrite, {
       type: target.type,
       language: target.language,
@@ -300,7 +358,7 @@ export class WorkspaceStore extends CollectionStore {
 
   private async write(
     p: string,
-    content: Buffer,
+    content: Spooled,
     overwrite: boolean,
     opts: {
       type: 'NOTEBOOK' | 'FILE';
@@ -322,15 +380,7 @@ export class WorkspaceStore extends CollectionStore {
     };
     check();
     const disk = await this.diskPath(p);
-    const tmp = path.join(this.tmp, uuid());
-    await writeFile(tmp, content);
-    let existing: ObjectRecord | undefined;
-    try {
-      existing = check(); // again: another request may have won while the bytes were written
-    } catch (e) {
-      await rm(tmp, { force: true });
-      throw e;
-    }
+    const existing = check(); // again, right before the move: another request may have won meanwhile
     const now = this.clock.now();
     const record: ObjectRecord = {
       path: p,
@@ -338,12 +388,12 @@ export class WorkspaceStore extends CollectionStore {
       object_id: existing?.object_id ?? numericId(),
       created_at: existing?.created_at ?? now,
       modified_at: now,
-      size: content.length,
+      size: content.size,
     };
     if (opts.language) record.language = opts.language;
     if (opts.format) record.notebook_format = opts.format;
     this.objects.set(p, record);
-    await rename(tmp, disk);
+    await rename(content.tmp, disk);
   }
 
   /** GET /api/2.0/workspace/export. */

@@ -1,11 +1,11 @@
 /**
- * A streaming multipart/form-data reader for DBFS put: small text fields are collected in memory (capped),
+ * A streaming multipart/form-data reader (DBFS put, workspace import): small text fields are collected in memory (capped),
  * file parts are written straight to a temp file with backpressure, so a large upload never sits in memory.
  */
 import { createWriteStream, type WriteStream } from 'node:fs';
 import { once } from 'node:events';
 import { finished } from 'node:stream/promises';
-import { invalidParameter } from '@minilake/core';
+import { invalidParameter } from './errors.js';
 
 const MAX_FIELD_BYTES = 4 * 1024 * 1024;
 /**

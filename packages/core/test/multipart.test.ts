@@ -2,7 +2,7 @@ import { mkdtemp, readFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { DatabricksError } from '@minilake/core';
+import { DatabricksError } from '../src/errors.js';
 import { boundaryOf, readMultipart } from '../src/multipart.js';
 
 const B = 'XyZ--boundary';
