@@ -38,6 +38,8 @@ const STATE_FOLDER = 'state';
 const snapshotBody = v.object({ name: v.optional(v.string()) });
 /** Marks a lazily created service's "no route here" answer, so the request falls through to the next one. */
 const UNMATCHED = 'x-minilake-unmatched';
+/** How long after the server listens the services not started yet start in the background. */
+const WARM_UP_DELAY_MS = 100;
 
 /** The host's named snapshots of the whole data dir (POST /_minilake/snapshots). */
 const SNAPSHOT_FOLDER = 'snapshots';
@@ -332,6 +334,7 @@ export async function createMinilake(config: MinilakeConfig, opts: CreateOptions
   const close = async () => {
     if (closed) return;
     closed = true;
+    clearTimeout(warming);
     await jupyter.close();
     await Promise.allSettled(creating.values());
     for (const name of [...order].reverse()) await instances.get(name)?.close?.();
@@ -345,8 +348,21 @@ export async function createMinilake(config: MinilakeConfig, opts: CreateOptions
     }
   };
 
+  // Once the server listens, the services not started yet are started in the background, one at a time with
+  // the event loop free in between, so a request is held up by one service's load at most and the first
+  // request to a group rarely pays for its code. Delayed a little: the first requests after a start (ready
+  // polls) go first.
+  let warming: NodeJS.Timeout | undefined;
+  const warmUp = async () => {
+    for (const name of order) {
+      if (closed) return;
+      if (lazy.has(name)) await lazyApp(name).catch(() => undefined); // its requests report the error
+      await new Promise((r) => setImmediate(r));
+    }
+  };
   const listening = (url: string) => {
     selfUrl = url;
+    if (lazy.size && !warming) warming = setTimeout(() => void warmUp(), WARM_UP_DELAY_MS).unref();
   };
 
   const upgrade = (req: IncomingMessage, socket: Duplex, head: Buffer) =>
