@@ -306,12 +306,12 @@ export async function createMinilake(config: MinilakeConfig, opts: CreateOptions
   if (lazyPrefixes.length)
     app.use(async (c, next) => {
       const path = c.req.path;
-      const hit = lazyPrefixes.find(
-        ({ p }) => path.startsWith(p) && (path.length === p.length || path[p.length] === '/'),
-      );
-      if (!hit) return next();
-      const res = await (await lazyApp(hit.name)).fetch(c.req.raw, c.env);
-      if (res.headers.get(UNMATCHED) === null) return res;
+      // In start order, as mounted routes would be; a service without the route passes it on.
+      for (const { p, name } of lazyPrefixes) {
+        if (!path.startsWith(p) || (path.length !== p.length && path[p.length] !== '/')) continue;
+        const res = await (await lazyApp(name)).fetch(c.req.raw, c.env);
+        if (res.headers.get(UNMATCHED) === null) return res;
+      }
       await next();
     });
   try {
