@@ -40,6 +40,9 @@ const snapshotBody = v.object({ name: v.optional(v.string()) });
 const UNMATCHED = 'x-minilake-unmatched';
 /** How long after the server listens the services not started yet start in the background. */
 const WARM_UP_DELAY_MS = 100;
+/** Whether a path is the prefix or below it (`/api/2.0/jobs` covers `/api/2.0/jobs/list`, not `/api/2.0/jobsx`). */
+const under = (path: string, prefix: string) =>
+  path.startsWith(prefix) && (path.length === prefix.length || path[prefix.length] === '/');
 
 /** The host's named snapshots of the whole data dir (POST /_minilake/snapshots). */
 const SNAPSHOT_FOLDER = 'snapshots';
@@ -306,9 +309,12 @@ export async function createMinilake(config: MinilakeConfig, opts: CreateOptions
   if (lazyPrefixes.length)
     app.use(async (c, next) => {
       const path = c.req.path;
+      // The raw request line too: the URL parser folds `/../`, and a service refuses those in its own paths
+      // (workspace, files) only if the request reaches it.
+      const raw = (c.env as { incoming?: { url?: string } } | undefined)?.incoming?.url?.split('?')[0];
       // In start order, as mounted routes would be; a service without the route passes it on.
       for (const { p, name } of lazyPrefixes) {
-        if (!path.startsWith(p) || (path.length !== p.length && path[p.length] !== '/')) continue;
+        if (!under(path, p) && !(raw !== undefined && under(raw, p))) continue;
         const res = await (await lazyApp(name)).fetch(c.req.raw, c.env);
         if (res.headers.get(UNMATCHED) === null) return res;
       }
