@@ -16,7 +16,15 @@ export default defineConfig({
   target: 'node20',
   // @duckdb/node-api's JavaScript is bundled too: ~50 CommonJS files resolved, read and compiled one by one
   // were ~60 ms of CPU of every start (bench/README.md, cold start). Its native binding stays external.
-  noExternal: [/^@minilake\//, /^@duckdb\/node-api$/],
+  // So are Hono (~27 ESM files at start), its Node adapter and valibot: one module each resolved by the ESM
+  // loader (package exports lookups, a file read and a module compile per file) cost tens of ms per start.
+  noExternal: [
+    /^@minilake\//,
+    /^@duckdb\/node-api$/,
+    /^hono(\/|$)/,
+    /^@hono\/node-server(\/|$)/,
+    /^valibot$/,
+  ],
   esbuildPlugins: [
     {
       // The engine loads DuckDB through duckdb-module.ts (a `require` the bundler cannot follow); the

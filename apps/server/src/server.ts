@@ -36,6 +36,13 @@ import type { Duplex } from 'node:stream';
 /** The host's own folder in a data dir: the persisted state (journal and snapshot). */
 const STATE_FOLDER = 'state';
 const snapshotBody = v.object({ name: v.optional(v.string()) });
+/** Marks a lazily created service's "no route here" answer, so the request falls through to the next one. */
+const UNMATCHED = 'x-minilake-unmatched';
+/** How long after the server listens the services not started yet start in the background. */
+const WARM_UP_DELAY_MS = 100;
+/** Whether a path is the prefix or below it (`/api/2.0/jobs` covers `/api/2.0/jobs/list`, not `/api/2.0/jobsx`). */
+const under = (path: string, prefix: string) =>
+  path.startsWith(prefix) && (path.length === prefix.length || path[prefix.length] === '/');
 
 /** The host's named snapshots of the whole data dir (POST /_minilake/snapshots). */
 const SNAPSHOT_FOLDER = 'snapshots';
@@ -105,6 +112,8 @@ export async function createMinilake(config: MinilakeConfig, opts: CreateOptions
   const peers = new Map<string, unknown>();
   const sharedResources = new Map<string, Promise<SharedResource>>();
   const instances = new Map<string, ServiceInstance>();
+  // Start order comes from the declared dependencies (uses / optionalUses), never from the registry's order.
+  const order = startOrder(registry, config.services);
   let selfUrl: string | undefined;
 
   const app = new Hono();
@@ -135,17 +144,15 @@ export async function createMinilake(config: MinilakeConfig, opts: CreateOptions
   }
 
   const reset = async (names?: string[]) => {
-    const selected = names ?? [...instances.keys()];
+    const selected = names ?? order;
     for (const name of selected) {
-      const instance = instances.get(name);
-      if (!instance)
-        throw invalidParameter(
-          `Service '${name}' is not enabled. Enabled: ${[...instances.keys()].join(', ')}`,
-        );
+      if (!order.includes(name))
+        throw invalidParameter(`Service '${name}' is not enabled. Enabled: ${order.join(', ')}`);
     }
-    // Reset in reverse start order: a service is emptied before the ones it uses.
-    for (const name of [...instances.keys()].reverse().filter((n) => selected.includes(n))) {
-      for (const module of instances.get(name)!.state) await module.reset();
+    // Reset in reverse start order: a service is emptied before the ones it uses. One not created yet has
+    // nothing to empty.
+    for (const name of [...order].reverse().filter((n) => selected.includes(n))) {
+      for (const module of instances.get(name)?.state ?? []) await module.reset();
     }
     if (!names) for (const r of sharedResources.values()) await (await r).reset?.();
     await state.flush();
@@ -159,9 +166,10 @@ export async function createMinilake(config: MinilakeConfig, opts: CreateOptions
     } catch (e) {
       checks.data_dir = `not writable: ${(e as Error).message}`;
     }
-    for (const [name, instance] of instances) {
+    for (const name of order) {
       try {
-        await instance.ready?.();
+        // One not created yet is ready: its first request creates it.
+        await instances.get(name)?.ready?.();
         checks[name] = 'ok';
       } catch (e) {
         checks[name] = (e as Error).message;
@@ -185,7 +193,7 @@ export async function createMinilake(config: MinilakeConfig, opts: CreateOptions
           .filter(Boolean)
       : undefined;
     await reset(names);
-    return c.json({ reset: names ?? [...instances.keys()] });
+    return c.json({ reset: names ?? order });
   });
   const snapshots = new Snapshots({
     root: path.join(dataDir, SNAPSHOT_FOLDER),
@@ -204,23 +212,25 @@ export async function createMinilake(config: MinilakeConfig, opts: CreateOptions
     const name =
       body.name ??
       `snapshot-${new Date((opts.clock ?? systemClock).now()).toISOString().replace(/[:.]/g, '-')}`;
+    await createAll();
     return c.json(await snapshots.create(name));
   });
   app.get('/_minilake/snapshots/:name', async (c) => c.json(await snapshots.get(c.req.param('name'))));
-  app.post('/_minilake/snapshots/:name/restore', async (c) =>
-    c.json(await snapshots.restore(c.req.param('name'))),
-  );
+  app.post('/_minilake/snapshots/:name/restore', async (c) => {
+    await createAll();
+    return c.json(await snapshots.restore(c.req.param('name')));
+  });
   app.delete('/_minilake/snapshots/:name', async (c) => {
     await snapshots.delete(c.req.param('name'));
     return c.json({});
   });
   app.get('/_minilake/services', (c) =>
     c.json({
-      enabled: [...instances.keys()],
+      enabled: order,
       available: [...registry.values()].map((d) => ({
         name: d.name,
         description: d.description,
-        enabled: instances.has(d.name),
+        enabled: order.includes(d.name),
       })),
     }),
   );
@@ -237,35 +247,92 @@ export async function createMinilake(config: MinilakeConfig, opts: CreateOptions
   });
   app.route('/', jupyter.app());
 
-  // Start order comes from the declared dependencies (uses / optionalUses), never from the registry's order.
-  for (const name of startOrder(registry, config.services)) {
+  const creating = new Map<string, Promise<ServiceInstance>>();
+  const createService = (name: string): Promise<ServiceInstance> => {
+    let started = creating.get(name);
+    if (started) return started;
     const def = registry.get(name)!;
-    const ctx = contextFor(def, {
-      dataDir,
-      clock: opts.clock ?? systemClock,
-      logger: logger.child(def.name),
-      state,
-      identity,
-      config: config.serviceConfig,
-      peers,
-      sharedResources,
-      selfUrl: () => selfUrl,
-      hostApp: () => app,
-    });
-    let instance: ServiceInstance;
-    try {
-      instance = await def.create(ctx);
-    } catch (e) {
-      // Start-up failed (a state version it cannot read, an undeclared peer): release what already started.
-      for (const started of [...instances.values()].reverse()) await started.close?.();
-      for (const r of sharedResources.values()) await (await r).close?.();
-      await state.close();
-      throw e;
-    }
-    instances.set(def.name, instance);
-    if (instance.api !== undefined) peers.set(def.name, instance.api);
-    app.route('/', instance.app);
+    started = (async () => {
+      // Its peers first (the start order's rule), so ctx.peer finds them.
+      for (const dep of [...(def.uses ?? []), ...(def.optionalUses ?? [])])
+        if (order.includes(dep)) await createService(dep);
+      const ctx = contextFor(def, {
+        dataDir,
+        clock: opts.clock ?? systemClock,
+        logger: logger.child(def.name),
+        state,
+        identity,
+        config: config.serviceConfig,
+        peers,
+        sharedResources,
+        selfUrl: () => selfUrl,
+        hostApp: () => app,
+      });
+      const instance = await def.create(ctx);
+      instances.set(def.name, instance);
+      if (instance.api !== undefined) peers.set(def.name, instance.api);
+      return instance;
+    })();
+    creating.set(name, started);
+    return started;
+  };
+  // A service that declares its paths starts on the first request to one of them (or to a service that uses
+  // it) when there is nothing to recover: its code is not even loaded before. A persistent start creates
+  // everything before ready, as recovery (timers, schedules, engines) needs. Its own peers are created first.
+  const lazy = new Set(config.persist ? [] : order.filter((n) => registry.get(n)!.paths?.length));
+  for (const name of [...order].reverse()) {
+    if (lazy.has(name)) continue;
+    for (const dep of [...(registry.get(name)!.uses ?? []), ...(registry.get(name)!.optionalUses ?? [])])
+      lazy.delete(dep);
   }
+  // Once created, a lazy service's app is the only thing its prefix routes reach: routes it does not match
+  // fall through to the services registered after it and to the 501 catch-all, as a mounted app's would.
+  const lazyApps = new Map<string, Promise<Hono>>();
+  const lazyApp = (name: string) => {
+    let loaded = lazyApps.get(name);
+    if (!loaded) {
+      loaded = createService(name).then((instance) => {
+        instance.app.notFound(() => new Response(null, { status: 404, headers: { [UNMATCHED]: '1' } }));
+        // Errors go on to the host's handler, which renders them as Databricks errors.
+        instance.app.onError((e) => {
+          throw e;
+        });
+        return instance.app;
+      });
+      lazyApps.set(name, loaded);
+    }
+    return loaded;
+  };
+  // Before every mounted route: a lazy service's paths include the permissions of its objects, which iam
+  // serves, and iam knows those object types only once their service registered them.
+  const lazyPrefixes = [...lazy].flatMap((name) => registry.get(name)!.paths!.map((p) => ({ p, name })));
+  if (lazyPrefixes.length)
+    app.use(async (c, next) => {
+      const path = c.req.path;
+      // The raw request line too: the URL parser folds `/../`, and a service refuses those in its own paths
+      // (workspace, files) only if the request reaches it.
+      const raw = (c.env as { incoming?: { url?: string } } | undefined)?.incoming?.url?.split('?')[0];
+      // In start order, as mounted routes would be; a service without the route passes it on.
+      for (const { p, name } of lazyPrefixes) {
+        if (!under(path, p) && !(raw !== undefined && under(raw, p))) continue;
+        const res = await (await lazyApp(name)).fetch(c.req.raw, c.env);
+        if (res.headers.get(UNMATCHED) === null) return res;
+      }
+      await next();
+    });
+  try {
+    for (const name of order) if (!lazy.has(name)) app.route('/', (await createService(name)).app);
+  } catch (e) {
+    // Start-up failed (a state version it cannot read, an undeclared peer): release what already started.
+    for (const started of [...instances.values()].reverse()) await started.close?.();
+    for (const r of sharedResources.values()) await (await r).close?.();
+    await state.close();
+    throw e;
+  }
+  /** Every enabled service created: what snapshots need, which copy and restore every service's state. */
+  const createAll = async () => {
+    for (const name of order) await createService(name);
+  };
   // Built-in identity after the services, so an enabled iam service answers /Me from its store.
   app.route('/', identityApp(identity));
 
@@ -273,8 +340,10 @@ export async function createMinilake(config: MinilakeConfig, opts: CreateOptions
   const close = async () => {
     if (closed) return;
     closed = true;
+    clearTimeout(warming);
     await jupyter.close();
-    for (const instance of [...instances.values()].reverse()) await instance.close?.();
+    await Promise.allSettled(creating.values());
+    for (const name of [...order].reverse()) await instances.get(name)?.close?.();
     for (const r of sharedResources.values()) await (await r).close?.();
     await state.close();
     if (temporary) await rm(dataDir, { recursive: true, force: true });
@@ -285,12 +354,25 @@ export async function createMinilake(config: MinilakeConfig, opts: CreateOptions
     }
   };
 
+  // Once the server listens, the services not started yet are started in the background, one at a time with
+  // the event loop free in between, so a request is held up by one service's load at most and the first
+  // request to a group rarely pays for its code. Delayed a little: the first requests after a start (ready
+  // polls) go first.
+  let warming: NodeJS.Timeout | undefined;
+  const warmUp = async () => {
+    for (const name of order) {
+      if (closed) return;
+      if (lazy.has(name)) await lazyApp(name).catch(() => undefined); // its requests report the error
+      await new Promise((r) => setImmediate(r));
+    }
+  };
   const listening = (url: string) => {
     selfUrl = url;
+    if (lazy.size && !warming) warming = setTimeout(() => void warmUp(), WARM_UP_DELAY_MS).unref();
   };
 
   const upgrade = (req: IncomingMessage, socket: Duplex, head: Buffer) =>
     jupyter.handleUpgrade(req, socket, head);
 
-  return { app, dataDir, logger, services: [...instances.keys()], reset, ready, listening, upgrade, close };
+  return { app, dataDir, logger, services: order, reset, ready, listening, upgrade, close };
 }

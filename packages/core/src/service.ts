@@ -100,6 +100,13 @@ export interface ServiceDefinition<Api = unknown> {
   readonly folders?: readonly string[];
   /** MINILAKE_* variables this service reads, with their defaults (documented in the README table). */
   readonly configDefaults?: Readonly<Record<string, string>>;
+  /**
+   * The path prefixes every route of this service starts with (`/api/2.0/secrets/`). A service that declares
+   * them may be created on the first request to one of them instead of at start-up (the host does so when
+   * there is no persisted state to recover), so `create` should import its implementation then (a dynamic
+   * `import()`), not at module load. Routes outside them would not be reached before it is created.
+   */
+  readonly paths?: readonly string[];
   create(ctx: ServiceContext): Promise<ServiceInstance<Api>> | ServiceInstance<Api>;
 }
 

@@ -4,7 +4,10 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createContext, ManualClock, StateDb } from '@minilake/core';
 import { serviceApp } from '@minilake/testing';
-import { jobsService, JobsStore, Scheduler, quartz } from '../src/index.js';
+import { jobsService } from '../src/index.js';
+import { Scheduler } from '../src/scheduler.js';
+import { JobsStore } from '../src/store.js';
+import { quartz } from '../src/triggers.js';
 import { FileResolver } from '../src/resolve.js';
 
 const cond = (key: string) => ({ task_key: key, condition_task: { op: 'EQUAL_TO', left: '1', right: '1' } });

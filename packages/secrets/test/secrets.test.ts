@@ -5,7 +5,8 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import type { Hono } from 'hono';
 import { DatabricksError, ManualClock, StateDb } from '@minilake/core';
 import { expectDatabricksError, jsonInit, serviceApp } from '@minilake/testing';
-import { secretsService, SecretsStore, secretValue } from '../src/index.js';
+import { secretsService } from '../src/index.js';
+import { SecretsStore, secretValue } from '../src/store.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 const json = (r: Response): Promise<any> => r.json();

@@ -2,7 +2,8 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import type { Hono } from 'hono';
 import { defaultIdentity, ManualClock, StateDb } from '@minilake/core';
 import { expectDatabricksError, jsonInit, serviceApp } from '@minilake/testing';
-import { workspaceAdminService, WorkspaceAdminStore } from '../src/index.js';
+import { workspaceAdminService } from '../src/index.js';
+import { WorkspaceAdminStore } from '../src/store.js';
 
 let app: Hono;
 let store: WorkspaceAdminStore;

@@ -1,0 +1,62 @@
+import type { ServiceContext, ServiceInstance } from '@minilake/core';
+import type { IamApi } from '@minilake/iam';
+import { computeApp } from './app.js';
+import { ComputeStore } from './store.js';
+import type { ComputeApi } from './index.js';
+
+/** A delay setting in seconds (the host already checked it is a non-negative number). */
+function delayMs(ctx: ServiceContext, key: string, fallback: number): number {
+  const n = Number(ctx.config[key]);
+  return Number.isFinite(n) && n >= 0 ? Math.round(n * 1000) : fallback * 1000;
+}
+
+/** The service itself, imported by its definition's create (index.ts) when the host starts it. */
+export function createCompute(ctx: ServiceContext): ServiceInstance<ComputeApi> {
+  const iam = ctx.optionalPeer<IamApi>('iam');
+  const store = new ComputeStore(ctx.state, {
+    clock: ctx.clock,
+    userName: ctx.identity.userName,
+    userId: ctx.identity.userId,
+    startDelayMs: delayMs(ctx, 'MINILAKE_CLUSTER_START_DELAY', 2),
+    terminateDelayMs: delayMs(ctx, 'MINILAKE_CLUSTER_TERMINATE_DELAY', 1),
+    onDeleted: (type, id) => iam?.dropPermissions(type, id),
+  });
+  // The permission object types as Databricks has them (levels, the creator's and the admins' level).
+  iam?.registerObjectType(
+    {
+      request: 'clusters',
+      objectType: 'cluster',
+      levels: ['CAN_ATTACH_TO', 'CAN_RESTART', 'CAN_MANAGE'],
+      owner: 'CAN_MANAGE',
+      admins: 'CAN_MANAGE',
+    },
+    { exists: (id) => store.clusterOwner(id) !== undefined, owner: (id) => store.clusterOwner(id) },
+  );
+  iam?.registerObjectType(
+    { request: 'cluster-policies', objectType: 'cluster-policy', levels: ['CAN_USE'], admins: 'CAN_USE' },
+    { exists: (id) => store.policyExists(id) },
+  );
+  iam?.registerObjectType(
+    {
+      request: 'instance-pools',
+      objectType: 'instance-pool',
+      levels: ['CAN_ATTACH_TO', 'CAN_MANAGE'],
+      owner: 'CAN_MANAGE',
+      admins: 'CAN_MANAGE',
+    },
+    { exists: (id) => store.poolExists(id) },
+  );
+  return {
+    app: computeApp(store),
+    state: [store],
+    api: {
+      createCluster: (spec, source, creator) => store.createCluster(spec, source ?? 'API', creator),
+      getCluster: (id) => store.findCluster(id),
+      startCluster: (id) => store.startCluster(id),
+      terminateCluster: (id, reason) => store.terminateCluster(id, reason),
+      permanentDeleteCluster: (id) => store.permanentDeleteCluster(id),
+      recordActivity: (id) => store.recordActivity(id),
+    },
+    close: () => store.close(),
+  };
+}

@@ -1,0 +1,152 @@
+import { DatabricksError, type ServiceContext, type ServiceInstance } from '@minilake/core';
+import type { IamApi } from '@minilake/iam';
+import { sparkEngine } from '@minilake/engine-spark';
+import { jobsApp } from './app.js';
+import type { SparkEngine } from './engine.js';
+import { FileResolver, type FilesPeer, type VolumesPeer, type WorkspacePeer } from './resolve.js';
+import { Scheduler } from './scheduler.js';
+import { JobsService } from './service.js';
+import { JobsStore } from './store.js';
+import type { ComputePeer, SecretsPeer } from './tasks.js';
+import { Triggers } from './triggers.js';
+import type { JobsApi } from './index.js';
+
+/** Registers the `jobs` permission type with iam (kept in one function: iam's registration call in one place). */
+function registerJobPermissions(iam: IamApi | undefined, store: JobsStore) {
+  iam?.registerObjectType(
+    {
+      request: 'jobs',
+      objectType: 'job',
+      levels: ['CAN_VIEW', 'CAN_MANAGE_RUN', 'IS_OWNER', 'CAN_MANAGE'],
+      owner: 'IS_OWNER',
+      admins: 'CAN_MANAGE',
+    },
+    { exists: (id) => store.hasJob(id), owner: (id) => store.jobOwner(id) },
+  );
+  return (jobId: number) => iam?.dropPermissions('jobs', String(jobId));
+}
+
+/** The Spark engine, created on first use (so a server without a Spark install starts, and says so per task). */
+function engineLoader(ctx: ServiceContext): () => Promise<SparkEngine> {
+  return () => sparkEngine(ctx);
+}
+
+function positiveInt(text: string | undefined, fallback: number): number {
+  const n = Number(text);
+  return Number.isInteger(n) && n > 0 ? n : fallback;
+}
+
+/** The service itself, imported by its definition's create (index.ts) when the host starts it. */
+export function createJobs(ctx: ServiceContext): ServiceInstance<JobsApi> {
+  const store = new JobsStore(ctx.state, ctx.clock);
+  const onJobDeleted = registerJobPermissions(ctx.optionalPeer<IamApi>('iam'), store);
+  const files = new FileResolver({
+    workspace: ctx.optionalPeer<WorkspacePeer>('workspace'),
+    files: ctx.optionalPeer<FilesPeer>('files'),
+    volumes: ctx.optionalPeer<VolumesPeer>('unity-catalog'),
+  });
+  let engine: Promise<SparkEngine> | undefined;
+  const load = engineLoader(ctx);
+  const getEngine = () => {
+    engine ??= load().catch((e: unknown) => {
+      engine = undefined; // an install that appears later is picked up by the next task
+      throw e;
+    });
+    return engine;
+  };
+  const scheduler = new Scheduler({
+    store,
+    clock: ctx.clock,
+    logger: ctx.logger,
+    dir: ctx.dir,
+    userName: ctx.identity.userName,
+    taskConcurrency: positiveInt(ctx.config.MINILAKE_JOBS_TASK_CONCURRENCY, 4),
+    deps: {
+      engine: getEngine,
+      files,
+      secrets: ctx.optionalPeer<SecretsPeer>('secrets'),
+      compute: ctx.optionalPeer<ComputePeer>('compute'),
+      ctx,
+    },
+  });
+  const { queued } = scheduler.recover();
+  // Recovered queued runs start once the server listens: their tasks get its URL (DATABRICKS_HOST).
+  let resume: NodeJS.Timeout | undefined;
+  if (queued > 0) {
+    resume = setInterval(() => {
+      if (ctx.selfUrl() === undefined) return;
+      clearInterval(resume);
+      scheduler.resumeQueued();
+    }, 25);
+    resume.unref();
+  }
+  const triggers = new Triggers({
+    store,
+    clock: ctx.clock,
+    logger: ctx.logger,
+    files,
+    start: (job, trigger) => scheduler.runJob(job, { trigger }),
+  });
+  scheduler.onFinished((r) => triggers.runEnded(r));
+  triggers.armAll();
+  const service = new JobsService({
+    store,
+    scheduler,
+    triggers,
+    clock: ctx.clock,
+    userName: ctx.identity.userName,
+    baseUrl: () => ctx.selfUrl() ?? '',
+    hooks: {
+      onJobDeleted,
+      // The permissions API is iam's: the ACL goes through it exactly as a client's PUT would.
+      setAcl: async (jobId, acl) => {
+        if (!ctx.optionalPeer('iam')) return;
+        const res = await ctx.request(`/api/2.0/permissions/jobs/${jobId}`, {
+          method: 'PUT',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ access_control_list: acl }),
+        });
+        if (!res.ok) {
+          const b = (await res.json().catch(() => ({}))) as { error_code?: string; message?: string };
+          throw new DatabricksError(
+            res.status,
+            b.error_code ?? 'INVALID_PARAMETER_VALUE',
+            b.message ?? 'Invalid access_control_list',
+          );
+        }
+      },
+    },
+  });
+  const state = {
+    name: store.name,
+    version: store.version,
+    reset: async () => {
+      await scheduler.close();
+      triggers.close();
+      await store.reset();
+      scheduler.reopen();
+      triggers.reopen();
+    },
+    snapshot: () => store.snapshot(),
+    // A restored snapshot's running runs have no process behind them: they end as after a restart; its
+    // queued runs start (the server already listens).
+    restore: (snap: unknown) => {
+      store.restore(snap);
+      const { queued } = scheduler.recover(
+        'The MiniLake state was restored from a snapshot taken while this run was active; the run did not continue.',
+      );
+      if (queued) scheduler.resumeQueued();
+    },
+  };
+  return {
+    app: jobsApp(service),
+    state: [state],
+    api: { service, idle: () => triggers.idle() },
+    async close() {
+      clearInterval(resume);
+      triggers.close();
+      await scheduler.close();
+      if (engine) await (await engine.catch(() => undefined))?.close();
+    },
+  };
+}

@@ -1,0 +1,23 @@
+import type { ServiceContext, ServiceInstance } from '@minilake/core';
+import { secretsApp } from './app.js';
+import { SecretsStore } from './store.js';
+import type { SecretsApi } from './index.js';
+
+/** The service itself, imported by its definition's create (index.ts) when the host starts it. */
+export function createSecrets(ctx: ServiceContext): ServiceInstance<SecretsApi> {
+  // The key sits beside the state it seals (the host's state folder, where it has always been), so the
+  // two move together; with persistence off there is no folder and the key lives only in memory.
+  const store = new SecretsStore(ctx.state, {
+    clock: ctx.clock,
+    owner: ctx.identity.userName,
+    ...(ctx.state.dir ? { keyDir: ctx.state.dir } : {}),
+  });
+  return {
+    app: secretsApp(store, { writeOnly: ctx.config.MINILAKE_SECRETS_WRITE_ONLY === '1' }),
+    state: [store],
+    api: {
+      resolveReferences: (text) => store.resolveReferences(text),
+      readSecret: (scope, key) => store.readSecret(scope, key),
+    },
+  };
+}

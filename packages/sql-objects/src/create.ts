@@ -1,0 +1,134 @@
+import type { ServiceContext, ServiceInstance } from '@minilake/core';
+import type { IamApi } from '@minilake/iam';
+import type { SqlApi } from '@minilake/sql';
+import type { WorkspaceAdminApi } from '@minilake/workspace-admin';
+import { AlertsV2, alertsV2App, type AlertsV2Deps } from './alerts-v2.js';
+import { sqlObjectsApp } from './app.js';
+import { evaluateAlert, type EvaluatorDeps } from './evaluate.js';
+import { SqlObjectsStore } from './store.js';
+
+/** The service itself, imported by its definition's create (index.ts) when the host starts it. */
+export function createSqlObjects(ctx: ServiceContext): ServiceInstance<unknown> {
+  const sql = ctx.peer<SqlApi>('sql');
+  const admin = ctx.optionalPeer<WorkspaceAdminApi>('workspace-admin');
+  const store = new SqlObjectsStore({ db: ctx.state, clock: ctx.clock, user: ctx.identity.userName });
+  const evaluator: EvaluatorDeps = {
+    store,
+    statements: sql.statements,
+    clock: ctx.clock,
+    logger: ctx.logger,
+    ...(admin ? { deliveryTarget: (id: string) => admin.deliveryTarget(id) } : {}),
+  };
+
+  // A legacy query's refresh schedule (`schedule.interval`, seconds) re-evaluates the alerts on it, on the
+  // injectable clock, as Databricks SQL did before alerts had schedules of their own.
+  const timers = new Map<string, () => void>();
+  const arm = (id: string) => {
+    timers.get(id)?.();
+    timers.delete(id);
+    const q = store.queries.get(id);
+    const interval = Number(
+      (q?.legacy?.schedule as { interval?: unknown } | null | undefined)?.interval ?? 0,
+    );
+    if (!q || q.trashed_at !== undefined || !(interval > 0)) return;
+    timers.set(
+      id,
+      ctx.clock.setTimeout(() => {
+        const alerts = [...store.alerts.values()].filter(
+          (a) => a.query_id === id && a.trashed_at === undefined,
+        );
+        void (async () => {
+          for (const a of alerts) {
+            await evaluateAlert(evaluator, a.id).catch((e: Error) =>
+              ctx.logger.warn(`scheduled evaluation of alert ${a.id} failed: ${e.message}`),
+            );
+          }
+          if (timers.has(id)) arm(id);
+        })();
+      }, interval * 1000),
+    );
+  };
+  const disarmAll = () => {
+    for (const cancel of timers.values()) cancel();
+    timers.clear();
+  };
+  for (const id of store.queries.keys()) arm(id);
+
+  const iam = ctx.optionalPeer<IamApi>('iam');
+  const levels = ['CAN_VIEW', 'CAN_RUN', 'CAN_EDIT', 'CAN_MANAGE', 'IS_OWNER'];
+  iam?.registerObjectType(
+    {
+      request: ['queries', 'sql/queries'],
+      objectType: 'query',
+      levels,
+      owner: 'IS_OWNER',
+      admins: 'CAN_MANAGE',
+    },
+    {
+      exists: (id) => store.queries.get(id)?.trashed_at === undefined && store.queries.has(id),
+      owner: (id) => store.queries.get(id)?.owner_user_name,
+    },
+  );
+  iam?.registerObjectType(
+    {
+      request: ['alerts', 'sql/alerts'],
+      objectType: 'alert',
+      levels,
+      owner: 'IS_OWNER',
+      admins: 'CAN_MANAGE',
+    },
+    {
+      exists: (id) => store.alerts.has(id) && store.alerts.get(id)?.trashed_at === undefined,
+      owner: (id) => store.alerts.get(id)?.owner_user_name,
+    },
+  );
+  iam?.registerObjectType(
+    {
+      request: ['dbsql-dashboards', 'sql/dashboards'],
+      objectType: 'dashboard',
+      levels,
+      owner: 'IS_OWNER',
+      admins: 'CAN_MANAGE',
+    },
+    {
+      exists: (id) => store.dashboards.has(id) && store.dashboards.get(id)?.trashed_at === undefined,
+      owner: (id) => store.dashboards.get(id)?.user,
+    },
+  );
+
+  const dataSources = async () => {
+    const res = await ctx.request('/api/2.0/preview/sql/data_sources');
+    if (res.status !== 200) return [];
+    return (await res.json()) as { id: string; warehouse_id: string }[];
+  };
+  const v2deps: AlertsV2Deps = { ...evaluator, warehouseExists: (id) => sql.warehouseExists(id) };
+  const alertsV2 = new AlertsV2(v2deps);
+  const resetTimers = {
+    name: 'sql-objects-schedules',
+    version: 1,
+    reset: () => {
+      disarmAll();
+      alertsV2.close();
+    },
+    snapshot: () => ({}),
+    restore: () => undefined,
+  };
+  const app = sqlObjectsApp({
+    store,
+    statements: sql.statements,
+    evaluator,
+    warehouseExists: (id) => sql.warehouseExists(id),
+    dataSources,
+    userId: Number(ctx.identity.userId) || 1,
+    onQueryChanged: arm,
+  });
+  app.route('/', alertsV2App(v2deps, alertsV2));
+  return {
+    app,
+    state: [store, resetTimers],
+    close: () => {
+      disarmAll();
+      alertsV2.close();
+    },
+  };
+}
