@@ -4,49 +4,21 @@
  * streaming path, every run computes its own rows, and limits still apply.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { jsonInit, serviceApp } from '@minilake/testing';
-import type { Hono } from 'hono';
-import type { ServiceInstance } from '@minilake/core';
-import { sqlService } from '../src/index.js';
+import { statementApp, type StatementApp, type StatementBody } from './statement-app.js';
 
-let app: Hono;
-let instance: ServiceInstance;
-let wh: string;
+let sql: StatementApp;
 
-interface Body {
-  status: { state: string; error?: { error_code: string; message: string } };
-  manifest?: {
-    schema: { columns: { name: string; type_name: string }[] };
-    total_row_count: number;
-    truncated: boolean;
-  };
-  result?: { data_array?: (string | null)[][] };
-}
-
-async function run(statement: string, extra: Record<string, unknown> = {}): Promise<Body> {
-  const res = await app.request(
-    '/api/2.0/sql/statements',
-    jsonInit('POST', { warehouse_id: wh, statement, wait_timeout: '30s', ...extra }),
-  );
-  expect(res.status).toBe(200);
-  const body = (await res.json()) as Body;
+async function run(statement: string, extra: Record<string, unknown> = {}): Promise<StatementBody> {
+  const { status, body } = await sql.post(statement, extra);
+  expect(status).toBe(200);
   expect(body.status.state, JSON.stringify(body.status)).toBe('SUCCEEDED');
   return body;
 }
 
 beforeAll(async () => {
-  const made = await serviceApp(sqlService, { config: { MINILAKE_WAREHOUSE_START_DELAY: '0' } });
-  app = made.app;
-  instance = made.instance;
-  const res = await app.request(
-    '/api/2.0/sql/warehouses',
-    jsonInit('POST', { name: 'fast', cluster_size: 'Small' }),
-  );
-  wh = ((await res.json()) as { id: string }).id;
+  sql = await statementApp('fast');
 });
-afterAll(async () => {
-  await instance.close?.();
-});
+afterAll(() => sql.close());
 
 describe('statements that read no table', () => {
   it('answer SELECT 1 the same way every time', async () => {

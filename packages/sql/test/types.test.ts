@@ -3,45 +3,22 @@
  * day-time, with the field range) and the string form Databricks renders them in.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { jsonInit, serviceApp } from '@minilake/testing';
-import type { Hono } from 'hono';
-import type { ServiceInstance } from '@minilake/core';
-import { sqlService } from '../src/index.js';
 import { intervalString } from '../src/render.js';
 import { parseAnsiInterval } from '../src/dialect/translate/intervals.js';
+import { statementApp, type StatementApp, type StatementBody } from './statement-app.js';
 
-let app: Hono;
-let instance: ServiceInstance;
-let wh: string;
+let sql: StatementApp;
 
-interface Body {
-  status: { state: string; error?: { error_code: string; message: string } };
-  manifest?: { schema: { columns: { name: string; type_name: string; type_text: string }[] } };
-  result?: { data_array?: (string | null)[][] };
-}
-
-async function run(statement: string, extra: Record<string, unknown> = {}): Promise<Body> {
-  const res = await app.request(
-    '/api/2.0/sql/statements',
-    jsonInit('POST', { warehouse_id: wh, statement, wait_timeout: '30s', ...extra }),
-  );
-  expect(res.status).toBe(200);
-  return (await res.json()) as Body;
+async function run(statement: string, extra: Record<string, unknown> = {}): Promise<StatementBody> {
+  const { status, body } = await sql.post(statement, extra);
+  expect(status).toBe(200);
+  return body;
 }
 
 beforeAll(async () => {
-  const made = await serviceApp(sqlService, { config: { MINILAKE_WAREHOUSE_START_DELAY: '0' } });
-  app = made.app;
-  instance = made.instance;
-  const res = await app.request(
-    '/api/2.0/sql/warehouses',
-    jsonInit('POST', { name: 'types', cluster_size: 'Small' }),
-  );
-  wh = ((await res.json()) as { id: string }).id;
+  sql = await statementApp('types');
 });
-afterAll(async () => {
-  await instance.close?.();
-});
+afterAll(() => sql.close());
 
 describe('intervals', () => {
   it('parses ANSI literals and types the columns as Databricks does', async () => {

@@ -1,0 +1,41 @@
+/** The SQL service in process with one running warehouse, for tests that post statements to it. */
+import { jsonInit, serviceApp } from '@minilake/testing';
+import { sqlService } from '../src/index.js';
+
+/** The parts of a Statement API answer these tests read. */
+export interface StatementBody {
+  status: { state: string; error?: { error_code: string; message: string } };
+  manifest?: {
+    schema: { columns: { name: string; type_name: string; type_text: string }[] };
+    total_row_count: number;
+    truncated: boolean;
+  };
+  result?: { data_array?: (string | null)[][] };
+}
+
+export interface StatementApp {
+  /** POSTs one statement (waiting up to 30 s) and returns the HTTP status and the parsed body. */
+  post(statement: string, extra?: Record<string, unknown>): Promise<{ status: number; body: StatementBody }>;
+  close(): Promise<void>;
+}
+
+export async function statementApp(warehouseName: string): Promise<StatementApp> {
+  const { app, instance } = await serviceApp(sqlService, { config: { MINILAKE_WAREHOUSE_START_DELAY: '0' } });
+  const res = await app.request(
+    '/api/2.0/sql/warehouses',
+    jsonInit('POST', { name: warehouseName, cluster_size: 'Small' }),
+  );
+  const wh = ((await res.json()) as { id: string }).id;
+  return {
+    async post(statement, extra = {}) {
+      const r = await app.request(
+        '/api/2.0/sql/statements',
+        jsonInit('POST', { warehouse_id: wh, statement, wait_timeout: '30s', ...extra }),
+      );
+      return { status: r.status, body: (await r.json()) as StatementBody };
+    },
+    close: async () => {
+      await instance.close?.();
+    },
+  };
+}
