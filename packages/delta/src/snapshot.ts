@@ -361,7 +361,7 @@ export class DeltaReader {
 
   /** Resolves once the background tasks started so far (checkpoints) have finished. */
   async settled(): Promise<void> {
-    while (this.pending.size) await Promise.all([...this.pending]);
+    while (this.pending.size) await Promise.all(this.pending);
   }
 
   /** The host's hooks for a shared resource: a data snapshot or a shutdown waits for pending checkpoints. */
