@@ -83,8 +83,15 @@ export async function writeCheckpoint(
     }
   }
   const size = (await stat(final)).size;
-  await writeFile(
-    path.join(log, '_last_checkpoint'),
-    JSON.stringify({ version, size: actions.length, sizeInBytes: size, numOfAddFiles: snap.files.length }),
-  );
+  // The hint too appears whole (written aside, then renamed): a reader never parses half of it.
+  const hint = path.join(log, `.ml-${randomUUID()}.last_checkpoint`);
+  try {
+    await writeFile(
+      hint,
+      JSON.stringify({ version, size: actions.length, sizeInBytes: size, numOfAddFiles: snap.files.length }),
+    );
+    await rename(hint, path.join(log, '_last_checkpoint'));
+  } finally {
+    await rm(hint, { force: true });
+  }
 }

@@ -8,7 +8,16 @@ import { ident, literal } from '@minilake/engine-duckdb';
 import { deletedRows, rowRanges } from './dv.js';
 import { CommitLog, type DetailRow, type HistoryRow, detailRow, historyRows } from './history.js';
 import { DeltaError } from './errors.js';
-import { type AddAction, type LogState, type SqlRunner, latestVersion, listLog, replay } from './log.js';
+import {
+  type Action,
+  type AddAction,
+  type LogState,
+  type SqlRunner,
+  applyActions,
+  latestVersion,
+  listLog,
+  replay,
+} from './log.js';
 import {
   type SparkField,
   type SparkSchema,
@@ -273,6 +282,8 @@ export class DeltaReader {
   private readonly cache = new Map<string, TableCache>();
   /** Commit times and commitInfo, for TIMESTAMP AS OF and DESCRIBE HISTORY. */
   readonly commitLog = new CommitLog();
+  /** Work left running after a statement answered (checkpoints), awaited by settled(). */
+  private readonly pending = new Set<Promise<void>>();
 
   constructor(opts: DeltaReaderOptions) {
     this.sql = opts.sql;
@@ -315,12 +326,58 @@ export class DeltaReader {
     const state = await replay(this.sql, root, listing, v, canExtend ? base.logState : undefined);
     const snap = new DeltaSnapshot(root, state);
     entry.snapshots.set(v, snap);
+    this.trim(entry);
+    return snap;
+  }
+
+  /**
+   * Our own commit of `actions` as `version`, on `base`: its snapshot is the base's state with those actions
+   * applied, so the next statement does not read back the commit it just wrote (replay would compute the
+   * very same state). Only for the version right after the base (a commit retried past other writers'
+   * versions is read from the log as usual), and only while the base's table is cached.
+   */
+  committed(base: DeltaSnapshot, version: number, actions: Action[]): void {
+    if (version !== base.version + 1) return;
+    const entry = this.cache.get(base.root);
+    if (!entry || entry.snapshots.get(base.version) !== base) return;
+    const from = base.logState;
+    const state = { ...from, files: new Map(from.files), domains: new Map(from.domains ?? []) };
+    applyActions(state, actions);
+    entry.snapshots.set(version, new DeltaSnapshot(base.root, { ...state, version }));
+    this.trim(entry);
+  }
+
+  /**
+   * Runs `task` on this reader's own runner (not a statement's connection) after the caller answered: the
+   * checkpoint of a commit, which readers never need (they replay the JSON commits without it). A failure
+   * goes to `onError`; settled() waits for every task (tests, shutdown).
+   */
+  background(task: (sql: SqlRunner) => Promise<void>, onError?: (e: unknown) => void): void {
+    const p: Promise<void> = task(this.sql)
+      .catch((e: unknown) => onError?.(e))
+      .finally(() => this.pending.delete(p));
+    this.pending.add(p);
+  }
+
+  /** Resolves once the background tasks started so far (checkpoints) have finished. */
+  async settled(): Promise<void> {
+    while (this.pending.size) await Promise.all(this.pending);
+  }
+
+  /** The host's hooks for a shared resource: a data snapshot or a shutdown waits for pending checkpoints. */
+  checkpoint(): Promise<void> {
+    return this.settled();
+  }
+  close(): Promise<void> {
+    return this.settled();
+  }
+
+  private trim(entry: TableCache): void {
     while (entry.snapshots.size > this.max) {
       const oldest = Math.min(...entry.snapshots.keys());
       entry.snapshots.delete(oldest);
       entry.present.delete(oldest);
     }
-    return snap;
   }
 
   /** The SELECT that reads a snapshot's rows (logical names, Delta types as DuckDB types). */

@@ -61,7 +61,10 @@ export function checkWritable(snap: DeltaSnapshot): void {
 
 export interface CommitOptions {
   reader: DeltaReader;
-  /** Runs DuckDB SQL (writes checkpoints); without it no checkpoint is written. */
+  /**
+   * The statement's runner; without it no checkpoint is written. The checkpoint itself runs on the reader's
+   * own runner after the commit returns (DeltaReader.background): the statement does not wait for it.
+   */
   sql?: SqlRunner;
   /** How many times a commit retries on a version another writer took first (when no conflict). */
   maxRetries?: number;
@@ -192,13 +195,12 @@ export async function commit(
       );
     version++;
   }
+  opts.reader.committed(base, version, actions);
   if (opts.sql && opts.checkpoint !== false && version > 0 && version % checkpointInterval(base) === 0) {
-    try {
-      await writeCheckpoint(opts.sql, opts.reader, root, version);
-    } catch (e) {
-      // A checkpoint only speeds up readers: the commit stands without it.
-      opts.onCheckpointError?.(e);
-    }
+    // A checkpoint only speeds up readers (Delta's protocol makes it optional: a reader without one replays
+    // the JSON commits), so it is written after the statement answers; it appears under its final name
+    // only once complete, and a failed one leaves the table as it was (the commit stands without it).
+    opts.reader.background((sql) => writeCheckpoint(sql, opts.reader, root, version), opts.onCheckpointError);
   }
   return version;
 }

@@ -14,8 +14,10 @@ import {
   DeltaTable,
   type SqlRunner,
   append,
+  commit,
   createTable,
   readCommit,
+  writeFiles,
 } from '../src/index.js';
 import { deltaFixture, install, schema, sparkSql } from './fixture.js';
 
@@ -261,6 +263,8 @@ describe('checkpoints, OPTIMIZE, VACUUM', () => {
     const root = await newTable('cp', []);
     for (let i = 0; i < 9; i++)
       await append(engine, reader, root, `(SELECT ${10 + i}::BIGINT AS id, 'n' AS name, NULL::DATE AS day)`);
+    // The checkpoint is written after the commit returns.
+    await reader.settled();
     const log = path.join(root, '_delta_log');
     expect(existsSync(path.join(log, '00000000000000000010.checkpoint.parquet'))).toBe(true);
     expect(JSON.parse(await readFile(path.join(log, '_last_checkpoint'), 'utf8'))).toMatchObject({
@@ -275,6 +279,59 @@ describe('checkpoints, OPTIMIZE, VACUUM', () => {
     expect(snap.version).toBe(11);
     const n = await engine.all(`SELECT count(*)::INT AS n FROM (${await fresh.scanSql(snap)})`);
     expect(n[0]!.n).toBe(13);
+  });
+
+  it('a failed checkpoint leaves the committed table readable, and is reported', async () => {
+    // The checkpoint runs on the reader's own runner: this one fails its COPY half way.
+    const failing = {
+      all: async (q: string) => {
+        if (q.includes('"txn", "add", "remove"')) throw new Error('disk full');
+        return engine.all(q);
+      },
+    };
+    const r = new DeltaReader({ sql: failing });
+    const root = await newTable('cpfail', []);
+    const errors: unknown[] = [];
+    for (let i = 0; i < 9; i++) {
+      const snap = await r.snapshot(root);
+      const { adds } = await writeFiles(
+        engine,
+        snap,
+        `(SELECT ${i}::BIGINT AS id, 'n' AS name, NULL::DATE AS day)`,
+        1,
+      );
+      await commit(
+        root,
+        snap,
+        adds.map((add) => ({ add })),
+        {
+          reader: r,
+          sql: engine,
+          onCheckpointError: (e) => errors.push(e),
+        },
+      );
+    }
+    await r.settled();
+    expect(errors.map(String)).toEqual(['Error: disk full']);
+    const log = await readdir(path.join(root, '_delta_log'));
+    expect(log.filter((n) => n.includes('checkpoint') || n.startsWith('.ml-'))).toEqual([]);
+    const fresh = new DeltaReader({ sql: engine });
+    const snap = await fresh.snapshot(root);
+    expect(snap.version).toBe(10);
+    expect(snap.files).toHaveLength(10);
+  });
+
+  it('the snapshot after its own commit is the one a fresh reader replays from the log', async () => {
+    const root = await newTable('own', []);
+    await dml(root, 'UPDATE', (t) => `UPDATE ${t} SET name = 'B', __ml_touched = true WHERE id = 2`);
+    const mine = await reader.snapshot(root);
+    const fresh = await new DeltaReader({ sql: engine }).snapshot(root);
+    expect(mine.version).toBe(fresh.version);
+    expect(mine.files).toEqual(fresh.files);
+    expect(mine.metadata).toEqual(fresh.metadata);
+    expect(mine.protocol).toEqual(fresh.protocol);
+    expect(mine.timestamp).toBe(fresh.timestamp);
+    expect((await rowsOf(root)).map((r) => r[1])).toEqual(['a', 'B', 'c']);
   });
 
   it('OPTIMIZE compacts small files per partition; VACUUM deletes them after the retention', async () => {
@@ -327,6 +384,7 @@ describe.skipIf(!install)('Spark reads MiniLake DML (needs bash packages/engine-
         `(SELECT ${10 + i}::BIGINT AS id, 'n' AS name, DATE '2024-01-05' AS day)`,
       );
     await onConnection((sql) => new DeltaTable({ sql, reader, root }).optimize());
+    await reader.settled();
     expect(existsSync(path.join(root, '_delta_log', '00000000000000000010.checkpoint.parquet'))).toBe(true);
     const [rows, count, history, v2] = await sparkSql(
       [

@@ -81,7 +81,10 @@ export interface UnityCatalogApi {
    * A DuckDB SELECT over an EXTERNAL Delta table's snapshot (log version checked per call), or over the Delta
    * folder `{ path }` (`delta.\`/path\``); `at`: a version or `{ timestamp }` (ms). Undefined for other tables.
    */
-  tableScan(ref: DeltaRef, at?: DeltaAsOf): Promise<{ sql: string; version: number } | undefined>;
+  tableScan(
+    ref: DeltaRef,
+    at?: DeltaAsOf,
+  ): Promise<{ sql: string; version: number; columns?: { name: string; type: string }[] } | undefined>;
   /** DESCRIBE HISTORY rows (newest first) of an EXTERNAL Delta table or a Delta path, else undefined. */
   tableHistory(ref: DeltaRef, limit?: number): Promise<HistoryRow[] | undefined>;
   /** DESCRIBE DETAIL of an EXTERNAL Delta table or a Delta path, else undefined. */

@@ -54,11 +54,16 @@ export async function execute(
   final: boolean,
 ): Promise<DuckDBResultLike> {
   if (p.delta) {
-    // Copy-on-write on a staged Delta table: the changed rows tell which files to rewrite.
+    // Copy-on-write on a staged Delta table: the staged table tells which files to rewrite. Without a
+    // RETURNING list (UPDATE, DELETE) DuckDB's own count of changed rows is the answer.
     const d = p.delta;
     let n: Awaited<ReturnType<typeof d.finish>>;
     try {
-      n = await d.finish((await read({ ...p, sql: `${p.sql} RETURNING ${d.returning}` }, s)).getRows());
+      if (d.returning === undefined) n = await d.finish({ count: Number(affected(await read(p, s))) });
+      else
+        n = await d.finish({
+          rows: (await read({ ...p, sql: `${p.sql} RETURNING ${d.returning}` }, s)).getRows(),
+        });
     } finally {
       await d.cleanup();
     }

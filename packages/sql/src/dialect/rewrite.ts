@@ -42,13 +42,14 @@ export interface Prepared {
 }
 
 /**
- * A copy-on-write statement on a staged Delta table: it runs with `RETURNING <returning>` (the file and row
- * of every changed row, MERGE's action first), then `finish` commits and reports Databricks' counters.
+ * A copy-on-write statement on a staged Delta table: MERGE runs with `RETURNING <returning>` (each changed
+ * row's action and row id), UPDATE and DELETE without (no returning: DuckDB's count of changed rows is all
+ * they need), then `finish` commits and reports Databricks' counters.
  */
 export interface DeltaDml {
-  returning: string;
+  returning?: string;
   finish(
-    rows: unknown[][],
+    result: { rows: unknown[][] } | { count: number },
   ): Promise<{ affected: number; updated: number; deleted: number; inserted: number }>;
   /** Drops the staged table, after the commit or a failure. */
   cleanup(): Promise<void>;
@@ -282,7 +283,12 @@ async function deltaStaging(
     throw unsupported(`${kind ?? 'This statement'} on an EXTERNAL Delta table (INSERT INTO is supported)`);
   const table = `__ml_delta_ins_${createHash('sha256').update(full).digest('hex').slice(0, 16)}`;
   const ref = `temp.main.${ident(table)}`;
-  await s.conn.run(`CREATE OR REPLACE TEMP TABLE ${ident(table)} AS SELECT * FROM (${scan.sql}) LIMIT 0`);
+  // Shaped from the snapshot's column types when the scan tells them (the scan casts every column to
+  // them); `SELECT * ... LIMIT 0` over the scan would bind read_parquet over every file of the table.
+  const shape = scan.columns
+    ? `(${scan.columns.map((c) => `${ident(c.name)} ${c.type}`).join(', ')})`
+    : `AS SELECT * FROM (${scan.sql}) LIMIT 0`;
+  await s.conn.run(`CREATE OR REPLACE TEMP TABLE ${ident(table)} ${shape}`);
   const runner = {
     all: async (q: string) => {
       const r = (await s.conn.runAndReadAll(q)) as unknown as {
@@ -333,16 +339,19 @@ async function deltaRewrite(
   // commitInfo.operationParameters: Spark prints its analysed predicates there; MiniLake has no such form, so
   // the keys Databricks readers look for are present and empty rather than filled with something else.
   const dml: DeltaDml = {
-    // The staged table tells which rows changed (deleted, or marked by the update): RETURNING only counts,
-    // and MERGE's row ids catch a target row updated twice.
-    returning: kind === 'MERGE' ? 'merge_action, __ml_row' : '__ml_row',
+    // The staged table tells which rows changed (deleted, or marked by the update). UPDATE and DELETE only
+    // need their count, which DuckDB answers itself (10,000 row ids read into JavaScript just to be counted
+    // cost more); MERGE returns each row's action (its counters) and row id (a target row updated twice).
+    ...(kind === 'MERGE' ? { returning: 'merge_action, __ml_row' } : {}),
     cleanup: async () => {
       await staged?.drop();
     },
-    finish: async (rows) => {
+    finish: async (result) => {
       if (!staged) throw new Error('deltaRewrite: the statement ran before its rows were staged');
       const n = { UPDATE: 0, DELETE: 0, INSERT: 0 } as Record<string, number>;
       const updatedRows = new Set<string>();
+      const rows = 'rows' in result ? result.rows : [];
+      if ('count' in result) n[kind] = result.count;
       for (const r of rows) {
         const action = kind === 'MERGE' ? String(r[0]) : kind;
         const row = kind === 'MERGE' ? r[1] : r[0];
@@ -373,7 +382,7 @@ async function deltaRewrite(
               }
             : { predicate: '[]' },
       });
-      return { affected: rows.length, ...counts };
+      return { affected: 'count' in result ? result.count : rows.length, ...counts };
     },
   };
   return {

@@ -81,7 +81,7 @@ export interface UnityCatalogApiLike {
   tableScan?(
     ref: string | { path: string },
     at?: number | { version?: number; timestamp?: number },
-  ): Promise<{ sql: string; version: number } | undefined>;
+  ): Promise<{ sql: string; version: number; columns?: { name: string; type: string }[] } | undefined>;
   /** DESCRIBE HISTORY rows of an EXTERNAL Delta table or Delta path (undefined for other tables). */
   tableHistory?(
     ref: string | { path: string },

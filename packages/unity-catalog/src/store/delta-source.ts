@@ -13,6 +13,7 @@ import {
   type DeltaReader,
   type DeltaSnapshot,
   DeltaTable,
+  duckDbType,
   LOG_DIR,
   type SparkSchema,
   type SqlRunner,
@@ -109,13 +110,19 @@ export class ExternalDeltaSource implements TableSource {
   }
 
   /** The DuckDB SELECT over the table's snapshot, or undefined when the record is not a local Delta table. */
-  async scan(record: TableRecord, version?: number): Promise<{ sql: string; version: number } | undefined> {
+  async scan(
+    record: TableRecord,
+    version?: number,
+  ): Promise<{ sql: string; version: number; columns?: { name: string; type: string }[] } | undefined> {
     if (!this.handles({ tableType: record.table_type ?? '', format: record.data_source_format ?? '' }))
       return undefined;
     const dir = localPath(record.storage_location);
     if (!dir) return undefined;
     const snap = await this.reader.snapshot(dir, version);
-    return { sql: await this.reader.scanSql(snap), version: snap.version };
+    // The columns' DuckDB types, as the scan casts them: a writer shapes its staging table from them
+    // without binding read_parquet over every file of the table.
+    const columns = snap.schema.fields.map((f) => ({ name: f.name, type: duckDbType(f.type) }));
+    return { sql: await this.reader.scanSql(snap), version: snap.version, columns };
   }
 }
 

@@ -59,7 +59,10 @@ export interface TableSource {
   /** The columns a metadata-only table has now (Delta: from its log), instead of the stored ones. */
   columns?(record: TableRecord): Promise<ColumnOut[] | undefined>;
   /** A DuckDB SELECT reading a metadata-only table's data (Delta: its snapshot at `version`, default latest). */
-  scan?(record: TableRecord, version?: number): Promise<{ sql: string; version: number } | undefined>;
+  scan?(
+    record: TableRecord,
+    version?: number,
+  ): Promise<{ sql: string; version: number; columns?: { name: string; type: string }[] } | undefined>;
   /** Appends the rows of a relation (Delta: one commit); `sql` runs on the connection that holds it. */
   append?(
     record: TableRecord,

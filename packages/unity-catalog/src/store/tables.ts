@@ -172,7 +172,10 @@ export class Tables {
    * The SELECT reading a table whose data is not an engine object (an EXTERNAL Delta table), for the SQL
    * layer; undefined for every other name (engine tables, unknown names: the engine reports those).
    */
-  async scan(fullName: string, version?: number): Promise<{ sql: string; version: number } | undefined> {
+  async scan(
+    fullName: string,
+    version?: number,
+  ): Promise<{ sql: string; version: number; columns?: { name: string; type: string }[] } | undefined> {
     let t: ResolvedTable;
     try {
       t = await this.resolve(fullName);
