@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import { createRequire } from 'node:module';
 import { parseArgs } from 'node:util';
+import v8 from 'node:v8';
 import { DependencyError, StateVersionError } from '@minilake/core';
 import { ConfigError, parseConfig } from './config.js';
 import { listen } from './listen.js';
@@ -26,6 +27,7 @@ Environment:
   MINILAKE_SERVICES    comma-separated services to enable, with those they require (default all): ${[...registry.keys()].join(', ')}
   MINILAKE_LOG_LEVEL   debug, info, warn, error or silent (default info)
   MINILAKE_MCP         1 serves the MCP server for agents at /mcp
+  MINILAKE_WASM_OPTIMIZE  1 lets V8 optimise WebAssembly (the SQL dialect) with TurboFan (default 0)
 `;
 
 async function main(): Promise<void> {
@@ -60,6 +62,13 @@ async function main(): Promise<void> {
     }
     throw e;
   }
+  // The SQL dialect (@polyglot-sql/sdk) is a 22.7 MB WebAssembly module. With V8's default tiering its first
+  // translations make TurboFan optimise much of it in background threads: ~2.5 s of CPU on the 2 cores the
+  // first statements compete for, and ~200 MB more RSS, for translations no faster than the baseline
+  // compiler's (bench/README.md, "Issue 16, warm"). The flag is read when a module compiles and tiers up,
+  // so it applies when set here, before the first request loads the dialect. Set by the server process, not
+  // by @minilake/sql: a library must not change an embedding process's V8 flags.
+  if (!config.wasmOptimize) v8.setFlagsFromString('--liftoff-only');
   const ml = await createMinilake(config);
   const tls = config.tls ? await (await import('./tls.js')).tlsMaterial(config.tls, ml.dataDir) : undefined;
   const l = await listen(ml, config.port, config.host, tls);

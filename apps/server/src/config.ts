@@ -22,6 +22,11 @@ export interface MinilakeConfig {
   jupyterPython: string;
   /** Where installs are cached (MINILAKE_CACHE). */
   cacheDir: string;
+  /**
+   * Whether V8 may optimise WebAssembly with TurboFan (MINILAKE_WASM_OPTIMIZE=1). Off by default: the server
+   * then runs WebAssembly (the SQL dialect) on V8's baseline compiler only (cli.ts, bench/README.md).
+   */
+  wasmOptimize: boolean;
   /** Every MINILAKE_* variable services may read, with service defaults applied. */
   serviceConfig: Record<string, string | undefined>;
 }
@@ -74,6 +79,7 @@ export function parseConfig(
   }
   // MCP is opt-in: the default service list leaves it out, MINILAKE_MCP=1 adds it.
   const mcp = parseBool('MINILAKE_MCP', env.MINILAKE_MCP, problems);
+  const wasmOptimize = parseBool('MINILAKE_WASM_OPTIMIZE', env.MINILAKE_WASM_OPTIMIZE, problems);
   const rawServices = (env.MINILAKE_SERVICES ?? '').trim();
   let services = serviceNames;
   if (rawServices !== '' && rawServices !== 'all') {
@@ -133,6 +139,7 @@ export function parseConfig(
     tls,
     jupyterPython: env.MINILAKE_JUPYTER_PYTHON || path.join(cacheDir, 'jupyter', 'venv', 'bin', 'python'),
     cacheDir,
+    wasmOptimize,
     serviceConfig,
   };
 }

@@ -2,7 +2,7 @@
  * Composes the enabled services into one Hono app with the admin routes, identity and the 501 catch-all,
  * owns the data directory and the persistence, and shuts down cleanly.
  */
-import { access, mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { access, mkdir, mkdtemp, readdir, rm } from 'node:fs/promises';
 import { constants } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -94,7 +94,11 @@ async function prepareDataDir(config: MinilakeConfig): Promise<{ dir: string; te
   const dir = path.resolve(config.dataDir);
   await mkdir(dir, { recursive: true });
   if (!config.persist) {
-    await Promise.all(ownedDataFolders().map((f) => rm(path.join(dir, f), { recursive: true, force: true })));
+    // Only the owned folders that exist: one listing instead of a recursive rm (lstat, rimraf) per folder,
+    // which was ~10 ms of the start-up's CPU on a fresh data dir.
+    const owned = new Set(ownedDataFolders());
+    const present = (await readdir(dir)).filter((f) => owned.has(f));
+    await Promise.all(present.map((f) => rm(path.join(dir, f), { recursive: true, force: true })));
   }
   return { dir, temporary: false };
 }

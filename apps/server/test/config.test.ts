@@ -4,7 +4,14 @@ import { ConfigError, createMinilake, parseConfig, serviceNames } from '../src/i
 describe('configuration', () => {
   it('has embedded defaults', () => {
     const c = parseConfig({});
-    expect(c).toMatchObject({ port: 8000, host: '127.0.0.1', persist: false, logLevel: 'info' });
+    expect(c).toMatchObject({
+      port: 8000,
+      host: '127.0.0.1',
+      persist: false,
+      logLevel: 'info',
+      wasmOptimize: false,
+    });
+    expect(parseConfig({ MINILAKE_WASM_OPTIMIZE: '1' }).wasmOptimize).toBe(true);
     expect(c.services).toEqual(serviceNames);
   });
 
@@ -23,6 +30,7 @@ describe('configuration', () => {
         MINILAKE_PERSIST: 'perhaps',
         MINILAKE_SERVICES: 'secrets,nope',
         MINILAKE_LOG_LEVEL: 'loud',
+        MINILAKE_WASM_OPTIMIZE: 'turbo',
       });
     } catch (e) {
       err = e;
@@ -34,6 +42,7 @@ describe('configuration', () => {
     expect(problems).toContain('nope');
     expect(problems).toContain('Valid: ');
     expect(problems).toContain('MINILAKE_LOG_LEVEL');
+    expect(problems).toContain('MINILAKE_WASM_OPTIMIZE');
   });
 });
 

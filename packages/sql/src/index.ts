@@ -6,7 +6,6 @@ import { DUCKDB_FOLDER, duckDbEngine } from '@minilake/engine-duckdb';
 import type { IamApi } from '@minilake/iam';
 import type { UnityCatalogApi } from '@minilake/unity-catalog';
 import { sqlApp } from './app.js';
-import { warmPolyglot } from './dialect/index.js';
 import { QueryHistoryStore } from './history.js';
 import {
   defaultStatementOptions,
@@ -15,6 +14,7 @@ import {
   type StatementService,
 } from './statements.js';
 import { WarehouseStore } from './warehouses.js';
+import { sqlWarmer } from './warm.js';
 
 export { sqlApp } from './app.js';
 export { WarehouseStore, type WarehouseRecord } from './warehouses.js';
@@ -71,6 +71,8 @@ export const sqlService = defineService<SqlApi>({
   },
   async create(ctx) {
     const engine = await duckDbEngine(ctx);
+    const uc = ctx.optionalPeer<UnityCatalogApi>('unity-catalog');
+    const warmer = sqlWarmer({ engine, uc, user: ctx.identity.userName, logger: ctx.logger });
     const transitionMs = numberSetting(ctx.config.MINILAKE_WAREHOUSE_START_DELAY, 1) * 1000;
     const warehouses = new WarehouseStore({
       db: ctx.state,
@@ -78,6 +80,7 @@ export const sqlService = defineService<SqlApi>({
       creator: ctx.identity.userName,
       transitionMs,
       strict: ctx.config.MINILAKE_SQL_STRICT_WAREHOUSES === '1',
+      onStarting: () => void warmer.warm(),
     });
     const history = new QueryHistoryStore(ctx.state);
     // Warehouses are a permissions object type (both request paths; levels, owner and admins as Databricks
@@ -118,7 +121,7 @@ export const sqlService = defineService<SqlApi>({
     await rm(resultsDir, { recursive: true, force: true });
     const statements = new StatementManager({
       engine,
-      uc: ctx.optionalPeer<UnityCatalogApi>('unity-catalog'),
+      uc,
       warehouses,
       history,
       clock: ctx.clock,
@@ -135,12 +138,13 @@ export const sqlService = defineService<SqlApi>({
       snapshot: () => ({}),
       restore: () => undefined,
     };
-    // The dialect's WASM loads and warms up in the background on the first request to the SQL API (a client
-    // lists or creates its warehouse before its first statement), so neither `ready` nor, usually, the first
-    // statement waits for it (dialect/polyglot.ts); a server nobody sends SQL to does not carry its ~200 MB.
+    // The dialect's WASM loads and the statement pipeline warms up in the background on the first request to
+    // the SQL API (a client lists or creates its warehouse before its first statement) or when a warehouse
+    // starts, so neither `ready` nor, usually, the first statement waits for it (warm.ts); a server nobody
+    // sends SQL to does not carry the dialect's memory.
     const app = new Hono();
     app.use('/api/2.0/sql/*', async (_c, next) => {
-      void warmPolyglot();
+      void warmer.warm();
       await next();
     });
     app.route('/', sqlApp(statements, warehouses, history));
@@ -153,6 +157,7 @@ export const sqlService = defineService<SqlApi>({
       },
       close: async () => {
         warehouses.close();
+        await warmer.settle();
         await statements.clear();
       },
     };

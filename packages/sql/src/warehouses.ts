@@ -62,6 +62,8 @@ export interface WarehouseStoreOptions {
   transitionMs: number;
   /** No starter warehouse: every id must name a created warehouse, as on Databricks. */
   strict?: boolean;
+  /** Called when a warehouse begins STARTING: a statement is likely soon (the service warms up, warm.ts). */
+  onStarting?: () => void;
 }
 
 export interface Origin {
@@ -83,6 +85,7 @@ export class WarehouseStore extends CollectionStore {
   private readonly creator: string;
   private readonly transitionMs: number;
   readonly strict: boolean;
+  private readonly onStarting: (() => void) | undefined;
 
   constructor(opts: WarehouseStoreOptions) {
     super('sql-warehouses', 1, opts.db);
@@ -90,6 +93,7 @@ export class WarehouseStore extends CollectionStore {
     this.creator = opts.creator;
     this.transitionMs = opts.transitionMs;
     this.strict = opts.strict ?? false;
+    this.onStarting = opts.onStarting;
     this.warehouses = this.collection('warehouses');
     this.config = this.collection('config');
     this.rearm();
@@ -356,6 +360,7 @@ export class WarehouseStore extends CollectionStore {
     this.warehouses.set(w.id, w);
     this.arm(w);
     this.notify(w.id);
+    if (state === 'STARTING') this.onStarting?.();
   }
 
   private arm(w: WarehouseRecord): void {
