@@ -27,6 +27,8 @@ export interface ResultSet {
   format: Format;
   disposition: Disposition;
   columns: ColumnInfo[];
+  /** `columns` as JSON text. */
+  columnsJson: string;
   chunks: ChunkInfo[];
   totalRows: number;
   totalBytes: number;
@@ -82,11 +84,35 @@ function arrowWriter(): typeof import('./arrow.js') {
   return arrow;
 }
 
+/**
+ * What a result's columns become, computed once per column list: the manifest columns (Databricks types),
+ * their JSON text, and the functions rendering each column's values as strings. A statement whose columns
+ * are the same on every run keeps one (statements.ts) instead of reading and converting the engine's types
+ * again per run.
+ */
+export interface ResultShape {
+  sources: ColumnSource[];
+  columns: ColumnInfo[];
+  /** `columns` as JSON text (the manifest's `schema.columns`). */
+  columnsJson: string;
+  renderers: ((vec: VectorLike, i: number) => string | null)[];
+}
+
+export function resultShape(sources: ColumnSource[]): ResultShape {
+  const columns = sources.map((s, i) => columnInfo(s.name, i, s.type));
+  return {
+    sources,
+    columns,
+    columnsJson: JSON.stringify(columns),
+    renderers: sources.map((s) => stringRenderer(s.type)),
+  };
+}
+
 export interface ResultBuilderOptions {
   format: Format;
   disposition: Disposition;
-  /** The result's columns, with the engine's types. */
-  columns: ColumnSource[];
+  /** The result's columns, with the engine's types (or their shape, already converted). */
+  columns: ColumnSource[] | ResultShape;
   limits: ResultLimits;
   /** Where chunks too large for memory are written. */
   dir: string;
@@ -94,6 +120,7 @@ export interface ResultBuilderOptions {
 
 export class ResultBuilder {
   readonly columns: ColumnInfo[];
+  private readonly columnsJson: string;
   private readonly renderers: ((vec: VectorLike, i: number) => string | null)[];
   private readonly arrowCols: ArrowColumn[] = [];
   private readonly schema: Schema | undefined;
@@ -116,13 +143,16 @@ export class ResultBuilder {
   private readonly dir: string;
 
   constructor(o: ResultBuilderOptions) {
-    const { format, columns: sources } = o;
+    const { format } = o;
     this.format = format;
     this.disposition = o.disposition;
     this.limits = o.limits;
     this.dir = o.dir;
-    this.columns = sources.map((s, i) => columnInfo(s.name, i, s.type));
-    this.renderers = sources.map((s) => stringRenderer(s.type));
+    const shape = Array.isArray(o.columns) ? resultShape(o.columns) : o.columns;
+    const sources = shape.sources;
+    this.columns = shape.columns;
+    this.columnsJson = shape.columnsJson;
+    this.renderers = shape.renderers;
     if (format === 'ARROW_STREAM') {
       const a = arrowWriter();
       this.arrowCols = sources.map((s) => a.arrowColumn(s.name, s.type));
@@ -293,6 +323,7 @@ export class ResultBuilder {
       format: this.format,
       disposition: this.disposition,
       columns: this.columns,
+      columnsJson: this.columnsJson,
       chunks: this.chunks,
       totalRows: this.rows,
       totalBytes: this.chunks.reduce((a, c) => a + c.byte_count, 0),

@@ -12,7 +12,7 @@ import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import type { Clock, Identity, Logger } from '@minilake/core';
 import type { DuckDbEngine } from '@minilake/engine-duckdb';
-import { databricksColumnTypes, executeDatabricksSql, SqlError } from './dialect/index.js';
+import { databricksColumnTypes, executeDatabricksSql, resultShapeKey, SqlError } from './dialect/index.js';
 import type { QueryHistoryStore, QueryRecord, QueryStatus } from './history.js';
 import {
   chunkContent,
@@ -20,11 +20,13 @@ import {
   InlineLimitExceeded,
   loadArrow,
   ResultBuilder,
+  resultShape,
   type ColumnSource,
   type Disposition,
   type Format,
   type ResultLimits,
   type ResultSet,
+  type ResultShape,
 } from './results.js';
 import { T, withDatabricksType, type ColumnInfo, type TypeLike, type VectorLike } from './render.js';
 import type { StatementParameter } from './dialect/index.js';
@@ -209,6 +211,8 @@ function chunkReader(result: StreamResult): () => Promise<ChunkLike | null> {
 export class StatementManager implements StatementService {
   private readonly statements = new Map<string, Statement>();
   private readonly timers = new Set<() => void>();
+  /** Result columns per cached prepared statement (dropped with it: weak keys). */
+  private readonly shapes = new WeakMap<object, ResultShape>();
   private readonly engine: DuckDbEngine;
   private readonly uc: unknown;
   private readonly warehouses: WarehouseStore;
@@ -378,17 +382,12 @@ export class StatementManager implements StatementService {
       if (result.returnType === RETURN_CHANGED_ROWS || result.returnType === RETURN_NOTHING) {
         builder = await this.changedRows(result, stmt, limits, dir);
       } else {
-        const sources: ColumnSource[] = [];
-        const typed = databricksColumnTypes(result);
-        for (let i = 0; i < result.columnCount; i++)
-          sources.push({
-            name: result.columnName(i),
-            type: withDatabricksType(result.columnType(i), typed?.get(i)),
-          });
+        const shape = this.shapeOf(result);
+        const sources = shape.sources;
         builder = new ResultBuilder({
           format: stmt.format,
           disposition: stmt.disposition,
-          columns: sources,
+          columns: shape,
           limits,
           dir,
         });
@@ -453,6 +452,27 @@ export class StatementManager implements StatementService {
     }
   }
 
+  /**
+   * The result's columns converted for the wire. A statement whose columns cannot change between runs (see
+   * `resultShapeKey`) converts them once: reading the engine's column types (a native call and a type object
+   * per column) and turning them into Databricks types was a good part of a `SELECT 1`.
+   */
+  private shapeOf(result: StreamResult): ResultShape {
+    const key = resultShapeKey(result);
+    const known = key && this.shapes.get(key);
+    if (known) return known;
+    const sources: ColumnSource[] = [];
+    const typed = databricksColumnTypes(result);
+    for (let i = 0; i < result.columnCount; i++)
+      sources.push({
+        name: result.columnName(i),
+        type: withDatabricksType(result.columnType(i), typed?.get(i)),
+      });
+    const shape = resultShape(sources);
+    if (key) this.shapes.set(key, shape);
+    return shape;
+  }
+
   /** DML and DDL: Databricks answers with num_affected_rows (and num_inserted_rows for inserts). */
   private async changedRows(
     result: StreamResult,
@@ -507,15 +527,16 @@ export class StatementManager implements StatementService {
   }
 
   /** Waits for the statement to end, at most `ms` (on the injected clock). */
-  async wait(stmt: Statement, ms: number): Promise<boolean> {
-    if (isTerminal(stmt.state)) return true;
-    let cancelTimer: (() => void) | undefined;
-    const timedOut = new Promise<boolean>((resolve) => {
-      cancelTimer = this.clock.setTimeout(() => resolve(false), ms);
+  wait(stmt: Statement, ms: number): Promise<boolean> {
+    if (isTerminal(stmt.state)) return Promise.resolve(true);
+    // One promise settled by whichever comes first (no race of two promises, no async frame).
+    return new Promise<boolean>((resolve) => {
+      const cancelTimer = this.clock.setTimeout(() => resolve(false), ms);
+      void stmt.done.then(() => {
+        cancelTimer();
+        resolve(true);
+      });
     });
-    const ended = await Promise.race([stmt.done.then(() => true), timedOut]);
-    cancelTimer?.();
-    return ended;
   }
 
   /**

@@ -4,6 +4,7 @@ import { sqlService } from '../src/index.js';
 
 /** The parts of a Statement API answer these tests read. */
 export interface StatementBody {
+  statement_id: string;
   status: { state: string; error?: { error_code: string; message: string } };
   manifest?: {
     schema: { columns: { name: string; type_name: string; type_text: string }[] };

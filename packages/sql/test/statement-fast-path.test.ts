@@ -51,6 +51,48 @@ describe('statements that read no table', () => {
     expect(limited.result!.data_array).toEqual([['1'], ['2'], ['3']]);
   });
 
+  it('keep their columns per text, and type bound values afresh', async () => {
+    // The columns of a statement that reads no table are converted once per cached plan (statements.ts
+    // `shapeOf`): another text, or the same text with values of another type, has its own.
+    for (let i = 0; i < 2; i++) {
+      const a = await run("SELECT 1 AS a, 'x' AS b, 2.5 AS c");
+      expect(a.manifest!.schema).toEqual({
+        column_count: 3,
+        columns: [
+          { name: 'a', position: 0, type_name: 'INT', type_text: 'INT' },
+          { name: 'b', position: 1, type_name: 'STRING', type_text: 'STRING' },
+          {
+            name: 'c',
+            position: 2,
+            type_name: 'DECIMAL',
+            type_text: 'DECIMAL(2,1)',
+            type_precision: 2,
+            type_scale: 1,
+          },
+        ],
+      });
+      expect(a.result!.data_array).toEqual([['1', 'x', '2.5']]);
+    }
+    const n = await run('SELECT :x AS x', { parameters: [{ name: 'x', value: '7', type: 'INT' }] });
+    const t = await run('SELECT :x AS x', { parameters: [{ name: 'x', value: 'seven', type: 'STRING' }] });
+    expect(n.manifest!.schema.columns[0]).toMatchObject({ type_name: 'INT' });
+    expect(t.manifest!.schema.columns[0]).toMatchObject({ type_name: 'STRING' });
+    expect(t.result!.data_array).toEqual([['seven']]);
+  });
+
+  it('answer the same request body the same way, and still refuse a bad one', async () => {
+    const body = { statement: 'SELECT 2 AS two', query_tags: [{ key: 'k', value: 'v' }] };
+    const a = await run(body.statement, { query_tags: body.query_tags });
+    const b = await run(body.statement, { query_tags: body.query_tags });
+    expect(b.statement_id).not.toBe(a.statement_id);
+    expect([a.manifest, b.manifest]).toEqual([a.manifest, a.manifest]);
+    expect(b.result).toEqual({ chunk_index: 0, row_offset: 0, row_count: 1, data_array: [['2']] });
+    for (let i = 0; i < 2; i++) {
+      const bad = await sql.post('SELECT 1', { wait_timeout: '3s' });
+      expect(bad.status).toBe(400);
+    }
+  });
+
   it('answer VALUES lists', async () => {
     const r = await run("VALUES (1, 'a'), (2, 'b')");
     expect(r.result!.data_array).toEqual([

@@ -111,6 +111,20 @@ function readsNoTable(stmt: SplitStatement): boolean {
 
 const columnTypes = new WeakMap<object, Map<number, string>>();
 
+/** A result -> the cached prepared statement it came from, when its columns are the same on every run. */
+const shapeKeys = new WeakMap<object, object>();
+
+/**
+ * An object standing for the result's columns (names, engine types, Databricks types), the same object for
+ * every result whose columns are sure to be the same: a statement that reads no table, run with no values
+ * through a cached prepared statement. Its columns follow from its text, namespace and time zone (the cache
+ * key) alone; bound values could change them (`SELECT :x`) and tables can be altered under a cached plan,
+ * so nothing else has a key. The result builder keys the columns' wire form on it (statements.ts).
+ */
+export function resultShapeKey(result: object): object | undefined {
+  return shapeKeys.get(result);
+}
+
 /**
  * The Databricks types of a result's columns where the engine's type does not tell them (DuckDB has one
  * INTERVAL type; Spark types each interval YEAR TO MONTH, DAY, ...): index -> type text.
@@ -181,7 +195,10 @@ async function runCached(
   try {
     prepared.clearBindings?.();
     if (values) prepared.bind(values);
-    return await (mode === 'materialized' && prepared.run ? prepared.run() : prepared.stream());
+    const r = await (mode === 'materialized' && prepared.run ? prepared.run() : prepared.stream());
+    if (cached && mode === 'materialized' && !values && r && typeof r === 'object')
+      shapeKeys.set(r, prepared);
+    return r;
   } catch (e) {
     if (cached) dropPrepared(conn, prepared);
     throw e;

@@ -39,7 +39,7 @@ export { SqlError, sqlError } from './sql-error.js';
 export { loadPolyglot, warmPolyglot } from './polyglot.js';
 export { sparkType } from './commands.js';
 export { mapError } from './engine-errors.js';
-export { databricksColumnTypes } from './execute.js';
+export { databricksColumnTypes, resultShapeKey } from './execute.js';
 export type {
   DuckDBConnectionLike,
   DuckDBResultLike,
