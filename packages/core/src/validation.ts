@@ -38,7 +38,11 @@ export function validate<S extends AnySchema>(schema: S, input: unknown): v.Infe
 
 /** Parses the request body as JSON (an empty body is `{}`), then validates it. */
 export async function readJson<S extends AnySchema>(c: Context, schema: S): Promise<v.InferOutput<S>> {
-  const text = await c.req.text();
+  return parseJsonBody(schema, await c.req.text());
+}
+
+/** readJson's work on a body already read: JSON (empty is `{}`), an object, `null`s dropped, validated. */
+export function parseJsonBody<S extends AnySchema>(schema: S, text: string): v.InferOutput<S> {
   let parsed: unknown = {};
   if (text.trim() !== '') {
     try {

@@ -17,14 +17,13 @@ import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { Hono, type Context } from 'hono';
 import {
-  malformedRequest,
   nestedQueryValue,
   nestedQueryValues,
+  parseJsonBody,
   readJson,
   readQuery,
   sendStream,
   validate,
-  withoutNulls,
   v,
 } from '@minilake/core';
 import {
@@ -317,17 +316,7 @@ async function readStatementRequest(c: Context): Promise<s.ExecuteStatementInput
   const text = await c.req.text();
   const hit = requestCache.get(text);
   if (hit) return hit;
-  let parsed: unknown = {};
-  if (text.trim() !== '') {
-    try {
-      parsed = JSON.parse(text);
-    } catch {
-      throw malformedRequest('Request body is not valid JSON');
-    }
-  }
-  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed))
-    throw malformedRequest('Request body must be a JSON object');
-  const body = deepFreeze(validate(s.ExecuteStatementRequest, withoutNulls(parsed)));
+  const body = deepFreeze(parseJsonBody(s.ExecuteStatementRequest, text));
   if (text.length <= REQUEST_CACHE_TEXT_MAX) {
     if (requestCache.size >= REQUEST_CACHE_MAX) requestCache.delete(requestCache.keys().next().value!);
     requestCache.set(text, body);
