@@ -12,6 +12,7 @@ import {
   type DeltaRef,
   type PermissionChange,
   type TableMetadataInput,
+  type TableScan,
 } from './store.js';
 
 export {
@@ -22,6 +23,7 @@ export {
   type TableSource,
   type TableCreate,
   type CreatedTable,
+  type TableScan,
   type DeltaAsOf,
   type DeltaRef,
 } from './store.js';
@@ -81,10 +83,7 @@ export interface UnityCatalogApi {
    * A DuckDB SELECT over an EXTERNAL Delta table's snapshot (log version checked per call), or over the Delta
    * folder `{ path }` (`delta.\`/path\``); `at`: a version or `{ timestamp }` (ms). Undefined for other tables.
    */
-  tableScan(
-    ref: DeltaRef,
-    at?: DeltaAsOf,
-  ): Promise<{ sql: string; version: number; columns?: { name: string; type: string }[] } | undefined>;
+  tableScan(ref: DeltaRef, at?: DeltaAsOf): Promise<TableScan | undefined>;
   /** DESCRIBE HISTORY rows (newest first) of an EXTERNAL Delta table or a Delta path, else undefined. */
   tableHistory(ref: DeltaRef, limit?: number): Promise<HistoryRow[] | undefined>;
   /** DESCRIBE DETAIL of an EXTERNAL Delta table or a Delta path, else undefined. */

@@ -32,7 +32,7 @@ import { Tables, type TableInput } from './store/tables.js';
 import { Volumes } from './store/volumes.js';
 
 export type { ColumnOut, PermissionChange, TableMetadataInput } from './store/records.js';
-export type { TableSource, TableCreate, CreatedTable } from './store/table-sources.js';
+export type { TableSource, TableCreate, CreatedTable, TableScan } from './store/table-sources.js';
 export type { DeltaAsOf, DeltaRef } from './store/delta-access.js';
 export { ManagedDuckDbSource, ExternalFilesSource } from './store/table-sources.js';
 export { ExternalDeltaSource, ManagedDeltaSource } from './store/delta-source.js';

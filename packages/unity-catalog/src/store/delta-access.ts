@@ -9,7 +9,8 @@ import path from 'node:path';
 import { invalidParameter, realpathOfExisting } from '@minilake/core';
 import { DeltaError, type DeltaReader, type DetailRow, type HistoryRow, LOG_DIR } from '@minilake/delta';
 import type { UcContext } from './context.js';
-import { localPath } from './delta-source.js';
+import { localPath, snapshotScan } from './delta-source.js';
+import type { TableScan } from './table-sources.js';
 
 /** A table by full name, or a folder by path (`delta.\`/path\``). */
 export type DeltaRef = string | { path: string };
@@ -96,11 +97,13 @@ export class DeltaAccess {
     return loc ? this.version(loc.root, at) : undefined;
   }
 
-  async scan(ref: DeltaRef, at?: DeltaAsOf): Promise<{ sql: string; version: number } | undefined> {
+  async scan(ref: DeltaRef, at?: DeltaAsOf): Promise<TableScan | undefined> {
     const loc = await this.locate(ref);
     if (!loc) return undefined;
-    const snap = await this.d.reader.snapshot(loc.root, await this.version(loc.root, at));
-    return { sql: await this.d.reader.scanSql(snap), version: snap.version };
+    return snapshotScan(
+      this.d.reader,
+      await this.d.reader.snapshot(loc.root, await this.version(loc.root, at)),
+    );
   }
 
   async history(ref: DeltaRef, limit?: number): Promise<HistoryRow[] | undefined> {

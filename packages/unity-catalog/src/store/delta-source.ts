@@ -28,6 +28,7 @@ import {
   ExternalFilesSource,
   type CreatedTable,
   type TableCreate,
+  type TableScan,
   type TableSource,
 } from './table-sources.js';
 
@@ -37,6 +38,16 @@ export function localPath(location: string | undefined | null): string | undefin
   if (location.startsWith('file:'))
     return fileURLToPath(location.startsWith('file://') ? location : `file://${location.slice(5)}`);
   return location.startsWith('/') ? location : undefined;
+}
+
+/**
+ * A snapshot's scan, with its columns' DuckDB types as the scan casts them: a writer shapes its staging table
+ * from them without binding read_parquet over every file of the table. Catalog tables and `delta.`/path``
+ * access both answer with it.
+ */
+export async function snapshotScan(reader: DeltaReader, snap: DeltaSnapshot): Promise<TableScan> {
+  const columns = snap.schema.fields.map((f) => ({ name: f.name, type: duckDbType(f.type) }));
+  return { sql: await reader.scanSql(snap), version: snap.version, columns };
 }
 
 /** Unity Catalog columns for a Delta snapshot's schema. */
@@ -110,19 +121,12 @@ export class ExternalDeltaSource implements TableSource {
   }
 
   /** The DuckDB SELECT over the table's snapshot, or undefined when the record is not a local Delta table. */
-  async scan(
-    record: TableRecord,
-    version?: number,
-  ): Promise<{ sql: string; version: number; columns?: { name: string; type: string }[] } | undefined> {
+  async scan(record: TableRecord, version?: number): Promise<TableScan | undefined> {
     if (!this.handles({ tableType: record.table_type ?? '', format: record.data_source_format ?? '' }))
       return undefined;
     const dir = localPath(record.storage_location);
     if (!dir) return undefined;
-    const snap = await this.reader.snapshot(dir, version);
-    // The columns' DuckDB types, as the scan casts them: a writer shapes its staging table from them
-    // without binding read_parquet over every file of the table.
-    const columns = snap.schema.fields.map((f) => ({ name: f.name, type: duckDbType(f.type) }));
-    return { sql: await this.reader.scanSql(snap), version: snap.version, columns };
+    return snapshotScan(this.reader, await this.reader.snapshot(dir, version));
   }
 }
 

@@ -49,6 +49,16 @@ export interface CreatedTable {
   change?: CatalogChange;
 }
 
+/**
+ * A metadata-only table's data as a DuckDB SELECT, the log version it reads, and (Delta) its columns' DuckDB
+ * types as the SELECT casts them, so a writer can shape a staging table without binding the scan.
+ */
+export interface TableScan {
+  sql: string;
+  version: number;
+  columns?: { name: string; type: string }[];
+}
+
 export interface TableSource {
   readonly name: string;
   handles(req: { tableType: string; format: string }): boolean;
@@ -59,10 +69,7 @@ export interface TableSource {
   /** The columns a metadata-only table has now (Delta: from its log), instead of the stored ones. */
   columns?(record: TableRecord): Promise<ColumnOut[] | undefined>;
   /** A DuckDB SELECT reading a metadata-only table's data (Delta: its snapshot at `version`, default latest). */
-  scan?(
-    record: TableRecord,
-    version?: number,
-  ): Promise<{ sql: string; version: number; columns?: { name: string; type: string }[] } | undefined>;
+  scan?(record: TableRecord, version?: number): Promise<TableScan | undefined>;
   /** Appends the rows of a relation (Delta: one commit); `sql` runs on the connection that holds it. */
   append?(
     record: TableRecord,

@@ -23,7 +23,12 @@ import {
   type TableRecord,
 } from './records.js';
 import type { Schemas } from './schemas.js';
-import { ExternalFilesSource, ManagedDuckDbSource, type TableSource } from './table-sources.js';
+import {
+  ExternalFilesSource,
+  ManagedDuckDbSource,
+  type TableScan,
+  type TableSource,
+} from './table-sources.js';
 
 export interface ResolvedTable {
   catalog: string;
@@ -172,10 +177,7 @@ export class Tables {
    * The SELECT reading a table whose data is not an engine object (an EXTERNAL Delta table), for the SQL
    * layer; undefined for every other name (engine tables, unknown names: the engine reports those).
    */
-  async scan(
-    fullName: string,
-    version?: number,
-  ): Promise<{ sql: string; version: number; columns?: { name: string; type: string }[] } | undefined> {
+  async scan(fullName: string, version?: number): Promise<TableScan | undefined> {
     let t: ResolvedTable;
     try {
       t = await this.resolve(fullName);
