@@ -133,14 +133,21 @@ resource "databricks_grants" "schema" {
   }
 }
 
+# The folder is its own resource: a notebook and a file created at once under a folder that does not exist yet
+# race inside the provider (each import fails, each checks the parent, and the one that finds it already made
+# by the other returns its first error without retrying), against any workspace.
+resource "databricks_directory" "tf" {
+  path = "/Users/${var.me}/tf-${var.suffix}"
+}
+
 resource "databricks_notebook" "explore" {
-  path           = "/Users/${var.me}/tf-${var.suffix}/explore"
+  path           = "${databricks_directory.tf.path}/explore"
   language       = "PYTHON"
   content_base64 = base64encode("# Databricks notebook source\nprint('hello')\n")
 }
 
 resource "databricks_workspace_file" "load" {
-  path           = "/Users/${var.me}/tf-${var.suffix}/load.py"
+  path           = "${databricks_directory.tf.path}/load.py"
   content_base64 = base64encode("print('load')\n")
 }
 
