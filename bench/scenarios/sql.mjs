@@ -4,6 +4,7 @@
 // converter (packages/sql/src/arrow.ts, bundled on the fly with esbuild) and the same 16 MB chunk cut, so
 // the ratio measures what the API path costs on top: JSON calls, files on disk and HTTP transfer.
 import { mkdtempSync, rmSync } from 'node:fs';
+import http from 'node:http';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
@@ -17,6 +18,10 @@ export const targets = {
 
 const ROWS = Number(process.env.BENCH_SQL_ROWS ?? 10_000_000);
 const ROUNDS = Number(process.env.BENCH_SQL_ROUNDS ?? 3);
+// How a chunk is downloaded: `stream` (default) counts the bytes as they arrive, as a client that parses or
+// writes them as they come does; `fetch` is Node's fetch + arrayBuffer(), which gathers each 16 MB chunk
+// into one buffer first and costs ~0.5 s of the client's own CPU per 320 MB on these 2 cores (bench/README.md).
+const CLIENT = process.env.BENCH_SQL_CLIENT ?? 'stream';
 const CHUNK_BYTES = 16 * 1024 * 1024; // the server's default MINILAKE_SQL_CHUNK_BYTES
 const QUERY = `SELECT id, (id * 2.5)::DOUBLE AS d, 'name_' || id AS s FROM range(${ROWS})`;
 // The same result in DuckDB's own dialect (its range() names the column `range`).
@@ -102,6 +107,28 @@ async function inProcess(arrow) {
   }
 }
 
+const agent = new http.Agent({ keepAlive: true });
+
+/** One external link's bytes (no auth: the link is presigned), by the client BENCH_SQL_CLIENT names. */
+async function download(url) {
+  if (CLIENT === 'fetch') return (await fetch(url).then((x) => x.arrayBuffer())).byteLength;
+  return new Promise((resolve, reject) => {
+    http
+      .get(url, { agent }, (res) => {
+        if (res.statusCode !== 200) {
+          res.resume();
+          reject(new Error(`GET ${url}: HTTP ${res.statusCode}`));
+          return;
+        }
+        let n = 0;
+        res.on('data', (b) => (n += b.length));
+        res.on('end', () => resolve(n));
+        res.on('error', reject);
+      })
+      .on('error', reject);
+  });
+}
+
 export async function run() {
   const tmp = mkdtempSync(path.join(os.tmpdir(), 'ml-bench-sql-'));
   const s = await startServer();
@@ -150,7 +177,7 @@ export async function run() {
       let bytes = 0;
       let link = st.result.external_links[0];
       for (;;) {
-        bytes += (await fetch(link.external_link).then((x) => x.arrayBuffer())).byteLength;
+        bytes += await download(link.external_link);
         if (link.next_chunk_index === undefined) break;
         link = (
           await json(
@@ -165,6 +192,7 @@ export async function run() {
         rows: st.manifest.total_row_count,
         chunks: st.manifest.total_chunk_count,
         bytes,
+        client: CLIENT,
         execute_ms: +(t1 - t0).toFixed(0),
         fetch_ms: +(t2 - t1).toFixed(0),
       };
@@ -190,6 +218,7 @@ export async function run() {
     };
   } finally {
     close();
+    agent.destroy();
     await s.stop();
     rmSync(tmp, { recursive: true, force: true });
   }
