@@ -53,4 +53,10 @@ for (const [name, fn] of Object.entries(cases)) {
 prepared.destroySync();
 conn.closeSync();
 instance.closeSync();
-console.log(JSON.stringify({ rounds, load_average: (await import('node:os')).loadavg().map((x) => +x.toFixed(2)), cases: out }, null, 2));
+console.log(
+  JSON.stringify(
+    { rounds, load_average: (await import('node:os')).loadavg().map((x) => +x.toFixed(2)), cases: out },
+    null,
+    2,
+  ),
+);

@@ -62,7 +62,10 @@ export interface WarehouseStoreOptions {
   transitionMs: number;
   /** No starter warehouse: every id must name a created warehouse, as on Databricks. */
   strict?: boolean;
-  /** Called when a warehouse begins STARTING: a statement is likely soon (the service warms up, warm.ts). */
+  /**
+   * Called when a warehouse begins STARTING, and when a restart finds one running or starting: a statement
+   * is likely soon (the service warms up, warm.ts).
+   */
   onStarting?: () => void;
 }
 
@@ -99,13 +102,20 @@ export class WarehouseStore extends CollectionStore {
     this.rearm();
   }
 
-  /** A restart (or a restored snapshot) resumes transitions that were under way. */
+  /**
+   * A restart (or a restored snapshot) resumes transitions that were under way. A warehouse found running or
+   * starting counts as started in this process too (onStarting): its clients' next statement comes from
+   * whichever front end (REST, Thrift, MCP), none of which starts it again.
+   */
   private rearm(): void {
+    let started = false;
     for (const w of this.warehouses.values()) {
       this.nextSeq = Math.max(this.nextSeq, (w.seq ?? 0) + 1);
       if (w.transition_at !== undefined) this.arm(w);
       else if (w.state === 'RUNNING') this.armIdle(w);
+      if (w.state === 'RUNNING' || w.state === 'STARTING') started = true;
     }
+    if (started) this.onStarting?.();
   }
 
   override restore(snapshot: unknown): void {

@@ -3,8 +3,11 @@
  * runs before the first statement without showing in query history, and the first statement then answers as
  * usual.
  */
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import type { Logger, ServiceInstance } from '@minilake/core';
+import { type Logger, type ServiceInstance, StateDb } from '@minilake/core';
 import { jsonInit, serviceApp } from '@minilake/testing';
 import { sqlService } from '../src/index.js';
 
@@ -60,6 +63,45 @@ describe('SQL warm-up', () => {
       res?: { query_text: string }[];
     };
     expect(history.res?.map((q) => q.query_text)).toEqual(['SELECT 1 AS one']);
+  });
+
+  it('runs on a restart that finds a warehouse running, before any SQL request', async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'ml-warm-'));
+    const config = { MINILAKE_WAREHOUSE_START_DELAY: '0' };
+    try {
+      let state = await StateDb.open(path.join(dir, 'state'));
+      const first = await serviceApp(sqlService, { config, state, dataDir: dir });
+      const created = await first.app.request(
+        '/api/2.0/sql/warehouses',
+        jsonInit('POST', { name: 'w', cluster_size: 'Small' }),
+      );
+      const wh = ((await created.json()) as { id: string }).id;
+      await vi.waitFor(
+        async () => {
+          const got = await first.app.request(`/api/2.0/sql/warehouses/${wh}`);
+          expect(((await got.json()) as { state: string }).state).toBe('RUNNING');
+        },
+        { timeout: 10_000, interval: 20 },
+      );
+      await first.instance.close?.();
+      await state.close();
+
+      // The restarted service warms up on its own: a Thrift or MCP client's first statement sends no REST
+      // request and starts no warehouse.
+      const lines: string[] = [];
+      state = await StateDb.open(path.join(dir, 'state'));
+      const s = await serviceApp(sqlService, { config, state, dataDir: dir, logger: recordingLogger(lines) });
+      instance = s.instance;
+      await vi.waitFor(() => expect(lines.some((l) => l.includes('SQL warm-up done'))).toBe(true), {
+        timeout: 30_000,
+        interval: 20,
+      });
+      await instance.close?.();
+      instance = undefined;
+      await state.close();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('closes cleanly while the warm-up is still under way', async () => {
