@@ -8,13 +8,11 @@ import { cp, mkdtemp, readFile, readdir, rm, utimes } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import type { SharedResource } from '@minilake/core';
 import { locateInstall, settingsFrom } from '@minilake/engine-spark';
-import { jsonInit, repoRoot, serviceApp } from '@minilake/testing';
-import { unityCatalogService } from '@minilake/unity-catalog';
+import { jsonInit, repoRoot } from '@minilake/testing';
 import type { Hono } from 'hono';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sqlService } from '../src/index.js';
+import { catalogSqlApps } from './statement-app.js';
 
 const install = await locateInstall(settingsFrom({ MINILAKE_CACHE: process.env.MINILAKE_CACHE })).catch(
   () => undefined,
@@ -82,25 +80,9 @@ describe.skipIf(!install)('EXTERNAL Delta tables (needs bash packages/engine-spa
       const when = new Date(Date.UTC(2024, 0, 1 + v));
       await utimes(`${ext}/tt/_delta_log/${String(v).padStart(20, '0')}.json`, when, when);
     }
-    const shared = new Map<string, Promise<SharedResource>>();
-    const uc = await serviceApp(unityCatalogService, { dataDir, sharedResources: shared });
-    const sql = await serviceApp(sqlService, {
-      dataDir,
-      sharedResources: shared,
-      peers: new Map([['unity-catalog', uc.instance.api]]),
-      config: { MINILAKE_WAREHOUSE_START_DELAY: '0' },
-    });
-    closers.push(
-      () => sql.instance.close?.(),
-      () => uc.instance.close?.(),
-    );
-    ucApp = uc.app;
-    sqlApp = sql.app;
-    const res = await sqlApp.request(
-      '/api/2.0/sql/warehouses',
-      jsonInit('POST', { name: 'd', cluster_size: 'Small' }),
-    );
-    wh = ((await res.json()) as { id: string }).id;
+    const apps = await catalogSqlApps(dataDir);
+    closers.push(() => apps.close());
+    ({ ucApp, sqlApp, wh } = apps);
     await ucApp.request('/api/2.1/unity-catalog/catalogs', jsonInit('POST', { name: 'dc' }));
   }, 480_000);
 
@@ -420,25 +402,10 @@ describe('DML on EXTERNAL Delta tables through the Statement API', () => {
   beforeAll(async () => {
     ext = await mkdtemp(path.join(os.tmpdir(), 'ml-delta-dml-ext-'));
     dataDir = await mkdtemp(path.join(os.tmpdir(), 'ml-delta-dml-data-'));
-    const shared = new Map<string, Promise<SharedResource>>();
-    const uc = await serviceApp(unityCatalogService, { dataDir, sharedResources: shared });
-    const sql = await serviceApp(sqlService, {
-      dataDir,
-      sharedResources: shared,
-      peers: new Map([['unity-catalog', uc.instance.api]]),
-      config: { MINILAKE_WAREHOUSE_START_DELAY: '0' },
-    });
-    closers.push(
-      () => sql.instance.close?.(),
-      () => uc.instance.close?.(),
-    );
-    sqlApp = sql.app;
-    const res = await sqlApp.request(
-      '/api/2.0/sql/warehouses',
-      jsonInit('POST', { name: 'd', cluster_size: 'Small' }),
-    );
-    wh = ((await res.json()) as { id: string }).id;
-    await uc.app.request('/api/2.1/unity-catalog/catalogs', jsonInit('POST', { name: 'dm' }));
+    const apps = await catalogSqlApps(dataDir);
+    closers.push(() => apps.close());
+    ({ sqlApp, wh } = apps);
+    await apps.ucApp.request('/api/2.1/unity-catalog/catalogs', jsonInit('POST', { name: 'dm' }));
     await rows(
       `CREATE TABLE dm.default.ev (id BIGINT, name STRING, day DATE) USING DELTA PARTITIONED BY (day) LOCATION '${ext}/ev'`,
     );

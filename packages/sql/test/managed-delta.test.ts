@@ -9,13 +9,11 @@ import { mkdtemp, rm, utimes } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import type { SharedResource } from '@minilake/core';
 import { locateInstall, settingsFrom } from '@minilake/engine-spark';
-import { jsonInit, repoRoot, serviceApp } from '@minilake/testing';
-import { unityCatalogService } from '@minilake/unity-catalog';
+import { jsonInit, repoRoot } from '@minilake/testing';
 import type { Hono } from 'hono';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sqlService } from '../src/index.js';
+import { catalogSqlApps } from './statement-app.js';
 
 const install = await locateInstall(settingsFrom({ MINILAKE_CACHE: process.env.MINILAKE_CACHE })).catch(
   () => undefined,
@@ -65,29 +63,9 @@ describe('MANAGED Delta tables (MINILAKE_MANAGED_FORMAT=delta)', () => {
 
   beforeAll(async () => {
     dataDir = await mkdtemp(path.join(os.tmpdir(), 'ml-managed-delta-'));
-    const shared = new Map<string, Promise<SharedResource>>();
-    const uc = await serviceApp(unityCatalogService, {
-      dataDir,
-      sharedResources: shared,
-      config: { MINILAKE_MANAGED_FORMAT: 'delta' },
-    });
-    const sql = await serviceApp(sqlService, {
-      dataDir,
-      sharedResources: shared,
-      peers: new Map([['unity-catalog', uc.instance.api]]),
-      config: { MINILAKE_WAREHOUSE_START_DELAY: '0' },
-    });
-    closers.push(
-      () => sql.instance.close?.(),
-      () => uc.instance.close?.(),
-    );
-    ucApp = uc.app;
-    sqlApp = sql.app;
-    const res = await sqlApp.request(
-      '/api/2.0/sql/warehouses',
-      jsonInit('POST', { name: 'd', cluster_size: 'Small' }),
-    );
-    wh = ((await res.json()) as { id: string }).id;
+    const apps = await catalogSqlApps(dataDir, { MINILAKE_MANAGED_FORMAT: 'delta' });
+    closers.push(() => apps.close());
+    ({ ucApp, sqlApp, wh } = apps);
     await ucApp.request('/api/2.1/unity-catalog/catalogs', jsonInit('POST', { name: 'mc' }));
     await ucApp.request(
       '/api/2.1/unity-catalog/schemas',

@@ -1,5 +1,8 @@
 /** The SQL service in process with one running warehouse, for tests that post statements to it. */
+import type { SharedResource } from '@minilake/core';
 import { jsonInit, serviceApp } from '@minilake/testing';
+import { unityCatalogService } from '@minilake/unity-catalog';
+import type { Hono } from 'hono';
 import { sqlService } from '../src/index.js';
 
 /** The parts of a Statement API answer these tests read. */
@@ -37,6 +40,43 @@ export async function statementApp(warehouseName: string): Promise<StatementApp>
     },
     close: async () => {
       await instance.close?.();
+    },
+  };
+}
+
+/** Unity Catalog and the SQL service in process over one data dir (one engine), with one running warehouse. */
+export interface CatalogSqlApps {
+  ucApp: Hono;
+  sqlApp: Hono;
+  /** The running warehouse's id. */
+  wh: string;
+  close(): Promise<void>;
+}
+
+export async function catalogSqlApps(
+  dataDir: string,
+  ucConfig: Record<string, string> = {},
+): Promise<CatalogSqlApps> {
+  const shared = new Map<string, Promise<SharedResource>>();
+  const uc = await serviceApp(unityCatalogService, { dataDir, sharedResources: shared, config: ucConfig });
+  const sql = await serviceApp(sqlService, {
+    dataDir,
+    sharedResources: shared,
+    peers: new Map([['unity-catalog', uc.instance.api]]),
+    config: { MINILAKE_WAREHOUSE_START_DELAY: '0' },
+  });
+  const res = await sql.app.request(
+    '/api/2.0/sql/warehouses',
+    jsonInit('POST', { name: 'd', cluster_size: 'Small' }),
+  );
+  const wh = ((await res.json()) as { id: string }).id;
+  return {
+    ucApp: uc.app,
+    sqlApp: sql.app,
+    wh,
+    close: async () => {
+      await sql.instance.close?.();
+      await uc.instance.close?.();
     },
   };
 }
