@@ -74,8 +74,11 @@ function run(script: vm.Script, file: string): void {
   fn.call(module.exports, module.exports, createRequire(file), module, file, path.dirname(file), load);
 }
 
-/** The V8 data of `dir`'s cache, or why it cannot be used. */
-function cachedData(dir: string, bundle: Buffer): Buffer | string {
+/**
+ * `dir`'s bundle and the V8 data of its cache, or why they cannot be used. The cheap checks come first, so
+ * a fallback reads little.
+ */
+function cached(dir: string): { bundle: Buffer; data: Buffer } | string {
   let cache: Buffer;
   try {
     cache = readFileSync(path.join(dir, CACHE));
@@ -89,10 +92,11 @@ function cachedData(dir: string, bundle: Buffer): Buffer | string {
   if (c < 0 || cache.toString('latin1', 0, a) !== MAGIC) return 'not a cache file';
   if (cache.toString('latin1', a + 1, b) !== runtimeKey())
     return 'built for another Node or other V8 options';
+  const bundle = readFileSync(path.join(dir, BUNDLE));
   const data = cache.subarray(c + 1);
   if (cache.toString('latin1', b + 1, c) !== digest(bundle, data))
     return 'bundle or cache changed since the build';
-  return data;
+  return { bundle, data };
 }
 
 /**
@@ -103,13 +107,12 @@ export function runCached(dir: string): boolean {
   const file = path.join(dir, BUNDLE);
   let script: vm.Script;
   try {
-    const bundle = readFileSync(file);
-    const data = cachedData(dir, bundle);
-    if (typeof data === 'string') {
-      debug('code cache not used: %s', data);
+    const found = cached(dir);
+    if (typeof found === 'string') {
+      debug('code cache not used: %s', found);
       return false;
     }
-    script = compile(file, bundle, data);
+    script = compile(file, found.bundle, found.data);
   } catch (e) {
     debug('code cache not used: %s', String(e));
     return false;
