@@ -51,6 +51,7 @@ describe('packed tarballs outside the repo', () => {
   it('node_modules/.bin/minilake starts and answers healthy', async () => {
     const proc = spawn(path.join(project, 'node_modules/.bin/minilake'), ['--port', '0'], {
       cwd: project,
+      env: { ...process.env, NODE_DEBUG: 'minilake' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     try {
@@ -70,6 +71,8 @@ describe('packed tarballs outside the repo', () => {
         proc.once('exit', (code) => reject(new Error(`exited ${code}: ${out}`)));
       });
       expect(await (await fetch(`${url}/_minilake/health`)).json()).toEqual({ status: 'ok' });
+      // The tarball carries the V8 code cache the build made, and this Node accepts it (src/code-cache.ts).
+      expect(out).toContain('code cache used');
       expect((await fetch(`${url}/_minilake/ready`)).status).toBe(200);
       // The tarball carries the built web UI.
       const ui = await fetch(`${url}/ui/`);
