@@ -88,7 +88,7 @@ libs=$(
     find "$rootfs/opt/minilake/node_modules" -name '*.node' -type f -exec ldd {} \;
   } | awk '$2 == "=>" && $3 ~ /^\// { print $3 } $1 ~ /^\// && $2 ~ /^\(0x/ { print $1 }' |
     grep -v "^$rootfs/"
-  gcc_s=$(ldconfig -p | awk '/libgcc_s.so.1 .*x86-64/ { print $NF; exit }')
+  gcc_s=$(ldconfig -p | awk '/libgcc_s.so.1 .*x86-64/ && !found { print $NF; found = 1 }')
   [ -n "$gcc_s" ] && echo "$gcc_s"
 )
 for lib in $(echo "$libs" | sort -u); do

@@ -27,7 +27,7 @@ pyprefix=$("$python" -c 'import sys; print(sys.base_prefix)')
 pyver=$("$python" -c 'import sys; print("%d.%d" % sys.version_info[:2])')
 java=$(readlink -f "$(command -v java)")
 java_home=$(dirname "$(dirname "$java")")
-"$java" -version 2>&1 | grep -q 'version "17' || {
+"$java" -version 2>&1 | grep 'version "17' >/dev/null || {
   echo "$java is not Java 17" >&2
   exit 1
 }
@@ -76,7 +76,7 @@ libs=$(
     ldd $tools "$python" 2>/dev/null
     find "$rootfs" -type f \( -name '*.so' -o -name '*.so.*' \) -print0 | xargs -0 -n 50 ldd 2>/dev/null
   } | awk '$2 == "=>" && $3 ~ /^\// { print $3 } $1 ~ /^\// && $2 ~ /^\(0x/ { print $1 }' | sort -u
-  ldconfig -p | awk '/libgcc_s.so.1 .*x86-64/ { print $NF; exit }'
+  ldconfig -p | awk '/libgcc_s.so.1 .*x86-64/ && !found { print $NF; found = 1 }'
 )
 for lib in $libs; do [ -e "$rootfs$lib" ] || copy "$lib"; done
 cat >"$rootfs/etc/passwd" <<PASSWD

@@ -33,9 +33,9 @@ echo "== conformance against $url/mcp"
 sed -n '/=== SUMMARY ===/,$p' "$tools/conformance.log"
 echo "== inspector --cli"
 inspect() { "$node22" "$tools/node_modules/@modelcontextprotocol/inspector/clients/launcher/build/index.js" --cli "$url/mcp" --transport http "$@"; }
-inspect --method tools/list | grep -q '"name": "setup_fixture"'
-inspect --method tools/call --tool-name setup_fixture --tool-arg catalog=judges --tool-arg schema=s | grep -q '"full_name": "judges.s"'
-inspect --method tools/call --tool-name run_sql --tool-arg 'statement=SELECT 6 * 7 AS answer' | grep -q '"42"'
-inspect --method resources/read --uri minilake://capabilities | grep -q 'unity-catalog'
-inspect --method prompts/list | grep -q '"name": "explore_data"'
+inspect --method tools/list | grep '"name": "setup_fixture"' >/dev/null
+inspect --method tools/call --tool-name setup_fixture --tool-arg catalog=judges --tool-arg schema=s | grep '"full_name": "judges.s"' >/dev/null
+inspect --method tools/call --tool-name run_sql --tool-arg 'statement=SELECT 6 * 7 AS answer' | grep '"42"' >/dev/null
+inspect --method resources/read --uri minilake://capabilities | grep 'unity-catalog' >/dev/null
+inspect --method prompts/list | grep '"name": "explore_data"' >/dev/null
 echo "mcp judges ok"
