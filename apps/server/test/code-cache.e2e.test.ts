@@ -9,7 +9,7 @@ import { spawn } from 'node:child_process';
 import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { repoRoot, serverEntry } from '@minilake/testing';
+import { listening, repoRoot, serverEntry } from '@minilake/testing';
 
 const serverDir = path.join(repoRoot, 'apps/server');
 let root: string;
@@ -44,23 +44,10 @@ async function start(): Promise<{ loaded: string; output: string }> {
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  let out = '';
   const exited = new Promise<number | null>((resolve) => proc.once('exit', resolve));
+  const { url: listeningUrl, output } = listening(proc, 30_000);
   try {
-    const url = await new Promise<string>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`did not start:\n${out}`)), 30_000);
-      const onData = (d: Buffer) => {
-        out += d.toString();
-        const m = /listening on (http:\/\/\S+) /.exec(out);
-        if (m) {
-          clearTimeout(timer);
-          resolve(m[1]!);
-        }
-      };
-      proc.stdout.on('data', onData);
-      proc.stderr.on('data', onData);
-      void exited.then((code) => reject(new Error(`exited ${code}:\n${out}`)));
-    });
+    const url = await listeningUrl;
     expect((await fetch(`${url}/_minilake/ready`)).status).toBe(200);
     const res = await fetch(`${url}/api/2.0/sql/statements`, {
       method: 'POST',
@@ -75,6 +62,7 @@ async function start(): Promise<{ loaded: string; output: string }> {
     await exited;
     rmSync(dataDir, { recursive: true, force: true });
   }
+  const out = output();
   expect(out).not.toMatch(/ExperimentalWarning|Error/);
   return { loaded: /MINILAKE \d+: (code cache .*)/.exec(out)?.[1] ?? '', output: out };
 }

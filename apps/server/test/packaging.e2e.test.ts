@@ -8,7 +8,7 @@ import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { repoRoot } from '@minilake/testing';
+import { listening, repoRoot } from '@minilake/testing';
 
 const publishable = [
   'packages/core',
@@ -55,24 +55,11 @@ describe('packed tarballs outside the repo', () => {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     try {
-      let out = '';
-      const url = await new Promise<string>((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(out)), 30_000);
-        const onData = (d: Buffer) => {
-          out += d.toString();
-          const m = /listening on (http:\/\/\S+) /.exec(out);
-          if (m) {
-            clearTimeout(timer);
-            resolve(m[1]!);
-          }
-        };
-        proc.stdout.on('data', onData);
-        proc.stderr.on('data', onData);
-        proc.once('exit', (code) => reject(new Error(`exited ${code}: ${out}`)));
-      });
+      const { url: listeningUrl, output } = listening(proc, 30_000);
+      const url = await listeningUrl;
       expect(await (await fetch(`${url}/_minilake/health`)).json()).toEqual({ status: 'ok' });
       // The tarball carries the V8 code cache the build made, and this Node accepts it (src/code-cache.ts).
-      expect(out).toContain('code cache used');
+      expect(output()).toContain('code cache used');
       expect((await fetch(`${url}/_minilake/ready`)).status).toBe(200);
       // The tarball carries the built web UI.
       const ui = await fetch(`${url}/ui/`);

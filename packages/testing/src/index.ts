@@ -55,23 +55,17 @@ export interface RunningServer {
   kill9(): Promise<void>;
 }
 
-/** Tier 3: starts the built server (`pnpm build` first) on a free port with a fresh data dir. */
-export async function startServer(
-  opts: { env?: Record<string, string>; dataDir?: string; timeoutMs?: number } = {},
-): Promise<RunningServer> {
-  if (!existsSync(serverEntry)) throw new Error(`${serverEntry} is missing: run 'pnpm build' first`);
-  const dataDir = opts.dataDir ?? mkdtempSync(path.join(os.tmpdir(), 'minilake-test-'));
-  const proc = spawn(process.execPath, [serverEntry, '--port', '0'], {
-    env: { ...process.env, MINILAKE_DATA_DIR: dataDir, MINILAKE_LOG_LEVEL: 'info', ...opts.env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+/**
+ * The URL a spawned MiniLake prints on its "listening on" line, and everything it has printed (then and
+ * later). The URL rejects, with the output, if the process exits first or prints no such line in time.
+ */
+export function listening(
+  proc: ChildProcess,
+  timeoutMs = 20_000,
+): { url: Promise<string>; output: () => string } {
   let out = '';
-  const exited = new Promise<number | null>((resolve) => proc.once('exit', (code) => resolve(code)));
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(
-      () => reject(new Error(`server did not start:\n${out}`)),
-      opts.timeoutMs ?? 20_000,
-    );
+  const url = new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`server did not start:\n${out}`)), timeoutMs);
     const onData = (d: Buffer) => {
       out += d.toString();
       const m = /listening on (http:\/\/\S+) /.exec(out);
@@ -82,17 +76,33 @@ export async function startServer(
     };
     proc.stdout!.on('data', onData);
     proc.stderr!.on('data', onData);
-    void exited.then((code) => {
+    proc.once('exit', (code) => {
       clearTimeout(timer);
       reject(new Error(`server exited with ${code}:\n${out}`));
     });
   });
+  return { url, output: () => out };
+}
+
+/** Tier 3: starts the built server (`pnpm build` first) on a free port with a fresh data dir. */
+export async function startServer(
+  opts: { env?: Record<string, string>; dataDir?: string; timeoutMs?: number } = {},
+): Promise<RunningServer> {
+  if (!existsSync(serverEntry)) throw new Error(`${serverEntry} is missing: run 'pnpm build' first`);
+  const dataDir = opts.dataDir ?? mkdtempSync(path.join(os.tmpdir(), 'minilake-test-'));
+  const proc = spawn(process.execPath, [serverEntry, '--port', '0'], {
+    env: { ...process.env, MINILAKE_DATA_DIR: dataDir, MINILAKE_LOG_LEVEL: 'info', ...opts.env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const exited = new Promise<number | null>((resolve) => proc.once('exit', (code) => resolve(code)));
+  const { url: listeningUrl, output } = listening(proc, opts.timeoutMs ?? 20_000);
+  const url = await listeningUrl;
   return {
     url,
     port: Number(new URL(url).port),
     dataDir,
     proc,
-    output: () => out,
+    output,
     async stop() {
       if (proc.exitCode !== null) return proc.exitCode;
       proc.kill('SIGTERM');
