@@ -19,24 +19,21 @@
  * ERR_VM_DYNAMIC_IMPORT_CALLBACK_MISSING. This module's `import()` resolves from the same folder.
  */
 import { createHash } from 'node:crypto';
-import { mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { request } from 'node:http';
+import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { createServer } from 'node:net';
-import os from 'node:os';
 import path from 'node:path';
 import { debuglog } from 'node:util';
 import vm from 'node:vm';
 
 export const BUNDLE = 'main.cjs';
 export const CACHE = 'main.cjs.cache';
-const MAGIC = 'minilake-code-cache 1';
+export const MAGIC = 'minilake-code-cache 1';
 
 /** NODE_DEBUG=minilake says which way the CLI was loaded. */
 const debug = debuglog('minilake');
 
 /** What V8's cache depends on besides the source: V8 itself and the options it runs with. */
-function runtimeKey(): string {
+export function runtimeKey(): string {
   return JSON.stringify([
     process.version,
     process.versions.v8,
@@ -47,7 +44,7 @@ function runtimeKey(): string {
   ]);
 }
 
-function digest(bundle: Uint8Array, data: Uint8Array): string {
+export function digest(bundle: Uint8Array, data: Uint8Array): string {
   return createHash('sha1').update(bundle).update(data).digest('hex');
 }
 
@@ -63,11 +60,11 @@ function wrap(bundle: Buffer): string {
   return `(function (exports, require, module, __filename, __dirname, __mlImport) {${text}\n})`;
 }
 
-function compile(file: string, bundle: Buffer, cachedData?: Buffer): vm.Script {
+export function compile(file: string, bundle: Buffer, cachedData?: Buffer): vm.Script {
   return new vm.Script(wrap(bundle), { filename: file, cachedData });
 }
 
-function run(script: vm.Script, file: string): void {
+export function run(script: vm.Script, file: string): void {
   const fn = script.runInThisContext() as (...args: unknown[]) => void;
   const module = { exports: {}, id: file, filename: file, loaded: false };
   const load = (specifier: string): Promise<unknown> => import(specifier);
@@ -121,65 +118,4 @@ export function runCached(dir: string): boolean {
   debug(script.cachedDataRejected ? 'code cache rejected by V8' : 'code cache used');
   run(script, file);
   return true;
-}
-
-/**
- * Build step (code-cache-write.ts, in a child process started by the build with a clean environment, so
- * its V8 options are a plain `node cli.js`'s): starts `dir`'s bundle to `ready` and writes the code V8
- * compiled on the way next to it. `MINILAKE_WASM_OPTIMIZE=1` keeps the CLI from setting `--liftoff-only`:
- * V8 stamps the cache with the flags of the moment and the CLI sets that flag only after the bundle
- * compiled, so a cache made after it would always be refused.
- */
-export async function writeCodeCache(outDir: string): Promise<void> {
-  const dir = path.resolve(outDir);
-  const file = path.join(dir, BUNDLE);
-  const bundle = readFileSync(file);
-  const script = compile(file, bundle);
-  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'minilake-code-cache-'));
-  const port = await freePort();
-  for (const k of Object.keys(process.env)) if (k.startsWith('MINILAKE_')) delete process.env[k];
-  Object.assign(process.env, {
-    MINILAKE_DATA_DIR: dataDir,
-    MINILAKE_WASM_OPTIMIZE: '1',
-    MINILAKE_LOG_LEVEL: 'error',
-  });
-  process.argv = [process.execPath, file, '--port', String(port)];
-  try {
-    run(script, file);
-    await ready(`http://127.0.0.1:${port}/_minilake/ready`);
-    const data = script.createCachedData();
-    const head = `${MAGIC}\n${runtimeKey()}\n${digest(bundle, data)}\n`;
-    const tmp = path.join(dir, `${CACHE}.${process.pid}.tmp`);
-    writeFileSync(tmp, Buffer.concat([Buffer.from(head, 'latin1'), data]));
-    renameSync(tmp, path.join(dir, CACHE));
-  } finally {
-    rmSync(dataDir, { recursive: true, force: true });
-  }
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-    s.on('error', reject);
-  });
-}
-
-async function ready(url: string): Promise<void> {
-  const deadline = Date.now() + 60_000;
-  while (Date.now() < deadline) {
-    const status = await new Promise<number>((resolve) => {
-      const req = request(url, (res) => {
-        res.resume();
-        resolve(res.statusCode ?? 0);
-      });
-      req.on('error', () => resolve(0));
-      req.end();
-    });
-    if (status === 200) return;
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  throw new Error(`the server did not answer ${url} within 60 s`);
 }

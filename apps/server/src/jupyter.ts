@@ -9,13 +9,13 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import http, { type IncomingMessage } from 'node:http';
-import net, { type AddressInfo } from 'node:net';
+import net from 'node:net';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import type { Duplex } from 'node:stream';
 import { Hono } from 'hono';
 import type { Logger } from '@minilake/core';
-import { defaultInstallDir, UC_CATALOG_CLASS, ucCatalogJar } from '@minilake/engine-spark';
+import { defaultInstallDir, freePort, UC_CATALOG_CLASS, ucCatalogJar } from '@minilake/engine-spark';
 
 export interface JupyterOptions {
   /** A Python whose environment has jupyterlab (MINILAKE_JUPYTER_PYTHON). */
@@ -109,17 +109,6 @@ const page = (title: string, body: string, status: 404 | 502 | 503) =>
 
 const escapeHtml = (s: string) =>
   s.replace(/[&<>]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;' })[c]!);
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as AddressInfo;
-      srv.close(() => resolve(port));
-    });
-  });
-}
 
 const STARTER = (url: string) => ({
   nbformat: 4,
