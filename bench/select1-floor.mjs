@@ -8,6 +8,10 @@
 //                           the result cannot be taken without the asynchronous execute_pending, so this is
 //                           DuckDB's own work with no thread hand-off, not a usable path
 //   no-op pool round trip   fs.access('/') through libuv's thread pool: the hand-off alone
+//
+// Gaps before each call: none (back to back), 1 ms and 5 ms asleep (a timer: the thread blocks and its vCPU
+// may halt), and 1 ms spinning (the event loop kept turning with setImmediate: the same wait with the vCPU
+// kept busy). Asleep against spinning separates what the idle vCPU costs from what the time alone costs.
 import { access } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import path from 'node:path';
@@ -18,7 +22,9 @@ const duck = requireEngine('@duckdb/node-api');
 const bindings = createRequire(requireEngine.resolve('@duckdb/node-api'))('@duckdb/node-bindings');
 const rounds = Number(process.argv[2] ?? 1500);
 
-const instance = await duck.DuckDBInstance.create(':memory:');
+// FLOOR_DUCKDB_THREADS=1: no DuckDB scheduler thread beside the caller (what MINILAKE_DUCKDB_THREADS=1 does)
+const threads = process.env.FLOOR_DUCKDB_THREADS;
+const instance = await duck.DuckDBInstance.create(':memory:', threads ? { threads } : {});
 const conn = await instance.connect();
 const prepared = await conn.prepare('SELECT 1');
 const raw = prepared.prepared_statement;
@@ -31,7 +37,19 @@ const cases = {
   },
   'no-op pool round trip': () => access('/'),
 };
-const gaps = { 'back to back': 0, 'after 1 ms idle': 1, 'after 5 ms idle': 5 };
+const spin = (ms) =>
+  new Promise((resolve) => {
+    const end = process.hrtime.bigint() + BigInt(ms * 1e6);
+    const turn = () => (process.hrtime.bigint() >= end ? resolve() : setImmediate(turn));
+    turn();
+  });
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+const gaps = {
+  'back to back': null,
+  'after 1 ms idle': () => sleep(1),
+  'after 5 ms idle': () => sleep(5),
+  'after 1 ms spinning': () => spin(1),
+};
 
 const pct = (xs, p) => +xs[Math.min(xs.length - 1, Math.floor(xs.length * p))].toFixed(1);
 const out = {};
@@ -40,7 +58,7 @@ for (const [name, fn] of Object.entries(cases)) {
   for (const [label, gap] of Object.entries(gaps)) {
     const times = [];
     for (let i = 0; i < rounds; i++) {
-      if (gap) await new Promise((r) => setTimeout(r, gap));
+      if (gap) await gap();
       const t0 = process.hrtime.bigint();
       await fn();
       times.push(Number(process.hrtime.bigint() - t0) / 1000);
@@ -55,7 +73,12 @@ conn.closeSync();
 instance.closeSync();
 console.log(
   JSON.stringify(
-    { rounds, load_average: (await import('node:os')).loadavg().map((x) => +x.toFixed(2)), cases: out },
+    {
+      rounds,
+      duckdb_threads: threads ?? 'default',
+      load_average: (await import('node:os')).loadavg().map((x) => +x.toFixed(2)),
+      cases: out,
+    },
     null,
     2,
   ),
