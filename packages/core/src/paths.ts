@@ -6,13 +6,26 @@ import { realpath } from 'node:fs/promises';
 import path from 'node:path';
 import { invalidParameter } from './errors.js';
 
-/** Splits a client path into clean segments, rejecting anything that could escape. */
+/**
+ * The longest name and path the local file system stores (Linux NAME_MAX and PATH_MAX less its NUL; macOS
+ * allows the same name). Databricks' object stores take longer keys; a path beyond these is refused up
+ * front (400) instead of failing half-way with ENAMETOOLONG.
+ */
+export const MAX_NAME_BYTES = 255;
+export const MAX_PATH_BYTES = 4095;
+
+/** Splits a client path into clean segments, rejecting anything that could escape or not be stored. */
 export function safeSegments(userPath: string): string[] {
   if (userPath.includes('\0')) throw invalidParameter('Path must not contain NUL bytes');
   if (userPath.includes('\\')) throw invalidParameter(`Invalid path: ${JSON.stringify(userPath)}`);
   const segments = userPath.split('/').filter((s) => s !== '' && s !== '.');
   for (const s of segments) {
     if (s === '..') throw invalidParameter(`Path must not contain '..': ${JSON.stringify(userPath)}`);
+    // Byte length is at most 3 per UTF-16 unit, so only long names pay for counting it.
+    if (s.length * 3 > MAX_NAME_BYTES && Buffer.byteLength(s) > MAX_NAME_BYTES)
+      throw invalidParameter(
+        `Path component is longer than ${MAX_NAME_BYTES} bytes: ${JSON.stringify(s.slice(0, 40) + '...')}`,
+      );
   }
   return segments;
 }
@@ -24,6 +37,8 @@ export function resolveUnder(root: string, userPath: string): string {
   if (full !== resolvedRoot && !full.startsWith(resolvedRoot + path.sep)) {
     throw invalidParameter(`Path escapes its root: ${JSON.stringify(userPath)}`);
   }
+  if (full.length * 3 > MAX_PATH_BYTES && Buffer.byteLength(full) > MAX_PATH_BYTES)
+    throw invalidParameter(`Path is too long to store here: ${Buffer.byteLength(userPath)} bytes`);
   return full;
 }
 

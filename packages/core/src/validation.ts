@@ -17,15 +17,26 @@ function issueMessage(issues: readonly v.BaseIssue<unknown>[]): string {
 }
 
 /**
+ * How deep a request body's objects and arrays may nest. The deepest real bodies (job settings with
+ * tasks, clusters and libraries; Terraform's) stay under 20 levels. A deeper body is refused here, where
+ * every JSON body passes, because the stores copy and walk bodies recursively: 5,000 levels of `[` overflowed
+ * the stack in cluster and job creation (a 500 instead of a 400).
+ */
+export const MAX_BODY_DEPTH = 128;
+
+/**
  * In Databricks' JSON an optional field sent as `null` is absent (proto3 semantics; the Terraform provider
  * sends `"custom_tags": null`). Returns a copy of a parsed body without null-valued object fields, at every
  * depth, so no schema has to allow null field by field. Nulls inside arrays are values and stay.
+ * A body nesting deeper than MAX_BODY_DEPTH is a 400 MALFORMED_REQUEST.
  */
-export function withoutNulls(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(withoutNulls);
+export function withoutNulls(value: unknown, depth = 0): unknown {
   if (value === null || typeof value !== 'object') return value;
+  if (depth >= MAX_BODY_DEPTH)
+    throw malformedRequest(`Request body nests objects and arrays deeper than ${MAX_BODY_DEPTH} levels`);
+  if (Array.isArray(value)) return value.map((item) => withoutNulls(item, depth + 1));
   const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(value)) if (v !== null) out[k] = withoutNulls(v);
+  for (const [k, v] of Object.entries(value)) if (v !== null) out[k] = withoutNulls(v, depth + 1);
   return out;
 }
 

@@ -13,6 +13,7 @@ import {
   createContext,
   DependencyError,
   installErrorHandling,
+  MAX_BODY_DEPTH,
   namePattern,
   nestedQueryValue,
   nestedQueryValues,
@@ -168,6 +169,18 @@ describe('null means absent', () => {
     expect(res.status).toBe(400);
     expect(((await res.json()) as { message: string }).message).toContain('instance_pool_name');
     expect(withoutNulls(null)).toBeNull();
+  });
+
+  it('a body nesting deeper than MAX_BODY_DEPTH is a 400 MALFORMED_REQUEST, not a stack overflow', async () => {
+    const nested = (levels: number) =>
+      `{"instance_pool_name":"p","spec":${'['.repeat(levels)}${']'.repeat(levels)}}`;
+    const deep = await app.request('/create', { method: 'POST', body: nested(100_000) });
+    expect(deep.status).toBe(400);
+    expect(await deep.json()).toMatchObject({ error_code: 'MALFORMED_REQUEST' });
+    const justOver = await app.request('/get', { method: 'POST', body: nested(MAX_BODY_DEPTH) });
+    expect(justOver.status).toBe(400);
+    // The deepest body allowed: the top object and MAX_BODY_DEPTH - 1 levels below it.
+    expect(withoutNulls(JSON.parse(nested(MAX_BODY_DEPTH - 1)))).toMatchObject({ instance_pool_name: 'p' });
   });
 });
 

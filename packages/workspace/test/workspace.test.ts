@@ -359,6 +359,32 @@ describe('path safety', () => {
     await expectDatabricksError(await importFile(`${HOME}/%2e%2e%00`, 'x'), 400, 'INVALID_PARAMETER_VALUE');
   });
 
+  it('refuses a name or path longer than the file system stores, and leaves no temp file behind', async () => {
+    const long = 'a'.repeat(256);
+    await expectDatabricksError(await importFile(`${HOME}/${long}`, 'x'), 400, 'INVALID_PARAMETER_VALUE');
+    await expectDatabricksError(
+      await get('/api/2.0/workspace-files/' + `${HOME}/${long}`.slice(1), {}),
+      400,
+      'INVALID_PARAMETER_VALUE',
+    );
+    await expectDatabricksError(await importNb(`${HOME}/${long}`, '1'), 400, 'INVALID_PARAMETER_VALUE');
+    const deep = `${HOME}/${Array.from({ length: 20 }, () => 'b'.repeat(250)).join('/')}`;
+    await expectDatabricksError(
+      await post('/api/2.0/workspace/mkdirs', { path: deep }),
+      400,
+      'INVALID_PARAMETER_VALUE',
+    );
+    // 255 bytes is a name the file system takes: three-byte characters count as three.
+    expect((await importFile(`${HOME}/${'€'.repeat(85)}`, 'x')).status).toBe(200);
+    await expectDatabricksError(
+      await importFile(`${HOME}/${'€'.repeat(86)}`, 'x'),
+      400,
+      'INVALID_PARAMETER_VALUE',
+    );
+    const { readdir } = await import('node:fs/promises');
+    expect(await readdir(path.join(ctx.dataDir, 'workspace/tmp')).catch(() => [])).toEqual([]);
+  });
+
   it('does not follow a symlink planted in the data dir', async () => {
     const outside = path.join(ctx.dataDir, 'outside');
     await mkdir(outside, { recursive: true });
