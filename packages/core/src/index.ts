@@ -13,3 +13,4 @@ export * from './deps.js';
 export * from './text.js';
 export * from './node-io.js';
 export * from './multipart.js';
+export * from './mutex.js';

@@ -19,6 +19,7 @@ import {
   readQuery,
   readQueryOrBody,
   MAX_GET_BODY_BYTES,
+  Mutex,
   renderError,
   resolveUnder,
   resolveUnderReal,
@@ -301,5 +302,26 @@ describe('manual clock', () => {
     clock.advance(100);
     expect(fired).toEqual(['a', 'b']);
     expect(clock.now()).toBe(250);
+  });
+});
+
+describe('Mutex', () => {
+  it('runs tasks one at a time in order, and a failure does not block the next', async () => {
+    const m = new Mutex();
+    const seen: string[] = [];
+    let active = 0;
+    const task = (name: string, fail = false) =>
+      m.run(async () => {
+        active++;
+        expect(active).toBe(1);
+        await new Promise((r) => setImmediate(r));
+        seen.push(name);
+        active--;
+        if (fail) throw new Error(name);
+        return name;
+      });
+    const results = await Promise.allSettled([task('a'), task('b', true), task('c')]);
+    expect(seen).toEqual(['a', 'b', 'c']);
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
   });
 });

@@ -181,19 +181,26 @@ export function filesApp(dbfs: DbfsStore, volumes: VolumeFiles): Hono {
     return c.body(null, 200, fileHeaders(st.size, st.mtimeMs));
   });
   app.get(`${FS}/files/*`, async (c) => {
-    const { disk, st } = await volumes.fileStat(filePath(c));
-    const unmodifiedSince = c.req.header('if-unmodified-since');
-    if (unmodifiedSince) {
-      const since = Date.parse(unmodifiedSince);
-      if (!Number.isNaN(since) && Math.floor(st.mtimeMs / 1000) * 1000 > since)
-        throw fileChanged(filePath(c));
+    const { file, st } = await volumes.openFile(filePath(c));
+    let streamed = false;
+    try {
+      const unmodifiedSince = c.req.header('if-unmodified-since');
+      if (unmodifiedSince) {
+        const since = Date.parse(unmodifiedSince);
+        if (!Number.isNaN(since) && Math.floor(st.mtimeMs / 1000) * 1000 > since)
+          throw fileChanged(filePath(c));
+      }
+      const range = parseRange(c.req.header('range'), st.size);
+      if (st.size === 0) return c.body(null, 200, fileHeaders(0, st.mtimeMs));
+      const { start, end } = range ?? { start: 0, end: st.size - 1 };
+      const headers = fileHeaders(end - start + 1, st.mtimeMs);
+      if (range) headers['content-range'] = `bytes ${start}-${end}/${st.size}`;
+      const body = volumes.readRange(file, start, end);
+      streamed = true;
+      return sendStream(c, range ? 206 : 200, headers, body);
+    } finally {
+      if (!streamed) await file.close();
     }
-    const range = parseRange(c.req.header('range'), st.size);
-    if (st.size === 0) return c.body(null, 200, fileHeaders(0, st.mtimeMs));
-    const { start, end } = range ?? { start: 0, end: st.size - 1 };
-    const headers = fileHeaders(end - start + 1, st.mtimeMs);
-    if (range) headers['content-range'] = `bytes ${start}-${end}/${st.size}`;
-    return sendStream(c, range ? 206 : 200, headers, volumes.openRead(disk, start, end));
   });
   app.delete(`${FS}/files/*`, async (c) => {
     await volumes.deleteFile(filePath(c));

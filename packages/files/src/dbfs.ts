@@ -4,12 +4,13 @@
  * an idle timeout on the injected clock, as Databricks does.
  */
 import { mkdirSync, type Stats } from 'node:fs';
-import { appendFile, mkdir, open, readdir, rename, rm, writeFile } from 'node:fs/promises';
+import { appendFile, mkdir, open, readdir, rename, rm, writeFile, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import {
   CollectionStore,
   invalidParameter,
+  Mutex,
   numericId,
   resolveUnderReal,
   uuid,
@@ -64,6 +65,11 @@ export class DbfsStore extends CollectionStore {
   private readonly durable: boolean;
   /** Frees the files overwrites replace, after the request has answered. */
   readonly reclaim = new Reclaimer();
+  /**
+   * Serializes what changes the tree (mkdirs, delete, move, the last step of a write): each checks, then
+   * acts, and a concurrent delete of a parent between the two was a 500 (ENOENT, ENOTEMPTY).
+   */
+  private readonly namespace = new Mutex();
 
   constructor(
     db: StateDb,
@@ -134,6 +140,10 @@ export class DbfsStore extends CollectionStore {
   }
 
   async mkdirs(p: string): Promise<void> {
+    return this.namespace.run(() => this.makeDirs(p));
+  }
+
+  private async makeDirs(p: string): Promise<void> {
     const dir = await this.disk(p);
     try {
       await mkdir(dir, { recursive: true });
@@ -144,6 +154,10 @@ export class DbfsStore extends CollectionStore {
   }
 
   async delete(p: string, recursive: boolean): Promise<void> {
+    return this.namespace.run(() => this.remove(p, recursive));
+  }
+
+  private async remove(p: string, recursive: boolean): Promise<void> {
     const disk = await this.disk(p);
     const st = await statOrUndefined(disk);
     if (!st) return; // deleting a missing path succeeds, as on Databricks
@@ -162,12 +176,14 @@ export class DbfsStore extends CollectionStore {
   async move(src: string, dst: string): Promise<void> {
     // A directory cannot go inside itself (rename would fail with EINVAL); refuse before creating any parent.
     if (src === '/' || dst.startsWith(src + '/')) throw dbfsMoveIntoItself(src, dst);
-    const from = await this.disk(src);
-    await this.statOf(src);
-    const to = await this.disk(dst);
-    if (await statOrUndefined(to)) throw dbfsExists(dst);
-    await this.mkdirs(parentOf(dst));
-    await rename(from, to);
+    return this.namespace.run(async () => {
+      const from = await this.disk(src);
+      await this.statOf(src);
+      const to = await this.disk(dst);
+      if (await statOrUndefined(to)) throw dbfsExists(dst);
+      await this.makeDirs(parentOf(dst));
+      await rename(from, to);
+    });
   }
 
   /** The target must be free (or overwrite given) and must not be a directory. */
@@ -178,24 +194,40 @@ export class DbfsStore extends CollectionStore {
     return disk;
   }
 
-  async put(p: string, content: Buffer | Readable, overwrite: boolean): Promise<void> {
+  /** checkWritable, then the parent folders: what a write needs right before its move (under the lock). */
+  private async prepareWrite(p: string, overwrite: boolean): Promise<string> {
     const disk = await this.checkWritable(p, overwrite);
-    await this.mkdirs(parentOf(p));
+    await this.makeDirs(parentOf(p));
+    return disk;
+  }
+
+  async put(p: string, content: Buffer | Readable, overwrite: boolean): Promise<void> {
+    // Checked before the body is read (a conflict answers at once), and again with the move.
+    const prepare = () => this.prepareWrite(p, overwrite);
+    const disk = await this.namespace.run(prepare);
     await writeAtomically(content, path.join(this.tmp, uuid()), disk, overwrite, () => dbfsExists(p), {
       durable: this.durable,
       reclaim: this.reclaim,
+      place: { lock: this.namespace, prepare },
     });
   }
 
   async read(p: string, offset = 0, length = DEFAULT_READ): Promise<{ bytes_read: number; data: string }> {
     if (length > MAX_READ) throw maxReadExceeded();
     if (offset < 0 || length < 0) throw invalidParameter('offset and length must not be negative.');
-    const st = await this.statOf(p);
-    if (st.isDirectory()) throw dbfsIsDirectory(p);
-    const want = Math.max(0, Math.min(length, st.size - offset));
-    if (want === 0) return { bytes_read: 0, data: '' };
-    const fh = await open(await this.disk(p), 'r');
+    // Opened first and sized from the descriptor, so a concurrent delete is a 404, not a failed open.
+    let fh: FileHandle;
     try {
+      fh = await open(await this.disk(p), 'r');
+    } catch (e) {
+      if (errno(e) === 'ENOENT' || errno(e) === 'ENOTDIR') throw dbfsNotFound(p);
+      throw e;
+    }
+    try {
+      const st = await fh.stat();
+      if (st.isDirectory()) throw dbfsIsDirectory(p);
+      const want = Math.max(0, Math.min(length, st.size - offset));
+      if (want === 0) return { bytes_read: 0, data: '' };
       const buf = Buffer.alloc(want);
       const { bytesRead } = await fh.read(buf, 0, want, offset);
       return { bytes_read: bytesRead, data: buf.subarray(0, bytesRead).toString('base64') };
@@ -263,10 +295,11 @@ export class DbfsStore extends CollectionStore {
   /** Moves an uploaded temp file to `p` (create-if-absent without overwrite); the temp file is always gone after. */
   async commitTemp(p: string, tmp: string, overwrite: boolean): Promise<void> {
     try {
-      const disk = await this.checkWritable(p, overwrite);
-      await this.mkdirs(parentOf(p));
       if (this.durable) await syncFile(tmp);
-      await moveIntoPlace(tmp, disk, overwrite, () => dbfsExists(p), this.reclaim);
+      await this.namespace.run(async () => {
+        const disk = await this.prepareWrite(p, overwrite);
+        await moveIntoPlace(tmp, disk, overwrite, () => dbfsExists(p), this.reclaim);
+      });
     } finally {
       await rm(tmp, { force: true });
     }

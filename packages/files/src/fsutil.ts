@@ -6,6 +6,7 @@ import path from 'node:path';
 import type { Stats } from 'node:fs';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import type { Mutex } from '@minilake/core';
 
 /** Hidden name of a temp file placed next to its target (filtered out of listings). */
 export const UPLOAD_PREFIX = '.minilake-upload-';
@@ -81,6 +82,12 @@ export interface WriteOptions {
    * the process, and an fsync of a large file costs more than writing it (it waits for the disk).
    */
   durable?: boolean;
+  /**
+   * The store's namespace lock and its check of the target (still writable, parent folder present), run
+   * together with the final move. The body streams into its temp file unlocked; only the move is serialized
+   * with the store's other changes, so it never lands in a folder another request deleted meanwhile.
+   */
+  place?: { lock: Mutex; prepare: () => Promise<unknown> };
 }
 
 /** fsyncs a finished file (see WriteOptions.durable). */
@@ -114,7 +121,9 @@ export async function writeAtomically(
       flush: opts.durable ?? false,
     });
     await pipeline(Buffer.isBuffer(source) ? Readable.from([source]) : source, out);
-    await moveIntoPlace(tmp, target, overwrite, onExists, opts.reclaim);
+    const move = () => moveIntoPlace(tmp, target, overwrite, onExists, opts.reclaim);
+    const place = opts.place;
+    await (place ? place.lock.run(() => place.prepare().then(move)) : move());
     return out.bytesWritten;
   } catch (e) {
     await rm(tmp, { force: true });

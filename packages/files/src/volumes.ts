@@ -3,11 +3,11 @@
  * volume's own directory, which the unity-catalog service owns (so SQL and jobs see the same bytes).
  * Uploads stream to a temp file under `<dataDir>/files/tmp` and are renamed into place.
  */
-import { createReadStream, type Stats } from 'node:fs';
-import { mkdir, readdir, rm, rmdir } from 'node:fs/promises';
+import type { Stats } from 'node:fs';
+import { mkdir, open, readdir, rm, rmdir, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
-import { keysetPage, resolveUnderReal, uuid } from '@minilake/core';
+import { keysetPage, Mutex, resolveUnderReal, uuid } from '@minilake/core';
 import type { UnityCatalogApi } from '@minilake/unity-catalog';
 import {
   directoryNotEmpty,
@@ -59,6 +59,11 @@ export class VolumeFiles {
   private readonly durable: boolean;
   /** Frees the files overwrites replace, after the upload has answered. */
   readonly reclaim = new Reclaimer();
+  /**
+   * Serializes what changes the volumes' trees (folders made and deleted, files deleted, the last step of
+   * an upload): each checks, then acts, and a concurrent delete in between was a 500 (ENOENT).
+   */
+  private readonly namespace = new Mutex();
 
   constructor(
     private readonly resolver: () => VolumeResolver | undefined,
@@ -79,7 +84,8 @@ export class VolumeFiles {
     return resolveUnderReal(dir, rest.join('/'));
   }
 
-  async upload(p: string, body: Readable, overwrite: boolean): Promise<number> {
+  /** The upload's target checked (no folder there; free, or overwrite given) and its parent folders made. */
+  private async prepareUpload(p: string, overwrite: boolean): Promise<string> {
     const disk = await this.resolve(p);
     const st = await statOrUndefined(disk);
     if (st?.isDirectory()) throw pathIsDirectory(p);
@@ -91,10 +97,18 @@ export class VolumeFiles {
       if (errno(e) === 'EEXIST' || errno(e) === 'ENOTDIR') throw pathIsFile(path.posix.dirname(p));
       throw e;
     }
+    return disk;
+  }
+
+  async upload(p: string, body: Readable, overwrite: boolean): Promise<number> {
+    // Checked before the body is read (a conflict answers at once), and again with the move.
+    const prepare = () => this.prepareUpload(p, overwrite);
+    const disk = await this.namespace.run(prepare);
     await mkdir(this.tmpDir, { recursive: true });
     return writeAtomically(body, path.join(this.tmpDir, uuid()), disk, overwrite, () => fileExists(p), {
       durable: this.durable,
       reclaim: this.reclaim,
+      place: { lock: this.namespace, prepare },
     });
   }
 
@@ -105,24 +119,52 @@ export class VolumeFiles {
     return { disk, st };
   }
 
-  /** A stream of the file's bytes in [start, end] (inclusive), read from disk as the client consumes it. */
-  openRead(disk: string, start: number, end: number): Readable {
-    return createReadStream(disk, { start, end, highWaterMark: READ_CHUNK });
+  /**
+   * The file opened for a download, its size and time read from the open descriptor: a delete or an
+   * overwrite from here on cannot cut the response short (the opened bytes stay readable until closed).
+   * The caller streams it with readRange or closes it.
+   */
+  async openFile(p: string): Promise<{ file: FileHandle; st: Stats }> {
+    const disk = await this.resolve(p);
+    let file: FileHandle;
+    try {
+      file = await open(disk, 'r');
+    } catch (e) {
+      if (errno(e) === 'ENOENT' || errno(e) === 'ENOTDIR') throw fileNotFound(p);
+      throw e;
+    }
+    try {
+      const st = await file.stat();
+      if (st.isDirectory()) throw fileNotFound(p);
+      return { file, st };
+    } catch (e) {
+      await file.close();
+      throw e;
+    }
+  }
+
+  /** A stream of the bytes in [start, end] (inclusive) as the client consumes them; it closes the file. */
+  readRange(file: FileHandle, start: number, end: number): Readable {
+    return file.createReadStream({ start, end, highWaterMark: READ_CHUNK });
   }
 
   async deleteFile(p: string): Promise<void> {
-    const { disk } = await this.fileStat(p);
-    await rm(disk, { force: true });
+    return this.namespace.run(async () => {
+      const { disk } = await this.fileStat(p);
+      await rm(disk, { force: true });
+    });
   }
 
   async createDirectory(p: string): Promise<void> {
-    const disk = await this.resolve(p);
-    try {
-      await mkdir(disk, { recursive: true });
-    } catch (e) {
-      if (errno(e) === 'EEXIST' || errno(e) === 'ENOTDIR') throw pathIsFile(p);
-      throw e;
-    }
+    return this.namespace.run(async () => {
+      const disk = await this.resolve(p);
+      try {
+        await mkdir(disk, { recursive: true });
+      } catch (e) {
+        if (errno(e) === 'EEXIST' || errno(e) === 'ENOTDIR') throw pathIsFile(p);
+        throw e;
+      }
+    });
   }
 
   private async dirStat(p: string): Promise<string> {
@@ -137,6 +179,10 @@ export class VolumeFiles {
   }
 
   async deleteDirectory(p: string): Promise<void> {
+    return this.namespace.run(() => this.removeDirectory(p));
+  }
+
+  private async removeDirectory(p: string): Promise<void> {
     const disk = await this.dirStat(p);
     if (p.split('/').filter(Boolean).length <= 4) throw volumeRootNotDeletable(p); // the volume root stays
     const entries = (await readdir(disk)).filter((n) => !n.startsWith(UPLOAD_PREFIX));

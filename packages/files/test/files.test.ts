@@ -367,3 +367,31 @@ describe('Files API on volumes', () => {
     expect(names.contents.map((e: { name: string }) => e.name)).toEqual(['once.bin', 'race.bin']);
   });
 });
+
+describe('concurrent changes to one tree', () => {
+  it('never answer a 500: each request sees the tree before or after the others (DBFS and volumes)', async () => {
+    const V = '/api/2.0/fs';
+    const vol = `${V}/files/Volumes/main/default/vol/x/f.bin`;
+    const ops = [
+      () => post('/api/2.0/dbfs/put', { path: '/r/f', contents: b64('hello'), overwrite: true }),
+      () => post('/api/2.0/dbfs/delete', { path: '/r', recursive: true }),
+      () => post('/api/2.0/dbfs/mkdirs', { path: '/r/x' }),
+      () => post('/api/2.0/dbfs/move', { source_path: '/r/f', destination_path: '/r/g' }),
+      () => app.request(`/api/2.0/dbfs/read?path=${encodeURIComponent('/r/f')}`),
+      () => app.request(`${vol}?overwrite=true`, { method: 'PUT', body: 'y'.repeat(5000) }),
+      () => app.request(vol, { method: 'DELETE' }),
+      () => app.request(`${V}/directories/Volumes/main/default/vol/x`, { method: 'DELETE' }),
+      () => app.request(`${V}/directories/Volumes/main/default/vol/x`, { method: 'PUT' }),
+      () => app.request(vol),
+    ];
+    const statuses = new Set<number>();
+    for (let round = 0; round < 40; round++) {
+      const all = await Promise.all(ops.map((op, i) => ops[(i + round) % ops.length]!()));
+      for (const r of all) {
+        statuses.add(r.status);
+        expect(r.status, await r.text()).toBeLessThan(500);
+      }
+    }
+    expect(statuses).toContain(200);
+  });
+});

@@ -3,17 +3,8 @@
  * named, and setup_fixture itself. Two agents calling setup_fixture at once get one catalog, one schema and
  * one warehouse, not two, because both calls pass through the same queue.
  */
+import { Mutex } from '@minilake/core';
 import type { Rest } from './rest.js';
-
-/** A FIFO lock: each task starts when the previous one settled. */
-export class Mutex {
-  private tail: Promise<unknown> = Promise.resolve();
-  run<T>(task: () => Promise<T>): Promise<T> {
-    const next = this.tail.then(task, task);
-    this.tail = next.catch(() => undefined);
-    return next;
-  }
-}
 
 export const MCP_WAREHOUSE_NAME = 'MiniLake MCP';
 

@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
 import { allTools, hostnameOf, toolsFor } from '../src/host.js';
-import { Mutex } from '../src/fixtures.js';
 
 describe('tool declarations', () => {
   it('have unique names, descriptions on every argument and honest annotations', () => {
@@ -48,26 +47,5 @@ describe('hostnameOf', () => {
     expect(hostnameOf('[::1]:8000')).toBe('[::1]');
     expect(hostnameOf('evil.example.com:8000')).toBe('evil.example.com');
     expect(hostnameOf('bad host')).toBeUndefined();
-  });
-});
-
-describe('Mutex', () => {
-  it('runs tasks one at a time in order, and a failure does not block the next', async () => {
-    const m = new Mutex();
-    const seen: string[] = [];
-    let active = 0;
-    const task = (name: string, fail = false) =>
-      m.run(async () => {
-        active++;
-        expect(active).toBe(1);
-        await new Promise((r) => setImmediate(r));
-        seen.push(name);
-        active--;
-        if (fail) throw new Error(name);
-        return name;
-      });
-    const results = await Promise.allSettled([task('a'), task('b', true), task('c')]);
-    expect(seen).toEqual(['a', 'b', 'c']);
-    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
   });
 });

@@ -9,6 +9,7 @@ import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import {
   CollectionStore,
+  Mutex,
   numericId,
   resolveUnderReal,
   uuid,
@@ -104,6 +105,14 @@ export interface Exported {
   file_type: string;
 }
 
+/** What an import writes: a notebook (its language and stored format) or a file, and its conflict error. */
+interface WriteOptions {
+  type: 'NOTEBOOK' | 'FILE';
+  language?: Language | undefined;
+  format?: NotebookFormat | undefined;
+  onExists: (p: string, existing: ObjectRecord) => Error;
+}
+
 export class WorkspaceStore extends CollectionStore {
   private readonly objects: Collection<ObjectRecord>;
   /** Told about every object a delete removes (the service drops its ACL in iam). */
@@ -113,6 +122,12 @@ export class WorkspaceStore extends CollectionStore {
 
   private readonly clock: Clock;
   private readonly userName: string;
+  /**
+   * Serializes what changes the tree (mkdirs, delete, the last step of an import): each checks the records,
+   * then changes the records and the disk, and a delete of a parent in between left a record without its
+   * folder or failed the rename (a 500).
+   */
+  private readonly namespace = new Mutex();
 
   constructor(
     db: StateDb,
@@ -215,6 +230,10 @@ export class WorkspaceStore extends CollectionStore {
   }
 
   async mkdirs(p: string): Promise<void> {
+    return this.namespace.run(() => this.makeDirs(p));
+  }
+
+  private async makeDirs(p: string): Promise<void> {
     const segments = p.split('/').filter(Boolean);
     let current = '';
     const created: string[] = [];
@@ -230,6 +249,10 @@ export class WorkspaceStore extends CollectionStore {
   }
 
   async delete(p: string, recursive: boolean): Promise<void> {
+    return this.namespace.run(() => this.remove(p, recursive));
+  }
+
+  private async remove(p: string, recursive: boolean): Promise<void> {
     const r = this.get(p);
     if (p === '/') throw directoryNotEmpty(p);
     // /Users, /Shared and the caller's home are system folders: Databricks never lets them be deleted,
@@ -356,17 +379,12 @@ export class WorkspaceStore extends CollectionStore {
     });
   }
 
-  private async write(
-    p: string,
-    content: Spooled,
-    overwrite: boolean,
-    opts: {
-      type: 'NOTEBOOK' | 'FILE';
-      language?: Language | undefined;
-      format?: NotebookFormat | undefined;
-      onExists: (p: string, existing: ObjectRecord) => Error;
-    },
-  ): Promise<void> {
+  /** Moves an import's spooled bytes to `p` and records it, under the namespace lock. */
+  private write(p: string, content: Spooled, overwrite: boolean, opts: WriteOptions): Promise<void> {
+    return this.namespace.run(() => this.place(p, content, overwrite, opts));
+  }
+
+  private async place(p: string, content: Spooled, overwrite: boolean, opts: WriteOptions): Promise<void> {
     if (p === '/') throw isDirectory(p);
     const parent = parentOf(p);
     const check = () => {
@@ -380,7 +398,7 @@ export class WorkspaceStore extends CollectionStore {
     };
     check();
     const disk = await this.diskPath(p);
-    const existing = check(); // again, right before the move: another request may have won meanwhile
+    const existing = check(); // again, after the await
     const now = this.clock.now();
     const record: ObjectRecord = {
       path: p,
@@ -401,7 +419,10 @@ export class WorkspaceStore extends CollectionStore {
     const r = this.get(p);
     if (r.object_type === 'DIRECTORY')
       throw conversionNotImplemented(`Exporting a directory (${format} archive)`);
-    const bytes = await readFile(await this.diskPath(p));
+    const bytes = await readFile(await this.diskPath(p)).catch((e: unknown) => {
+      // Deleted after its record was read: as if the delete had come first.
+      throw (e as NodeJS.ErrnoException).code === 'ENOENT' ? pathNotFound(p) : e;
+    });
     if (r.object_type === 'FILE') {
       if (format === 'SOURCE' || format === 'AUTO' || format === 'RAW') {
         const dot = baseName(p).lastIndexOf('.');
