@@ -48,6 +48,8 @@ export const notFound = (message: string, code = 'RESOURCE_DOES_NOT_EXIST') =>
 export const alreadyExists = (message: string, code = 'RESOURCE_ALREADY_EXISTS') =>
   new DatabricksError(409, code, message);
 export const permissionDenied = (message: string) => new DatabricksError(403, 'PERMISSION_DENIED', message);
+/** A change that lost to a concurrent one (Databricks' ABORTED, 409): the client may retry it. */
+export const aborted = (message: string) => new DatabricksError(409, 'ABORTED', message);
 export const notImplemented = (what: string) =>
   new DatabricksError(501, 'NOT_IMPLEMENTED', `${what} is not implemented in MiniLake`);
 export const internalError = (message = 'Internal error') =>

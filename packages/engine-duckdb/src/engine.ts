@@ -6,10 +6,24 @@
 import { createHash } from 'node:crypto';
 import { mkdir, readdir, rm } from 'node:fs/promises';
 import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { DuckDBConnection, DuckDBInstance, DuckDBValue } from '@duckdb/node-api';
-import { silentLogger, type Logger, type SharedResource } from '@minilake/core';
+import { aborted, silentLogger, type Logger, type SharedResource } from '@minilake/core';
 import { duckdb } from './duckdb-module.js';
 import { ident, literal } from './sql.js';
+
+/** How often runRetryingConflicts tries a statement that hits a write-write conflict. */
+const CONFLICT_ATTEMPTS = 5;
+
+/**
+ * DuckDB's optimistic concurrency: a statement changing a catalog entry that another transaction changed
+ * and committed first fails with one of these, and has changed nothing.
+ */
+export function isWriteConflict(e: unknown): boolean {
+  return /write-write conflict|could not commit|failed to commit/i.test(
+    e instanceof Error ? e.message : String(e),
+  );
+}
 
 export interface DuckDbEngineOptions {
   /** The engine's folder: `<dataDir>/duckdb`. */
@@ -97,6 +111,8 @@ export class DuckDbEngine implements SharedResource {
   private readonly idle: DuckDBConnection[] = [];
   private readonly waiters: ((c: DuckDBConnection) => void)[] = [];
   private readonly all_: Set<DuckDBConnection> = new Set();
+  /** Connections leased by acquire() (statements): at most poolSize. */
+  private statements = 0;
   private readonly attached = new Map<string, string>(); // catalog name (lowercase) -> alias
   private closed = false;
   private epoch = 0;
@@ -137,27 +153,46 @@ export class DuckDbEngine implements SharedResource {
   // ---- connections -------------------------------------------------------------------------------------
 
   /**
-   * A connection from the pool. The engine does not read the SQL that runs on it: whoever runs DDL (or
+   * A connection from the pool, for a statement: at most poolSize are leased at once, and a caller beyond
+   * that waits for one to come back. The engine does not read the SQL that runs on it: whoever runs DDL (or
    * commits a transaction holding some) on a leased connection calls notifyChange() once it is done.
    */
-  async acquire(): Promise<PooledConnection> {
+  acquire(): Promise<PooledConnection> {
+    return this.lease(true);
+  }
+
+  /**
+   * A connection for the engine's own short work (withConnection, all, run): it never waits for the pool.
+   * A statement holding a pooled connection may need catalog metadata, which Unity Catalog reads from the
+   * engine; with every pooled connection held by such statements, waiting here deadlocked the server (four
+   * concurrent CREATE OR REPLACE / INSERT statements with a pool of two). Beyond poolSize a connection is
+   * opened for the call and closed when it comes back.
+   */
+  private async lease(bounded: boolean): Promise<PooledConnection> {
     if (this.closed) throw new Error('The DuckDB engine is closed');
-    let conn = this.idle.pop();
-    if (!conn && this.all_.size < this.poolSize) {
-      conn = await this.instance.connect();
-      this.all_.add(conn);
+    let conn: DuckDBConnection;
+    if (bounded && this.statements >= this.poolSize)
+      conn = await new Promise<DuckDBConnection>((resolve) => this.waiters.push(resolve)); // counted by giveBack
+    else {
+      if (bounded) this.statements++;
+      conn = this.idle.pop() ?? (await this.open());
     }
-    if (!conn) conn = await new Promise<DuckDBConnection>((resolve) => this.waiters.push(resolve));
     let released = false;
-    const c = conn;
     return {
-      conn: c,
+      conn,
       release: () => {
         if (released) return;
         released = true;
-        this.giveBack(c);
+        if (bounded) this.statements--;
+        this.giveBack(conn);
       },
     };
+  }
+
+  private async open(): Promise<DuckDBConnection> {
+    const conn = await this.instance.connect();
+    this.all_.add(conn);
+    return conn;
   }
 
   /**
@@ -212,13 +247,21 @@ export class DuckDbEngine implements SharedResource {
 
   private giveBack(conn: DuckDBConnection): void {
     if (this.closed) return;
-    const w = this.waiters.shift();
-    if (w) w(conn);
-    else this.idle.push(conn);
+    if (this.waiters.length > 0 && this.statements < this.poolSize) {
+      this.statements++;
+      this.waiters.shift()!(conn);
+    } else if (this.all_.size > this.poolSize) {
+      this.all_.delete(conn);
+      try {
+        conn.closeSync();
+      } catch (e) {
+        this.logger.debug('closing a DuckDB connection failed', { error: String(e) });
+      }
+    } else this.idle.push(conn);
   }
 
   async withConnection<T>(fn: (conn: DuckDBConnection) => Promise<T>): Promise<T> {
-    const { conn, release } = await this.acquire();
+    const { conn, release } = await this.lease(false);
     try {
       return await fn(conn);
     } finally {
@@ -238,6 +281,24 @@ export class DuckDbEngine implements SharedResource {
     await this.withConnection(async (conn) => {
       await conn.run(sql, params as Record<string, DuckDBValue> | undefined);
     });
+  }
+
+  /**
+   * run(), for one self-contained statement behind a REST request (a DROP or CREATE of a catalog object):
+   * a write-write conflict with a concurrent statement is retried a few times, a few ms apart (the failed
+   * statement changed nothing), and one that keeps conflicting is a 409 ABORTED instead of a 500.
+   */
+  async runRetryingConflicts(sql: string): Promise<void> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.run(sql);
+      } catch (e) {
+        if (!isWriteConflict(e)) throw e;
+        if (attempt === CONFLICT_ATTEMPTS)
+          throw aborted(`The change conflicted with concurrent statements ${attempt} times; retry it.`);
+        await sleep(attempt * 5);
+      }
+    }
   }
 
   /** Runs exactly one statement (prepared, so a second statement smuggled into user SQL is refused). */

@@ -137,3 +137,66 @@ describe('DuckDB type strings', () => {
     expect(toDuckDbTypeText(parseDuckDbType('STRUCT("a""b" INTEGER[])'))).toBe('STRUCT("a""b" INTEGER[])');
   });
 });
+
+describe('write-write conflicts', () => {
+  it('runRetryingConflicts retries a DROP that lost to an open transaction, and answers 409 ABORTED when it keeps losing', async () => {
+    await engine.attachCatalog('conflicts');
+    const s = `${ident(engine.alias('conflicts'))}.s`;
+    const other = await engine.acquire();
+    try {
+      for (const outcome of ['commits', 'stays open'] as const) {
+        await engine.run(`CREATE SCHEMA IF NOT EXISTS ${s}`);
+        await engine.run(`CREATE TABLE ${s}.t (a INT)`);
+        // A DROP of a table in the schema, not yet committed: DuckDB refuses the schema's DROP meanwhile.
+        await other.conn.run('BEGIN TRANSACTION');
+        await other.conn.run(`DROP TABLE ${s}.t`);
+        await expect(engine.run(`DROP SCHEMA ${s} CASCADE`)).rejects.toThrow(/write-write conflict/);
+        if (outcome === 'commits') {
+          setTimeout(() => void other.conn.run('COMMIT'), 8);
+          await engine.runRetryingConflicts(`DROP SCHEMA ${s} CASCADE`);
+          expect(
+            await engine.all(
+              `SELECT 1 FROM duckdb_schemas() WHERE database_name = 'conflicts' AND schema_name = 's'`,
+            ),
+          ).toEqual([]);
+        } else {
+          await expect(engine.runRetryingConflicts(`DROP SCHEMA ${s} CASCADE`)).rejects.toMatchObject({
+            status: 409,
+            errorCode: 'ABORTED',
+          });
+          await other.conn.run('ROLLBACK');
+        }
+      }
+    } finally {
+      other.release();
+    }
+  });
+});
+
+describe('the connection pool', () => {
+  it('bounds statements, but the engine’s own queries never wait behind them (a held pool deadlocked)', async () => {
+    const small = await DuckDbEngine.open({
+      dir: mkdtempSync(path.join(os.tmpdir(), 'ml-pool-')),
+      poolSize: 1,
+    });
+    try {
+      const held = await small.acquire();
+      // A second statement waits for the one connection...
+      let second: Awaited<ReturnType<DuckDbEngine['acquire']>> | undefined;
+      const waiting = small.acquire().then((c) => (second = c));
+      // ...while metadata work, which a statement holding the pool may itself be waiting on, goes through.
+      expect(await small.all('SELECT 42 AS x')).toEqual([{ x: 42 }]);
+      await small.withConnection(async (conn) => {
+        await conn.run('SELECT 1');
+        expect(await small.all('SELECT 2 AS y')).toEqual([{ y: 2 }]); // nested, too
+      });
+      expect(second).toBeUndefined();
+      held.release();
+      await waiting;
+      expect(second).toBeDefined();
+      second!.release();
+    } finally {
+      await small.close();
+    }
+  });
+});

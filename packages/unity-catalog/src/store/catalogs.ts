@@ -1,7 +1,7 @@
 /** The metastore and its catalogs. Every catalog is one DuckDB database file, attached under an alias. */
 import { rename, rm } from 'node:fs/promises';
 import path from 'node:path';
-import { invalidParameter, uuid } from '@minilake/core';
+import { invalidParameter, Mutex, uuid } from '@minilake/core';
 import { ident } from '@minilake/engine-duckdb';
 import { catalogExists, metastoreNotFound, notEmpty } from '../errors.js';
 import { checkName } from '../names.js';
@@ -17,6 +17,13 @@ import {
 } from './records.js';
 
 export class Catalogs {
+  /**
+   * Serializes what attaches or detaches a catalog's database (create, rename, delete). Two of them on one
+   * name at once (a delete racing a delete or a create) detached and removed the same files together, and
+   * DuckDB aborted the process.
+   */
+  private readonly attachments = new Mutex();
+
   constructor(
     private readonly ctx: UcContext,
     private readonly view: EngineView,
@@ -100,7 +107,7 @@ export class Catalogs {
     if (c.catalogs.has(name) || creating.has(name)) throw catalogExists(name);
     creating.add(name);
     try {
-      return await this.ctx.mutating(() => this.createLocked(name, input));
+      return await this.attachments.run(() => this.ctx.mutating(() => this.createLocked(name, input)));
     } finally {
       creating.delete(name);
     }
@@ -162,7 +169,10 @@ export class Catalogs {
   ) {
     let r = this.ctx.catalogRecord(name);
     if (u.new_name && checkName('catalog', u.new_name) !== r.name)
-      r = await this.ctx.mutating(() => this.rename(r, checkName('catalog', u.new_name!)));
+      r = await this.attachments.run(() =>
+        // The record again, under the lock: a delete may have come first.
+        this.ctx.mutating(() => this.rename(this.ctx.catalogRecord(name), checkName('catalog', u.new_name!))),
+      );
     const changed = this.ctx.c.catalogs.update(r.name, (x) => {
       applyPatch(x, u);
       if (u.isolation_mode) x.isolation_mode = u.isolation_mode;
@@ -216,14 +226,17 @@ export class Catalogs {
           `It has ${schemas.length} schema(s) (including default) and ${objects} object(s) in its default schema.`,
         );
     }
-    await this.ctx.mutating(async () => {
-      await this.ctx.engine.detachCatalog(r.name, { deleteFile: true });
-      await rm(path.join(this.ctx.volumesRoot, r.name), { recursive: true, force: true });
-      await this.ctx.dropManagedData(`${r.name}.`);
-      this.ctx.c.catalogs.delete(r.name);
-      this.ctx.dropRecordsUnder(`${r.name}.`, r.name);
-      this.view.forget(r.name);
-    });
+    await this.attachments.run(() =>
+      this.ctx.mutating(async () => {
+        this.ctx.catalogRecord(r.name); // still there: a concurrent delete may have come first (404)
+        await this.ctx.engine.detachCatalog(r.name, { deleteFile: true });
+        await rm(path.join(this.ctx.volumesRoot, r.name), { recursive: true, force: true });
+        await this.ctx.dropManagedData(`${r.name}.`);
+        this.ctx.c.catalogs.delete(r.name);
+        this.ctx.dropRecordsUnder(`${r.name}.`, r.name);
+        this.view.forget(r.name);
+      }),
+    );
   }
 
   /** Tables, views, functions and volumes in one schema (what a non-forced delete refuses to drop). */

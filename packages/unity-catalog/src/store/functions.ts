@@ -146,7 +146,7 @@ export class Functions {
     if (r.macro) {
       await this.view.settled();
       const engineSchema = (await this.view.engineSchema(r.catalog_name, r.schema_name)) ?? r.schema_name;
-      await this.ctx.engine.run(
+      await this.ctx.engine.runRetryingConflicts(
         `DROP MACRO ${r.macro === 'table' ? 'TABLE ' : ''}IF EXISTS ${this.ctx.alias(r.catalog_name)}.${ident(engineSchema)}.${ident(r.name)}`,
       );
       this.ctx.engine.notifyChange({ catalog: r.catalog_name, schema: engineSchema });

@@ -113,7 +113,7 @@ export class Schemas {
       )
         throw schemaExists(`${c}.${s}`);
       return await this.ctx.mutating(async () => {
-        await engine.run(`CREATE SCHEMA IF NOT EXISTS ${this.ctx.alias(c)}.${ident(s)}`);
+        await engine.runRetryingConflicts(`CREATE SCHEMA IF NOT EXISTS ${this.ctx.alias(c)}.${ident(s)}`);
         const r = this.ctx.c.schemas.set(`${c}.${s}`, {
           schema_id: uuid(),
           catalog_name: c,
@@ -237,11 +237,11 @@ export class Schemas {
       if (engineName === 'main') {
         // DuckDB's built-in schema cannot be dropped: empty it instead.
         for (const o of await this.view.engineObjects(catalog, 'main'))
-          await engine.run(
+          await engine.runRetryingConflicts(
             `DROP ${o.kind === 'VIEW' ? 'VIEW' : 'TABLE'} IF EXISTS ${a}.${ident('main')}.${ident(o.name)} CASCADE`,
           );
       } else {
-        await engine.run(`DROP SCHEMA IF EXISTS ${a}.${ident(engineName)} CASCADE`);
+        await engine.runRetryingConflicts(`DROP SCHEMA IF EXISTS ${a}.${ident(engineName)} CASCADE`);
       }
       await rm(path.join(volumesRoot, catalog, schema), { recursive: true, force: true });
       await this.ctx.dropManagedData(

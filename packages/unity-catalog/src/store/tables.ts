@@ -401,7 +401,7 @@ export class Tables {
     await this.ctx.mutating(async () => {
       if (t.object) {
         const kind = t.object.kind === 'VIEW' ? 'VIEW' : 'TABLE';
-        await this.ctx.engine.run(
+        await this.ctx.engine.runRetryingConflicts(
           `DROP ${kind} IF EXISTS ${this.ctx.alias(t.catalog)}.${ident(t.engineSchema!)}.${ident(t.object.name)}`,
         );
       }
