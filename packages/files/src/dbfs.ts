@@ -4,7 +4,7 @@
  * an idle timeout on the injected clock, as Databricks does.
  */
 import { mkdirSync, type Stats } from 'node:fs';
-import { appendFile, mkdir, open, readdir, rename, rm, writeFile, type FileHandle } from 'node:fs/promises';
+import { appendFile, mkdir, readdir, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import {
@@ -29,7 +29,15 @@ import {
   maxBlockExceeded,
   maxReadExceeded,
 } from './errors.js';
-import { errno, moveIntoPlace, Reclaimer, statOrUndefined, syncFile, writeAtomically } from './fsutil.js';
+import {
+  makeDirs,
+  moveIntoPlace,
+  openForRead,
+  Reclaimer,
+  statOrUndefined,
+  syncFile,
+  writeAtomically,
+} from './fsutil.js';
 import { parentOf } from './paths.js';
 
 export const MAX_READ = 1024 * 1024;
@@ -144,13 +152,7 @@ export class DbfsStore extends CollectionStore {
   }
 
   private async makeDirs(p: string): Promise<void> {
-    const dir = await this.disk(p);
-    try {
-      await mkdir(dir, { recursive: true });
-    } catch (e) {
-      if (errno(e) === 'EEXIST' || errno(e) === 'ENOTDIR') throw dbfsParentIsFile(p);
-      throw e;
-    }
+    await makeDirs(await this.disk(p), () => dbfsParentIsFile(p));
   }
 
   async delete(p: string, recursive: boolean): Promise<void> {
@@ -216,13 +218,7 @@ export class DbfsStore extends CollectionStore {
     if (length > MAX_READ) throw maxReadExceeded();
     if (offset < 0 || length < 0) throw invalidParameter('offset and length must not be negative.');
     // Opened first and sized from the descriptor, so a concurrent delete is a 404, not a failed open.
-    let fh: FileHandle;
-    try {
-      fh = await open(await this.disk(p), 'r');
-    } catch (e) {
-      if (errno(e) === 'ENOENT' || errno(e) === 'ENOTDIR') throw dbfsNotFound(p);
-      throw e;
-    }
+    const fh = await openForRead(await this.disk(p), () => dbfsNotFound(p));
     try {
       const st = await fh.stat();
       if (st.isDirectory()) throw dbfsIsDirectory(p);

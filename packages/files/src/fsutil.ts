@@ -1,7 +1,18 @@
 /** File-system pieces both APIs share: atomic writes from a stream, and errno -> Databricks error mapping. */
 import { createWriteStream } from 'node:fs';
 import { randomUUID } from 'node:crypto';
-import { copyFile, link, open, readdir, rename, rm, stat, unlink } from 'node:fs/promises';
+import {
+  copyFile,
+  link,
+  mkdir,
+  open,
+  readdir,
+  rename,
+  rm,
+  stat,
+  unlink,
+  type FileHandle,
+} from 'node:fs/promises';
 import path from 'node:path';
 import type { Stats } from 'node:fs';
 import { Readable } from 'node:stream';
@@ -12,6 +23,26 @@ import type { Mutex } from '@minilake/core';
 export const UPLOAD_PREFIX = '.minilake-upload-';
 
 export const errno = (e: unknown): string | undefined => (e as NodeJS.ErrnoException | undefined)?.code;
+
+/** mkdir -p; a file where a folder should be throws `fileInTheWay()` instead of EEXIST / ENOTDIR. */
+export async function makeDirs(dir: string, fileInTheWay: () => Error): Promise<void> {
+  try {
+    await mkdir(dir, { recursive: true });
+  } catch (e) {
+    if (errno(e) === 'EEXIST' || errno(e) === 'ENOTDIR') throw fileInTheWay();
+    throw e;
+  }
+}
+
+/** Opens a file to read; a missing file (or parent) throws `notFound()` instead of ENOENT. */
+export async function openForRead(file: string, notFound: () => Error): Promise<FileHandle> {
+  try {
+    return await open(file, 'r');
+  } catch (e) {
+    if (errno(e) === 'ENOENT' || errno(e) === 'ENOTDIR') throw notFound();
+    throw e;
+  }
+}
 
 export async function statOrUndefined(p: string): Promise<Stats | undefined> {
   try {

@@ -4,7 +4,7 @@
  * Uploads stream to a temp file under `<dataDir>/files/tmp` and are renamed into place.
  */
 import type { Stats } from 'node:fs';
-import { mkdir, open, readdir, rm, rmdir, type FileHandle } from 'node:fs/promises';
+import { mkdir, readdir, rm, rmdir, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { keysetPage, Mutex, resolveUnderReal, uuid } from '@minilake/core';
@@ -20,7 +20,15 @@ import {
   pathIsFile,
   volumesUnavailable,
 } from './errors.js';
-import { errno, Reclaimer, statOrUndefined, UPLOAD_PREFIX, writeAtomically } from './fsutil.js';
+import {
+  errno,
+  makeDirs,
+  openForRead,
+  Reclaimer,
+  statOrUndefined,
+  UPLOAD_PREFIX,
+  writeAtomically,
+} from './fsutil.js';
 
 /**
  * The one thing the Files API needs from the unity-catalog service: a volume's directory, or a 404
@@ -90,13 +98,7 @@ export class VolumeFiles {
     const st = await statOrUndefined(disk);
     if (st?.isDirectory()) throw pathIsDirectory(p);
     if (st && !overwrite) throw fileExists(p);
-    const dir = path.dirname(disk);
-    try {
-      await mkdir(dir, { recursive: true });
-    } catch (e) {
-      if (errno(e) === 'EEXIST' || errno(e) === 'ENOTDIR') throw pathIsFile(path.posix.dirname(p));
-      throw e;
-    }
+    await makeDirs(path.dirname(disk), () => pathIsFile(path.posix.dirname(p)));
     return disk;
   }
 
@@ -126,13 +128,7 @@ export class VolumeFiles {
    */
   async openFile(p: string): Promise<{ file: FileHandle; st: Stats }> {
     const disk = await this.resolve(p);
-    let file: FileHandle;
-    try {
-      file = await open(disk, 'r');
-    } catch (e) {
-      if (errno(e) === 'ENOENT' || errno(e) === 'ENOTDIR') throw fileNotFound(p);
-      throw e;
-    }
+    const file = await openForRead(disk, () => fileNotFound(p));
     try {
       const st = await file.stat();
       if (st.isDirectory()) throw fileNotFound(p);
@@ -157,13 +153,7 @@ export class VolumeFiles {
 
   async createDirectory(p: string): Promise<void> {
     return this.namespace.run(async () => {
-      const disk = await this.resolve(p);
-      try {
-        await mkdir(disk, { recursive: true });
-      } catch (e) {
-        if (errno(e) === 'EEXIST' || errno(e) === 'ENOTDIR') throw pathIsFile(p);
-        throw e;
-      }
+      await makeDirs(await this.resolve(p), () => pathIsFile(p));
     });
   }
 
