@@ -1,5 +1,5 @@
 import type { ServiceContext, ServiceInstance } from '@minilake/core';
-import type { IamApi } from '@minilake/iam';
+import { iamService } from '@minilake/iam';
 import { computeApp } from './app.js';
 import { ComputeStore } from './store.js';
 import type { ComputeApi } from './index.js';
@@ -12,7 +12,7 @@ function delayMs(ctx: ServiceContext, key: string, fallback: number): number {
 
 /** The service itself, imported by its definition's create (index.ts) when the host starts it. */
 export function createCompute(ctx: ServiceContext): ServiceInstance<ComputeApi> {
-  const iam = ctx.optionalPeer<IamApi>('iam');
+  const iam = ctx.optionalPeer(iamService);
   const store = new ComputeStore(ctx.state, {
     clock: ctx.clock,
     userName: ctx.identity.userName,

@@ -85,7 +85,8 @@ export function createContext(opts: ContextOptions = {}): ServiceContext {
       }
       return p as Promise<T>;
     },
-    peer<T>(name: string): T {
+    peer<A>(def: ServiceDefinition<A>): A {
+      const name = def.name;
       checkDeclared(name, false);
       if (!peers.has(name)) {
         throw new Error(
@@ -93,11 +94,11 @@ export function createContext(opts: ContextOptions = {}): ServiceContext {
             ` (enable '${name}', or give its api in the host's peers).`,
         );
       }
-      return peers.get(name) as T;
+      return peers.get(name) as A;
     },
-    optionalPeer<T>(name: string): T | undefined {
-      checkDeclared(name, true);
-      return peers.get(name) as T | undefined;
+    optionalPeer<A>(def: ServiceDefinition<A>): A | undefined {
+      checkDeclared(def.name, true);
+      return peers.get(def.name) as A | undefined;
     },
     selfUrl: opts.selfUrl ?? (() => undefined),
     async request(p: string, init?: RequestInit): Promise<Response> {

@@ -46,13 +46,14 @@ export interface ServiceContext {
   /** One instance per host of a shared resource (an engine), created by the first service that asks. */
   shared<T extends SharedResource>(key: string, create: () => T | Promise<T>): Promise<T>;
   /**
-   * The public `api` of a service this one declares in `uses` (type it with the `Api` type imported,
-   * type-only, from the providing package). The host creates it first; a name not declared in `uses`, or a
-   * required peer the host did not provide, throws with a message saying what to declare or enable.
+   * The public `api` of a service this one declares in `uses`, looked up by its definition (imported from the
+   * providing package), so the name and the Api type cannot disagree: `ctx.peer(sqlService)` is a `SqlApi`.
+   * The host creates it first; a service not declared in `uses`, or a required peer the host did not provide,
+   * throws with a message saying what to declare or enable.
    */
-  peer<T>(name: string): T;
+  peer<A>(def: ServiceDefinition<A>): A;
   /** Like peer, for a service declared in `optionalUses` (or `uses`): undefined when it is not enabled. */
-  optionalPeer<T>(name: string): T | undefined;
+  optionalPeer<A>(def: ServiceDefinition<A>): A | undefined;
   /**
    * The URL the host listens on (`http://127.0.0.1:8000`), once it listens; undefined before that and for an
    * embedder that never listens. Child processes a service starts (Spark tasks) call back through it.

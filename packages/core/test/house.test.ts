@@ -11,6 +11,7 @@ import { describe, expect, it } from 'vitest';
 import {
   contextFor,
   createContext,
+  defineService,
   DependencyError,
   installErrorHandling,
   MAX_BODY_DEPTH,
@@ -67,24 +68,30 @@ describe('declared dependencies', () => {
     expect(() => withRequired(defs({ name: 'a', uses: ['nope'] }), ['a'])).toThrow(/'a' declares 'nope'/);
   });
 
+  /** A stand-in definition: ctx.peer looks peers up by definition, typed by its Api. */
+  const def = <A>(name: string) =>
+    defineService<A>({ name, description: name, create: () => ({ app: new Hono(), state: [] }) });
+  const iamDef = def<{ me: number }>('iam');
+
   it('ctx.peer of an undeclared service fails with a message saying what to declare', () => {
     const peers = new Map<string, unknown>([['iam', { me: 1 }]]);
     const ctx = contextFor({ name: 'compute', optionalUses: ['iam'] }, { peers });
-    expect(ctx.optionalPeer<{ me: number }>('iam')).toEqual({ me: 1 });
-    expect(() => ctx.optionalPeer('secrets')).toThrow(
+    expect(ctx.optionalPeer(iamDef)?.me).toBe(1);
+    expect(() => ctx.optionalPeer(def('secrets'))).toThrow(
       /'compute' looked up peer 'secrets' without declaring it/,
     );
     // A required lookup of an optional peer is a mistake too.
-    expect(() => ctx.peer('iam')).toThrow(/add 'iam' to its uses/);
+    expect(() => ctx.peer(iamDef)).toThrow(/add 'iam' to its uses/);
     const off = contextFor({ name: 'compute', optionalUses: ['iam'] });
-    expect(off.optionalPeer('iam')).toBeUndefined();
+    expect(off.optionalPeer(iamDef)).toBeUndefined();
   });
 
   it('a required peer the host did not provide says what to enable', () => {
+    const compute = def<number>('compute');
     const ctx = contextFor({ name: 'jobs', uses: ['compute'] });
-    expect(() => ctx.peer('compute')).toThrow(/'jobs' needs service 'compute', which is not enabled/);
+    expect(() => ctx.peer(compute)).toThrow(/'jobs' needs service 'compute', which is not enabled/);
     const given = contextFor({ name: 'jobs', uses: ['compute'] }, { peers: new Map([['compute', 7]]) });
-    expect(given.peer<number>('compute')).toBe(7);
+    expect(given.peer(compute)).toBe(7);
   });
 });
 

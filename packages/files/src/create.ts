@@ -1,6 +1,6 @@
 import path from 'node:path';
 import type { ServiceContext, ServiceInstance } from '@minilake/core';
-import type { UnityCatalogApi } from '@minilake/unity-catalog';
+import { unityCatalogService } from '@minilake/unity-catalog';
 import { filesApp } from './app.js';
 import { DbfsStore } from './dbfs.js';
 import { VolumeFiles, type VolumeResolver } from './volumes.js';
@@ -9,7 +9,7 @@ import type { FilesApi } from './index.js';
 /** The service itself, imported by its definition's create (index.ts) when the host starts it. */
 export function createFiles(ctx: ServiceContext): ServiceInstance<FilesApi> {
   const dbfs = new DbfsStore(ctx.state, { clock: ctx.clock, dir: ctx.folder('dbfs') });
-  const uc: VolumeResolver | undefined = ctx.optionalPeer<UnityCatalogApi>('unity-catalog');
+  const uc: VolumeResolver | undefined = ctx.optionalPeer(unityCatalogService);
   const volumes = new VolumeFiles(() => uc, {
     tmpDir: path.join(ctx.dir, 'tmp'),
     durable: ctx.state.persistent,

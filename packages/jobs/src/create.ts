@@ -1,13 +1,17 @@
 import { DatabricksError, type ServiceContext, type ServiceInstance } from '@minilake/core';
-import type { IamApi } from '@minilake/iam';
+import { computeService } from '@minilake/compute';
+import { filesService } from '@minilake/files';
+import { iamService, type IamApi } from '@minilake/iam';
+import { secretsService } from '@minilake/secrets';
 import { sparkEngine } from '@minilake/engine-spark';
+import { unityCatalogService } from '@minilake/unity-catalog';
+import { workspaceService } from '@minilake/workspace';
 import { jobsApp } from './app.js';
 import type { SparkEngine } from './engine.js';
-import { FileResolver, type FilesPeer, type VolumesPeer, type WorkspacePeer } from './resolve.js';
+import { FileResolver } from './resolve.js';
 import { Scheduler } from './scheduler.js';
 import { JobsService } from './service.js';
 import { JobsStore } from './store.js';
-import type { ComputePeer, SecretsPeer } from './tasks.js';
 import { Triggers } from './triggers.js';
 import type { JobsApi } from './index.js';
 
@@ -39,11 +43,11 @@ function positiveInt(text: string | undefined, fallback: number): number {
 /** The service itself, imported by its definition's create (index.ts) when the host starts it. */
 export function createJobs(ctx: ServiceContext): ServiceInstance<JobsApi> {
   const store = new JobsStore(ctx.state, ctx.clock);
-  const onJobDeleted = registerJobPermissions(ctx.optionalPeer<IamApi>('iam'), store);
+  const onJobDeleted = registerJobPermissions(ctx.optionalPeer(iamService), store);
   const files = new FileResolver({
-    workspace: ctx.optionalPeer<WorkspacePeer>('workspace'),
-    files: ctx.optionalPeer<FilesPeer>('files'),
-    volumes: ctx.optionalPeer<VolumesPeer>('unity-catalog'),
+    workspace: ctx.optionalPeer(workspaceService),
+    files: ctx.optionalPeer(filesService),
+    volumes: ctx.optionalPeer(unityCatalogService),
   });
   let engine: Promise<SparkEngine> | undefined;
   const load = engineLoader(ctx);
@@ -64,8 +68,8 @@ export function createJobs(ctx: ServiceContext): ServiceInstance<JobsApi> {
     deps: {
       engine: getEngine,
       files,
-      secrets: ctx.optionalPeer<SecretsPeer>('secrets'),
-      compute: ctx.optionalPeer<ComputePeer>('compute'),
+      secrets: ctx.optionalPeer(secretsService),
+      compute: ctx.optionalPeer(computeService),
       ctx,
     },
   });
@@ -100,7 +104,7 @@ export function createJobs(ctx: ServiceContext): ServiceInstance<JobsApi> {
       onJobDeleted,
       // The permissions API is iam's: the ACL goes through it exactly as a client's PUT would.
       setAcl: async (jobId, acl) => {
-        if (!ctx.optionalPeer('iam')) return;
+        if (!ctx.optionalPeer(iamService)) return;
         const res = await ctx.request(`/api/2.0/permissions/jobs/${jobId}`, {
           method: 'PUT',
           headers: { 'content-type': 'application/json' },

@@ -1,7 +1,7 @@
 import type { ServiceContext, ServiceInstance } from '@minilake/core';
-import type { IamApi } from '@minilake/iam';
-import type { SqlApi } from '@minilake/sql';
-import type { WorkspaceAdminApi } from '@minilake/workspace-admin';
+import { iamService } from '@minilake/iam';
+import { sqlService } from '@minilake/sql';
+import { workspaceAdminService } from '@minilake/workspace-admin';
 import { AlertsV2, alertsV2App, type AlertsV2Deps } from './alerts-v2.js';
 import { sqlObjectsApp } from './app.js';
 import { evaluateAlert, type EvaluatorDeps } from './evaluate.js';
@@ -9,8 +9,8 @@ import { SqlObjectsStore } from './store.js';
 
 /** The service itself, imported by its definition's create (index.ts) when the host starts it. */
 export function createSqlObjects(ctx: ServiceContext): ServiceInstance<unknown> {
-  const sql = ctx.peer<SqlApi>('sql');
-  const admin = ctx.optionalPeer<WorkspaceAdminApi>('workspace-admin');
+  const sql = ctx.peer(sqlService);
+  const admin = ctx.optionalPeer(workspaceAdminService);
   const store = new SqlObjectsStore({ db: ctx.state, clock: ctx.clock, user: ctx.identity.userName });
   const evaluator: EvaluatorDeps = {
     store,
@@ -54,7 +54,7 @@ export function createSqlObjects(ctx: ServiceContext): ServiceInstance<unknown> 
   };
   for (const id of store.queries.keys()) arm(id);
 
-  const iam = ctx.optionalPeer<IamApi>('iam');
+  const iam = ctx.optionalPeer(iamService);
   const levels = ['CAN_VIEW', 'CAN_RUN', 'CAN_EDIT', 'CAN_MANAGE', 'IS_OWNER'];
   iam?.registerObjectType(
     {

@@ -3,8 +3,8 @@ import path from 'node:path';
 import { Hono } from 'hono';
 import { defineService } from '@minilake/core';
 import { DUCKDB_FOLDER, duckDbEngine } from '@minilake/engine-duckdb';
-import type { IamApi } from '@minilake/iam';
-import type { UnityCatalogApi } from '@minilake/unity-catalog';
+import { iamService } from '@minilake/iam';
+import { unityCatalogService } from '@minilake/unity-catalog';
 import { sqlApp } from './app.js';
 import { QueryHistoryStore } from './history.js';
 import {
@@ -36,7 +36,7 @@ export type { ColumnInfo } from './render.js';
 export type { Format, Disposition } from './results.js';
 export type { StatementParameter } from './dialect/index.js';
 
-/** What other services may use (`ctx.peer<SqlApi>('sql')`, declaring `uses: ['sql']`). */
+/** What other services may use (`ctx.peer(sqlService)`, declaring `uses: ['sql']`). */
 export interface SqlApi {
   /** Whether a statement may name this warehouse (exists and is not deleted). */
   warehouseExists(id: string): boolean;
@@ -71,7 +71,7 @@ export const sqlService = defineService<SqlApi>({
   },
   async create(ctx) {
     const engine = await duckDbEngine(ctx);
-    const uc = ctx.optionalPeer<UnityCatalogApi>('unity-catalog');
+    const uc = ctx.optionalPeer(unityCatalogService);
     const warmer = sqlWarmer({ engine, uc, user: ctx.identity.userName, logger: ctx.logger });
     const transitionMs = numberSetting(ctx.config.MINILAKE_WAREHOUSE_START_DELAY, 1) * 1000;
     const warehouses = new WarehouseStore({
@@ -92,7 +92,7 @@ export const sqlService = defineService<SqlApi>({
         return undefined;
       }
     };
-    ctx.optionalPeer<IamApi>('iam')?.registerObjectType(
+    ctx.optionalPeer(iamService)?.registerObjectType(
       {
         request: ['sql/warehouses', 'warehouses'],
         objectType: 'warehouses',

@@ -121,7 +121,7 @@ export interface StatementOutcome {
 }
 
 /**
- * The statement service as other packages see it (`ctx.peer<SqlApi>('sql').statements`): the REST
+ * The statement service as other packages see it (`ctx.peer(sqlService).statements`): the REST
  * Statement API is one front end; Thrift, MCP, the UI and jobs' sql_task adapt only the wire shape.
  */
 export interface StatementService {

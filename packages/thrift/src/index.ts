@@ -1,7 +1,7 @@
 import { Hono, type Context } from 'hono';
 import { defineService } from '@minilake/core';
 import { DatabricksError } from '@minilake/core';
-import { STARTER_WAREHOUSE_ID, type SqlApi } from '@minilake/sql';
+import { sqlService, STARTER_WAREHOUSE_ID } from '@minilake/sql';
 import type { Runner } from './runner.js';
 
 export type { ThriftService } from './service.js';
@@ -23,7 +23,7 @@ export const thriftService = defineService({
   },
   create(ctx) {
     const request = (p: string, init?: RequestInit) => ctx.request(p, init);
-    const sql = ctx.peer<SqlApi>('sql');
+    const sql = ctx.peer(sqlService);
     const unavailable: Runner = {
       start: () =>
         Promise.reject(new DatabricksError(501, 'NOT_IMPLEMENTED', 'The sql service is not enabled.')),

@@ -3,7 +3,7 @@
  * warehouse in this namespace, give me typed (Arrow) results, cancel". Everything Thrift-specific stays out
  * of here, so the endpoint does not care which statement service runs the SQL.
  *
- * It runs on the sql service's statement service (`ctx.peer<SqlApi>('sql').statements`), the one the REST
+ * It runs on the sql service's statement service (`ctx.peer(sqlService).statements`), the one the REST
  * Statement Execution API uses, with ARROW_STREAM + EXTERNAL_LINKS (no 25 MiB inline limit, typed Arrow
  * columns): same engine, same dialect, same warehouse state machine, and every statement in query history.
  */

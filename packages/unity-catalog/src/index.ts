@@ -55,7 +55,7 @@ export type {
 export { unityCatalogApp } from './app.js';
 export { checkName, splitFullName } from './names.js';
 
-/** What other services (sql, files) use through ctx.peer('unity-catalog'). */
+/** What other services (sql, files) use through ctx.peer(unityCatalogService). */
 export interface UnityCatalogApi {
   engine: DuckDbEngine;
   createCatalog(input: {

@@ -1,5 +1,5 @@
 import type { ServiceContext, ServiceInstance } from '@minilake/core';
-import type { IamApi } from '@minilake/iam';
+import { iamService } from '@minilake/iam';
 import { workspaceApp } from './app.js';
 import { canonicalPath } from './paths.js';
 import { WorkspaceStore, type ObjectType } from './store.js';
@@ -19,7 +19,7 @@ export function createWorkspace(ctx: ServiceContext): ServiceInstance<WorkspaceA
     dir: ctx.dir,
     userName: ctx.identity.userName,
   });
-  const iam = ctx.optionalPeer<IamApi>('iam');
+  const iam = ctx.optionalPeer(iamService);
   if (iam) {
     for (const [type, names] of Object.entries(PERMISSION_TYPES) as [
       ObjectType,
