@@ -10,6 +10,7 @@ import {
   UnityCatalogStore,
   type DeltaAsOf,
   type DeltaRef,
+  type ExternalSecurables,
   type PermissionChange,
   type TableMetadataInput,
   type TableScan,
@@ -26,6 +27,7 @@ export {
   type TableScan,
   type DeltaAsOf,
   type DeltaRef,
+  type ExternalSecurables,
 } from './store.js';
 export {
   databricksToDuckDbType,
@@ -110,6 +112,15 @@ export interface UnityCatalogApi {
   createDeltaTable(r: Parameters<UnityCatalogStore['createDeltaTable']>[0]): Promise<unknown>;
   /** Absolute directory of a volume; 404 when it does not exist. */
   volumeDirectory(catalog: string, schema: string, volume: string): Promise<string>;
+  /**
+   * Securables another service keeps under schemas (mlflow's registered models): counted and dropped with
+   * their schema, moved with it, granted as `grantType`.
+   */
+  registerExternal(x: ExternalSecurables): void;
+  /** Moves one securable's grants to a new full name (a rename), or drops them (`to` undefined: a delete). */
+  moveGrants(type: string, from: string, to: string | undefined): void;
+  /** The metastore's id (what `metastore_id` fields carry). */
+  metastoreId(): string;
   store: UnityCatalogStore;
 }
 
@@ -168,6 +179,9 @@ export const unityCatalogService = defineService<UnityCatalogApi>({
         setTableMetadata: (fullName, meta) => store.setTableMetadata(fullName, meta),
         updatePermissions: (type, fullName, changes) => store.applyPermissions(type, fullName, changes),
         volumeDirectory: (c, s, v) => store.volumeDirectory(c, s, v),
+        registerExternal: (x) => store.registerExternal(x),
+        moveGrants: (type, from, to) => store.moveGrants(type, from, to),
+        metastoreId: () => store.metastoreId,
         tableScan: (ref, at) => store.tableScan(ref, at),
         tableHistory: (ref, limit) => store.tableHistory(ref, limit),
         tableDetail: (ref) => store.tableDetail(ref),

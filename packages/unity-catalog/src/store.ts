@@ -30,8 +30,10 @@ import { Schemas } from './store/schemas.js';
 import type { TableSource } from './store/table-sources.js';
 import { Tables, type TableInput } from './store/tables.js';
 import { Volumes } from './store/volumes.js';
+import type { ExternalSecurables } from './store/external.js';
 
 export type { ColumnOut, PermissionChange, TableMetadataInput } from './store/records.js';
+export type { ExternalSecurables } from './store/external.js';
 export type { TableSource, TableCreate, CreatedTable, TableScan } from './store/table-sources.js';
 export type { DeltaAsOf, DeltaRef } from './store/delta-access.js';
 export { ManagedDuckDbSource, ExternalFilesSource } from './store/table-sources.js';
@@ -99,7 +101,18 @@ export class UnityCatalogStore extends CollectionStore {
         return full;
       },
       volumeFullName: (n) => this.volumes.get(n).full_name,
-      functionFullName: (n) => this.functions.get(n).full_name,
+      // A registered model (another service's) is granted as a FUNCTION too.
+      functionFullName: (n) => {
+        try {
+          return this.functions.get(n).full_name;
+        } catch (e) {
+          for (const x of this.ctx.external) {
+            const full = x.grantType === 'function' ? x.fullName(n) : undefined;
+            if (full) return full;
+          }
+          throw e;
+        }
+      },
     });
   }
 
@@ -347,6 +360,23 @@ export class UnityCatalogStore extends CollectionStore {
   }
   deleteFunction(fullName: string) {
     return this.functions.delete(fullName);
+  }
+
+  get metastoreId(): string {
+    return this.ctx.metastoreId;
+  }
+
+  // ---- securables other services keep (see ExternalSecurables) ----
+  registerExternal(x: ExternalSecurables): void {
+    this.ctx.external.push(x);
+  }
+  /** Moves a securable's grants to a new name (a renamed registered model), or drops them (`to` undefined). */
+  moveGrants(type: string, from: string, to: string | undefined): void {
+    const key = `${type.toLowerCase()}/${from.toLowerCase()}`;
+    const g = this.ctx.c.grants.get(key);
+    if (!g) return;
+    this.ctx.c.grants.delete(key);
+    if (to !== undefined) this.ctx.c.grants.set(`${type.toLowerCase()}/${to.toLowerCase()}`, g);
   }
 
   // ---- grants ----

@@ -1,0 +1,46 @@
+import { defineService } from '@minilake/core';
+import { mlflowConfigDefaults } from './install.js';
+
+export { mlflowVersions, installDir, installCommand } from './install.js';
+
+/**
+ * A top-level Files API root this service owns (what @minilake/files mounts as a FileRoot): given the path
+ * segments after the root's name, the directory on disk they start in and the segments left below it.
+ */
+export interface MlflowFileRoot {
+  locate(rest: string[], access: 'read' | 'write'): Promise<{ dir: string; rest: string[] }>;
+}
+
+/** What other services use: the Files API roots of run artifacts and model versions. */
+export interface MlflowApi {
+  /** `WorkspaceInternal` (`/WorkspaceInternal/Mlflow/Artifacts/...`) and `Models` (`/Models/<c>/<s>/<m>/<v>/...`). */
+  readonly fileRoots: Readonly<Record<string, MlflowFileRoot>>;
+}
+
+export const mlflowService = defineService<MlflowApi>({
+  name: 'mlflow',
+  description:
+    'MLflow tracking on the real MLflow server; experiments as workspace objects; models in Unity Catalog',
+  // Experiments are workspace objects; registered models live in Unity Catalog's namespace and grants;
+  // experiment permissions are iam's when it is on.
+  uses: ['workspace', 'unity-catalog'],
+  optionalUses: ['iam'],
+  configDefaults: mlflowConfigDefaults,
+  // Started on the first request to these (see ServiceDefinition.paths): its code loads then. The MLflow
+  // server itself starts later still, on the first request that needs it.
+  paths: [
+    '/api/2.0/mlflow',
+    '/api/2.0/preview/mlflow',
+    '/api/3.0/mlflow',
+    '/ajax-api',
+    '/mlflow',
+    '/ml/experiments',
+    '/api/2.1/unity-catalog/models',
+    '/api/2.1/unity-catalog/temporary-model-version-credentials',
+    '/api/2.0/permissions/experiments',
+    '/_minilake/mlflow',
+  ],
+  async create(ctx) {
+    return (await import('./create.js')).createMlflow(ctx);
+  },
+});
