@@ -216,6 +216,14 @@ export function trackingApp(d: TrackingDeps): Hono {
     return respond('GET', res);
   });
 
+  // The MLflow server answers an empty history for a run that does not exist; Databricks says it does not.
+  on('GET', 'metrics/get-history', async (c, api) => {
+    const q = c.req.query();
+    const id = q.run_id ?? q.run_uuid;
+    if (id) await server.call('GET', 'runs/get', { run_id: id });
+    return forward(c, api.upstream);
+  });
+
   // ---- run artifacts ----
   const runOf = (q: { run_id?: string | undefined; run_uuid?: string | undefined }) => {
     const id = q.run_id ?? q.run_uuid;
