@@ -104,6 +104,8 @@ export class Experiments extends CollectionStore {
   create(name: string, forward: (canonical: string) => Promise<string>): Promise<string> {
     const canonical = this.canonicalName(name);
     return this.lock.run(async () => {
+      // The server first: without it (not installed, cannot start) nothing else is worth checking.
+      await this.o.server.ensure();
       this.o.workspace.checkFree(canonical);
       const id = await forward(canonical);
       try {
