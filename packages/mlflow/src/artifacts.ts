@@ -63,6 +63,14 @@ interface Owner {
 export class Artifacts {
   private readonly key = randomBytes(32);
   readonly tmp: string;
+  /**
+   * What the MLflow server said about a run or logged model: its experiment and artifact URI never change, so
+   * every Files API request of a model upload (a dozen files) need not ask again. Whether a run is deleted
+   * does change: the tracking app forgets a run on runs/delete and runs/restore, and everything on an
+   * experiment's delete or restore and when the server stops.
+   */
+  private readonly owners = new Map<string, Owner>();
+  private ownersGeneration = 0;
 
   constructor(
     private readonly server: MlflowServer,
@@ -91,9 +99,28 @@ export class Artifacts {
     return path.join(this.root, ...rest);
   }
 
+  /** Forgets what is known of one run (`id`) or of everything. */
+  forget(id?: string): void {
+    if (id === undefined) this.owners.clear();
+    else this.owners.delete(`runs/${id}`);
+  }
+
   /** A run's or logged model's artifact folder, from the MLflow server's record of it. */
   async owner(kind: OwnerKind, id: string): Promise<Owner> {
     if (!ID.test(id)) throw kind === 'runs' ? runNotFound(id) : notFound(`Logged model ${id} not found`);
+    if (this.ownersGeneration !== this.server.generation) {
+      this.owners.clear();
+      this.ownersGeneration = this.server.generation;
+    }
+    const key = `${kind}/${id}`;
+    const known = this.owners.get(key);
+    if (known) return known;
+    const found = await this.lookup(kind, id);
+    this.owners.set(key, found);
+    return found;
+  }
+
+  private async lookup(kind: OwnerKind, id: string): Promise<Owner> {
     if (kind === 'runs') {
       const r = await this.server.call<{
         run: { info: { experiment_id: string; artifact_uri: string; lifecycle_stage: string } };

@@ -32,6 +32,7 @@ export function createMlflow(ctx: ServiceContext): ServiceInstance<MlflowApi> {
     artifactsDir,
     logger: ctx.logger,
   });
+  experiments.onDeletedByWorkspace = () => artifacts.forget();
   const models = new ModelStore(ctx.state, {
     clock: ctx.clock,
     user: ctx.identity.userName,

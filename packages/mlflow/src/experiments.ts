@@ -46,6 +46,8 @@ export class Experiments extends CollectionStore {
   private readonly index: Collection<ExperimentRecord>;
   /** Serializes the changes that touch both the MLflow server and the workspace tree. */
   private readonly lock = new Mutex();
+  /** Told when experiments were deleted behind the tracking API's back (with their workspace folder). */
+  onDeletedByWorkspace?: () => void;
 
   constructor(
     db: StateDb,
@@ -179,6 +181,7 @@ export class Experiments extends CollectionStore {
       }
       this.index.update(resourceId, (r) => void (r.deleted = true));
     }
+    this.onDeletedByWorkspace?.();
   }
 
   /** Where the artifacts of `dbfs:/databricks/mlflow-tracking/<rest>` are on disk. */

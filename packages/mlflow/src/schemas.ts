@@ -106,6 +106,7 @@ export const CreateExperiment = v.object({
   artifact_location: str(),
   tags: v.optional(v.array(v.unknown())),
 });
+export const RunId = v.object({ run_id: v.string('run_id is required') });
 export const ExperimentId = v.object({ experiment_id: v.string('experiment_id is required') });
 export const UpdateExperiment = v.object({
   experiment_id: v.string('experiment_id is required'),

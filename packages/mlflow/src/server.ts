@@ -44,6 +44,8 @@ export class MlflowServer {
   private socket: string | undefined;
   private agent: http.Agent | undefined;
   private output = '';
+  /** Bumped whenever the server stops (a reset, a snapshot restore): what was learned from it may be stale. */
+  generation = 0;
 
   constructor(private readonly o: MlflowServerOptions) {}
 
@@ -233,6 +235,7 @@ export class MlflowServer {
 
   /** Stops the server (and its process group); the next request starts it again. */
   async stop(): Promise<void> {
+    this.generation++;
     const p = this.proc;
     this.proc = undefined;
     this.agent?.destroy();

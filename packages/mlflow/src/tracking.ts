@@ -197,13 +197,23 @@ export function trackingApp(d: TrackingDeps): Hono {
   on('POST', 'experiments/delete', async (c, api) => {
     const { raw, b } = await body(c, s.ExperimentId);
     await experiments.delete(b.experiment_id, async () => void (await callJson(c, api, raw)));
+    artifacts.forget();
     return json(c, {});
   });
   on('POST', 'experiments/restore', async (c, api) => {
     const { raw, b } = await body(c, s.ExperimentId);
     await experiments.restoreExperiment(b.experiment_id, async () => void (await callJson(c, api, raw)));
+    artifacts.forget();
     return json(c, {});
   });
+  // A deleted run takes no more artifacts: what is known of it is forgotten when that changes.
+  for (const op of ['runs/delete', 'runs/restore'])
+    on('POST', op, async (c, api) => {
+      const { raw, b } = await body(c, s.RunId);
+      const r = await callJson(c, api, raw);
+      artifacts.forget(b.run_id);
+      return json(c, r);
+    });
   on('GET', 'experiments/get-by-name', async (c, api) => {
     const q = readQuery(c, s.GetExperimentByName);
     const name = q.experiment_name.startsWith('/')
