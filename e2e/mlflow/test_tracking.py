@@ -235,3 +235,14 @@ def test_the_mlflow_ui_is_served(api, url):
     # The UI's own calls go through the same experiment rules.
     status, body = api.call("POST", "/mlflow/ajax-api/2.0/mlflow/experiments/create", json={"name": "ui-made"})
     assert status == 400 and body["error_code"] == "INVALID_PARAMETER_VALUE"
+
+
+def test_workspace_registry_and_its_databricks_route(api):
+    """The workspace model registry is the MLflow server's; Databricks' own get adds the caller's permission."""
+    name = f"ws-model-{os.getpid()}"
+    api.ok("POST", "/api/2.0/mlflow/registered-models/create", json={"name": name})
+    got = api.ok("GET", "/api/2.0/mlflow/databricks/registered-models/get", params={"name": name})
+    assert got["registered_model_databricks"]["name"] == name
+    assert got["registered_model_databricks"]["permission_level"] == "CAN_MANAGE"
+    status, body = api.call("GET", "/api/2.0/mlflow/databricks/registered-models/get", params={"name": "missing-model"})
+    assert status == 404 and body["error_code"] == "RESOURCE_DOES_NOT_EXIST"
