@@ -59,10 +59,3 @@ export function installCommand(): string {
     .find((p) => existsSync(p));
   return `bash ${script ?? 'packages/mlflow/install.sh'}`;
 }
-
-/** runtime/launch.py: starts `mlflow server` in its own process group and stops it with MiniLake. */
-export function launcherPath(): string | undefined {
-  return packageRoots()
-    .map((r) => path.join(r, 'runtime', 'launch.py'))
-    .find((p) => existsSync(p));
-}

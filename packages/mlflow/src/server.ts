@@ -2,8 +2,8 @@
  * The real MLflow tracking server as a child process: started on the first request that needs it (never at
  * MiniLake's start: it costs seconds and ~500 MB), with a SQLite backend store in the service's folder, one
  * uvicorn worker listening on a Unix socket (nothing else on the machine can reach it), and `/mlflow` as its
- * static prefix so its web UI works behind MiniLake at the same path. runtime/launch.py runs it in a process
- * group of its own and takes the group down when MiniLake closes its stdin, which a crash or a SIGKILL of
+ * static prefix so its web UI works behind MiniLake at the same path. The launcher (launcher.ts) runs it in a
+ * process group of its own and takes the group down when MiniLake closes its stdin, which a crash or a SIGKILL of
  * MiniLake does too: no MLflow server outlives the MiniLake that started it.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -15,7 +15,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { DatabricksError, EngineUnavailable, type Logger } from '@minilake/core';
-import { installCommand, launcherPath, type MlflowSettings } from './install.js';
+import { installCommand, type MlflowSettings } from './install.js';
+import { LAUNCHER } from './launcher.js';
 
 /** Where the MLflow server mounts everything (REST API, ajax-api, web UI). */
 export const UI_PREFIX = '/mlflow';
@@ -78,8 +79,6 @@ export class MlflowServer {
     const { python } = this.o.settings;
     if (!existsSync(python))
       throw this.unavailable(`the MLflow server's Python (${python}) is not installed`);
-    const launcher = launcherPath();
-    if (!launcher) throw this.unavailable('runtime/launch.py of @minilake/mlflow is missing');
     await mkdir(this.o.dir, { recursive: true });
     // A Unix socket path is limited to ~100 bytes, which a data dir can exceed: a short name in the temp dir.
     const socket = path.join(os.tmpdir(), `minilake-mlflow-${randomBytes(6).toString('hex')}.sock`);
@@ -94,7 +93,8 @@ export class MlflowServer {
       DO_NOT_TRACK: 'true',
     });
     const args = [
-      launcher,
+      '-c',
+      LAUNCHER,
       '--',
       '--backend-store-uri',
       `sqlite:///${this.dbPath}`,
@@ -114,7 +114,7 @@ export class MlflowServer {
     const proc = spawn(python, args, {
       cwd: this.o.dir,
       env,
-      // Its own process group (launch.py stops the group); stdin is the pipe whose end stops it.
+      // Its own process group (the launcher stops the group); stdin is the pipe whose end stops it.
       detached: true,
       stdio: ['pipe', 'pipe', 'pipe'],
     });
@@ -254,7 +254,7 @@ export class MlflowServer {
         clearTimeout(t);
         resolve();
       });
-      // launch.py stops the whole group when its stdin closes.
+      // The launcher stops the whole group when its stdin closes.
       p.stdin!.end();
     });
     if (this.socket) await rm(this.socket, { force: true });

@@ -1,7 +1,12 @@
-"""Runs `mlflow server` for MiniLake and takes it down with MiniLake.
+/**
+ * The Python that runs `mlflow server` for MiniLake and takes it down with MiniLake, passed with `python -c`
+ * (so a bundled or packed server needs no file of this package). MiniLake starts it in a process group of its
+ * own with a pipe on stdin; the `mlflow server` arguments follow `--`.
+ */
+export const LAUNCHER = `"""Runs mlflow server for MiniLake and takes it down with MiniLake.
 
 MiniLake starts this script in a process group of its own, with a pipe on stdin, and passes the
-`mlflow server` arguments after `--`. The server (the mlflow CLI and the uvicorn process it starts)
+mlflow server arguments after --. The server (the mlflow CLI and the uvicorn process it starts)
 runs in the same group. When MiniLake closes the pipe, or dies (even by SIGKILL, which closes it too),
 or sends SIGTERM, the whole group is stopped: no MLflow server outlives the MiniLake that started it.
 """
@@ -63,3 +68,4 @@ def main() -> int:
 
 if __name__ == "__main__":
     sys.exit(main())
+`;
