@@ -1,7 +1,7 @@
 import { defineService } from '@minilake/core';
 
 export type { FileInfo } from './dbfs.js';
-export type { VolumeResolver, DirectoryEntry, FileRoot } from './volumes.js';
+export type { VolumeResolver, DirectoryEntry } from './volumes.js';
 
 /** What other services (jobs) may use: where `dbfs:/` lives on disk. */
 export interface FilesApi {

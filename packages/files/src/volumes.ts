@@ -9,7 +9,7 @@ import type { Stats } from 'node:fs';
 import { mkdir, readdir, rm, rmdir, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
-import { keysetPage, Mutex, resolveUnderReal, uuid } from '@minilake/core';
+import { keysetPage, Mutex, resolveUnderReal, uuid, type FileRoot } from '@minilake/core';
 import type { UnityCatalogApi } from '@minilake/unity-catalog';
 import {
   directoryNotEmpty,
@@ -37,15 +37,6 @@ import {
  * DatabricksError when the volume does not exist. Any object with that method works (tests use a fake).
  */
 export type VolumeResolver = Pick<UnityCatalogApi, 'volumeDirectory'>;
-
-/**
- * A top-level Files API root another service owns (`/Models/...`): given the segments after the root's name,
- * the directory on disk they start in and the segments left below it, or the owner's error (404 for an object
- * that does not exist, 403 for a write it refuses). The directory itself is never deleted through the API.
- */
-export interface FileRoot {
-  locate(rest: string[], access: 'read' | 'write'): Promise<{ dir: string; rest: string[] }>;
-}
 
 export interface DirectoryEntry {
   path: string;

@@ -1,14 +1,14 @@
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { Hono } from 'hono';
-import type { ServiceContext, ServiceInstance } from '@minilake/core';
+import type { FileRoot, ServiceContext, ServiceInstance } from '@minilake/core';
 import { iamService } from '@minilake/iam';
 import { unityCatalogService } from '@minilake/unity-catalog';
 import { workspaceService } from '@minilake/workspace';
 import { Artifacts } from './artifacts.js';
 import { artifactNotFound } from './errors.js';
 import { Experiments } from './experiments.js';
-import type { MlflowApi, MlflowFileRoot } from './index.js';
+import type { MlflowApi } from './index.js';
 import { settingsFrom } from './install.js';
 import { modelsApp } from './models/app.js';
 import { ModelStore } from './models/store.js';
@@ -44,7 +44,7 @@ export function createMlflow(ctx: ServiceContext): ServiceInstance<MlflowApi> {
   models.onRenamed = (from, to) => uc.moveGrants('function', from, to);
 
   const notFoundHere = (p: string) => artifactNotFound(p);
-  const fileRoots: Record<string, MlflowFileRoot> = {
+  const fileRoots: Record<string, FileRoot> = {
     WorkspaceInternal: {
       async locate(rest, access) {
         const [m, a, exp, kindSeg, id, ...more] = rest;

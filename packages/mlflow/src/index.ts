@@ -1,20 +1,12 @@
-import { defineService } from '@minilake/core';
+import { defineService, type FileRoot } from '@minilake/core';
 import { mlflowConfigDefaults } from './install.js';
 
 export { mlflowVersions, installDir, installCommand } from './install.js';
 
-/**
- * A top-level Files API root this service owns (what @minilake/files mounts as a FileRoot): given the path
- * segments after the root's name, the directory on disk they start in and the segments left below it.
- */
-export interface MlflowFileRoot {
-  locate(rest: string[], access: 'read' | 'write'): Promise<{ dir: string; rest: string[] }>;
-}
-
 /** What other services use: the Files API roots of run artifacts and model versions. */
 export interface MlflowApi {
   /** `WorkspaceInternal` (`/WorkspaceInternal/Mlflow/Artifacts/...`) and `Models` (`/Models/<c>/<s>/<m>/<v>/...`). */
-  readonly fileRoots: Readonly<Record<string, MlflowFileRoot>>;
+  readonly fileRoots: Readonly<Record<string, FileRoot>>;
 }
 
 export const mlflowService = defineService<MlflowApi>({
