@@ -5,10 +5,12 @@ import { workspaceAdminService } from '@minilake/workspace-admin';
 import { AlertsV2, alertsV2App, type AlertsV2Deps } from './alerts-v2.js';
 import { sqlObjectsApp } from './app.js';
 import { evaluateAlert, type EvaluatorDeps } from './evaluate.js';
+import { SqlObjectsService } from './service.js';
 import { SqlObjectsStore } from './store.js';
+import type { SqlObjectsApi } from './index.js';
 
 /** The service itself, imported by its definition's create (index.ts) when the host starts it. */
-export function createSqlObjects(ctx: ServiceContext): ServiceInstance<unknown> {
+export function createSqlObjects(ctx: ServiceContext): ServiceInstance<SqlObjectsApi> {
   const sql = ctx.peer(sqlService);
   const admin = ctx.optionalPeer(workspaceAdminService);
   const store = new SqlObjectsStore({ db: ctx.state, clock: ctx.clock, user: ctx.identity.userName });
@@ -96,11 +98,6 @@ export function createSqlObjects(ctx: ServiceContext): ServiceInstance<unknown> 
     },
   );
 
-  const dataSources = async () => {
-    const res = await ctx.request('/api/2.0/preview/sql/data_sources');
-    if (res.status !== 200) return [];
-    return (await res.json()) as { id: string; warehouse_id: string }[];
-  };
   const v2deps: AlertsV2Deps = { ...evaluator, warehouseExists: (id) => sql.warehouseExists(id) };
   const alertsV2 = new AlertsV2(v2deps);
   const resetTimers = {
@@ -113,19 +110,24 @@ export function createSqlObjects(ctx: ServiceContext): ServiceInstance<unknown> 
     snapshot: () => ({}),
     restore: () => undefined,
   };
-  const app = sqlObjectsApp({
+  const service = new SqlObjectsService({
     store,
     statements: sql.statements,
     evaluator,
     warehouseExists: (id) => sql.warehouseExists(id),
-    dataSources,
+    dataSources: () => sql.dataSources(),
     userId: Number(ctx.identity.userId) || 1,
     onQueryChanged: arm,
   });
+  const app = sqlObjectsApp(service);
   app.route('/', alertsV2App(v2deps, alertsV2));
   return {
     app,
     state: [store, resetTimers],
+    api: {
+      runQuery: (id, opts) => service.runQuery(id, opts),
+      evaluateAlert: (id, opts) => service.evaluateAlert(id, opts),
+    },
     close: () => {
       disarmAll();
       alertsV2.close();
