@@ -2,13 +2,14 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { createContext, ManualClock, StateDb } from '@minilake/core';
+import { ManualClock, StateDb } from '@minilake/core';
 import { serviceApp } from '@minilake/testing';
 import { jobsService } from '../src/index.js';
 import { Scheduler } from '../src/scheduler.js';
 import { JobsStore } from '../src/store.js';
 import { quartz } from '../src/triggers.js';
 import { FileResolver } from '../src/resolve.js';
+import { runTokens } from '../src/tokens.js';
 
 const cond = (key: string) => ({ task_key: key, condition_task: { op: 'EQUAL_TO', left: '1', right: '1' } });
 const flush = async () => {
@@ -183,10 +184,13 @@ describe('persistence', () => {
       dir,
       userName: 'u',
       taskConcurrency: 1,
+      tokens: runTokens(undefined),
       deps: {
+        clock,
+        workspaceId: '1',
+        selfUrl: () => undefined,
         engine: () => Promise.reject(new Error('none')),
         files: new FileResolver({}),
-        ctx: {} as never,
       },
     });
     scheduler.recover();
@@ -248,10 +252,13 @@ describe('persistence', () => {
       dir,
       userName: 'u',
       taskConcurrency: 1,
+      tokens: runTokens(undefined),
       deps: {
+        clock,
+        workspaceId: '1',
+        selfUrl: () => undefined,
         engine: () => Promise.reject(new Error('none')),
         files: new FileResolver({}),
-        ctx: createContext({ dataDir: dir }),
       },
     });
     expect(scheduler.recover()).toEqual({ queued: 2 });
@@ -259,9 +266,7 @@ describe('persistence', () => {
     expect(store2.getRun(70).life).toBe('INTERNAL_ERROR');
     scheduler.resumeQueued();
     // One at a time (max_concurrent_runs 1), oldest first: both end SUCCESS.
-    // Bounded by time, not turns: a loaded machine needs more of them.
-    for (const end = Date.now() + 15_000; store2.getRun(60).life !== 'TERMINATED' && Date.now() < end;)
-      await new Promise((r) => setTimeout(r, 10));
+    await scheduler.waitFor(60);
     expect(store2.getRun(50).result).toBe('SUCCESS');
     expect(store2.getRun(60).result).toBe('SUCCESS');
     expect(store2.getRun(50).end_time).toBeLessThanOrEqual(store2.getRun(60).start_time);
