@@ -141,7 +141,7 @@ export function createJobs(ctx: ServiceContext): ServiceInstance<JobsApi> {
   return {
     app: jobsApp(service),
     state: [state],
-    api: { service, idle: () => triggers.idle() },
+    api: { service, idle: () => triggers.idle(), waitForRun: (runId) => scheduler.waitFor(runId) },
     async close() {
       clearInterval(resume);
       triggers.close();

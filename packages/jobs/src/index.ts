@@ -2,6 +2,7 @@ import { defineService } from '@minilake/core';
 import { sparkConfigDefaults } from '@minilake/engine-spark';
 
 import type { JobsService } from './service.js';
+import type { RunRecord } from './store.js';
 
 export type { JobRecord, RunRecord, TaskRunRecord, TaskOutput, LifeCycle } from './store.js';
 export type { RefContext } from './refs.js';
@@ -13,6 +14,8 @@ export interface JobsApi {
   service: JobsService;
   /** Resolves once the triggers have finished the folder polls the clock started (tests step the clock). */
   idle(): Promise<void>;
+  /** Resolves with the run once it is no longer active (at once for a finished or unknown run). */
+  waitForRun(runId: number): Promise<RunRecord | undefined>;
 }
 
 export const jobsService = defineService<JobsApi>({
