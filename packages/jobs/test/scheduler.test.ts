@@ -35,7 +35,7 @@ async function setup() {
     await s.instance.api!.idle();
     await flush();
   };
-  return { clock, call, runs, settle, close: () => s.instance.close?.() };
+  return { clock, call, runs, settle, api: s.instance.api!, close: () => s.instance.close?.() };
 }
 
 describe('triggers', () => {
@@ -85,7 +85,7 @@ describe('triggers', () => {
   });
 
   it('periodic and continuous triggers start runs', async () => {
-    const { clock, call, runs, close } = await setup();
+    const { clock, call, runs, api, close } = await setup();
     const p = await call('POST', '/api/2.2/jobs/create', {
       tasks: [cond('a')],
       trigger: { periodic: { interval: 2, unit: 'HOURS' } },
@@ -100,7 +100,7 @@ describe('triggers', () => {
     await flush();
     expect(await runs(c.job_id)).toHaveLength(1);
     // The next continuous run starts a second after this one ends.
-    await until(async () => (await runs(c.job_id))[0].state.life_cycle_state === 'TERMINATED');
+    await api.waitForRun((await runs(c.job_id))[0].run_id);
     clock.advance(1_000);
     await until(async () => (await runs(c.job_id)).length === 2);
     const r = await runs(c.job_id);

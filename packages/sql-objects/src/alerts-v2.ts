@@ -256,6 +256,8 @@ export interface AlertsV2Deps extends NotifierDeps {
   clock: Clock;
   logger: Logger;
   warehouseExists(id: string): boolean;
+  /** Called with each evaluation a schedule starts, so `idle()` can wait for it (tests step the clock). */
+  track?(work: Promise<unknown>): void;
 }
 
 /** The alerts' schedules on the injected clock, and evaluation. */
@@ -287,11 +289,12 @@ export class AlertsV2 {
     this.timers.set(
       id,
       this.d.clock.setTimeout(() => {
-        void this.evaluate(id)
+        const work = this.evaluate(id)
           .catch((e: Error) => this.d.logger.warn(`scheduled evaluation of alert ${id} failed: ${e.message}`))
           .finally(() => {
             if (this.timers.has(id)) this.arm(id);
           });
+        this.d.track?.(work);
       }, next.getTime() - this.d.clock.now()),
     );
   }

@@ -22,6 +22,16 @@ export function createSqlObjects(ctx: ServiceContext): ServiceInstance<SqlObject
     ...(admin ? { deliveryTarget: (id: string) => admin.deliveryTarget(id) } : {}),
   };
 
+  // Evaluations the clock started, so idle() can wait for them (a test steps the clock, then waits).
+  const inFlight = new Set<Promise<unknown>>();
+  const track = (work: Promise<unknown>) => {
+    inFlight.add(work);
+    void work.finally(() => inFlight.delete(work));
+  };
+  const idle = async () => {
+    while (inFlight.size > 0) await Promise.allSettled([...inFlight]);
+  };
+
   // A legacy query's refresh schedule (`schedule.interval`, seconds) re-evaluates the alerts on it, on the
   // injectable clock, as Databricks SQL did before alerts had schedules of their own.
   const timers = new Map<string, () => void>();
@@ -39,14 +49,16 @@ export function createSqlObjects(ctx: ServiceContext): ServiceInstance<SqlObject
         const alerts = [...store.alerts.values()].filter(
           (a) => a.query_id === id && a.trashed_at === undefined,
         );
-        void (async () => {
-          for (const a of alerts) {
-            await evaluateAlert(evaluator, a.id).catch((e: Error) =>
-              ctx.logger.warn(`scheduled evaluation of alert ${a.id} failed: ${e.message}`),
-            );
-          }
-          if (timers.has(id)) arm(id);
-        })();
+        track(
+          (async () => {
+            for (const a of alerts) {
+              await evaluateAlert(evaluator, a.id).catch((e: Error) =>
+                ctx.logger.warn(`scheduled evaluation of alert ${a.id} failed: ${e.message}`),
+              );
+            }
+            if (timers.has(id)) arm(id);
+          })(),
+        );
       }, interval * 1000),
     );
   };
@@ -98,7 +110,7 @@ export function createSqlObjects(ctx: ServiceContext): ServiceInstance<SqlObject
     },
   );
 
-  const v2deps: AlertsV2Deps = { ...evaluator, warehouseExists: (id) => sql.warehouseExists(id) };
+  const v2deps: AlertsV2Deps = { ...evaluator, warehouseExists: (id) => sql.warehouseExists(id), track };
   const alertsV2 = new AlertsV2(v2deps);
   const resetTimers = {
     name: 'sql-objects-schedules',
@@ -127,6 +139,7 @@ export function createSqlObjects(ctx: ServiceContext): ServiceInstance<SqlObject
     api: {
       runQuery: (id, opts) => service.runQuery(id, opts),
       evaluateAlert: (id, opts) => service.evaluateAlert(id, opts),
+      idle,
     },
     close: () => {
       disarmAll();

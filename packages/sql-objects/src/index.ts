@@ -21,6 +21,8 @@ export interface SqlObjectsApi {
     alertId: string,
     opts?: { subscriptions?: Subscription[]; pauseSubscriptions?: boolean },
   ): Promise<EvaluationResult>;
+  /** Resolves once the evaluations the clock's schedules started have finished (tests step the clock). */
+  idle(): Promise<void>;
 }
 
 export const sqlObjectsService = defineService<SqlObjectsApi>({

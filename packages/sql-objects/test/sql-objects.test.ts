@@ -242,9 +242,8 @@ describe('alerts', () => {
     expect(a.status).toBe(200);
     expect(a.body).toMatchObject({ state: 'unknown', rearm: 30, options: { op: '>', value: '1' } });
     clock.advance(60_000);
-    await expect
-      .poll(async () => (await call('GET', `/api/2.0/preview/sql/alerts/${a.body.id}`)).body.state)
-      .toBe('triggered');
+    await api.idle();
+    expect((await call('GET', `/api/2.0/preview/sql/alerts/${a.body.id}`)).body.state).toBe('triggered');
     const all = await call('GET', '/api/2.0/preview/sql/alerts');
     expect(Array.isArray(all.body)).toBe(true);
     expect((await call('DELETE', `/api/2.0/preview/sql/alerts/${a.body.id}`)).status).toBe(200);
@@ -282,12 +281,14 @@ describe('alerts v2', () => {
     const get = async () => (await call('GET', `/api/2.0/alerts/${made.body.id}`)).body;
     const before = received.length;
     clock.advance(60_000);
-    await expect.poll(async () => (await get()).evaluation.state).toBe('OK');
+    await api.idle();
+    expect((await get()).evaluation.state).toBe('OK');
     expect((await get()).evaluation.last_evaluated_at).toBeTruthy();
     await sqlRun('INSERT INTO so_orders VALUES (4, 2000.0)');
     clock.advance(60_000);
-    await expect.poll(async () => (await get()).evaluation.state).toBe('TRIGGERED');
-    await expect.poll(() => received.length).toBe(before + 1);
+    await api.idle();
+    expect((await get()).evaluation.state).toBe('TRIGGERED');
+    expect(received).toHaveLength(before + 1);
     expect(received.at(-1)!.body).toMatchObject({ alert_id: made.body.id, state: 'TRIGGERED' });
 
     const paused = await app.request(
