@@ -29,7 +29,7 @@ export function createSqlObjects(ctx: ServiceContext): ServiceInstance<SqlObject
     void work.finally(() => inFlight.delete(work));
   };
   const idle = async () => {
-    while (inFlight.size > 0) await Promise.allSettled([...inFlight]);
+    while (inFlight.size > 0) await Promise.allSettled(inFlight);
   };
 
   // A legacy query's refresh schedule (`schedule.interval`, seconds) re-evaluates the alerts on it, on the
