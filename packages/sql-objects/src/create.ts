@@ -2,7 +2,7 @@ import type { ServiceContext, ServiceInstance } from '@minilake/core';
 import { iamService } from '@minilake/iam';
 import { sqlService } from '@minilake/sql';
 import { workspaceAdminService } from '@minilake/workspace-admin';
-import { AlertsV2, alertsV2App, type AlertsV2Deps } from './alerts-v2.js';
+import { AlertsV2, alertsV2App, AlertsV2Service, type AlertsV2Deps } from './alerts-v2.js';
 import { sqlObjectsApp } from './app.js';
 import { evaluateAlert, type EvaluatorDeps } from './evaluate.js';
 import { SqlObjectsService } from './service.js';
@@ -132,7 +132,7 @@ export function createSqlObjects(ctx: ServiceContext): ServiceInstance<SqlObject
     onQueryChanged: arm,
   });
   const app = sqlObjectsApp(service);
-  app.route('/', alertsV2App(v2deps, alertsV2));
+  app.route('/', alertsV2App(new AlertsV2Service(v2deps, alertsV2)));
   return {
     app,
     state: [store, resetTimers],
