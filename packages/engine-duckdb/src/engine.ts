@@ -332,15 +332,18 @@ export class DuckDbEngine implements SharedResource {
     return path.join(this.catalogsDir, catalogFileName(name));
   }
 
-  /** ATTACHes (creating if needed) the catalog's database file. Idempotent. */
-  async attachCatalog(name: string): Promise<void> {
+  /**
+   * ATTACHes (creating if needed) the catalog's database file. Idempotent. `readOnly` attaches an existing
+   * file READ_ONLY: the engine itself then refuses every write to the catalog, whatever SQL sends it.
+   */
+  async attachCatalog(name: string, opts: { readOnly?: boolean } = {}): Promise<void> {
     const key = name.toLowerCase();
     if (this.attached.has(key)) return;
     const alias = catalogAlias(key);
     await mkdir(this.catalogsDir, { recursive: true });
     // STORAGE_VERSION: VARIANT columns need the v1.5 storage format.
     await this.run(
-      `ATTACH IF NOT EXISTS ${literal(this.catalogFile(key))} AS ${ident(alias)} (STORAGE_VERSION 'v1.5.0')`,
+      `ATTACH IF NOT EXISTS ${literal(this.catalogFile(key))} AS ${ident(alias)} (STORAGE_VERSION 'v1.5.0'${opts.readOnly ? ', READ_ONLY' : ''})`,
     );
     this.attached.set(key, alias);
     this.notifyChange({ catalog: key });

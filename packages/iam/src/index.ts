@@ -29,6 +29,10 @@ export interface IamApi {
   registerObjectType(definition: ObjectTypeDefinition, hooks: ObjectHooks): void;
   /** Forgets the stored ACL of a deleted object (`requestObjectType` may be any of the type's names). */
   dropPermissions(requestObjectType: string, id: string): void;
+  /** Every SCIM user's userName. */
+  userNames(): string[];
+  /** Calls `listener` with the userName of each user created from now on (workspace home folders). */
+  onUserCreated(listener: (userName: string) => void): void;
 }
 
 export const iamService = defineService<IamApi>({
@@ -56,6 +60,8 @@ export const iamService = defineService<IamApi>({
           const t = types.get(type);
           if (t) store.permissions.drop(t.request, id);
         },
+        userNames: () => store.directory.userNames(),
+        onUserCreated: (listener) => void store.directory.userCreated.push(listener),
       },
     };
   },

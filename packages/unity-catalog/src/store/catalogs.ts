@@ -6,6 +6,7 @@ import { ident } from '@minilake/engine-duckdb';
 import { catalogExists, metastoreNotFound, notEmpty } from '../errors.js';
 import { checkName } from '../names.js';
 import type { UcContext } from './context.js';
+import { builtinCatalogFields } from './builtin.js';
 import type { EngineView } from './engine-view.js';
 import {
   RESERVED_CATALOGS,
@@ -84,6 +85,7 @@ export class Catalogs {
       catalog_type: 'MANAGED_CATALOG',
       securable_type: 'CATALOG',
       securable_kind: 'CATALOG_STANDARD',
+      ...builtinCatalogFields(r),
       isolation_mode: r.isolation_mode,
       enable_predictive_optimization: r.enable_predictive_optimization ?? 'INHERIT',
       browse_only: false,
@@ -111,6 +113,20 @@ export class Catalogs {
     } finally {
       creating.delete(name);
     }
+  }
+
+  /**
+   * A catalog the workspace provides (main, hive_metastore, samples: builtin.ts), past the reserved-name
+   * check; `extra` fields go into its record.
+   */
+  async createBuiltin(name: string, extra: Partial<CatalogRecord>): Promise<void> {
+    await this.attachments.run(() =>
+      this.ctx.mutating(async () => {
+        if (this.ctx.c.catalogs.has(name)) return;
+        await this.createLocked(name, { comment: extra.comment ?? null });
+        this.ctx.c.catalogs.update(name, (r) => Object.assign(r, extra));
+      }),
+    );
   }
 
   private async createLocked(
