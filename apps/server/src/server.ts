@@ -198,6 +198,9 @@ export async function createMinilake(config: MinilakeConfig, opts: CreateOptions
           .filter(Boolean)
       : undefined;
     await reset(names);
+    // A reset workspace is a new one: what a new workspace has comes back (in start order).
+    for (const name of order) if (!names || names.includes(name)) await instances.get(name)?.afterReset?.();
+    await state.flush();
     return c.json({ reset: names ?? order });
   });
   const snapshots = new Snapshots({

@@ -161,7 +161,8 @@ export class WarehouseStore extends CollectionStore {
       num_clusters: 0,
       created_at: this.clock.now(),
       seq: this.nextSeq++,
-      data_source_id: crypto.randomUUID(),
+      // The starter warehouse keeps the data source id it was listed with before its first use.
+      data_source_id: id === STARTER_WAREHOUSE_ID ? STARTER_WAREHOUSE_ID : crypto.randomUUID(),
     };
     if (f.instance_profile_arn) rec.instance_profile_arn = f.instance_profile_arn;
     if (f.tags) rec.tags = f.tags;

@@ -186,6 +186,7 @@ export const unityCatalogService = defineService<UnityCatalogApi>({
       async ready() {
         await engine.all('SELECT 1');
       },
+      afterReset: () => store.ensureBuiltins(),
     };
   },
 });

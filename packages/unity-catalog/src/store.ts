@@ -111,7 +111,7 @@ export class UnityCatalogStore extends CollectionStore {
       empty: o.empty ?? false,
       ...(o.samplesDir ? { samplesDir: o.samplesDir } : {}),
       ...(o.deltaReader ? { deltaReader: o.deltaReader } : {}),
-      createCatalog: (name, extra) => this.catalogs.createBuiltin(name, extra),
+      createCatalog: (name, extra, o) => this.catalogs.createBuiltin(name, extra, o),
     });
   }
 
@@ -140,7 +140,15 @@ export class UnityCatalogStore extends CollectionStore {
       await this.engine.detachCatalog(name, { deleteFile: true });
     await rm(this.volumesRoot, { recursive: true, force: true });
     this.ctx.ensureMetastore();
-    await this.builtins.ensure();
+  }
+
+  /**
+   * The catalogs a new workspace has (store/builtin.ts), after a reset: not inside the reset itself, which
+   * the shared engine's reset follows (detaching every catalog) and a snapshot's restore too (which copies
+   * the catalogs' files back while none is attached).
+   */
+  ensureBuiltins(): Promise<void> {
+    return this.builtins.ensure();
   }
 
   /** The catalogs' database files are back in place when the host restores a snapshot: attach them. */

@@ -574,6 +574,7 @@ describe('volumes, functions, grants, metastore', () => {
     await a2.createCatalog({ name: 'r1' });
     await a2.deleteCatalog('main', true);
     for (const m of s.instance.state) await m.reset();
+    await s.instance.afterReset?.();
     // A reset workspace is a new one: its built-in catalogs again, main included.
     expect(a2.engine.catalogNames()).toEqual(['hive_metastore', 'main', 'samples']);
     expect(existsSync(path.join(s.ctx.dataDir, 'duckdb', 'catalogs', 'r1.duckdb'))).toBe(false);

@@ -43,6 +43,7 @@ export function createWorkspace(ctx: ServiceContext): ServiceInstance<WorkspaceA
   return {
     app: workspaceApp(store),
     state: [store],
+    afterReset: () => store.ensureHomes(),
     api: {
       read: async (p) => (await store.export(canonicalPath(p), 'SOURCE')).content,
       getStatus: (p) => store.getStatus(canonicalPath(p)),

@@ -162,6 +162,11 @@ export class WorkspaceStore extends CollectionStore {
     return ['/', '/Users', ...[...homes].map((u) => `/Users/${u}`), '/Shared'];
   }
 
+  /** The home folders of every user (after a reset, once the users are what they now are). */
+  ensureHomes(): void {
+    for (const u of this.users?.() ?? []) this.ensureHome(u);
+  }
+
   /**
    * A user created through SCIM gets a home folder `/Users/<userName>` at once, as Databricks creates it (the
    * record first, synchronously, so the request that created the user is journaled with it).
@@ -182,9 +187,9 @@ export class WorkspaceStore extends CollectionStore {
     }
   }
 
-  /** The same, without blocking the event loop (reset). */
+  /** The same, without blocking the event loop (reset): the caller's own folders (users' homes: ensureHomes). */
   private async restoreDefaults(): Promise<void> {
-    for (const p of this.defaultDirs) {
+    for (const p of ['/', '/Users', `/Users/${this.userName}`, '/Shared']) {
       await mkdir(path.join(this.root, ...p.split('/').filter(Boolean)), { recursive: true });
       if (!this.objects.has(p)) this.objects.set(p, this.newRecord(p, 'DIRECTORY'));
     }

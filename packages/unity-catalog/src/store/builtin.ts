@@ -18,7 +18,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { invalidParameter, permissionDenied, uuid } from '@minilake/core';
 import type { DeltaReader } from '@minilake/delta';
-import { ident, parseDuckDbType } from '@minilake/engine-duckdb';
+import { ident, literal, parseDuckDbType } from '@minilake/engine-duckdb';
 import { SAMPLE_SCHEMAS, SAMPLE_TABLES, SAMPLES_CATALOG, type SampleTable } from '@minilake/samples';
 import type { UcContext } from './context.js';
 import { localPath } from './delta-source.js';
@@ -62,8 +62,15 @@ export class BuiltinCatalogs {
       /** Where the sample tables' Delta folders go (undefined: no samples catalog). */
       samplesDir?: string;
       deltaReader?: DeltaReader;
-      /** Creates a plain catalog with its `default` schema (Catalogs' own create, past the name checks). */
-      createCatalog: (name: string, extra: Partial<CatalogRecord>) => Promise<void>;
+      /**
+       * Creates a catalog (Catalogs' own create, past the name checks): a plain one with its `default`
+       * schema, or a READ_ONLY one whose file `readOnly.prepare` makes.
+       */
+      createCatalog: (
+        name: string,
+        extra: Partial<CatalogRecord>,
+        o?: { readOnly?: { prepare: (file: string) => Promise<void> } },
+      ) => Promise<void>;
     },
   ) {}
 
@@ -158,18 +165,28 @@ export class BuiltinCatalogs {
   /** The samples catalog: a READ_ONLY database holding its schemas, and one EXTERNAL Delta record per table. */
   private async createSamples(): Promise<void> {
     const { c, engine } = this.ctx;
-    await this.o.createCatalog(SAMPLES_CATALOG, {
-      builtin: true,
-      comment: 'Sample datasets provided by MiniLake, generated as Databricks ships them (read-only)',
-      owner: SYSTEM_USER,
-    });
-    for (const schema of Object.keys(SAMPLE_SCHEMAS))
-      await engine.run(`CREATE SCHEMA IF NOT EXISTS ${this.ctx.alias(SAMPLES_CATALOG)}.${ident(schema)}`);
-    // The default schema Catalogs made: Databricks' samples catalog has none.
-    await engine.run(`DROP SCHEMA IF EXISTS ${this.ctx.alias(SAMPLES_CATALOG)}.${ident('default')}`);
-    c.schemas.delete(`${SAMPLES_CATALOG}.default`);
-    await engine.detachCatalog(SAMPLES_CATALOG);
-    await engine.attachCatalog(SAMPLES_CATALOG, { readOnly: true });
+    // The file is made under a private alias first: attaching it as `samples`, detaching and attaching it
+    // again READ_ONLY raced the engine view's reads of the catalog (DuckDB then refuses the second attach
+    // while the first is still being detached).
+    const prepare = async (file: string) => {
+      const alias = ident(`__ml_init_${SAMPLES_CATALOG}`);
+      await engine.run(`ATTACH ${literal(file)} AS ${alias} (STORAGE_VERSION 'v1.5.0')`);
+      try {
+        for (const schema of Object.keys(SAMPLE_SCHEMAS))
+          await engine.run(`CREATE SCHEMA IF NOT EXISTS ${alias}.${ident(schema)}`);
+      } finally {
+        await engine.run(`DETACH DATABASE IF EXISTS ${alias}`);
+      }
+    };
+    await this.o.createCatalog(
+      SAMPLES_CATALOG,
+      {
+        builtin: true,
+        comment: 'Sample datasets provided by MiniLake, generated as Databricks ships them (read-only)',
+        owner: SYSTEM_USER,
+      },
+      { readOnly: { prepare } },
+    );
     for (const [schema, comment] of Object.entries(SAMPLE_SCHEMAS))
       c.schemas.set(`${SAMPLES_CATALOG}.${schema}`, {
         schema_id: uuid(),
