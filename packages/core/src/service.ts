@@ -77,6 +77,12 @@ export interface ServiceInstance<Api = unknown> {
   api?: Api;
   /** Ready check: throws (or rejects) when a dependency is not usable. */
   ready?(): Promise<void> | void;
+  /**
+   * After `POST /_minilake/reset` emptied the services (and the shared engines): lays down what a new
+   * workspace has (Unity Catalog's built-in catalogs, users' home folders). Not called when a snapshot is
+   * restored: the snapshot brings its own.
+   */
+  afterReset?(): Promise<void> | void;
   close?(): Promise<void> | void;
 }
 
