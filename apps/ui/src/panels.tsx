@@ -57,6 +57,21 @@ export function QueriesView(props: { visible: boolean }) {
   useEffect(() => {
     if (props.visible) void load();
   }, [props.visible]);
+  // A saved query's address, /ui/queries/<id> (where Databricks' /sql/editor/<id> leads), opens it in the editor.
+  const route = useRoute();
+  useEffect(() => {
+    if (route[0] !== 'queries' || !route[1]) return;
+    api<SavedQuery>('GET', `/api/2.0/sql/queries/${encodeURIComponent(route[1])}`).then(
+      (q) =>
+        openInEditor({
+          title: q.display_name ?? q.id,
+          sql: q.query_text ?? '',
+          queryId: q.id,
+          description: q.description,
+        }),
+      setError,
+    );
+  }, [route.join('/')]);
   const remove = async (q: SavedQuery) => {
     if (!window.confirm(`Move “${q.display_name}” to the trash?`)) return;
     await api('DELETE', `/api/2.0/sql/queries/${encodeURIComponent(q.id)}`).catch(setError);

@@ -438,6 +438,12 @@ describe.skipIf(!CHROMIUM)(title, () => {
     await page.getByRole('heading', { name: 'samples.tpch.region' }).waitFor();
     await page.getByRole('link', { name: 'Jobs' }).click();
     expect(new URL(page.url()).pathname).toBe('/ui/jobs');
+    // A saved query's Databricks address opens it in the editor.
+    const q = await post<{ id: string }>('/api/2.0/sql/queries', {
+      query: { display_name: 'addressed query', query_text: 'SELECT 7 AS addressed', warehouse_id: 'dev' },
+    });
+    await page.goto(`${server.url}/sql/editor/${q.json.id}`);
+    await page.getByRole('tab', { name: /addressed query/ }).waitFor();
     await page.close();
   });
 
