@@ -92,3 +92,16 @@ def test_the_front_door(url):
     with pytest.raises(urllib.error.HTTPError) as e:
         urllib.request.urlopen(f"{url}/mcp")
     assert "MINILAKE_MCP=1" in e.value.read().decode()
+
+
+def test_a_snapshot_restore_brings_query_history_back(w, url):
+    import requests
+
+    rows(w, "SELECT 4242 AS before_snapshot")
+    name = unique("fh")
+    assert requests.post(f"{url}/_minilake/snapshots", json={"name": name}, timeout=60).ok
+    rows(w, "SELECT 4343 AS after_snapshot")
+    assert requests.post(f"{url}/_minilake/snapshots/{name}/restore", timeout=60).ok
+    texts = [q.query_text for q in w.query_history.list(max_results=100).res]
+    assert any("before_snapshot" in t for t in texts)
+    assert not any("after_snapshot" in t for t in texts)

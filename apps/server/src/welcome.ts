@@ -11,6 +11,24 @@ export const MCP_OFF_MESSAGE =
 export function welcomeApp(o: { mcp: boolean }): Hono {
   const app = new Hono();
   app.on(['GET', 'HEAD'], '/', (c) => c.redirect('/ui/', 302));
+  // Databricks' page addresses (what the API's links and the CLI print: run_page_url is
+  // `<host>/jobs/<job>/runs/<run>?o=<workspace id>`) open MiniLake's page for the same object.
+  const to = (...parts: string[]) => `/ui/${parts.map((p) => encodeURIComponent(p)).join('/')}`;
+  const pages: [string, (p: Record<string, string>) => string][] = [
+    ['/jobs/runs/:run', (p) => to('jobs', 'runs', p.run!)],
+    ['/jobs/:job/runs/:run', (p) => to('jobs', p.job!, 'runs', p.run!)],
+    ['/jobs/:job', (p) => to('jobs', p.job!)],
+    ['/jobs', () => to('jobs')],
+    ['/explore/data/volumes/:c/:s/:v', (p) => to('catalog', p.c!, p.s!)],
+    ['/explore/data/:c/:s/:t', (p) => to('catalog', p.c!, p.s!, p.t!)],
+    ['/explore/data/:c/:s', (p) => to('catalog', p.c!, p.s!)],
+    ['/explore/data/:c', (p) => to('catalog', p.c!)],
+    ['/explore/data', () => to('catalog')],
+    ['/sql/editor/:id', (p) => to('queries', p.id!)],
+    ['/queries/:id', (p) => to('queries', p.id!)],
+  ];
+  for (const [path, target] of pages)
+    app.on(['GET', 'HEAD'], path, (c) => c.redirect(target(c.req.param() as Record<string, string>), 302));
   // Databricks' error shape, so an MCP client (or curl) shows the sentence as it is.
   if (!o.mcp)
     app.all('/mcp', (c) => c.json({ error_code: 'FEATURE_DISABLED', message: MCP_OFF_MESSAGE }, 404));

@@ -15,9 +15,10 @@ afterAll(async () => {
 });
 
 describe('a fresh server', () => {
-  it('names its addresses when it starts', () => {
+  it('names its addresses when it starts', async () => {
+    // The lines follow the "listening on" one the helper waits for.
+    await expect.poll(() => server.output()).toContain(`Web UI:        ${server.url}/ui/`);
     const out = server.output();
-    expect(out).toContain(`Web UI:        ${server.url}/ui/`);
     expect(out).toMatch(/MCP: +off \(MINILAKE_MCP=1/);
     expect(out).toMatch(/JupyterLab: +(http:\/\/\S+\/jupyter\/lab|not installed)/);
   });
@@ -28,6 +29,24 @@ describe('a fresh server', () => {
     const mcp = await fetch(`${server.url}/mcp`, { method: 'POST', body: '{}' });
     expect(mcp.status).toBe(404);
     expect(((await mcp.json()) as { message: string }).message).toContain('MINILAKE_MCP=1');
+  });
+
+  it("sends a job run's run_page_url to the UI's page for that run", async () => {
+    const w = workspaceClient(server.url);
+    const job = await w.jobs.create({
+      name: 'fh',
+      tasks: [{ task_key: 'c', condition_task: { op: 'EQUAL_TO', left: '1', right: '1' } }],
+    });
+    const { run_id } = await w.jobs.runNow({ job_id: job.job_id! });
+    const run = await w.jobs.getRun({ run_id: run_id! });
+    expect(run.run_page_url).toBe(`${server.url}/jobs/${job.job_id}/runs/${run_id}?o=1000000000000000`);
+    const page = await fetch(run.run_page_url!, { redirect: 'manual' });
+    expect([page.status, page.headers.get('location')]).toEqual([
+      302,
+      `/ui/jobs/${job.job_id}/runs/${run_id}`,
+    ]);
+    const table = await fetch(`${server.url}/explore/data/samples/tpch/orders`, { redirect: 'manual' });
+    expect(table.headers.get('location')).toBe('/ui/catalog/samples/tpch/orders');
   });
 
   it('has main.default, hive_metastore, samples and the starter warehouse', async () => {

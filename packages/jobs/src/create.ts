@@ -108,7 +108,7 @@ export function createJobs(ctx: ServiceContext): ServiceInstance<JobsApi> {
     triggers,
     clock: ctx.clock,
     userName: ctx.identity.userName,
-    baseUrl: () => ctx.selfUrl() ?? '',
+    links: () => ({ base: ctx.selfUrl() ?? '', workspaceId: ctx.identity.workspaceId }),
     hooks: {
       onJobDeleted,
       // The permissions API is iam's: the ACL is validated and stored exactly as a client's PUT would be.
