@@ -28,6 +28,7 @@ import {
 } from '@minilake/core';
 import { databricksModelUris, type Artifacts, type OwnerKind } from './artifacts.js';
 import type { Experiments } from './experiments.js';
+import { badLink } from './errors.js';
 import * as s from './schemas.js';
 import { readAll, UI_PREFIX, upstreamError, type MlflowServer } from './server.js';
 import { createReadStream } from 'node:fs';
@@ -352,9 +353,13 @@ export function trackingApp(d: TrackingDeps): Hono {
     const id = c.req.param('id');
     const prefix = `/_minilake/mlflow/artifacts/${kind}/${encodeURIComponent(id)}/`;
     const rawPath = new URL(c.req.url).pathname;
-    const rel = rawPath.startsWith(prefix)
-      ? rawPath.slice(prefix.length).split('/').map(decodeURIComponent).join('/')
-      : '';
+    let rel = '';
+    try {
+      if (rawPath.startsWith(prefix))
+        rel = rawPath.slice(prefix.length).split('/').map(decodeURIComponent).join('/');
+    } catch {
+      throw badLink();
+    }
     const q = readQuery(c, s.SignedLink);
     artifacts.verify(kind, id, rel, c.req.method, q.expires, q.sig, d.clock.now());
     const o = await artifacts.owner(kind, id);
