@@ -11,7 +11,14 @@ import { EngineUnavailable, type Logger, type ServiceContext } from '@minilake/c
 import { ConnectServer } from './connect.js';
 import { dockerProblem, removeLeftovers, startContainer } from './docker.js';
 import { EnvCache, EnvInstallError } from './envs.js';
-import { firstLine, locateInstall, settingsFrom, type SparkInstall, type SparkSettings } from './install.js';
+import {
+  firstLine,
+  locateInstall,
+  sparkSettingsOf,
+  type SparkInstall,
+  type SparkSettings,
+  type SparkSettingValues,
+} from './install.js';
 import { startProc, type Proc } from './proc.js';
 import { fsConf, joinClassPath, type FsOptions } from './fs.js';
 import { ucTaskConf } from './uc.js';
@@ -89,8 +96,8 @@ class Engine implements SparkEngine {
   private dockerSwept?: Promise<void>;
   private closed = false;
 
-  constructor(private readonly ctx: ServiceContext) {
-    this.settings = settingsFrom(ctx.config);
+  constructor(private readonly ctx: ServiceContext<SparkSettingValues>) {
+    this.settings = sparkSettingsOf(ctx.settings);
     this.logger = ctx.logger.child('spark');
     // Engines keep their files under <dataDir>/<engine>/ (the service's own ctx.dir is the caller's).
     this.dir = path.join(ctx.dataDir, 'spark');
@@ -502,11 +509,11 @@ function pidAlive(pid: number): boolean {
 }
 
 /** The host's one Spark engine (shared by every service that asks, through ctx.shared). */
-export function sparkEngine(ctx: ServiceContext): Promise<SparkEngine> {
+export function sparkEngine(ctx: ServiceContext<SparkSettingValues>): Promise<SparkEngine> {
   return ctx.shared('spark', () => new Engine(ctx));
 }
 
 /** A fresh engine not shared through the host (tests, embedders). */
-export function createSparkEngine(ctx: ServiceContext): SparkEngine {
+export function createSparkEngine(ctx: ServiceContext<SparkSettingValues>): SparkEngine {
   return new Engine(ctx);
 }

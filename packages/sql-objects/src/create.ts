@@ -103,16 +103,6 @@ export function createSqlObjects(ctx: ServiceContext): ServiceInstance<unknown> 
   };
   const v2deps: AlertsV2Deps = { ...evaluator, warehouseExists: (id) => sql.warehouseExists(id) };
   const alertsV2 = new AlertsV2(v2deps);
-  const resetTimers = {
-    name: 'sql-objects-schedules',
-    version: 1,
-    reset: () => {
-      disarmAll();
-      alertsV2.close();
-    },
-    snapshot: () => ({}),
-    restore: () => undefined,
-  };
   const app = sqlObjectsApp({
     store,
     statements: sql.statements,
@@ -125,7 +115,17 @@ export function createSqlObjects(ctx: ServiceContext): ServiceInstance<unknown> 
   app.route('/', alertsV2App(v2deps, alertsV2));
   return {
     app,
-    state: [store, resetTimers],
+    state: [store],
+    // Schedules are timers over the store's records: stopped before it empties, armed again for the
+    // records a snapshot brings back.
+    beforeReset: () => {
+      disarmAll();
+      alertsV2.close();
+    },
+    afterRestore: () => {
+      for (const id of store.queries.keys()) arm(id);
+      for (const id of store.alertsV2.keys()) alertsV2.arm(id);
+    },
     close: () => {
       disarmAll();
       alertsV2.close();
