@@ -42,6 +42,8 @@ export interface SnapshotsOptions {
   state: StateDb;
   /** Empties every service and shared resource, as `POST /_minilake/reset` does. */
   reset: () => Promise<void>;
+  /** Every state module holds the snapshot: the services' afterRestore hooks (re-arm schedules, recover runs). */
+  restored: () => Promise<void>;
   gate: WriteGate;
   now: () => number;
 }
@@ -139,6 +141,7 @@ export class Snapshots {
           const s = saved.modules[m.name];
           if (s) await m.restore(s.snapshot);
         }
+      await this.o.restored();
       await this.o.state.flush();
       return info;
     });
