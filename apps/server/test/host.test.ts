@@ -22,7 +22,7 @@ import { ServiceHost } from '../src/host/services.js';
 function fixture() {
   const log: string[] = [];
   const settings = { MINILAKE_T_DELAY: numberSetting({ doc: 'd', default: 1 }) };
-  const def = (name: string, extra: Partial<ServiceDefinition> = {}) =>
+  const def = (name: string, extra: Pick<ServiceDefinition, 'uses' | 'paths'> = {}) =>
     defineService<{ name: string }, typeof settings>({
       name,
       description: name,

@@ -106,12 +106,12 @@ export interface ServiceDefinition<Api = unknown, S extends SettingsSchema = Set
   readonly description: string;
   /**
    * Services this one cannot work without. The host creates them first (start order is derived from these
-   * declarations) and MINILAKE_SERVICES pulls them in; read them with ctx.peer(name).
+   * declarations) and MINILAKE_SERVICES pulls them in; read them with ctx.peer(definition).
    */
   readonly uses?: readonly string[];
   /**
    * Services this one uses when they are enabled (created first when they are; never pulled in). Read them
-   * with ctx.optionalPeer(name), which is undefined when the peer is off.
+   * with ctx.optionalPeer(definition), which is undefined when the peer is off.
    */
   readonly optionalUses?: readonly string[];
   /**
