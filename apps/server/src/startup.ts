@@ -23,7 +23,8 @@ async function checkDataDir(dir: string, setting: string): Promise<string | unde
     try {
       s = await stat(at);
     } catch (e) {
-      if (code(e) !== 'ENOENT' && code(e) !== 'ENOTDIR') return `${setting}=${dir} cannot be used: ${at}: ${fsReason(e)}`;
+      if (code(e) !== 'ENOENT' && code(e) !== 'ENOTDIR')
+        return `${setting}=${dir} cannot be used: ${at}: ${fsReason(e)}`;
       const up = path.dirname(at);
       if (up === at) return `${setting}=${dir} cannot be created`;
       at = up;
