@@ -137,6 +137,16 @@ export interface ServiceDefinition<Api = unknown, S extends SettingsSchema = Set
   create(ctx: ServiceContext<SettingsOf<S>>): Promise<ServiceInstance<Api>> | ServiceInstance<Api>;
 }
 
+/**
+ * What a host does to one service on `POST /_minilake/reset`: its beforeReset hook, every state module's
+ * reset, its afterReset hook. Hosts and tests call this rather than resetting the modules themselves.
+ */
+export async function resetInstance(instance: ServiceInstance<unknown>): Promise<void> {
+  await instance.beforeReset?.();
+  for (const module of instance.state) await module.reset();
+  await instance.afterReset?.();
+}
+
 /** A definition, typed; without settings its ctx.settings is empty. */
 export function defineService<Api, S extends SettingsSchema = Record<never, Setting>>(
   def: ServiceDefinition<Api, S>,

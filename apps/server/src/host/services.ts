@@ -8,6 +8,7 @@ import type { Hono } from 'hono';
 import {
   contextFor,
   invalidParameter,
+  resetInstance,
   startOrder,
   type Clock,
   type Identity,
@@ -143,10 +144,7 @@ export class ServiceHost {
     }
     for (const name of [...this.order].reverse().filter((n) => selected.includes(n))) {
       const instance = this.instances.get(name);
-      if (!instance) continue;
-      await instance.beforeReset?.();
-      for (const module of instance.state) await module.reset();
-      await instance.afterReset?.();
+      if (instance) await resetInstance(instance);
     }
     if (!names) for (const r of this.sharedResources.values()) await (await r).reset?.();
     await this.o.state.flush();
