@@ -67,8 +67,8 @@ export interface ServiceContext<S extends object = Readonly<Record<string, unkno
   /**
    * Sends a request through the host's whole app in process (every route, middleware, error renderer and the
    * persistence barrier), exactly as a client's request would go. For MCP only: an MCP tool is a REST client
-   * by design. A service calling another service uses its Api (ctx.peer), never its routes. `path` starts
-   * with `/`. Rejects when the host has no app yet.
+   * by design. Services call each other through peer Apis (`peer` / `optionalPeer`), never through this.
+   * `path` starts with `/`. Rejects when the host has no app yet.
    */
   request(path: string, init?: RequestInit): Promise<Response>;
 }

@@ -2,6 +2,7 @@ import { defineService, numberSetting, type SettingsOf } from '@minilake/core';
 import { sparkSettings } from '@minilake/engine-spark';
 
 import type { JobsService } from './service.js';
+import type { RunRecord } from './store.js';
 
 export type { JobRecord, RunRecord, TaskRunRecord, TaskOutput, LifeCycle } from './store.js';
 export type { RefContext } from './refs.js';
@@ -13,6 +14,8 @@ export interface JobsApi {
   service: JobsService;
   /** Resolves once the triggers have finished the folder polls the clock started (tests step the clock). */
   idle(): Promise<void>;
+  /** Resolves with the run once it is no longer active (at once for a finished or unknown run). */
+  waitForRun(runId: number): Promise<RunRecord | undefined>;
 }
 
 /** The jobs service's settings, and the Spark engine's (not a service: its user declares them). */
@@ -31,7 +34,7 @@ export const jobsService = defineService<JobsApi, typeof jobsSettings>({
   name: 'jobs',
   description: 'Jobs API and a real scheduler: task DAGs on Spark, run_if, retries, timeouts, triggers',
   // Every peer is optional: the API and the non-code tasks work alone; each peer adds what it owns.
-  optionalUses: ['iam', 'secrets', 'workspace', 'files', 'unity-catalog', 'compute', 'sql'],
+  optionalUses: ['iam', 'secrets', 'workspace', 'files', 'unity-catalog', 'compute', 'sql', 'sql-objects'],
   // The shared Spark engine this service opens keeps its files in <dataDir>/spark.
   folders: ['spark'],
   settings: jobsSettings,
