@@ -8,7 +8,7 @@
  * 5. admin      (host/admin.ts)     /_minilake/*: health, ready, reset, snapshots, services;
  * 6. lifecycle  listening (hooks, warm-up), upgrade (Jupyter's websockets), close.
  *
- * The UI, JupyterLab and the built-in identity are mounted between them; unknown paths are answered by core's
+ * The UI, JupyterLab, the built-in identity and the welcome routes are mounted between them; unknown paths are answered by core's
  * installErrorHandling (501 for /api, 404 otherwise).
  */
 import path from 'node:path';
@@ -40,6 +40,7 @@ import { Jupyter, sparkJars } from './jupyter.js';
 import { registry } from './registry.js';
 import { Snapshots, WriteGate } from './snapshots.js';
 import { defaultUiDir, uiApp } from './ui.js';
+import { welcomeApp } from './welcome.js';
 
 export { ownedDataFolders } from './host/data-dir.js';
 
@@ -106,7 +107,7 @@ export async function createMinilake(config: MinilakeConfig, opts: CreateOptions
     instances: services.instances,
     sharedResources: services.sharedResources,
     state,
-    reset: () => services.reset(),
+    empty: () => services.emptyForRestore(),
     restored: () => services.restored(),
     gate,
     now: () => clock.now(),
@@ -137,6 +138,8 @@ export async function createMinilake(config: MinilakeConfig, opts: CreateOptions
   }
   // Built-in identity after the services, so an enabled iam service answers /Me from its store.
   app.route('/', identityApp(identity));
+  // `/` opens the UI; `/mcp` with MCP off says how to turn it on.
+  app.route('/', welcomeApp({ mcp: services.order.includes('mcp') }));
 
   // 6. Lifecycle.
   let closed = false;

@@ -83,15 +83,19 @@ export interface ServiceInstance<Api = unknown> {
   /** Ready check: throws (or rejects) when a dependency is not usable. */
   ready?(): Promise<void> | void;
   /**
-   * Lifecycle hooks, called by the host (none is required). A service created after the host listens gets
-   * onListening right after it is created.
+   * Lifecycle hooks, called by the host (none is required). Every beforeReset is followed by exactly one
+   * afterReset (a reset) or afterRestore (a snapshot restore).
    *
    * - onListening: the host listens at `url` (the same as ctx.selfUrl() from now on): work that needs to be
-   *   reachable (recovered job runs whose tasks call back) starts here.
-   * - beforeReset / afterReset: around `POST /_minilake/reset` (and a snapshot restore, which resets first)
-   *   emptying this service's state modules: stop timers and live handles before, accept work again after.
+   *   reachable (recovered job runs whose tasks call back) starts here. A service created after the host
+   *   listens gets it right after it is created.
+   * - beforeReset: its state modules are about to be emptied (`POST /_minilake/reset`, or a snapshot restore,
+   *   which empties everything first): stop timers, cancel live work.
+   * - afterReset: after `POST /_minilake/reset` emptied the services (and, for a full reset, the shared
+   *   engines), in start order: lay down what a new workspace has (Unity Catalog's built-in catalogs,
+   *   users' home folders) and accept work again.
    * - afterRestore: every service's state modules hold a restored snapshot (in start order): re-arm
-   *   schedules, recover runs.
+   *   schedules, recover runs, accept work again. The snapshot brings its own built-ins.
    */
   onListening?(url: string): void;
   beforeReset?(): Promise<void> | void;
@@ -138,8 +142,9 @@ export interface ServiceDefinition<Api = unknown, S extends SettingsSchema = Set
 }
 
 /**
- * What a host does to one service on `POST /_minilake/reset`: its beforeReset hook, every state module's
- * reset, its afterReset hook. Hosts and tests call this rather than resetting the modules themselves.
+ * What `POST /_minilake/reset` does to one service on its own: its beforeReset hook, every state module's
+ * reset, its afterReset hook (the host resets the shared engines between the two for a full reset). Tests
+ * call this rather than resetting the modules themselves.
  */
 export async function resetInstance(instance: ServiceInstance<unknown>): Promise<void> {
   await instance.beforeReset?.();

@@ -94,7 +94,7 @@ export function createJobs(ctx: ServiceContext<JobsSettings>): ServiceInstance<J
     triggers,
     clock: ctx.clock,
     userName: ctx.identity.userName,
-    baseUrl: () => ctx.selfUrl() ?? '',
+    links: () => ({ base: ctx.selfUrl() ?? '', workspaceId: ctx.identity.workspaceId }),
     hooks: {
       onJobDeleted,
       // The permissions API is iam's: the ACL is validated and stored exactly as a client's PUT would be.
@@ -110,7 +110,8 @@ export function createJobs(ctx: ServiceContext<JobsSettings>): ServiceInstance<J
     onListening() {
       if (queued > 0) scheduler.resumeQueued();
     },
-    // Live runs and armed triggers stop before the store empties, and accept work again after.
+    // Live runs and armed triggers stop before the store empties, and accept work again after (a reset or
+    // a restore).
     async beforeReset() {
       await scheduler.close();
       triggers.close();
@@ -122,6 +123,8 @@ export function createJobs(ctx: ServiceContext<JobsSettings>): ServiceInstance<J
     // A restored snapshot's running runs have no process behind them: they end as after a restart; its
     // queued runs start (the server already listens).
     afterRestore() {
+      scheduler.reopen();
+      triggers.reopen();
       const { queued } = scheduler.recover(
         'The MiniLake state was restored from a snapshot taken while this run was active; the run did not continue.',
       );

@@ -12,6 +12,7 @@ import { randomFillSync, randomUUID } from 'node:crypto';
 import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import type { Clock, Identity, Logger } from '@minilake/core';
+import { isDatabricksError } from '@minilake/core';
 import type { DuckDbEngine } from '@minilake/engine-duckdb';
 import { databricksColumnTypes, executeDatabricksSql, resultShapeKey, SqlError } from './dialect/index.js';
 import type { QueryHistoryStore, QueryRecord, QueryStatus } from './history.js';
@@ -697,6 +698,13 @@ function statementType(sql: string): string {
 /** Engine failures as Databricks reports them: a ServiceError code, the message, and a SQLSTATE. */
 export function toSqlFailure(e: unknown): { code: string; message: string; sqlState: string } {
   if (e instanceof SqlError) return { code: e.errorCode, message: e.message, sqlState: e.sqlState };
+  // Unity Catalog refusing a change (the read-only samples catalog) reads as Databricks' SQL error.
+  if (isDatabricksError(e) && e.errorCode === 'PERMISSION_DENIED')
+    return {
+      code: 'BAD_REQUEST',
+      message: `[INSUFFICIENT_PERMISSIONS] Insufficient privileges: ${e.message}`,
+      sqlState: '42501',
+    };
   // A result file that could not be written (disk full, permissions): the statement fails with IO_ERROR.
   const sys = (e as { code?: unknown; syscall?: unknown } | null) ?? {};
   if (typeof sys.code === 'string' && typeof sys.syscall === 'string')

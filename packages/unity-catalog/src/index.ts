@@ -1,4 +1,5 @@
-import { choiceSetting, defineService } from '@minilake/core';
+import path from 'node:path';
+import { choiceSetting, defineService, switchSetting } from '@minilake/core';
 import { deltaReader, type DeltaTable, type DetailRow, type HistoryRow } from '@minilake/delta';
 import { DUCKDB_FOLDER, duckDbEngine, duckDbSettings, type DuckDbEngine } from '@minilake/engine-duckdb';
 import { unityCatalogApp } from './app.js';
@@ -125,6 +126,12 @@ export const unityCatalogSettings = {
     choices: ['duckdb', 'delta'],
     default: 'duckdb',
   }),
+  MINILAKE_EMPTY: switchSetting({
+    doc:
+      '`1`: a bare metastore, without the catalogs a new workspace has (`main` with `default`, `hive_metastore`, ' +
+      '`samples`). A reset brings back what the server started with.',
+    default: '0',
+  }),
 };
 
 export const unityCatalogService = defineService<UnityCatalogApi, typeof unityCatalogSettings>({
@@ -148,6 +155,9 @@ export const unityCatalogService = defineService<UnityCatalogApi, typeof unityCa
       workspaceId: ctx.identity.workspaceId,
       logger: ctx.logger,
       deltaReader: delta,
+      empty: ctx.settings.MINILAKE_EMPTY,
+      // The samples catalog's Delta tables, generated on first read (builtin.ts).
+      samplesDir: path.join(ctx.dir, 'samples'),
       // MANAGED Delta tables live in this service's own folder, in Databricks' storage-root layout.
       ...(managedFormat === 'delta' ? { managedDeltaDir: ctx.dir } : {}),
       tableSources: (uc) => [
@@ -186,6 +196,7 @@ export const unityCatalogService = defineService<UnityCatalogApi, typeof unityCa
       async ready() {
         await engine.all('SELECT 1');
       },
+      afterReset: () => store.ensureBuiltins(),
     };
   },
 });

@@ -8,7 +8,6 @@ import type { Hono } from 'hono';
 import {
   contextFor,
   invalidParameter,
-  resetInstance,
   startOrder,
   type Clock,
   type Identity,
@@ -132,9 +131,10 @@ export class ServiceHost {
   }
 
   /**
-   * Empties the named services (all by default) in reverse start order, so a service is emptied before the
-   * ones it uses: its beforeReset, its state modules, its afterReset. One not created yet has nothing to
-   * empty. A full reset also resets the shared engines.
+   * `POST /_minilake/reset`: empties the named services (all by default) in reverse start order, so a
+   * service is emptied before the ones it uses (its beforeReset, then its state modules), and for a full
+   * reset the shared engines; then, in start order, each one's afterReset lays down what a new workspace
+   * has. One not created yet has nothing to empty.
    */
   async reset(names?: string[]): Promise<void> {
     const selected = names ?? this.order;
@@ -142,11 +142,25 @@ export class ServiceHost {
       if (!this.order.includes(name))
         throw invalidParameter(`Service '${name}' is not enabled. Enabled: ${this.order.join(', ')}`);
     }
+    await this.empty(selected, !names);
+    for (const name of this.order)
+      if (selected.includes(name)) await this.instances.get(name)?.afterReset?.();
+    await this.o.state.flush();
+  }
+
+  /** Before a snapshot restore: every service and shared engine emptied (afterRestore follows, not afterReset). */
+  async emptyForRestore(): Promise<void> {
+    await this.empty(this.order, true);
+  }
+
+  private async empty(selected: readonly string[], engines: boolean): Promise<void> {
     for (const name of [...this.order].reverse().filter((n) => selected.includes(n))) {
       const instance = this.instances.get(name);
-      if (instance) await resetInstance(instance);
+      if (!instance) continue;
+      await instance.beforeReset?.();
+      for (const module of instance.state) await module.reset();
     }
-    if (!names) for (const r of this.sharedResources.values()) await (await r).reset?.();
+    if (engines) for (const r of this.sharedResources.values()) await (await r).reset?.();
     await this.o.state.flush();
   }
 
