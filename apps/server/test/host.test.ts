@@ -1,7 +1,7 @@
 /**
  * The host's service phase with definitions of the test's own: the start order, lazy and eager creation, the
- * lifecycle hooks in the order the contract states (onListening, beforeReset / state reset / afterReset in
- * reverse start order, afterRestore in start order), and the settings each service receives.
+ * lifecycle hooks in the order the contract states (onListening; beforeReset and the state reset in reverse
+ * start order, then afterReset, or afterRestore for a snapshot, in start order), and each service's settings.
  */
 import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
@@ -95,7 +95,7 @@ describe('the service host', () => {
     await host.close();
   });
 
-  it('resets in reverse start order, each service between its own hooks; restores in start order', async () => {
+  it('empties in reverse start order, then lays down a new workspace in start order; a restore ends with afterRestore', async () => {
     const { host, log } = fixture();
     await host.createAll();
     log.length = 0;
@@ -103,21 +103,32 @@ describe('the service host', () => {
     expect(log).toEqual([
       'beforeReset top',
       'reset top',
-      'afterReset top',
       'beforeReset lazy',
       'reset lazy',
-      'afterReset lazy',
       'beforeReset base',
       'reset base',
       'afterReset base',
+      'afterReset lazy',
+      'afterReset top',
     ]);
     log.length = 0;
     await host.reset(['base']);
     expect(log).toEqual(['beforeReset base', 'reset base', 'afterReset base']);
     await expect(host.reset(['nope'])).rejects.toThrow("Service 'nope' is not enabled");
     log.length = 0;
+    await host.emptyForRestore();
     await host.restored();
-    expect(log).toEqual(['afterRestore base', 'afterRestore lazy', 'afterRestore top']);
+    expect(log).toEqual([
+      'beforeReset top',
+      'reset top',
+      'beforeReset lazy',
+      'reset lazy',
+      'beforeReset base',
+      'reset base',
+      'afterRestore base',
+      'afterRestore lazy',
+      'afterRestore top',
+    ]);
     log.length = 0;
     await host.close();
     expect(log).toEqual(['close top', 'close lazy', 'close base']);
