@@ -5,7 +5,7 @@
  */
 import { lookup } from 'node:dns/promises';
 import { mkdtemp, rmdir, stat } from 'node:fs/promises';
-import { createServer } from 'node:net';
+import { createServer, isIP } from 'node:net';
 import path from 'node:path';
 import { ConfigError, readConfig, type MinilakeConfig } from './config.js';
 import { configuredDataDir, fsReason } from './host/data-dir.js';
@@ -46,6 +46,7 @@ async function checkDataDir(dir: string, setting: string): Promise<string | unde
 }
 
 async function checkHost(host: string, label: string): Promise<string | undefined> {
+  if (isIP(host)) return undefined;
   try {
     await lookup(host);
     return undefined;
@@ -95,16 +96,15 @@ export async function loadConfig(
   const { config, problems, invalid } = readConfig(env, flags);
   // With MINILAKE_PERSIST invalid the default data dir is unknown: only a named one is checked.
   const dir = invalid.has('MINILAKE_PERSIST') && !config.dataDir ? undefined : configuredDataDir(config);
-  if (dir) {
-    const p = await checkDataDir(dir, 'MINILAKE_DATA_DIR');
-    if (p) problems.push(p);
-  }
-  const hostProblem = await checkHost(config.host, config.labels.host);
-  if (hostProblem) problems.push(hostProblem);
-  else if (!invalid.has('MINILAKE_PORT')) {
-    const p = await checkPort(config);
-    if (p) problems.push(p);
-  }
+  // The data dir and the network are checked at once (a few ms of start-up, mostly the first fs and socket
+  // calls the server would make anyway); the port only when the host resolved.
+  const [dirProblem, netProblems] = await Promise.all([
+    dir ? checkDataDir(dir, 'MINILAKE_DATA_DIR') : undefined,
+    checkHost(config.host, config.labels.host).then(async (hostProblem) =>
+      hostProblem ? [hostProblem] : invalid.has('MINILAKE_PORT') ? [] : [await checkPort(config)],
+    ),
+  ]);
+  for (const p of [dirProblem, ...netProblems]) if (p) problems.push(p);
   if (problems.length > 0) throw new ConfigError(problems);
   return config;
 }
