@@ -2,7 +2,7 @@ import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { tableFromIPC } from 'apache-arrow';
-import { ManualClock, type ServiceContext, type ServiceInstance } from '@minilake/core';
+import { ManualClock, resetInstance, type ServiceContext, type ServiceInstance } from '@minilake/core';
 import { expectDatabricksError, jsonInit, serviceApp } from '@minilake/testing';
 import type { Hono } from 'hono';
 import { sqlService } from '../src/index.js';
@@ -361,7 +361,7 @@ describe('chunked results', () => {
         }),
       ),
     );
-    for (const m of instance!.state) await m.reset();
+    await resetInstance(instance!);
     await expectDatabricksError(
       await app.request(`/api/2.0/sql/statements/${st.statement_id}`, jsonInit('GET')),
       404,

@@ -4,11 +4,11 @@ import { expectDatabricksError, jsonInit, serviceApp } from '@minilake/testing';
 import type { Hono } from 'hono';
 import type { ServiceContext, ServiceInstance } from '@minilake/core';
 import { duckDbEngine } from '@minilake/engine-duckdb';
-import { sqlService } from '../src/index.js';
+import { sqlService, type SqlSettings } from '../src/index.js';
 
 let app: Hono;
 let instance: ServiceInstance;
-let ctx: ServiceContext;
+let ctx: ServiceContext<SqlSettings>;
 let wh: string;
 
 const post = (path: string, body: unknown) => app.request(path, jsonInit('POST', body));

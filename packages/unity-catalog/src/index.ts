@@ -1,7 +1,7 @@
 import path from 'node:path';
-import { defineService } from '@minilake/core';
+import { choiceSetting, defineService, switchSetting } from '@minilake/core';
 import { deltaReader, type DeltaTable, type DetailRow, type HistoryRow } from '@minilake/delta';
-import { DUCKDB_FOLDER, duckDbEngine, type DuckDbEngine } from '@minilake/engine-duckdb';
+import { DUCKDB_FOLDER, duckDbEngine, duckDbSettings, type DuckDbEngine } from '@minilake/engine-duckdb';
 import { unityCatalogApp } from './app.js';
 import {
   ExternalDeltaSource,
@@ -114,26 +114,36 @@ export interface UnityCatalogApi {
   store: UnityCatalogStore;
 }
 
-export const unityCatalogService = defineService<UnityCatalogApi>({
+/** Unity Catalog's settings: the engine's, and where MANAGED tables live. */
+export const unityCatalogSettings = {
+  ...duckDbSettings,
+  MINILAKE_MANAGED_FORMAT: choiceSetting({
+    doc:
+      '`delta`: MANAGED tables (SQL `CREATE TABLE` without `LOCATION`, `USING DELTA` or no `USING`; CTAS; the ' +
+      'Tables API) are real Delta folders under `<dataDir>/unity-catalog/__unitystorage/schemas/<schema id>/tables/<table id>`, ' +
+      'as Databricks lays managed tables out under a storage root, so Spark and deltalake read and write them; ' +
+      '`DROP TABLE` deletes the folder. `duckdb` (the default, fastest): MANAGED tables are DuckDB tables.',
+    choices: ['duckdb', 'delta'],
+    default: 'duckdb',
+  }),
+  MINILAKE_EMPTY: switchSetting({
+    doc:
+      '`1`: a bare metastore, without the catalogs a new workspace has (`main` with `default`, `hive_metastore`, ' +
+      '`samples`). A reset brings back what the server started with.',
+    default: '0',
+  }),
+};
+
+export const unityCatalogService = defineService<UnityCatalogApi, typeof unityCatalogSettings>({
   name: 'unity-catalog',
   description: 'Unity Catalog on DuckDB: catalogs, schemas, tables, volumes, functions, grants',
-  configDefaults: {
-    MINILAKE_DUCKDB_MEMORY_LIMIT: '',
-    MINILAKE_DUCKDB_THREADS: '',
-    MINILAKE_MANAGED_FORMAT: 'duckdb',
-    // 1: a bare metastore, without the catalogs a new workspace has (main, hive_metastore, samples).
-    MINILAKE_EMPTY: '0',
-  },
+  settings: unityCatalogSettings,
   // Volumes have always lived in `<dataDir>/volumes`: kept, so persisted volumes stay where they are.
   folders: ['volumes', DUCKDB_FOLDER],
   async create(ctx) {
     const engine = await duckDbEngine(ctx);
     const delta = await deltaReader(ctx, engine);
-    const managedFormat = (ctx.config.MINILAKE_MANAGED_FORMAT || 'duckdb').toLowerCase();
-    if (managedFormat !== 'duckdb' && managedFormat !== 'delta')
-      throw new Error(
-        `MINILAKE_MANAGED_FORMAT=${JSON.stringify(ctx.config.MINILAKE_MANAGED_FORMAT)} must be duckdb or delta`,
-      );
+    const managedFormat = ctx.settings.MINILAKE_MANAGED_FORMAT;
     const store = new UnityCatalogStore({
       db: ctx.state,
       engine,
@@ -145,7 +155,7 @@ export const unityCatalogService = defineService<UnityCatalogApi>({
       workspaceId: ctx.identity.workspaceId,
       logger: ctx.logger,
       deltaReader: delta,
-      empty: ctx.config.MINILAKE_EMPTY === '1',
+      empty: ctx.settings.MINILAKE_EMPTY,
       // The samples catalog's Delta tables, generated on first read (builtin.ts).
       samplesDir: path.join(ctx.dir, 'samples'),
       // MANAGED Delta tables live in this service's own folder, in Databricks' storage-root layout.
