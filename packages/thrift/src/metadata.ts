@@ -5,7 +5,8 @@
  */
 import type { TableInfo as UcTable } from '@minilake/unity-catalog';
 import type { ResultColumn } from './results.js';
-import { parseType, scalarName } from './types.js';
+import { columnSize, JdbcType, jdbcType, scalarName } from '@minilake/datatypes';
+import { parseType } from './types.js';
 
 type Request = (path: string, init?: RequestInit) => Promise<Response>;
 
@@ -142,67 +143,6 @@ export async function getTables(
   return { columns: TABLE_COLUMNS, rows };
 }
 
-/** java.sql.Types codes, as Databricks reports DATA_TYPE. */
-function jdbcType(typeText: string): number {
-  const db = parseType(typeText);
-  switch (scalarName(db)) {
-    case 'BOOLEAN':
-      return 16;
-    case 'TINYINT':
-      return -6;
-    case 'SMALLINT':
-      return 5;
-    case 'INT':
-      return 4;
-    case 'BIGINT':
-      return -5;
-    case 'FLOAT':
-      return 6;
-    case 'DOUBLE':
-      return 8;
-    case 'DECIMAL':
-      return 3;
-    case 'DATE':
-      return 91;
-    case 'TIMESTAMP':
-    case 'TIMESTAMP_NTZ':
-      return 93;
-    case 'BINARY':
-      return -2;
-    case 'ARRAY':
-      return 2003;
-    case 'STRUCT':
-      return 2002;
-    case 'MAP':
-      return 2000;
-    case 'NULL':
-      return 0;
-    case 'STRING':
-      return 12;
-    default:
-      return 1111;
-  }
-}
-
-function columnSize(typeText: string): number | null {
-  const db = parseType(typeText);
-  const sizes: Record<string, number> = {
-    BOOLEAN: 1,
-    TINYINT: 3,
-    SMALLINT: 5,
-    INT: 10,
-    BIGINT: 19,
-    FLOAT: 7,
-    DOUBLE: 15,
-    DATE: 10,
-    TIMESTAMP: 29,
-    TIMESTAMP_NTZ: 29,
-  };
-  const n = scalarName(db);
-  if (db.kind === 'decimal') return db.precision;
-  return sizes[n] ?? null;
-}
-
 const COLUMNS_COLUMNS: ResultColumn[] = [
   S('TABLE_CAT'),
   S('TABLE_SCHEM'),
@@ -256,9 +196,9 @@ export async function getColumns(
           s,
           listed.name,
           col.name,
-          jdbcType(typeText),
+          jdbcType(db),
           typeText,
-          columnSize(typeText),
+          columnSize(db),
           null,
           db.kind === 'decimal' ? db.scale : numeric ? 0 : null,
           numeric ? 10 : null,
@@ -398,25 +338,26 @@ export function getTableTypes(): MetaResult {
   return { columns: [S('TABLE_TYPE')], rows: [['TABLE'], ['VIEW']] };
 }
 
+/** GetTypeInfo's rows: name, java.sql.Types code, precision, case sensitive. */
 const TYPE_INFO: [string, number, number | null, boolean][] = [
-  ['TINYINT', -6, 3, false],
-  ['SMALLINT', 5, 5, false],
-  ['INT', 4, 10, false],
-  ['BIGINT', -5, 19, false],
-  ['FLOAT', 6, 7, false],
-  ['DOUBLE', 8, 15, false],
-  ['DECIMAL', 3, 38, false],
-  ['BOOLEAN', 16, null, false],
-  ['STRING', 12, null, true],
-  ['BINARY', -2, null, false],
-  ['DATE', 91, null, false],
-  ['TIMESTAMP', 93, null, false],
-  ['TIMESTAMP_NTZ', 93, null, false],
-  ['INTERVAL', 1111, null, false],
-  ['ARRAY', 2003, null, false],
-  ['MAP', 2000, null, false],
-  ['STRUCT', 2002, null, false],
-  ['VOID', 0, null, false],
+  ['TINYINT', JdbcType.TINYINT, 3, false],
+  ['SMALLINT', JdbcType.SMALLINT, 5, false],
+  ['INT', JdbcType.INTEGER, 10, false],
+  ['BIGINT', JdbcType.BIGINT, 19, false],
+  ['FLOAT', JdbcType.FLOAT, 7, false],
+  ['DOUBLE', JdbcType.DOUBLE, 15, false],
+  ['DECIMAL', JdbcType.DECIMAL, 38, false],
+  ['BOOLEAN', JdbcType.BOOLEAN, null, false],
+  ['STRING', JdbcType.VARCHAR, null, true],
+  ['BINARY', JdbcType.BINARY, null, false],
+  ['DATE', JdbcType.DATE, null, false],
+  ['TIMESTAMP', JdbcType.TIMESTAMP, null, false],
+  ['TIMESTAMP_NTZ', JdbcType.TIMESTAMP, null, false],
+  ['INTERVAL', JdbcType.OTHER, null, false],
+  ['ARRAY', JdbcType.ARRAY, null, false],
+  ['MAP', JdbcType.MAP, null, false],
+  ['STRUCT', JdbcType.STRUCT, null, false],
+  ['VOID', JdbcType.NULL, null, false],
 ];
 
 export function getTypeInfo(): MetaResult {

@@ -27,18 +27,6 @@ export {
   type DeltaAsOf,
   type DeltaRef,
 } from './store.js';
-export {
-  databricksToDuckDbType,
-  databricksTypeInfo,
-  duckDbTypeToDatabricks,
-  normalizeDatabricksType,
-  parseDatabricksType,
-  sparkTypeJson,
-  structFieldJson,
-  toDatabricksTypeName,
-  toDatabricksTypeText,
-  type DatabricksTypeInfo,
-} from './types.js';
 export type {
   CatalogInfo,
   ColumnInfo,

@@ -9,6 +9,7 @@
  * Row filters, column masks and tags are not modelled in MiniLake's Unity Catalog: their views exist with
  * Databricks' columns and no rows, which is what such a workspace answers.
  */
+import { sqlTypeName } from '@minilake/datatypes';
 import { createHash } from 'node:crypto';
 import { ident, literal } from '@minilake/engine-duckdb';
 import type {
@@ -138,17 +139,8 @@ const FACETS = cols(
   'datetime_precision',
 ).concat(cols(S, 'interval_type'), cols(I, 'interval_precision', 'maximum_cardinality'));
 
-/** The Databricks type name (COLUMNS.DATA_TYPE) from Unity Catalog's type_name (INT, LONG, ...). */
-const UC_TYPE_NAMES: Record<string, string> = {
-  BYTE: 'TINYINT',
-  SHORT: 'SMALLINT',
-  LONG: 'BIGINT',
-  TIMESTAMP_NTZ: 'TIMESTAMP_NTZ',
-};
-const dataType = (c: ColumnInfo): string => {
-  const n = (c.type_name ?? c.type_text ?? 'STRING').toUpperCase();
-  return UC_TYPE_NAMES[n] ?? n;
-};
+/** COLUMNS.DATA_TYPE: the SQL type name of Unity Catalog's type_name (INT, LONG, ...). */
+const dataType = (c: ColumnInfo): string => sqlTypeName(c.type_name ?? c.type_text ?? 'STRING');
 
 interface View {
   columns: Columns;

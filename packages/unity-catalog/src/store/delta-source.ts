@@ -3,6 +3,7 @@
  * the API reports come from the Delta log (the physical truth wins over what the request declared); a
  * location without a log yet keeps the declared columns until someone (Spark, MiniLake's SQL) writes one.
  */
+import { parseDuckDbType, structFieldJson } from '@minilake/datatypes';
 import { existsSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import path from 'node:path';
@@ -19,8 +20,6 @@ import {
   type SqlRunner,
 } from '@minilake/delta';
 import { invalidParameter } from '@minilake/core';
-import { parseDuckDbType } from '@minilake/engine-duckdb';
-import { structFieldJson } from '../types.js';
 import type { UcContext } from './context.js';
 import { externalLocation } from './locations.js';
 import { columnOut, type ColumnOut, type TableRecord } from './records.js';

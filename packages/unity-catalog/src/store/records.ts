@@ -2,10 +2,9 @@
  * The records the Unity Catalog keeps in its collections, and the wire shapes shared by several securables.
  * Records are JSON data: they change only through `Collection.update` / `set`, so every change is journaled.
  */
+import { parseDuckDbType, type TypeNode, databricksTypeInfo, parseDatabricksType } from '@minilake/datatypes';
 import { invalidParameter, namePattern } from '@minilake/core';
-import { parseDuckDbType, type TypeNode } from '@minilake/engine-duckdb';
 import type { ColumnInput } from '../schemas.js';
-import { databricksTypeInfo, parseDatabricksType } from '../types.js';
 
 export type Props = Record<string, string>;
 

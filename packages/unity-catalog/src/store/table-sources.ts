@@ -13,9 +13,10 @@
  * Reads need no source: a table backed by an engine object reports the engine's columns, any other one
  * the columns its record holds.
  */
+import { toDuckDbTypeText } from '@minilake/datatypes';
 import type { DeltaTable, SparkSchema } from '@minilake/delta';
 import { invalidParameter } from '@minilake/core';
-import { ident, literal, toDuckDbTypeText, type CatalogChange } from '@minilake/engine-duckdb';
+import { ident, literal, type CatalogChange } from '@minilake/engine-duckdb';
 import { engineRejected, tableExists } from '../errors.js';
 import type { UcContext } from './context.js';
 import { externalLocation } from './locations.js';

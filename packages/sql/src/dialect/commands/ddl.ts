@@ -2,12 +2,12 @@
  * Unity Catalog DDL handled by MiniLake itself: CREATE/DROP/ALTER of catalogs, schemas, tables and views (the
  * engine runs the data part, Unity Catalog records the metadata), COMMENT ON, INSERT OVERWRITE, GRANT/REVOKE.
  */
+import { parseDatabricksType, structFieldJson } from '@minilake/datatypes';
+import type { TableMetadata } from '../types.js';
 import { ident, literal, qualified } from '@minilake/engine-duckdb';
-import { parseDatabricksType, structFieldJson } from '@minilake/unity-catalog';
 import { Cursor } from '../tokens.js';
 import { unsupported } from '../sql-error.js';
 import { valuesResult, type Session } from '../session.js';
-import type { TableMetadata } from '../types.js';
 import { deltaCtas, deltaInsertOverwrite, deltaTableOf } from './delta-write.js';
 import {
   type CommandStages,

@@ -4,13 +4,13 @@
  * HOURS] [DRY RUN], and the rows of CTAS into a Delta location. Each answers undefined for any other table,
  * so the caller keeps its DuckDB behaviour for MANAGED tables.
  */
+import { parseDatabricksType, structFieldJson } from '@minilake/datatypes';
+import type { DeltaTableLike } from '../types.js';
 import { createHash } from 'node:crypto';
 import { ident } from '@minilake/engine-duckdb';
 import type { Cursor } from '../tokens.js';
-import { parseDatabricksType, structFieldJson } from '@minilake/unity-catalog';
 import { sqlError, unsupported } from '../sql-error.js';
 import { valuesResult, type Session } from '../session.js';
-import type { DeltaTableLike } from '../types.js';
 import { type CommandStages, emptyResult, type Outcome, resolveTable, sparkType } from './common.js';
 
 /** The connection as the runner @minilake/delta writes with (so it sees the connection's temporary tables). */

@@ -3,8 +3,7 @@
  * through spark_* macros, volume paths, types. One class walking polyglot's AST, every Spark-vs-DuckDB
  * difference it fixes a small case of the same walk (kept together so the cases stay next to each other).
  */
-import { toDuckDbTypeText, type TypeNode } from '@minilake/engine-duckdb';
-import { parseDatabricksType } from '@minilake/unity-catalog';
+import { toDuckDbTypeText, type TypeNode, parseDatabricksType } from '@minilake/datatypes';
 import { polyglot } from '../polyglot.js';
 import { sqlError, unsupported } from '../sql-error.js';
 import {
