@@ -2,6 +2,7 @@ import { Hono, type Context } from 'hono';
 import { defineService } from '@minilake/core';
 import { DatabricksError } from '@minilake/core';
 import { sqlService, STARTER_WAREHOUSE_ID } from '@minilake/sql';
+import { unityCatalogService } from '@minilake/unity-catalog';
 import type { Runner } from './runner.js';
 
 export type { ThriftService } from './service.js';
@@ -22,8 +23,8 @@ export const thriftService = defineService({
     MINILAKE_THRIFT_SESSION_IDLE: '3600',
   },
   create(ctx) {
-    const request = (p: string, init?: RequestInit) => ctx.request(p, init);
     const sql = ctx.peer(sqlService);
+    const uc = ctx.peer(unityCatalogService);
     const unavailable: Runner = {
       start: () =>
         Promise.reject(new DatabricksError(501, 'NOT_IMPLEMENTED', 'The sql service is not enabled.')),
@@ -35,7 +36,7 @@ export const thriftService = defineService({
       (loaded ??= import('./host.js').then(({ ThriftService, thriftApp, serviceRunner }) => {
         const service = new ThriftService({
           runner: sql ? serviceRunner(sql.statements) : unavailable,
-          request,
+          uc,
           clock: ctx.clock,
           logger: ctx.logger,
           idleMs: seconds(ctx.config.MINILAKE_THRIFT_SESSION_IDLE, 3600) * 1000,

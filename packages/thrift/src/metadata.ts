@@ -1,14 +1,16 @@
 /**
  * The metadata calls (GetCatalogs, GetSchemas, GetTables, GetColumns, GetFunctions, GetTypeInfo,
- * GetPrimaryKeys, GetCrossReference, GetTableTypes) answered from Unity Catalog through its REST routes, with
+ * GetPrimaryKeys, GetCrossReference, GetTableTypes) answered from Unity Catalog through its Api (a peer), with
  * the JDBC column sets Databricks returns. Name arguments are JDBC patterns (`%`, `_`; `*` as on Databricks).
  */
-import type { TableInfo as UcTable } from '@minilake/unity-catalog';
+import type { TableInfo as UcTable, UnityCatalogApi } from '@minilake/unity-catalog';
 import type { ResultColumn } from './results.js';
 import { columnSize, JdbcType, jdbcType, scalarName } from '@minilake/datatypes';
 import { parseType } from './types.js';
 
-type Request = (path: string, init?: RequestInit) => Promise<Response>;
+/** Unity Catalog as metadata reads it: its Api (a peer), listings as the REST API shows them. */
+type Uc = Pick<UnityCatalogApi, 'store' | 'getTable'>;
+
 
 export interface MetaResult {
   columns: ResultColumn[];
@@ -37,73 +39,76 @@ export function pattern(p: string | null | undefined): (s: string) => boolean {
 
 const escapeRe = (c: string) => c.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
 
-async function get<T>(request: Request, path: string): Promise<T | undefined> {
-  const res = await request(path);
-  if (res.status === 404) return undefined;
-  if (!res.ok) throw new Error(`${path}: HTTP ${res.status} ${await res.text()}`);
-  return (await res.json()) as T;
+/** A listing or lookup, with a name that does not exist (any more) as absent, as a REST 404 was. */
+async function orAbsent<T>(read: () => T | Promise<T>, absent: T): Promise<T> {
+  try {
+    return await read();
+  } catch (e) {
+    if ((e as { status?: number })?.status === 404) return absent;
+    throw e;
+  }
 }
 
 interface Named {
   name: string;
 }
-const q = encodeURIComponent;
 
-async function catalogs(request: Request): Promise<string[]> {
-  const r = await get<{ catalogs?: Named[] }>(request, '/api/2.1/unity-catalog/catalogs');
-  return (r?.catalogs ?? []).map((c) => c.name).sort();
+async function catalogs(uc: Uc): Promise<string[]> {
+  return (uc.store.listCatalogs() as Named[]).map((c) => c.name).sort();
 }
 
-async function schemas(request: Request, catalog: string): Promise<string[]> {
-  const r = await get<{ schemas?: Named[] }>(
-    request,
-    `/api/2.1/unity-catalog/schemas?catalog_name=${q(catalog)}`,
+async function schemas(uc: Uc, catalog: string): Promise<string[]> {
+  return (await orAbsent(() => uc.store.listSchemas(catalog) as Promise<Named[]>, []))
+    .map((s) => s.name)
+    .sort();
+}
+
+async function tables(uc: Uc, catalog: string, schema: string): Promise<UcTable[]> {
+  const rows = await orAbsent(() => uc.store.listTables(catalog, schema), []);
+  return rows.map((r) => JSON.parse(r.json) as UcTable).sort((a, b) => a.name.localeCompare(b.name));
+}
+
+async function table(uc: Uc, full: string): Promise<UcTable | undefined> {
+  return orAbsent(async () => (await uc.getTable(full)) as UcTable, undefined);
+}
+
+async function functions(uc: Uc, catalog: string, schema: string) {
+  return orAbsent(
+    () => uc.store.listFunctions(catalog, schema) as Promise<{ name: string; comment?: string }[]>,
+    [],
   );
-  return (r?.schemas ?? []).map((s) => s.name).sort();
-}
-
-async function tables(request: Request, catalog: string, schema: string): Promise<UcTable[]> {
-  const r = await get<{ tables?: UcTable[] }>(
-    request,
-    `/api/2.1/unity-catalog/tables?catalog_name=${q(catalog)}&schema_name=${q(schema)}`,
-  );
-  return (r?.tables ?? []).sort((a, b) => a.name.localeCompare(b.name));
-}
-
-async function table(request: Request, full: string): Promise<UcTable | undefined> {
-  return get<UcTable>(request, `/api/2.1/unity-catalog/tables/${q(full)}`);
 }
 
 /** Catalog names matching: an exact name (not a pattern, as JDBC defines catalog arguments) or all. */
-async function catalogsFor(request: Request, catalog: string | null | undefined): Promise<string[]> {
-  const all = await catalogs(request);
+async function catalogsFor(uc: Uc, catalog: string | null | undefined): Promise<string[]> {
+  const all = await catalogs(uc);
   if (!catalog || catalog === '%' || catalog === '*') return all;
   const m = pattern(catalog);
   return all.filter(m);
 }
 
 async function schemasFor(
-  request: Request,
+  uc: Uc,
   catalog: string | null | undefined,
   schema: string | null | undefined,
 ): Promise<[string, string][]> {
   const out: [string, string][] = [];
   const m = pattern(schema);
-  for (const c of await catalogsFor(request, catalog))
-    for (const s of await schemas(request, c)) if (m(s)) out.push([c, s]);
+  for (const c of await catalogsFor(uc, catalog))
+    for (const s of await schemas(uc, c)) if (m(s)) out.push([c, s]);
   return out;
 }
 
-export async function getCatalogs(request: Request): Promise<MetaResult> {
-  return { columns: [S('TABLE_CAT')], rows: (await catalogs(request)).map((c) => [c]) };
+export async function getCatalogs(uc: Uc): Promise<MetaResult> {
+  return { columns: [S('TABLE_CAT')], rows: (await catalogs(uc)).map((c) => [c]) };
 }
 
 export async function getSchemas(
-  request: Request,
+  uc: Uc,
   catalog?: string | null,
   schema?: string | null,
 ): Promise<MetaResult> {
-  const rows = (await schemasFor(request, catalog, schema)).map(([c, s]) => [s, c]);
+  const rows = (await schemasFor(uc, catalog, schema)).map(([c, s]) => [s, c]);
   return { columns: [S('TABLE_SCHEM'), S('TABLE_CATALOG')], rows };
 }
 
@@ -125,7 +130,7 @@ function jdbcTableType(t: string | undefined): string {
 }
 
 export async function getTables(
-  request: Request,
+  uc: Uc,
   catalog?: string | null,
   schema?: string | null,
   tableName?: string | null,
@@ -134,8 +139,8 @@ export async function getTables(
   const m = pattern(tableName);
   const wanted = types?.length ? new Set(types.map((t) => t.toUpperCase())) : undefined;
   const rows: unknown[][] = [];
-  for (const [c, s] of await schemasFor(request, catalog, schema))
-    for (const t of await tables(request, c, s)) {
+  for (const [c, s] of await schemasFor(uc, catalog, schema))
+    for (const t of await tables(uc, c, s)) {
       const type = jdbcTableType(t.table_type);
       if (!m(t.name) || (wanted && !wanted.has(type))) continue;
       rows.push([c, s, t.name, type, t.comment ?? '', null, null, null, null, null]);
@@ -170,7 +175,7 @@ const COLUMNS_COLUMNS: ResultColumn[] = [
 ];
 
 export async function getColumns(
-  request: Request,
+  uc: Uc,
   catalog?: string | null,
   schema?: string | null,
   tableName?: string | null,
@@ -179,10 +184,10 @@ export async function getColumns(
   const mt = pattern(tableName);
   const mc = pattern(columnName);
   const rows: unknown[][] = [];
-  for (const [c, s] of await schemasFor(request, catalog, schema))
-    for (const listed of await tables(request, c, s)) {
+  for (const [c, s] of await schemasFor(uc, catalog, schema))
+    for (const listed of await tables(uc, c, s)) {
       if (!mt(listed.name)) continue;
-      const t = listed.columns ? listed : await table(request, `${c}.${s}.${listed.name}`);
+      const t = listed.columns ? listed : await table(uc, `${c}.${s}.${listed.name}`);
       (t?.columns ?? []).forEach((col, i) => {
         if (!mc(col.name)) return;
         const typeText = (col.type_text ?? col.type_name ?? 'string').toUpperCase();
@@ -223,19 +228,15 @@ export async function getColumns(
 }
 
 export async function getFunctions(
-  request: Request,
+  uc: Uc,
   catalog?: string | null,
   schema?: string | null,
   functionName?: string | null,
 ): Promise<MetaResult> {
   const m = pattern(functionName);
   const rows: unknown[][] = [];
-  for (const [c, s] of await schemasFor(request, catalog, schema)) {
-    const r = await get<{ functions?: { name: string; comment?: string }[] }>(
-      request,
-      `/api/2.1/unity-catalog/functions?catalog_name=${q(c)}&schema_name=${q(s)}`,
-    );
-    for (const f of r?.functions ?? []) if (m(f.name)) rows.push([c, s, f.name, f.comment ?? '', 0, f.name]);
+  for (const [c, s] of await schemasFor(uc, catalog, schema)) {
+    for (const f of await functions(uc, c, s)) if (m(f.name)) rows.push([c, s, f.name, f.comment ?? '', 0, f.name]);
   }
   return {
     columns: [
@@ -251,14 +252,14 @@ export async function getFunctions(
 }
 
 export async function getPrimaryKeys(
-  request: Request,
+  uc: Uc,
   catalog?: string | null,
   schema?: string | null,
   tableName?: string | null,
 ): Promise<MetaResult> {
   const rows: unknown[][] = [];
   if (catalog && schema && tableName) {
-    const t = await table(request, `${catalog}.${schema}.${tableName}`);
+    const t = await table(uc, `${catalog}.${schema}.${tableName}`);
     for (const k of t?.table_constraints ?? []) {
       const pk = k.primary_key_constraint;
       if (pk)
@@ -279,13 +280,13 @@ export async function getPrimaryKeys(
 }
 
 export async function getCrossReference(
-  request: Request,
+  uc: Uc,
   parent: { catalog?: string | null; schema?: string | null; table?: string | null },
   foreign: { catalog?: string | null; schema?: string | null; table?: string | null },
 ): Promise<MetaResult> {
   const rows: unknown[][] = [];
   if (foreign.catalog && foreign.schema && foreign.table) {
-    const t = await table(request, `${foreign.catalog}.${foreign.schema}.${foreign.table}`);
+    const t = await table(uc, `${foreign.catalog}.${foreign.schema}.${foreign.table}`);
     for (const k of t?.table_constraints ?? []) {
       const fk = k.foreign_key_constraint;
       if (!fk) continue;

@@ -20,6 +20,7 @@ import type {
   SecurableAudit,
   TableInfo,
   VolumeInfo,
+  UnityCatalogStore,
 } from '@minilake/unity-catalog';
 import type { Session } from './session.js';
 import { sqlError } from './sql-error.js';
@@ -40,17 +41,10 @@ const cols = (
 ): Columns => names.map((n) => [n, types]);
 
 /** What this module reads of Unity Catalog: its store's listings (REST shapes). */
-interface UcListings {
-  listCatalogs(): CatalogInfo[];
-  listSchemas(catalog: string): Promise<SchemaInfo[]>;
-  listTables(catalog: string, schema: string): Promise<{ key: string; json: string }[]>;
-  listFunctions(catalog: string, schema: string): Promise<FunctionInfo[]>;
-  listVolumes(catalog: string, schema: string): Promise<VolumeInfo[]> | VolumeInfo[];
-  getPermissions(
-    type: string,
-    fullName: string,
-  ): Promise<{ privilege_assignments?: { principal: string; privileges: string[] }[] }>;
-}
+type UcListings = Pick<
+  UnityCatalogStore,
+  'listCatalogs' | 'listSchemas' | 'listTables' | 'listFunctions' | 'listVolumes' | 'getPermissions'
+>;
 /** Everything a view is built from, read once per statement (and only the parts a view needs). */
 class Snapshot {
   private schemasP?: Promise<SchemaInfo[]>;
@@ -636,8 +630,7 @@ export function isInformationSchemaKey(key: string): boolean {
 }
 
 function listings(s: Session): UcListings | undefined {
-  const store = (s.uc as { store?: Partial<UcListings> } | undefined)?.store;
-  return store && typeof store.listCatalogs === 'function' ? (store as UcListings) : undefined;
+  return s.uc?.store;
 }
 
 /**

@@ -163,7 +163,7 @@ export async function ucTable(
   s: Session,
   t: { catalog: string; schema: string; table: string },
 ): Promise<{ comment?: string; properties?: Record<string, string> } | undefined> {
-  if (!s.uc?.getTable) return undefined;
+  if (!s.uc) return undefined;
   try {
     return (await s.uc.getTable(`${t.catalog}.${t.schema}.${t.table}`)) as {
       comment?: string;

@@ -87,7 +87,7 @@ export async function describeJson(s: Session, parts: string[], extended: boolea
   // A session's temporary view (an unqualified name) is not in Unity Catalog: its columns come from the engine.
   const temp = parts.length === 1 ? await tempViewColumns(s, ref.table) : undefined;
   let t: UcTable | undefined;
-  if (!temp && s.uc?.getTable) {
+  if (!temp && s.uc) {
     try {
       t = (await s.uc.getTable(full)) as UcTable;
     } catch (e) {
