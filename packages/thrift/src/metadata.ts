@@ -11,7 +11,6 @@ import { parseType } from './types.js';
 /** Unity Catalog as metadata reads it: its Api (a peer), listings as the REST API shows them. */
 type Uc = Pick<UnityCatalogApi, 'store' | 'getTable'>;
 
-
 export interface MetaResult {
   columns: ResultColumn[];
   rows: unknown[][];
@@ -236,7 +235,8 @@ export async function getFunctions(
   const m = pattern(functionName);
   const rows: unknown[][] = [];
   for (const [c, s] of await schemasFor(uc, catalog, schema)) {
-    for (const f of await functions(uc, c, s)) if (m(f.name)) rows.push([c, s, f.name, f.comment ?? '', 0, f.name]);
+    for (const f of await functions(uc, c, s))
+      if (m(f.name)) rows.push([c, s, f.name, f.comment ?? '', 0, f.name]);
   }
   return {
     columns: [

@@ -138,9 +138,7 @@ export class ThriftService {
       GetTypeInfo: wrap((r) => this.metadata(r, OpType.GET_TYPE_INFO, () => meta.getTypeInfo())),
       GetCatalogs: wrap((r) => this.metadata(r, OpType.GET_CATALOGS, () => meta.getCatalogs(this.o.uc))),
       GetSchemas: wrap((r) =>
-        this.metadata(r, OpType.GET_SCHEMAS, () =>
-          meta.getSchemas(this.o.uc, r.catalogName, r.schemaName),
-        ),
+        this.metadata(r, OpType.GET_SCHEMAS, () => meta.getSchemas(this.o.uc, r.catalogName, r.schemaName)),
       ),
       GetTables: wrap((r) =>
         this.metadata(r, OpType.GET_TABLES, () =>
