@@ -175,3 +175,15 @@ const SQL_TYPE_NAMES: Record<string, string> = {
   SHORT: 'SMALLINT',
   LONG: 'BIGINT',
 };
+
+/**
+ * The Databricks type text of a Unity Catalog type_name given without type_text (LONG -> bigint, CHAR ->
+ * string); undefined for DECIMAL (it needs precision and scale), NULL and the nested types.
+ */
+export function typeTextOfTypeName(typeName: string): string | undefined {
+  const n = typeName.toUpperCase();
+  if (n === 'CHAR') return 'string';
+  for (const [name, p] of Object.entries(PRIMITIVES) as [PrimitiveName, PrimitiveSpelling][])
+    if (p.typeName === n && name !== 'void') return name;
+  return undefined;
+}

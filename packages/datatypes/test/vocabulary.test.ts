@@ -16,6 +16,7 @@ import {
   scalarName,
   sparkTypeJson,
   sqlTypeName,
+  typeTextOfTypeName,
   structFieldJson,
   thriftTypeId,
   toDatabricksTypeName,
@@ -400,6 +401,9 @@ describe.each(rows)('$input', (r) => {
   const node: TypeNode = parseDatabricksType(r.input);
   it('reads and writes Databricks type text and type_name', () => {
     expect(toDatabricksTypeText(node)).toBe(r.text);
+    // A type_name alone names a primitive (Unity Catalog columns without type_text).
+    if (node.kind === 'primitive' && node.name !== 'void' && node.name !== 'interval')
+      expect(typeTextOfTypeName(r.typeName)).toBe(r.text);
     expect(parseDatabricksType(r.text)).toEqual(node);
     expect(toDatabricksTypeName(node)).toBe(r.typeName);
     expect(upperTypeText(r.text)).toBe(
