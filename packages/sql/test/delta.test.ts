@@ -457,7 +457,7 @@ describe.skipIf(!install)(
     });
 
     it('DESCRIBE HISTORY and DETAIL show what Spark wrote (engine, deletion vectors)', async () => {
-      await register('dvt');
+      // dvt was registered by the deletion vector test above.
       const h = await q('DESCRIBE HISTORY dc.default.dvt LIMIT 1');
       expect(String(h.result!.data_array![0]![14])).toMatch(/Apache-Spark\/4\.1\.1 Delta-Lake\/4\.4\.0/);
       const d = await q('DESCRIBE DETAIL dc.default.dvt');
