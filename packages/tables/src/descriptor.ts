@@ -30,6 +30,8 @@ export interface TableDescriptor {
   root?: string;
   /** Partition column names, lower case, in partition order. */
   partitionColumns?: string[];
+  /** Why the table cannot be written (a read-only catalog): writes through its format are refused with it. */
+  readOnly?: string;
 }
 
 /** A table by its full name, or a Delta folder by path (`delta.\`/path\``, `/Volumes/...` included). */

@@ -2,6 +2,7 @@
  * The table layer: one format per kind of storage, and the one place that picks the format a descriptor's
  * data is in. Unity Catalog builds it (it owns the Delta reader and the clock) and hands it to its peers.
  */
+import { permissionDenied } from '@minilake/core';
 import type { DeltaReader } from '@minilake/delta';
 import type { DuckDbEngine } from '@minilake/engine-duckdb';
 import type { TableDescriptor } from './descriptor.js';
@@ -21,8 +22,26 @@ export class TableFormats {
     this.files = new FilesFormat();
   }
 
-  /** The format holding a table's data. */
+  /** The format holding a table's data (its writes refused with the reason when it is read-only). */
   of(t: TableDescriptor): TableFormat {
-    return this[t.storage];
+    const f = this[t.storage];
+    return t.readOnly === undefined ? f : readOnly(f, t.readOnly);
   }
+}
+
+/** A format whose reads pass and whose writes answer PERMISSION_DENIED with `reason`. */
+function readOnly(f: TableFormat, reason: string): TableFormat {
+  return {
+    storage: f.storage,
+    scan: (t, at) => f.scan(t, at),
+    history: (t, limit) => f.history(t, limit),
+    detail: (t) => f.detail(t),
+    columns: (t) => f.columns(t),
+    append: async () => {
+      throw permissionDenied(reason);
+    },
+    writer: () => {
+      throw permissionDenied(reason);
+    },
+  };
 }

@@ -18,6 +18,7 @@ import { CollectionStore, invalidParameter, silentLogger, type Logger, type Stat
 import type { DuckDbEngine } from '@minilake/engine-duckdb';
 import { tableNotFound } from './errors.js';
 import type { FunctionInput } from './schemas.js';
+import { BuiltinCatalogs } from './store/builtin.js';
 import { Catalogs } from './store/catalogs.js';
 import { UcContext, type UcContextOptions } from './store/context.js';
 import { EngineView } from './store/engine-view.js';
@@ -37,6 +38,10 @@ export type { TableSource, TableCreate, CreatedTable } from './store/table-sourc
 export interface UnityCatalogStoreOptions extends Omit<UcContextOptions, 'collections'> {
   db: StateDb;
   logger?: Logger;
+  /** No built-in catalogs (main, hive_metastore, samples): MINILAKE_EMPTY=1. */
+  empty?: boolean;
+  /** Where the samples catalog's tables are generated; without it there is no samples catalog. */
+  samplesDir?: string;
 }
 
 export class UnityCatalogStore extends CollectionStore {
@@ -52,6 +57,7 @@ export class UnityCatalogStore extends CollectionStore {
   private readonly grants: Grants;
   /** Where tables' data lives and how it is read and written. */
   readonly formats: TableFormats;
+  private readonly builtins: BuiltinCatalogs;
 
   constructor(o: UnityCatalogStoreOptions) {
     super('unity-catalog', 1, o.db);
@@ -101,12 +107,25 @@ export class UnityCatalogStore extends CollectionStore {
       volumeFullName: (n) => this.volumes.get(n).full_name,
       functionFullName: (n) => this.functions.get(n).full_name,
     });
+    this.builtins = new BuiltinCatalogs(this.ctx, {
+      empty: o.empty ?? false,
+      ...(o.samplesDir ? { samplesDir: o.samplesDir } : {}),
+      deltaReader: o.formats.delta.reader,
+      createCatalog: (name, extra, o) => this.catalogs.createBuiltin(name, extra, o),
+    });
+  }
+
+  /** Attaches every recorded catalog's database (samples READ_ONLY, so the engine refuses writes to it). */
+  private async attachAll(): Promise<void> {
+    for (const name of this.ctx.c.catalogs.keys())
+      await this.engine.attachCatalog(name, { readOnly: this.builtins.readOnly(name) });
   }
 
   /** Re-attaches every catalog after a restart and starts following the engine's changes. */
   async open(): Promise<void> {
     this.ctx.ensureMetastore();
-    for (const name of this.ctx.c.catalogs.keys()) await this.engine.attachCatalog(name);
+    await this.attachAll();
+    await this.builtins.ensure();
     this.view.start();
     await this.view.settled();
   }
@@ -123,11 +142,20 @@ export class UnityCatalogStore extends CollectionStore {
     this.ctx.ensureMetastore();
   }
 
+  /**
+   * The catalogs a new workspace has (store/builtin.ts), after a reset: not inside the reset itself, which
+   * the shared engine's reset follows (detaching every catalog) and a snapshot's restore too (which copies
+   * the catalogs' files back while none is attached).
+   */
+  ensureBuiltins(): Promise<void> {
+    return this.builtins.ensure();
+  }
+
   /** The catalogs' database files are back in place when the host restores a snapshot: attach them. */
   override async restore(snapshot: unknown): Promise<void> {
     super.restore(snapshot);
     this.ctx.ensureMetastore();
-    for (const name of this.ctx.c.catalogs.keys()) await this.engine.attachCatalog(name);
+    await this.attachAll();
   }
 
   // ---- metastore ----
@@ -152,9 +180,12 @@ export class UnityCatalogStore extends CollectionStore {
     return this.catalogs.list();
   }
   updateCatalog(name: string, u: Parameters<Catalogs['update']>[1]) {
+    this.builtins.checkWritable(name, 'Catalog');
+    if (u.new_name) this.builtins.checkDroppable(name);
     return this.catalogs.update(name, u);
   }
-  deleteCatalog(name: string, force: boolean) {
+  async deleteCatalog(name: string, force: boolean) {
+    this.builtins.checkDroppable(name);
     return this.catalogs.delete(name, force);
   }
 
@@ -166,6 +197,7 @@ export class UnityCatalogStore extends CollectionStore {
     properties?: Props | null;
     storage_root?: string | null;
   }) {
+    this.builtins.checkWritable(input.catalog_name, 'Catalog');
     return this.schemas.create(input);
   }
   getSchema(fullName: string) {
@@ -175,14 +207,17 @@ export class UnityCatalogStore extends CollectionStore {
     return this.schemas.list(catalog);
   }
   updateSchema(fullName: string, u: Parameters<Schemas['update']>[1]) {
+    this.builtins.checkWritable(fullName, 'Schema');
     return this.schemas.update(fullName, u);
   }
-  deleteSchema(fullName: string, force: boolean) {
+  async deleteSchema(fullName: string, force: boolean) {
+    this.builtins.checkWritable(fullName, 'Schema');
     return this.schemas.delete(fullName, force);
   }
 
   // ---- tables ----
-  createTable(input: TableInput) {
+  async createTable(input: TableInput) {
+    this.builtins.checkWritable(input.catalog_name, 'Catalog');
     return this.tables.create(input);
   }
   getTable(fullName: string, omit: { columns?: boolean; properties?: boolean } = {}) {
@@ -193,9 +228,14 @@ export class UnityCatalogStore extends CollectionStore {
    * is neither an engine object nor a registered table), or a Delta folder by path (checked; a folder
    * without a log is DELTA_MISSING_DELTA_TABLE).
    */
-  describeTable(ref: TableRef): Promise<TableDescriptor | undefined> {
-    if (typeof ref === 'string') return this.tables.describe(ref);
-    return deltaPathDescriptor(this.ctx, ref.path, (c, sch, v) => this.volumes.directory(c, sch, v));
+  async describeTable(ref: TableRef): Promise<TableDescriptor | undefined> {
+    if (typeof ref !== 'string')
+      return deltaPathDescriptor(this.ctx, ref.path, (c, sch, v) => this.volumes.directory(c, sch, v));
+    // A sample table's data is generated the first time anything opens it.
+    await this.builtins.prepare(ref);
+    const d = await this.tables.describe(ref);
+    const readOnly = d?.fullName ? this.builtins.readOnlyReason(d.fullName) : undefined;
+    return d && readOnly ? { ...d, readOnly } : d;
   }
   /**
    * CREATE TABLE ... USING DELTA LOCATION: writes the first Delta commit at the (checked) location unless a
@@ -213,6 +253,7 @@ export class UnityCatalogStore extends CollectionStore {
     comment?: string;
     properties?: Record<string, string>;
   }) {
+    this.builtins.checkWritable(r.catalog_name, 'Catalog');
     const schema = { type: 'struct' as const, fields: r.fields as SparkSchema['fields'] };
     if (r.storage_location === undefined) {
       if (this.managedFormat !== 'DELTA')
@@ -262,21 +303,32 @@ export class UnityCatalogStore extends CollectionStore {
   tableSummaries(catalog: string, schemaPattern?: string, tablePattern?: string) {
     return this.tables.summaries(catalog, schemaPattern, tablePattern);
   }
-  updateTable(fullName: string, u: { owner?: string | null; comment?: string | null }) {
+  async updateTable(fullName: string, u: { owner?: string | null; comment?: string | null }) {
+    this.builtins.checkWritable(fullName);
     return this.tables.update(fullName, u);
   }
-  deleteTable(fullName: string) {
+  async deleteTable(fullName: string) {
+    this.builtins.checkWritable(fullName);
     return this.tables.delete(fullName);
   }
   tableById(tableId: string | null | undefined) {
     return this.tables.byId(tableId);
   }
+  /**
+   * What temporary table credentials need (Spark asks for them before it opens the folder): the table must
+   * exist, and a sample table's data is generated now.
+   */
+  async tableCredentials(tableId: string | null | undefined): Promise<void> {
+    await this.builtins.prepare(this.tables.byId(tableId));
+  }
   setTableMetadata(fullName: string, meta: TableMetadataInput) {
+    this.builtins.checkWritable(fullName);
     this.tables.setMetadata(fullName, meta);
   }
 
   // ---- volumes ----
   createVolume(input: Parameters<Volumes['create']>[0]) {
+    this.builtins.checkVolumeCatalog(input.catalog_name);
     return this.volumes.create(input);
   }
   getVolume(fullName: string) {
@@ -297,6 +349,7 @@ export class UnityCatalogStore extends CollectionStore {
 
   // ---- functions ----
   createFunction(fi: FunctionInput) {
+    this.builtins.checkWritable(fi.catalog_name, 'Catalog');
     return this.functions.create(fi);
   }
   getFunction(fullName: string) {
@@ -313,16 +366,19 @@ export class UnityCatalogStore extends CollectionStore {
   }
 
   // ---- grants ----
-  getPermissions(type: string, fullName: string, principal?: string) {
+  async getPermissions(type: string, fullName: string, principal?: string) {
+    if (type.toLowerCase() !== 'metastore') this.builtins.checkGrantable(fullName);
     return this.grants.get(type, fullName, principal);
   }
-  updatePermissionsChecked(type: string, fullName: string, changes: PermissionChange[]) {
+  async updatePermissionsChecked(type: string, fullName: string, changes: PermissionChange[]) {
+    if (type.toLowerCase() !== 'metastore') this.builtins.checkGrantable(fullName);
     return this.grants.updateChecked(type, fullName, changes);
   }
   applyPermissions(type: string, fullName: string, changes: PermissionChange[]): void {
     this.grants.apply(type, fullName, changes);
   }
-  getEffectivePermissions(type: string, fullName: string, principal?: string) {
+  async getEffectivePermissions(type: string, fullName: string, principal?: string) {
+    if (type.toLowerCase() !== 'metastore') this.builtins.checkGrantable(fullName);
     return this.grants.getEffective(type, fullName, principal);
   }
 }
