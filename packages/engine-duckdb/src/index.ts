@@ -12,7 +12,6 @@ export {
   type DuckDbEngineOptions,
   type PooledConnection,
 } from './engine.js';
-export * from './types.js';
 export { ident, literal, qualified, SqlTextError } from './sql.js';
 export type { DuckDBConnection, DuckDBType } from '@duckdb/node-api';
 

@@ -1,6 +1,7 @@
 import { Hono, type Context } from 'hono';
 import { DatabricksError, defineService, numberSetting } from '@minilake/core';
 import { sqlService, STARTER_WAREHOUSE_ID } from '@minilake/sql';
+import { unityCatalogService } from '@minilake/unity-catalog';
 import type { Runner } from './runner.js';
 
 export type { ThriftService } from './service.js';
@@ -21,8 +22,8 @@ export const thriftService = defineService<unknown, typeof thriftSettings>({
   uses: ['sql', 'unity-catalog'],
   settings: thriftSettings,
   create(ctx) {
-    const request = (p: string, init?: RequestInit) => ctx.request(p, init);
     const sql = ctx.peer(sqlService);
+    const uc = ctx.peer(unityCatalogService);
     const unavailable: Runner = {
       start: () =>
         Promise.reject(new DatabricksError(501, 'NOT_IMPLEMENTED', 'The sql service is not enabled.')),
@@ -34,7 +35,7 @@ export const thriftService = defineService<unknown, typeof thriftSettings>({
       (loaded ??= import('./host.js').then(({ ThriftService, thriftApp, serviceRunner }) => {
         const service = new ThriftService({
           runner: sql ? serviceRunner(sql.statements) : unavailable,
-          request,
+          uc,
           clock: ctx.clock,
           logger: ctx.logger,
           idleMs: ctx.settings.MINILAKE_THRIFT_SESSION_IDLE * 1000,
