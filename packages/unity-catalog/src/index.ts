@@ -155,6 +155,7 @@ export const unityCatalogService = defineService<UnityCatalogApi, typeof unityCa
         await engine.all('SELECT 1');
       },
       afterReset: () => store.ensureBuiltins(),
+      close: () => store.close(),
     };
   },
 });

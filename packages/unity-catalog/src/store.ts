@@ -130,9 +130,13 @@ export class UnityCatalogStore extends CollectionStore {
     await this.view.settled();
   }
 
-  /** Stops following the engine (the engine itself is shared and closed by its owner). */
-  close(): void {
+  /**
+   * Stops following the engine and waits for a reconcile in flight (the engine itself is shared and closed
+   * by its owner after this: a reconcile still querying a closed DuckDB crashed the process).
+   */
+  async close(): Promise<void> {
     this.view.stop();
+    await this.view.settled();
   }
 
   protected override async onReset(): Promise<void> {
