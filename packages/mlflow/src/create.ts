@@ -9,18 +9,22 @@ import { Artifacts } from './artifacts.js';
 import { artifactNotFound } from './errors.js';
 import { Experiments } from './experiments.js';
 import type { MlflowApi } from './index.js';
-import { settingsFrom } from './install.js';
+import { mlflowSettingsOf, type MlflowSettingValues } from './install.js';
 import { modelsApp } from './models/app.js';
 import { ModelStore } from './models/store.js';
 import { MlflowServer } from './server.js';
 import { trackingApp } from './tracking.js';
 
 /** The service itself, imported by its definition's create (index.ts) when the host starts it. */
-export function createMlflow(ctx: ServiceContext): ServiceInstance<MlflowApi> {
+export function createMlflow(ctx: ServiceContext<MlflowSettingValues>): ServiceInstance<MlflowApi> {
   const workspace = ctx.peer(workspaceService);
   const uc = ctx.peer(unityCatalogService);
   const iam = ctx.optionalPeer(iamService);
-  const server = new MlflowServer({ settings: settingsFrom(ctx.config), dir: ctx.dir, logger: ctx.logger });
+  const server = new MlflowServer({
+    settings: mlflowSettingsOf(ctx.settings),
+    dir: ctx.dir,
+    logger: ctx.logger,
+  });
   const artifactsDir = path.join(ctx.dir, 'artifacts');
   const artifacts = new Artifacts(server, artifactsDir);
   const experiments = new Experiments(ctx.state, {

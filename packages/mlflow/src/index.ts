@@ -1,7 +1,7 @@
 import { defineService, type FileRoot } from '@minilake/core';
-import { mlflowConfigDefaults } from './install.js';
+import { mlflowSettings } from './install.js';
 
-export { mlflowVersions, installDir, installCommand } from './install.js';
+export { mlflowVersions, mlflowSettings, installDir, installCommand } from './install.js';
 
 /** What other services use: the Files API roots of run artifacts and model versions. */
 export interface MlflowApi {
@@ -9,7 +9,7 @@ export interface MlflowApi {
   readonly fileRoots: Readonly<Record<string, FileRoot>>;
 }
 
-export const mlflowService = defineService<MlflowApi>({
+export const mlflowService = defineService<MlflowApi, typeof mlflowSettings>({
   name: 'mlflow',
   description:
     'MLflow tracking on the real MLflow server; experiments as workspace objects; models in Unity Catalog',
@@ -17,7 +17,7 @@ export const mlflowService = defineService<MlflowApi>({
   // experiment permissions are iam's when it is on.
   uses: ['workspace', 'unity-catalog'],
   optionalUses: ['iam'],
-  configDefaults: mlflowConfigDefaults,
+  settings: mlflowSettings,
   // Started on the first request to these (see ServiceDefinition.paths): its code loads then. The MLflow
   // server itself starts later still, on the first request that needs it.
   paths: [

@@ -3,20 +3,32 @@
  * derive the same cache folder from it, so the server finds what the install step made without being told.
  */
 import { existsSync } from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { cacheSetting, numberSetting, textSetting, type SettingsOf } from '@minilake/core';
 import versions from '../versions.json' with { type: 'json' };
 
 export const mlflowVersions: { mlflow: string; python: string[] } = versions;
 
-/** MINILAKE_MLFLOW_* settings with their defaults ('' means "derived", see the README). */
-export const mlflowConfigDefaults: Record<string, string> = {
-  /** A Python whose environment has `mlflow` (the server); '' = <MINILAKE_CACHE>/mlflow-<version>/venv/bin/python. */
-  MINILAKE_MLFLOW_PYTHON: '',
-  /** Seconds the MLflow server may take to answer after it is started. */
-  MINILAKE_MLFLOW_START_TIMEOUT: '180',
+/**
+ * The variables the service reads (parsed once by the host: ctx.settings). MINILAKE_CACHE is the shared one:
+ * the install's folder is derived from it when no Python is named.
+ */
+export const mlflowSettings = {
+  ...cacheSetting,
+  MINILAKE_MLFLOW_PYTHON: textSetting({
+    doc:
+      'A Python with `mlflow` for the MLflow tracking server MiniLake starts on the first MLflow request ' +
+      '(`bash packages/mlflow/install.sh` installs the pinned one). See [mlflow](packages/mlflow/README.md).',
+    shown: "the install's venv",
+  }),
+  MINILAKE_MLFLOW_START_TIMEOUT: numberSetting({
+    doc: 'Seconds the MLflow server may take to answer after it is started.',
+    default: 180,
+    positive: true,
+  }),
 };
+export type MlflowSettingValues = SettingsOf<typeof mlflowSettings>;
 
 export interface MlflowSettings {
   python: string;
@@ -25,16 +37,12 @@ export interface MlflowSettings {
   startTimeoutMs: number;
 }
 
-export function settingsFrom(config: Readonly<Record<string, string | undefined>>): MlflowSettings {
-  const cache = config.MINILAKE_CACHE || path.join(os.homedir(), '.cache', 'minilake');
-  const configured = config.MINILAKE_MLFLOW_PYTHON || '';
-  const timeout = Number(
-    config.MINILAKE_MLFLOW_START_TIMEOUT || mlflowConfigDefaults.MINILAKE_MLFLOW_START_TIMEOUT,
-  );
+/** The server's view of the parsed settings. */
+export function mlflowSettingsOf(s: MlflowSettingValues): MlflowSettings {
   return {
-    python: configured || path.join(installDir(cache), 'venv', 'bin', 'python'),
-    derived: !configured,
-    startTimeoutMs: (Number.isFinite(timeout) && timeout > 0 ? timeout : 180) * 1000,
+    python: s.MINILAKE_MLFLOW_PYTHON ?? path.join(installDir(s.MINILAKE_CACHE), 'venv', 'bin', 'python'),
+    derived: s.MINILAKE_MLFLOW_PYTHON === undefined,
+    startTimeoutMs: s.MINILAKE_MLFLOW_START_TIMEOUT * 1000,
   };
 }
 
