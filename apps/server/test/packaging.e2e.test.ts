@@ -4,34 +4,55 @@
  * Needs `pnpm build` first (the tarballs carry dist/).
  */
 import { execFileSync, spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { listening, repoRoot } from '@minilake/testing';
 
-const publishable = [
-  'packages/core',
-  'packages/secrets',
-  'packages/engine-duckdb',
-  'packages/datatypes',
-  'packages/delta',
-  'packages/tables',
-  'packages/unity-catalog',
-  'packages/sql',
-  'packages/workspace',
-  'packages/files',
-  'packages/compute',
-  'packages/iam',
-  'packages/workspace-admin',
-  'apps/server',
-];
+/**
+ * The packages this test packs and installs (the server, and the service packages a tool may import alone) and
+ * every workspace package they depend on at run time, found by walking `workspace:` dependencies, so a package a service starts to
+ * depend on is packed without anyone listing it here.
+ */
+function publishable(roots: string[]): string[] {
+  const dirs = new Map<string, string>();
+  for (const parent of ['packages', 'apps']) {
+    for (const entry of readdirSync(path.join(repoRoot, parent))) {
+      const manifest = path.join(repoRoot, parent, entry, 'package.json');
+      if (existsSync(manifest))
+        dirs.set(JSON.parse(readFileSync(manifest, 'utf8')).name, path.join(parent, entry));
+    }
+  }
+  const found = new Set<string>();
+  const visit = (name: string) => {
+    const dir = dirs.get(name);
+    if (!dir || found.has(dir)) return;
+    found.add(dir);
+    const manifest = JSON.parse(readFileSync(path.join(repoRoot, dir, 'package.json'), 'utf8'));
+    for (const [dep, range] of Object.entries<string>(manifest.dependencies ?? {})) {
+      if (range.startsWith('workspace:')) visit(dep);
+    }
+  };
+  roots.forEach(visit);
+  return [...found];
+}
 
 let project: string;
 
 beforeAll(() => {
   const tarballs = mkdtempSync(path.join(os.tmpdir(), 'ml-tgz-'));
-  for (const dir of publishable) {
+  for (const dir of publishable([
+    '@minilake/server',
+    '@minilake/secrets',
+    '@minilake/unity-catalog',
+    '@minilake/sql',
+    '@minilake/workspace',
+    '@minilake/files',
+    '@minilake/compute',
+    '@minilake/iam',
+    '@minilake/workspace-admin',
+  ])) {
     execFileSync('pnpm', ['pack', '--pack-destination', tarballs], {
       cwd: path.join(repoRoot, dir),
       stdio: 'pipe',
