@@ -8,7 +8,6 @@ import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { jsonInit } from '@minilake/testing';
-import type { Hono } from 'hono';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { catalogSqlApps, type CatalogSqlApps } from './statement-app.js';
 
