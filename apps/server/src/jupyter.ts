@@ -16,11 +16,15 @@ import type { Duplex } from 'node:stream';
 import { Hono } from 'hono';
 import type { Logger } from '@minilake/core';
 import { defaultInstallDir, freePort, UC_CATALOG_CLASS, ucCatalogJar } from '@minilake/engine-spark';
+import { CONTENTS_MANAGER, CONTENTS_MODULE } from './jupyter-contents.js';
 
 export interface JupyterOptions {
   /** A Python whose environment has jupyterlab (MINILAKE_JUPYTER_PYTHON). */
   python: string;
-  /** Where notebooks live (real files): `<dataDir>/jupyter`. */
+  /**
+   * JupyterLab's own folder, `<dataDir>/jupyter`: its root (kernels start here), the contents manager module,
+   * the kernels' IPython startup and checkpoints. Notebooks live in the workspace (jupyter-contents.ts).
+   */
   rootDir: string;
   selfUrl: () => string | undefined;
   logger: Logger;
@@ -160,8 +164,13 @@ export class Jupyter {
       const port = await freePort();
       const selfUrl = this.opts.selfUrl() ?? 'http://127.0.0.1:8000';
       await mkdir(this.opts.rootDir, { recursive: true });
-      const starter = path.join(this.opts.rootDir, 'minilake-starter.ipynb');
-      if (!existsSync(starter)) await writeFile(starter, JSON.stringify(STARTER(selfUrl), null, 1));
+      // JupyterLab's files are the workspace's (jupyter-contents.ts): its contents manager is a module here,
+      // and the starter notebook goes into the user's home folder the first time JupyterLab lists it.
+      const own = path.join(this.opts.rootDir, '.minilake');
+      await mkdir(own, { recursive: true });
+      await writeFile(path.join(own, `${CONTENTS_MODULE}.py`), CONTENTS_MANAGER);
+      const starter = path.join(own, 'minilake-starter.ipynb');
+      await writeFile(starter, JSON.stringify(STARTER(selfUrl), null, 1));
       const args = [
         '-m',
         'jupyterlab',
@@ -170,6 +179,7 @@ export class Jupyter {
         `--port=${port}`,
         '--ServerApp.base_url=/jupyter/',
         `--ServerApp.root_dir=${this.opts.rootDir}`,
+        `--ServerApp.contents_manager_class=${CONTENTS_MODULE}.MiniLakeContentsManager`,
         // MiniLake's own API accepts any token on loopback; Jupyter behind it does the same.
         '--IdentityProvider.token=',
         '--ServerApp.password=',
@@ -186,6 +196,9 @@ export class Jupyter {
         DATABRICKS_TOKEN: 'dapi-minilake-jupyter',
         DATABRICKS_CONFIG_FILE: '/dev/null',
         MINILAKE_URL: selfUrl,
+        MINILAKE_JUPYTER_DIR: this.opts.rootDir,
+        MINILAKE_JUPYTER_STARTER: starter,
+        PYTHONPATH: [own, process.env.PYTHONPATH].filter(Boolean).join(path.delimiter),
       };
       if (this.opts.sparkJars.length) env.MINILAKE_SPARK_JARS = this.opts.sparkJars.join(',');
       // IPython reads its startup folder from IPYTHONDIR: ours, inside the notebooks folder (hidden there).

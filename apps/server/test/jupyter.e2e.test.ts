@@ -1,6 +1,6 @@
 /**
  * JupyterLab behind the built server at /jupyter: started on the first request, HTTP proxied (the Lab page,
- * the contents API writing real files), kernel websockets upgraded through the same port. Needs
+ * the contents API reading and writing the workspace), kernel websockets upgraded through the same port. Needs
  * `pnpm build` and JupyterLab (`bash apps/server/scripts/install-jupyter.sh`, which .ci/run runs).
  */
 import { execFile } from 'node:child_process';
@@ -10,7 +10,7 @@ import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startServer, type RunningServer } from '@minilake/testing';
+import { startServer, workspaceClient, type RunningServer } from '@minilake/testing';
 import { sparkJars } from '../src/jupyter.js';
 
 const python =
@@ -42,25 +42,83 @@ describe.skipIf(!installed)(title, () => {
     expect(await res.text()).toContain('JupyterLab');
   }, 120_000);
 
-  it('lists the starter notebook and saves notebooks as real files', async () => {
-    const list = (await (await fetch(`${server.url}/jupyter/api/contents`)).json()) as {
-      content: { name: string }[];
-    };
-    expect(list.content.map((c) => c.name)).toContain('minilake-starter.ipynb');
+  it('opens and saves notebooks in the workspace: the API sees what JupyterLab made, and the reverse', async () => {
+    const w = workspaceClient(server.url);
+    const me = (await w.currentUser.me()).userName!;
+    const home = `Users/${me}`;
+    const contents = (p: string) =>
+      fetch(`${server.url}/jupyter/api/contents/${p.split('/').map(encodeURIComponent).join('/')}`);
+    // The root is the workspace's; the starter notebook is in the home folder, a workspace NOTEBOOK.
+    const root = (await (await contents('')).json()) as { content: { name: string; type: string }[] };
+    expect(root.content).toContainEqual(expect.objectContaining({ name: 'Users', type: 'directory' }));
+    const listed = (await (await contents(home)).json()) as { content: { name: string; type: string }[] };
+    expect(listed.content).toContainEqual(
+      expect.objectContaining({ name: 'minilake-starter.ipynb', type: 'notebook' }),
+    );
+    expect((await w.workspace.getStatus({ path: `/Workspace/${home}/minilake-starter` })).object_type).toBe(
+      'NOTEBOOK',
+    );
     // Jupyter's XSRF check wants the cookie it set echoed in a header.
     const lab = await fetch(`${server.url}/jupyter/lab`);
     const xsrf = /_xsrf=([^;]+)/.exec(lab.headers.get('set-cookie') ?? '')?.[1] ?? '';
-    const put = await fetch(`${server.url}/jupyter/api/contents/mine.ipynb`, {
+    const headers = { 'content-type': 'application/json', 'x-xsrftoken': xsrf, cookie: `_xsrf=${xsrf}` };
+    const cell = {
+      cell_type: 'code',
+      metadata: {},
+      source: 'print(6 * 7)',
+      outputs: [],
+      execution_count: null,
+    };
+    const put = await fetch(`${server.url}/jupyter/api/contents/${home}/mine.ipynb`, {
       method: 'PUT',
-      headers: { 'content-type': 'application/json', 'x-xsrftoken': xsrf, cookie: `_xsrf=${xsrf}` },
+      headers,
       body: JSON.stringify({
         type: 'notebook',
-        content: { nbformat: 4, nbformat_minor: 5, metadata: {}, cells: [] },
+        content: {
+          nbformat: 4,
+          nbformat_minor: 5,
+          metadata: { kernelspec: { name: 'python3', language: 'python', display_name: 'Python 3' } },
+          cells: [cell],
+        },
       }),
     });
     expect(put.status).toBe(201);
-    expect(existsSync(path.join(server.dataDir, 'jupyter', 'mine.ipynb'))).toBe(true);
-  });
+    const made = await w.workspace.getStatus({ path: `/Users/${me}/mine` });
+    expect(made.object_type).toBe('NOTEBOOK');
+    expect(made.language).toBe('PYTHON');
+    const source = await w.workspace.export({ path: `/Users/${me}/mine`, format: 'SOURCE' });
+    expect(Buffer.from(source.content!, 'base64').toString()).toContain('print(6 * 7)');
+    // A notebook the API imported opens in JupyterLab with its cells.
+    await w.workspace.import({
+      path: `/Users/${me}/from_api`,
+      format: 'SOURCE',
+      language: 'PYTHON',
+      content: Buffer.from(
+        '# Databricks notebook source\nx = 1\n\n# COMMAND ----------\n\nprint(x)\n',
+      ).toString('base64'),
+    });
+    const opened = (await (await contents(`${home}/from_api.ipynb`)).json()) as {
+      type: string;
+      content: { cells: { source: string }[] };
+    };
+    expect(opened.type).toBe('notebook');
+    expect(opened.content.cells.map((c) => c.source)).toEqual(['x = 1', 'print(x)']);
+    // Renamed and deleted in JupyterLab: gone from the workspace.
+    const moved = await fetch(`${server.url}/jupyter/api/contents/${home}/mine.ipynb`, {
+      method: 'PATCH',
+      headers,
+      body: JSON.stringify({ path: `${home}/renamed.ipynb` }),
+    });
+    expect(moved.status).toBe(200);
+    expect((await w.workspace.getStatus({ path: `/Users/${me}/renamed` })).object_type).toBe('NOTEBOOK');
+    await expect(w.workspace.getStatus({ path: `/Users/${me}/mine` })).rejects.toThrow();
+    const del = await fetch(`${server.url}/jupyter/api/contents/${home}/renamed.ipynb`, {
+      method: 'DELETE',
+      headers,
+    });
+    expect(del.status).toBe(204);
+    await expect(w.workspace.getStatus({ path: `/Users/${me}/renamed` })).rejects.toThrow();
+  }, 120_000);
 
   it('upgrades a kernel websocket through the same port', async () => {
     const lab = await fetch(`${server.url}/jupyter/lab`);

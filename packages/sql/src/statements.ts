@@ -15,7 +15,13 @@ import type { Clock, Identity, Logger } from '@minilake/core';
 import { isDatabricksError } from '@minilake/core';
 import type { DuckDbEngine } from '@minilake/engine-duckdb';
 import type { UnityCatalogApi } from '@minilake/unity-catalog';
-import { databricksColumnTypes, executeDatabricksSql, resultShapeKey, SqlError } from './dialect/index.js';
+import {
+  databricksColumnTypes,
+  executeDatabricksSql,
+  failureOf,
+  resultShapeKey,
+  SqlError,
+} from './dialect/index.js';
 import type { QueryHistoryStore, QueryRecord, QueryStatus } from './history.js';
 import {
   chunkContent,
@@ -78,6 +84,11 @@ export interface Statement {
   state: StatementState;
   error?: { error_code: string; message: string };
   sqlState?: string;
+  /**
+   * The failure as Spark describes a SparkThrowable in JSON (errorClass, sqlState, messageParameters,
+   * queryContext with the fragment's offsets): what the Thrift endpoint sends as errorDetailsJson.
+   */
+  errorDetails?: ErrorDetails;
   result?: ResultSet;
   format: Format;
   disposition: Disposition;
@@ -450,7 +461,9 @@ export class StatementManager implements StatementService {
         );
         return;
       }
-      const { code, message, sqlState } = toSqlFailure(e);
+      const failure = isEngineError(e) ? failureOf(e, input.statement) : e;
+      const { code, message, sqlState } = toSqlFailure(failure);
+      if (failure instanceof SqlError) stmt.errorDetails = errorDetails(failure);
       this.fail(stmt, code, message, sqlState);
     }
   }
@@ -694,6 +707,40 @@ function statementType(sql: string): string {
   const k = (LEADING_KEYWORD.exec(sql)?.[1] ?? 'OTHER').toUpperCase();
   if (k === 'WITH' || k === 'VALUES' || k === 'FROM' || k === 'TABLE') return 'SELECT';
   return STATEMENT_TYPES.has(k) ? k : 'OTHER';
+}
+
+/** A raw engine error (DuckDB's `Binder Error: ...`), not yet given its Databricks error class. */
+function isEngineError(e: unknown): boolean {
+  return e instanceof Error && !(e instanceof SqlError) && /^[A-Za-z ]+ Error: /.test(e.message);
+}
+
+export interface ErrorDetails {
+  errorClass: string;
+  sqlState: string;
+  messageParameters?: Record<string, string>;
+  queryContext?: {
+    objectType: string;
+    objectName: string;
+    startIndex: number;
+    stopIndex: number;
+    fragment: string;
+  }[];
+}
+
+export function errorDetails(e: SqlError): ErrorDetails {
+  const d: ErrorDetails = { errorClass: e.errorClass, sqlState: e.sqlState };
+  if (e.parameters) d.messageParameters = e.parameters;
+  if (e.position)
+    d.queryContext = [
+      {
+        objectType: '',
+        objectName: '',
+        startIndex: e.position.start,
+        stopIndex: e.position.stop,
+        fragment: e.position.fragment,
+      },
+    ];
+  return d;
 }
 
 /** Engine failures as Databricks reports them: a ServiceError code, the message, and a SQLSTATE. */

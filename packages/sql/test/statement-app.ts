@@ -1,7 +1,7 @@
 /** The SQL service in process with one running warehouse, for tests that post statements to it. */
 import type { SharedResource } from '@minilake/core';
 import { jsonInit, serviceApp } from '@minilake/testing';
-import { unityCatalogService } from '@minilake/unity-catalog';
+import { unityCatalogService, type UnityCatalogApi } from '@minilake/unity-catalog';
 import type { Hono } from 'hono';
 import { sqlService } from '../src/index.js';
 
@@ -50,6 +50,8 @@ export interface CatalogSqlApps {
   sqlApp: Hono;
   /** The running warehouse's id. */
   wh: string;
+  /** Unity Catalog's Api (its engine, its store), for tests that look under the REST surface. */
+  uc: UnityCatalogApi;
   close(): Promise<void>;
 }
 
@@ -74,6 +76,7 @@ export async function catalogSqlApps(
     ucApp: uc.app,
     sqlApp: sql.app,
     wh,
+    uc: uc.instance.api as UnityCatalogApi,
     close: async () => {
       await sql.instance.close?.();
       await uc.instance.close?.();

@@ -43,7 +43,7 @@ export interface RunColumn {
 
 export interface RunStatus {
   state: RunState;
-  error?: { code: string; message: string; sqlState?: string };
+  error?: { code: string; message: string; sqlState?: string; details?: Record<string, unknown> };
   columns?: RunColumn[];
   totalRows?: number;
   chunkCount?: number;
@@ -88,6 +88,7 @@ class ServiceExecution implements Execution {
         code: s.error.error_code,
         message: s.error.message,
         ...(s.sqlState ? { sqlState: s.sqlState } : {}),
+        ...(s.errorDetails ? { details: { ...s.errorDetails } } : {}),
       };
     if (s.state === 'SUCCEEDED' && s.result) {
       out.columns = s.result.columns;

@@ -400,7 +400,9 @@ export class ThriftService {
           errorMessage: message,
           displayMessage: e?.message ?? message,
           ...(e?.sqlState ? { sqlState: e.sqlState } : {}),
-          errorDetailsJson: JSON.stringify({ errorClass: e?.code, sqlState: e?.sqlState }),
+          // Spark's JSON form of the error (errorClass, sqlState, messageParameters, queryContext with the
+          // fragment's offsets), as a Databricks warehouse sends it; the message carries the position too.
+          errorDetailsJson: JSON.stringify(e?.details ?? { errorClass: e?.code, sqlState: e?.sqlState }),
         };
       }
     }

@@ -1,10 +1,12 @@
 /** Engine errors (DuckDB's text, Unity Catalog's REST errors) as Databricks error classes and SQLSTATEs. */
 import { catalogAliasToName } from '@minilake/engine-duckdb';
+import { duckCaret } from './positions.js';
 import { SqlError, sqlError } from './sql-error.js';
 
 export const MACRO_ERROR_STATES: Record<string, string> = {
   UNSUPPORTED_FEATURE: '0A000',
   DIVIDE_BY_ZERO: '22012',
+  CAST_INVALID_INPUT: '22018',
   INVALID_ARRAY_INDEX: '22003',
   INVALID_ARRAY_INDEX_IN_ELEMENT_AT: '22003',
   INVALID_INDEX_OF_ZERO: '22003',
@@ -30,8 +32,11 @@ export function unaliasText(t: string): string {
   return t.replace(/\b[A-Za-z0-9_]+__ml\b/g, (a) => catalogAliasToName(a));
 }
 
-/** DuckDB error text (or a Databricks REST error from Unity Catalog) -> Databricks error class and SQLSTATE. */
-export function mapError(e: unknown): Error {
+/**
+ * DuckDB error text (or a Databricks REST error from Unity Catalog) -> Databricks error class and SQLSTATE.
+ * `sql` is the text the engine ran, so its caret can be carried back to the user's text (positions.ts).
+ */
+export function mapError(e: unknown, sql?: string): Error {
   if (e instanceof SqlError) return e;
   // A Delta failure (@minilake/delta's DeltaError) already reads `[DELTA_...] message`, as Databricks shows it.
   if (
@@ -53,7 +58,13 @@ export function mapError(e: unknown): Error {
     const [cls, state] = REST_CODES[code] ?? [code, 'KD000'];
     return sqlError(cls, state, unaliasText(e.message));
   }
-  return mapDuckError(unaliasText(e instanceof Error ? e.message : String(e)));
+  const text = e instanceof Error ? e.message : String(e);
+  const mapped = mapDuckError(unaliasText(text));
+  if (mapped instanceof SqlError) {
+    const offset = duckCaret(text, sql);
+    if (offset !== undefined) mapped.engineAt = { sql: sql!, offset };
+  }
+  return mapped;
 }
 
 /** SQLSTATEs of the Delta error classes the reader raises (delta-spark's error classes). */
@@ -74,6 +85,9 @@ export function mapDuckError(msg: string): Error {
     first = first.slice('Failed to extract statements: '.length);
   let m: RegExpMatchArray | null;
   if (/INTERRUPT/i.test(first)) return sqlError('OPERATION_CANCELED', '57014', 'The statement was canceled.');
+  // spark_int_src: a string that is no number, cast to an integral type.
+  if ((m = first.match(/\[CAST_INVALID_INPUT\] ([A-Z]+) (.*)$/)))
+    return castInvalidInput(m[2]!, 'STRING', m[1]!);
   // Errors raised by the spark_* macros carry their Spark error class.
   if ((m = first.match(/\[([A-Z_]+(?:\.[A-Z_]+)?)\] (.*)$/)) && m[1]! in MACRO_ERROR_STATES)
     return sqlError(m[1]!, MACRO_ERROR_STATES[m[1]!]!, m[2]!);
@@ -81,15 +95,22 @@ export function mapDuckError(msg: string): Error {
     (m = first.match(/Table with name (\S+) does not exist/)) ||
     (m = first.match(/Table or view .*?"?([\w.]+)"? does not exist/))
   )
-    return sqlError(
-      'TABLE_OR_VIEW_NOT_FOUND',
-      '42P01',
-      `The table or view \`${m[1]}\` cannot be found. Verify the spelling and correctness of the schema and catalog. (${first})`,
-    );
+    return tableNotFound(m[1]!);
   if ((m = first.match(/Catalog (?:with name )?"?([^"\s!]+)"? does not exist/)))
-    return sqlError('NO_SUCH_CATALOG_EXCEPTION', '42704', `Catalog '${m[1]}' was not found. (${first})`);
+    return about(
+      sqlError('NO_SUCH_CATALOG_EXCEPTION', '42704', `Catalog '${m[1]}' was not found. (${first})`),
+      m[1]!,
+    );
   if ((m = first.match(/Schema with name "?([^"\s]+)"? does not exist/)))
-    return sqlError('SCHEMA_NOT_FOUND', '42704', `The schema \`${m[1]}\` cannot be found. (${first})`);
+    return about(
+      sqlError('SCHEMA_NOT_FOUND', '42704', `The schema \`${m[1]}\` cannot be found. (${first})`),
+      m[1]!,
+    );
+  if ((m = first.match(/Referenced column "([^"]+)" (?:was )?not found/)))
+    return unresolvedColumn([m[1]!], candidates(msg));
+  if ((m = first.match(/(?:Table|Values list) "([^"]+)" does not have a column named "([^"]+)"/)))
+    return unresolvedColumn([m[1]!, m[2]!], candidates(msg));
+  if ((m = first.match(/Referenced table "([^"]+)" not found/))) return unresolvedColumn([m[1]!], []);
   if (
     (m = first.match(/Referenced column "?([^"\s]+)"? (?:was )?not found/)) ||
     (m = first.match(/column "?([^"\s]+)"? .*does not exist/i))
@@ -100,13 +121,28 @@ export function mapDuckError(msg: string): Error {
       `A column, variable, or function parameter with name \`${m[1]}\` cannot be resolved. (${first})`,
     );
   if ((m = first.match(/(?:Scalar|Aggregate|Table) Function with name "?([^"\s!]+)"? does not exist/)))
-    return sqlError(
-      'UNRESOLVED_ROUTINE',
-      '42883',
-      `Cannot resolve routine \`${m[1]}\` on search path [\`system\`.\`builtin\`, \`system\`.\`session\`]. (${first})`,
+    return about(
+      sqlError(
+        'UNRESOLVED_ROUTINE',
+        '42883',
+        `Cannot resolve routine \`${m[1]}\` on search path [\`system\`.\`builtin\`, \`system\`.\`session\`]. (${first})`,
+      ),
+      m[1]!,
     );
-  if (first.startsWith('Parser Error'))
-    return sqlError('PARSE_SYNTAX_ERROR', '42601', `Syntax error: ${first}`);
+  if (first.startsWith('Parser Error')) {
+    const near = /syntax error at or near "((?:[^"]|"")*)"/.exec(first);
+    const err = sqlError(
+      'PARSE_SYNTAX_ERROR',
+      '42601',
+      near
+        ? `Syntax error at or near '${near[1]!.replace(/""/g, '"')}'.`
+        : /at end of input/.test(first)
+          ? 'Syntax error at or near end of input.'
+          : `Syntax error: ${first.replace(/^Parser Error: /, '')}`,
+    );
+    if (near) err.subject = { text: near[1]!.replace(/""/g, '"') };
+    return err;
+  }
   if (first.includes('Unimplemented type for cast'))
     return sqlError(
       'DATATYPE_MISMATCH.CAST_WITHOUT_SUGGESTION',
@@ -129,6 +165,10 @@ export function mapDuckError(msg: string): Error {
       '22003',
       `${first}. Use \`try_cast\` to tolerate overflow and return NULL instead.`,
     );
+  if ((m = first.match(/Could not convert string '((?:[^']|'')*)' to (.+?)\s*$/)))
+    return castInvalidInput(m[1]!.replace(/''/g, "'"), 'STRING', sparkTypeOf(m[2]!));
+  if ((m = first.match(/invalid (date|timestamp) field format: "((?:[^"]|"")*)"/)))
+    return castInvalidInput(m[2]!.replace(/""/g, '"'), 'STRING', m[1] === 'date' ? 'DATE' : 'TIMESTAMP');
   if (first.startsWith('Conversion Error') || first.startsWith('Invalid Input Error: Could not convert'))
     return sqlError('CAST_INVALID_INPUT', '22018', first);
   if (first.includes('already exists')) return sqlError('TABLE_OR_VIEW_ALREADY_EXISTS', '42P07', first);
@@ -138,6 +178,8 @@ export function mapDuckError(msg: string): Error {
       '42607',
       `It is not allowed to use an aggregate function in the argument of another aggregate function. (${first})`,
     );
+  if ((m = first.match(/Could not choose a best candidate function for the function call "(.+)\((.*)\)"/)))
+    return typeMismatch(m[1]!, m[2]!);
   if (first.startsWith('Binder Error')) return sqlError('DATATYPE_MISMATCH', '42K09', first);
   if (first.startsWith('Constraint Error')) return sqlError('CONSTRAINT_VIOLATION', '23000', first);
   if (first.startsWith('Out of Range Error')) return sqlError('ARITHMETIC_OVERFLOW', '22003', first);
@@ -153,4 +195,157 @@ export function mapDuckError(msg: string): Error {
   if (first.includes('Type with name')) return sqlError('UNSUPPORTED_DATATYPE', '0A000', first);
   if (first.startsWith('Catalog Error')) return sqlError('TABLE_OR_VIEW_NOT_FOUND', '42P01', first);
   return sqlError('INTERNAL_ERROR', 'XX000', first);
+}
+
+/** Names what the error is about (positions.ts finds it in the statement when the engine gave no caret). */
+function about(e: SqlError, text: string): SqlError {
+  e.subject = { text: text.split('.').pop()! };
+  return e;
+}
+
+/** `a.b` as Spark quotes a multi-part name: `` `a`.`b` ``. */
+export const quoteParts = (parts: string[]): string =>
+  parts.map((p) => `\`${p.replace(/`/g, '``')}\``).join('.');
+
+export function tableNotFound(name: string): SqlError {
+  const e = sqlError(
+    'TABLE_OR_VIEW_NOT_FOUND',
+    '42P01',
+    `The table or view ${quoteParts(name.split('.'))} cannot be found. Verify the spelling and correctness of the schema and catalog.\n` +
+      'If you did not qualify the name with a schema, verify the current_schema() output, or qualify the name with the correct schema and catalog.\n' +
+      'To tolerate the error on drop use DROP VIEW IF EXISTS or DROP TABLE IF EXISTS.',
+  );
+  e.subject = { text: name.split('.').pop()! };
+  e.parameters = { relationName: quoteParts(name.split('.')) };
+  return e;
+}
+
+/**
+ * Spark's UNRESOLVED_COLUMN: the names in scope closest to the one written (Levenshtein distance, nearest
+ * first, at most five), WITH_SUGGESTION when there are any. The candidates are the ones DuckDB's binder
+ * offers for the name (the columns of the FROM clause it finds closest).
+ */
+export function unresolvedColumn(name: string[], inScope: string[][]): SqlError {
+  const wanted = name[name.length - 1]!.toLowerCase();
+  const ranked = inScope
+    .filter((c) => c.length > 0 && !c[c.length - 1]!.startsWith('__'))
+    .map((c, i) => ({ c, i, d: levenshtein(c[c.length - 1]!.toLowerCase(), wanted) }))
+    .sort((a, b) => a.d - b.d || a.i - b.i)
+    .slice(0, 5)
+    .map((x) => quoteParts(x.c));
+  const objectName = quoteParts(name);
+  const head = `A column, variable, or function parameter with name ${objectName} cannot be resolved.`;
+  const e =
+    ranked.length > 0
+      ? sqlError(
+          'UNRESOLVED_COLUMN.WITH_SUGGESTION',
+          '42703',
+          `${head} Did you mean one of the following? [${ranked.join(', ')}].`,
+        )
+      : sqlError('UNRESOLVED_COLUMN.WITHOUT_SUGGESTION', '42703', head);
+  e.subject = { text: name[0]! };
+  e.parameters = { objectName, ...(ranked.length > 0 ? { proposal: ranked.join(', ') } : {}) };
+  return e;
+}
+
+/** DuckDB's `Candidate bindings: "a", "t.b"` -> [['a'], ['t', 'b']]. */
+function candidates(msg: string): string[][] {
+  const line = /Candidate bindings:[: ]*(.*)/.exec(msg)?.[1];
+  if (!line) return [];
+  return [...line.matchAll(/"((?:[^"]|"")*)"/g)].map((m) => m[1]!.replace(/""/g, '"').split('.'));
+}
+
+function levenshtein(a: string, b: string): number {
+  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const cur = [i];
+    for (let j = 1; j <= b.length; j++)
+      cur[j] = Math.min(prev[j]! + 1, cur[j - 1]! + 1, prev[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    prev = cur;
+  }
+  return prev[b.length]!;
+}
+
+/** Spark's CAST_INVALID_INPUT, with the value as Spark prints it (a string quoted) and both types. */
+export function castInvalidInput(value: string, from: string, to: string): SqlError {
+  const shown = from === 'STRING' ? `'${value.replace(/'/g, "\\'")}'` : value;
+  const e = sqlError(
+    'CAST_INVALID_INPUT',
+    '22018',
+    `The value ${shown} of the type "${from}" cannot be cast to "${to}" because it is malformed. Correct the value as per the syntax, or change its target type. Use \`try_cast\` to tolerate malformed input and return NULL instead.`,
+  );
+  e.subject = { text: value };
+  e.parameters = { expression: shown, sourceType: `"${from}"`, targetType: `"${to}"` };
+  return e;
+}
+
+/** DuckDB's type names in conversion errors -> Databricks' (INT32 -> INT). */
+export function sparkTypeOf(duck: string): string {
+  const t = duck.trim().toUpperCase();
+  const names: Record<string, string> = {
+    INT8: 'TINYINT',
+    TINYINT: 'TINYINT',
+    INT16: 'SMALLINT',
+    SMALLINT: 'SMALLINT',
+    INT32: 'INT',
+    INTEGER: 'INT',
+    INT64: 'BIGINT',
+    BIGINT: 'BIGINT',
+    HUGEINT: 'DECIMAL(38,0)',
+    FLOAT: 'FLOAT',
+    DOUBLE: 'DOUBLE',
+    BOOL: 'BOOLEAN',
+    BOOLEAN: 'BOOLEAN',
+    DATE: 'DATE',
+    TIMESTAMP: 'TIMESTAMP_NTZ',
+    'TIMESTAMP WITH TIME ZONE': 'TIMESTAMP',
+    VARCHAR: 'STRING',
+    BLOB: 'BINARY',
+  };
+  return names[t] ?? t.replace(/\s+/g, '');
+}
+
+const OPERATORS = new Set([
+  '+',
+  '-',
+  '*',
+  '/',
+  '%',
+  '//',
+  '=',
+  '<>',
+  '!=',
+  '<',
+  '>',
+  '<=',
+  '>=',
+  '||',
+  '&',
+  '|',
+  '^',
+]);
+
+/** DuckDB found no function for the argument types -> Spark's DATATYPE_MISMATCH, naming the types. */
+function typeMismatch(fn: string, args: string): SqlError {
+  const types = args
+    .split(',')
+    .map((a) => a.trim())
+    .filter(Boolean)
+    .map((a) => `"${sparkTypeOf(a.replace(/_LITERAL$/, '').replace(/^STRING$/, 'VARCHAR'))}"`);
+  if (OPERATORS.has(fn) && types.length === 2) {
+    const e = sqlError(
+      'DATATYPE_MISMATCH.BINARY_OP_DIFF_TYPES',
+      '42K09',
+      `Cannot resolve the operator \`${fn}\` due to data type mismatch: the left and right operands of the binary operator have incompatible types (${types[0]} and ${types[1]}).`,
+    );
+    e.subject = { text: fn };
+    return e;
+  }
+  const e = sqlError(
+    'DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE',
+    '42K09',
+    `Cannot resolve \`${fn}\` due to data type mismatch: it does not take arguments of the types (${types.join(', ')}).`,
+  );
+  e.subject = { text: fn };
+  return e;
 }

@@ -27,12 +27,12 @@ export async function withFallback<T>(
   try {
     return await run(p.sql, p.values);
   } catch (e) {
-    if (!macroMissing(e)) throw mapError(e);
+    if (!macroMissing(e)) throw mapError(e, p.sql);
     await reinstallMacros(s.conn, s.engine);
     try {
       return await run(p.sql, p.values);
     } catch (e2) {
-      throw mapError(e2);
+      throw mapError(e2, p.sql);
     }
   }
 }

@@ -25,7 +25,8 @@ import { loadPolyglot } from './polyglot.js';
 import { forgetPrepared } from './prepared-cache.js';
 import { prepare } from './rewrite.js';
 import type { Session } from './session.js';
-import { syntaxError } from './sql-error.js';
+import { locate } from './positions.js';
+import { SqlError, syntaxError } from './sql-error.js';
 import { splitStatementsCached, type SplitStatement } from './tokens.js';
 import { noteTempView, syncTempViews } from './temp-views.js';
 import type { UnityCatalogApi } from '@minilake/unity-catalog';
@@ -35,6 +36,24 @@ export { SqlError, sqlError } from './sql-error.js';
 export { loadPolyglot, warmPolyglot } from './polyglot.js';
 export { sparkType } from './commands.js';
 export { mapError } from './engine-errors.js';
+
+/**
+ * An engine error raised while the last statement of `text` streamed its rows (a cast of a column's value,
+ * a division by zero in row 1000): mapped to its error class and placed in the text, as errors raised
+ * before the first row are.
+ */
+export function failureOf(e: unknown, text: string): Error {
+  const err = mapError(e);
+  if (!(err instanceof SqlError)) return err;
+  try {
+    const stmts = splitStatementsCached(text);
+    const last = stmts[stmts.length - 1];
+    if (last) locate(err, last, text);
+  } catch {
+    // A text that does not tokenize has no position to give.
+  }
+  return err;
+}
 export { databricksColumnTypes, resultShapeKey } from './execute.js';
 export type { DuckDBConnectionLike, DuckDBResultLike, DuckDbEngineLike } from './types.js';
 
@@ -86,7 +105,13 @@ export async function executeDatabricksSql<R extends DuckDBResultLike>(
   try {
     await syncTempViews(c, input.session, (st) => runStatement(st, s, false));
     for (let i = 0; i < stmts.length; i++) {
-      last = await runOne(stmts[i]!, s, i === stmts.length - 1);
+      try {
+        last = await runOne(stmts[i]!, s, i === stmts.length - 1);
+      } catch (e) {
+        // Where in the text it went wrong, as Databricks writes it into the message (positions.ts).
+        if (e instanceof SqlError) locate(e, stmts[i]!, input.statement);
+        throw e;
+      }
       noteTempView(input.session, stmts[i]!, c);
     }
   } catch (e) {

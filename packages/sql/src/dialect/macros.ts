@@ -179,9 +179,13 @@ export const SPARK_MACROS: [string, string][] = [
   // CAST to an integral type truncates toward zero in Spark; DuckDB rounds. Every branch is bound for the
   // argument's real type and the result is DECIMAL(38, 0) (exact for every integral value); the caller casts it
   // to the integral type, which keeps DuckDB's overflow errors (ANSI).
+  // `t` is the cast's target as Databricks names it (INT, BIGINT ...): a string that is no number fails with
+  // Spark's CAST_INVALID_INPUT naming it (engine-errors.ts reads `[CAST_INVALID_INPUT] <t> <value>`).
   [
-    'spark_int_src(x)',
+    'spark_int_src(x, t)',
     "CASE WHEN typeof(x) IN ('DOUBLE', 'FLOAT') THEN CAST(trunc(TRY_CAST(x AS DOUBLE)) AS DECIMAL(38, 0)) " +
+      "WHEN typeof(x) = 'VARCHAR' AND x IS NOT NULL AND TRY_CAST(CAST(x AS VARCHAR) AS DECIMAL(38, 10)) IS NULL " +
+      "THEN error('[CAST_INVALID_INPUT] ' || t || ' ' || CAST(x AS VARCHAR)) " +
       "WHEN typeof(x) LIKE 'DECIMAL%' OR typeof(x) = 'VARCHAR' THEN CAST(trunc(CAST(CAST(x AS VARCHAR) AS DECIMAL(38, 10))) AS DECIMAL(38, 0)) " +
       'ELSE CAST(CAST(x AS HUGEINT) AS DECIMAL(38, 0)) END',
   ],

@@ -8,6 +8,7 @@ import { createHash } from 'node:crypto';
 import { ident } from '@minilake/engine-duckdb';
 import { polyglot } from './polyglot.js';
 import type { Session } from './session.js';
+import { expandReadFiles } from './read-files.js';
 import { SqlError, sqlError, unsupported } from './sql-error.js';
 import { tokenType } from './tokens.js';
 import { parseTravelKey } from './translate/common.js';
@@ -56,6 +57,7 @@ export interface DeltaDml {
 }
 
 export async function prepare(text: string, s: Session): Promise<Prepared> {
+  text = await expandReadFiles(text, s);
   const paramTypes = new Map<string, string | undefined>();
   for (const [k, v] of s.params) paramTypes.set(k, v.type);
   const o: TranslateOptions = {

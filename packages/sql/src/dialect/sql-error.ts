@@ -5,6 +5,21 @@
  */
 export class SqlError extends Error {
   errorClass = 'BAD_REQUEST';
+  /**
+   * Where the engine said the error is: an offset in the SQL it ran (DuckDB's `LINE n:` caret), which may be
+   * the translation of the user's text. positions.ts maps it back onto the user's text.
+   */
+  engineAt: { sql: string; offset: number } | undefined;
+  /**
+   * What the error is about, when the engine gave no caret or to check the caret's token: a name or a
+   * literal as the user wrote it (`tpep_pickup_datetme`, `nosuch`, `'x'`), or a token offset in the
+   * statement already known (MiniLake's own parser).
+   */
+  subject: { text?: string; statementOffset?: number } | undefined;
+  /** Where the error is in the statement text the user sent (set once, by positions.ts). */
+  position: SqlPosition | undefined;
+  /** Spark's messageParameters, for the Thrift endpoint's errorDetailsJson. */
+  parameters: Record<string, string> | undefined;
   constructor(
     message: string,
     readonly errorCode: string,
@@ -15,6 +30,18 @@ export class SqlError extends Error {
   }
 }
 
+/**
+ * A position as Spark reports it: `line` from 1, `pos` from 0 in that line; `start`/`stop` are offsets of
+ * the fragment in the whole text (stop inclusive, Spark's queryContext startIndex/stopIndex).
+ */
+export interface SqlPosition {
+  line: number;
+  pos: number;
+  start: number;
+  stop: number;
+  fragment: string;
+}
+
 /** `[ERROR_CLASS] message` with wire code BAD_REQUEST. */
 export function sqlError(errorClass: string, sqlState: string, message: string): SqlError {
   const e = new SqlError(`[${errorClass}] ${message}`, 'BAD_REQUEST', sqlState);
@@ -22,6 +49,10 @@ export function sqlError(errorClass: string, sqlState: string, message: string):
   return e;
 }
 
-export const syntaxError = (message: string): SqlError => sqlError('PARSE_SYNTAX_ERROR', '42601', message);
+export const syntaxError = (message: string, statementOffset?: number): SqlError => {
+  const e = sqlError('PARSE_SYNTAX_ERROR', '42601', message);
+  if (statementOffset !== undefined) e.subject = { statementOffset };
+  return e;
+};
 export const unsupported = (what: string): SqlError =>
   sqlError('UNSUPPORTED_FEATURE', '0A000', `${what} is not supported by MiniLake's SQL engine.`);

@@ -15,6 +15,8 @@ export interface Token {
 export interface SplitStatement {
   text: string;
   tokens: Token[];
+  /** Where the statement starts in the text it was split from (code points): error positions count from there. */
+  offset?: number;
 }
 
 /** The runtime object carries token_type; the published typings call it tokenType. */
@@ -59,7 +61,11 @@ export function splitStatements(sql: string): SplitStatement[] {
     // A quoted token's span covers its quotes; cut on the spans of the original text.
     const text = cps.slice(first.start, last.end).join('');
     const base = first.start;
-    out.push({ text, tokens: cur.map((t) => ({ ...t, start: t.start - base, end: t.end - base })) });
+    out.push({
+      text,
+      offset: base,
+      tokens: cur.map((t) => ({ ...t, start: t.start - base, end: t.end - base })),
+    });
     cur = [];
   };
   for (const t of tokens) {
@@ -168,6 +174,9 @@ export class Cursor {
   }
   syntax(what: string): never {
     const t = this.peek();
-    throw syntaxError(`Syntax error at or near '${t?.text ?? 'end of input'}': ${what}.`);
+    throw syntaxError(
+      `Syntax error at or near '${t?.text ?? 'end of input'}': ${what}.`,
+      t?.start ?? this.tokens[this.tokens.length - 1]?.end,
+    );
   }
 }

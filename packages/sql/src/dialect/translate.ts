@@ -22,7 +22,7 @@ import { nameProjections, sparkName } from './translate/names.js';
 import { fn, ident, kindOf } from './translate/ast.js';
 import { Rewriter } from './translate/rewriter.js';
 import { typedProjections } from './translate/intervals.js';
-import { fixTokens, typedLiterals } from './translate/text.js';
+import { fixTokens, ORDER_BY_ALL, typedLiterals } from './translate/text.js';
 
 export {
   isVolumePath,
@@ -122,6 +122,7 @@ export function translate(text: string, o: TranslateOptions): Translated {
   if (rw.insertNode) rw.writeKind = Object.keys(root)[0]!.toUpperCase();
   // Read before the rewrite: it replaces interval literals with the single-unit forms DuckDB reads.
   const columnTypes = typedProjections(r.ast[0]);
+  markOrderByAll(r.ast[0]);
   const stmt = rw.walk(r.ast[0]) as Node;
   if (rw.volumesNeeded.length > 0) throw new VolumesNeeded(rw.volumesNeeded);
   const staged = rw.insertTarget !== undefined && o.deltaTargets?.has(rw.insertTarget);
@@ -156,6 +157,27 @@ export function translate(text: string, o: TranslateOptions): Translated {
 }
 
 const clone = <T>(n: T): T => structuredClone(n);
+
+/**
+ * `ORDER BY ALL` (every projection, in order; Databricks and DuckDB both have it): polyglot reads the ALL as
+ * a column and prints it quoted, a column DuckDB cannot find. The bare word gets a marker name that
+ * fixTokens turns back into the keyword. (A column really named `all` is written with backticks: quoted.)
+ */
+function markOrderByAll(n: Json): void {
+  if (!n || typeof n !== 'object') return;
+  if (Array.isArray(n)) {
+    for (const x of n) markOrderByAll(x);
+    return;
+  }
+  const ob = (n as Node).order_by as Node | undefined;
+  if (ob && Array.isArray(ob.expressions) && ob.expressions.length === 1) {
+    const col = ((ob.expressions[0] as Node).this as Node | undefined)?.column as Node | undefined;
+    const name = col?.name as Node | undefined;
+    if (name && !col!.table && !name.quoted && String(name.name).toUpperCase() === 'ALL')
+      name.name = ORDER_BY_ALL;
+  }
+  for (const v of Object.values(n as Node)) markOrderByAll(v as Json);
+}
 
 /** A parsed template statement (Databricks dialect), cloned for each use. */
 function template(text: string): Node {

@@ -89,10 +89,18 @@ export async function show(c: Cursor, s: Session): Promise<Outcome> {
            UNION ALL SELECT view_name, temporary FROM duckdb_views() WHERE database_name = $d AND schema_name = $s AND NOT internal ORDER BY 1`,
       { d: s.engine.alias(cat), s: sch },
     );
-    const rows: Cell[][] = r
-      .getRows()
-      .filter((x) => !like || like.test(String(x[0])))
-      .map((x) => (views ? [sch, String(x[0]), Boolean(x[1])] : [sch, String(x[0]), Boolean(x[1])]));
+    const found = r.getRows().map((x) => [String(x[0]), Boolean(x[1])] as [string, boolean]);
+    if (!views && s.uc) {
+      // Tables Unity Catalog holds without an engine object (Delta folders, the samples before first read):
+      // SHOW TABLES lists what the catalog API lists.
+      const have = new Set(found.map(([n]) => n.toLowerCase()));
+      const listed = await s.uc.store
+        .listTables(cat, sch, { columns: true, properties: true })
+        .catch(() => []);
+      for (const { key } of listed) if (!have.has(key.toLowerCase())) found.push([key, false]);
+      found.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+    }
+    const rows: Cell[][] = found.filter(([n]) => !like || like.test(n)).map(([n, temp]) => [sch, n, temp]);
     return valuesResult(
       s,
       views

@@ -245,9 +245,15 @@ export async function deltaCtas(
         ...(o.comment ? { comment: o.comment } : {}),
         ...(o.properties ? { properties: o.properties } : {}),
       });
-      const data = await tableData(s, full.toLowerCase());
-      const r = await data?.format.append(data.descriptor, ref, connRunner(s));
-      rows = r?.rows ?? 0;
+      try {
+        const data = await tableData(s, full.toLowerCase());
+        const r = await data?.format.append(data.descriptor, ref, connRunner(s));
+        rows = r?.rows ?? 0;
+      } catch (e) {
+        // A CTAS that failed leaves no table behind: the record (and a MANAGED table's folder) it just made.
+        await s.uc!.deleteTable(full.toLowerCase()).catch(() => undefined);
+        throw e;
+      }
     }
     return affectedInserted(s, rows);
   } finally {

@@ -22,7 +22,7 @@ export function sparkName(n: Json): string | undefined {
     k === 'function' &&
     ['spark_to_string', 'spark_int_src', 'spark_int_src_try'].includes(String(d.name)) &&
     Array.isArray(d.args) &&
-    d.args.length === 1
+    d.args.length >= 1
   )
     return sparkName(d.args[0]);
   if (k === 'function' && d.name === 'spark_div' && Array.isArray(d.args) && d.args.length === 2) {

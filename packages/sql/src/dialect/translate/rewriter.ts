@@ -15,7 +15,7 @@ import {
   isVolumePath,
   travelKey,
 } from './common.js';
-import { fixedNames, fn, ident, isTableRef, kindOf } from './ast.js';
+import { fixedNames, fn, ident, isTableRef, kindOf, str } from './ast.js';
 import { writtenName } from './names.js';
 import { rewriteExpression } from './rewrite-expressions.js';
 import { rewriteFunction } from './rewrite-functions.js';
@@ -226,7 +226,9 @@ export class Rewriter {
     const t = dt === 'custom' ? String(to.name ?? '').toLowerCase() : dt;
     if (fromUser && (INTEGRAL.has(t) || t === 'long' || t === 'short' || t === 'byte')) {
       this.changed = true;
-      expr = fn(tryCast ? 'spark_int_src_try' : 'spark_int_src', [expr]);
+      expr = tryCast
+        ? fn('spark_int_src_try', [expr])
+        : fn('spark_int_src', [expr, str(INTEGRAL_NAMES[t] ?? t.toUpperCase())]);
     }
     if (fromUser && (t === 'string' || t === 'varchar' || t === 'text')) {
       this.changed = true;
@@ -235,3 +237,18 @@ export class Rewriter {
     return { cast: { this: expr, to, trailing_comments: [], double_colon_syntax: false } };
   }
 }
+
+/** A cast's integral target as Databricks names it in errors. */
+const INTEGRAL_NAMES: Record<string, string> = {
+  int: 'INT',
+  integer: 'INT',
+  bigint: 'BIGINT',
+  big_int: 'BIGINT',
+  long: 'BIGINT',
+  smallint: 'SMALLINT',
+  small_int: 'SMALLINT',
+  short: 'SMALLINT',
+  tinyint: 'TINYINT',
+  tiny_int: 'TINYINT',
+  byte: 'TINYINT',
+};

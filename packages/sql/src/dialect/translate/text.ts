@@ -157,6 +157,9 @@ export function typedLiterals(text: string): string {
   return out.join('');
 }
 
+/** The name ORDER BY ALL's ALL travels under through polyglot (translate.ts markOrderByAll). */
+export const ORDER_BY_ALL = '__ml_order_by_all';
+
 /**
  * polyglot turns every CAST into TRY_CAST (non-ANSI Spark); Databricks SQL is ANSI, so a bad cast must fail.
  * User try_cast was already wrapped in TRY(...). It also prints MERGE's `UPDATE SET *` as `UPDATE *`.
@@ -184,6 +187,9 @@ export function fixTokens(sql: string): string {
       toks[i - 1]?.text.toUpperCase() === 'THEN'
     )
       edits.push({ start: t.span.end, end: t.span.end, text: ' SET' });
+    // ORDER BY ALL, marked before the rewrite (translate.ts), is DuckDB's ORDER BY ALL.
+    if (t.text.replace(/"/g, '').toLowerCase() === ORDER_BY_ALL)
+      edits.push({ start: t.span.start, end: t.span.end, text: 'ALL' });
     // Spark's LEFT SEMI / LEFT ANTI JOIN are DuckDB's SEMI / ANTI JOIN.
     const nx = next?.text.toUpperCase();
     if (
