@@ -4,7 +4,7 @@
 # next step reading the exported environment. Cases: the built bin; a packed tarball through npx (the
 # `package` source with a tarball spec); https with MiniLake's own CA and extra settings; bad inputs and a
 # server that cannot start (a clear error, non-zero); the Docker image (when docker answers and
-# minilake:local exists, or MINILAKE_ACTION_IMAGE names one). Needs `pnpm build`. Prints "N passed, N failed".
+# minilake:slim exists, or MINILAKE_ACTION_IMAGE names one). Needs `pnpm build`. Prints "N passed, N failed".
 set -uo pipefail
 repo=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$repo"
@@ -132,7 +132,7 @@ else
 fi
 
 # -- 5. the Docker image ---------------------------------------------------------------------------------
-image=${MINILAKE_ACTION_IMAGE:-minilake:local}
+image=${MINILAKE_ACTION_IMAGE:-minilake:slim}
 if ! command -v docker >/dev/null || ! docker info >/dev/null 2>&1; then
   say "skip image: no Docker daemon answers (docker/dockerd.sh start)"
 elif ! docker image inspect "$image" >/dev/null 2>&1; then
