@@ -23,8 +23,8 @@ A page can start with a comment that sets how it runs:
                                                                 pip finds this repository's wheels)
     -->
 
-Every block sees DATABRICKS_HOST and DATABRICKS_TOKEN for the page's server, an empty DATABRICKS_CONFIG_FILE, a
-HOME of its own, and on PATH: `minilake` (the built server), `databricks` (the CLI), `terraform` (with the
+Every block sees DATABRICKS_HOST and DATABRICKS_TOKEN for the page's server, a HOME of its own (no
+~/.databrickscfg until a block writes one), and on PATH: `minilake` (the built server), `databricks` (the CLI), `terraform` (with the
 provider from the local mirror), `dbt`, and the e2e venv's `python` and `pytest` (with pytest-minilake).
 """
 from __future__ import annotations
@@ -206,8 +206,6 @@ class DocPage(pytest.Item):
     def _env(self, server, work: Path, tools, page: Page) -> Dict[str, str]:
         home = work / ".home"
         home.mkdir()
-        cfg = work / ".databrickscfg-empty"
-        cfg.write_text("")
         shims = work / ".bin"
         _shims(shims, tools)
         env = {k: v for k, v in os.environ.items()
@@ -222,7 +220,7 @@ class DocPage(pytest.Item):
             env.pop("PYTHONPATH", None)
         env.update(
             PATH=os.pathsep.join(path), HOME=str(home), DATABRICKS_HOST=server.url, DATABRICKS_TOKEN=server.token,
-            DATABRICKS_CONFIG_FILE=str(cfg), CHECKPOINT_DISABLE="1", NO_COLOR="1", DO_NOT_TRACK="1",
+            CHECKPOINT_DISABLE="1", NO_COLOR="1", DO_NOT_TRACK="1",
             DBT_SEND_ANONYMOUS_USAGE_STATS="false", TF_IN_AUTOMATION="1", MINILAKE_CACHE=str(CACHE),
             PYTEST_ADDOPTS="-p no:cacheprovider",
         )
