@@ -104,7 +104,13 @@ def pytest_collect_file(file_path: Path, parent):
 
 class DocFile(pytest.File):
     def collect(self):
-        yield DocPage.from_parent(self, name=self.path.stem)
+        # A page without examples to run (the generated configuration reference) is no test.
+        if any(_runnable(b) for b in parse(self.path.read_text()).blocks):
+            yield DocPage.from_parent(self, name=self.path.stem)
+
+
+def _runnable(b: Block) -> bool:
+    return "file" in b.attrs or ("no-run" not in b.flags and b.lang not in SHOWN_ONLY)
 
 
 class DocFailure(Exception):
@@ -181,9 +187,6 @@ def _wheels(dest: Path) -> Path:
 class DocPage(pytest.Item):
     def runtest(self) -> None:
         page = parse(self.path.read_text())
-        runnable = [b for b in page.blocks if "no-run" not in b.flags and b.lang not in SHOWN_ONLY or "file" in b.attrs]
-        if not runnable:
-            pytest.skip("no runnable examples")
         tools = _tools()
         for need in page.needs:
             why = _why_missing(need, tools)
@@ -224,6 +227,13 @@ class DocPage(pytest.Item):
             DBT_SEND_ANONYMOUS_USAGE_STATS="false", TF_IN_AUTOMATION="1", MINILAKE_CACHE=str(CACHE),
             PYTEST_ADDOPTS="-p no:cacheprovider",
         )
+        # npm's cache is the machine's (npx keeps what it installed there), not the page's fresh HOME's.
+        env["npm_config_cache"] = os.environ.get("npm_config_cache") or str(Path.home() / ".npm")
+        if any(b.lang in ("yaml", "yml") and "workflow" in b.flags for b in page.blocks):
+            env["MINILAKE_DOC_SERVER_TGZ"] = self._server_tgz(work)
+            from pytest_minilake import free_port
+
+            env["MINILAKE_DOC_PORT"] = str(free_port())
         if tools["tfrc"]:
             # Terraform finds the provider in the local mirror (no registry), and so do bundles' terraform engine.
             env.update(TF_CLI_CONFIG_FILE=tools["tfrc"], DATABRICKS_TF_EXEC_PATH=tools["terraform"] or "",
@@ -233,6 +243,14 @@ class DocPage(pytest.Item):
             if os.environ.get("DOCKER_HOST"):
                 env["DOCKER_HOST"] = os.environ["DOCKER_HOST"]
         return env
+
+    def _server_tgz(self, work: Path) -> str:
+        """The server package as npm would publish it (pnpm pack), for workflows that install it with npx."""
+        dest = work / ".tgz"
+        dest.mkdir()
+        subprocess.run(["pnpm", "pack", "--pack-destination", str(dest)], cwd=ROOT / "apps" / "server", check=True,
+                       capture_output=True, timeout=300)
+        return str(next(dest.glob("*.tgz")))
 
     def _sources_hash(self) -> str:
         h = hashlib.sha256()

@@ -4,7 +4,11 @@
 // the repository root) runs action/start.sh with its `with:` inputs over action.yml's defaults; a `run:` step
 // runs with bash -e -o pipefail (GitHub's bash), seeing what earlier steps put in GITHUB_ENV; `${{ env.X }}`,
 // `${{ steps.<id>.outputs.<name> }}` and `${{ runner.temp }}` are expanded. The well-known setup actions
-// (checkout, setup-python, setup-node, setup-java, cache) are skipped: the runner's machine has what they give.
+// (checkout, setup-python, setup-node, setup-java, cache, databricks/setup-cli) are skipped: the runner's machine
+// has what they give. Two substitutions, both printed: while @minilake/server is not published, the doc runner
+// names this repository's packed server (MINILAKE_DOC_SERVER_TGZ) for the `package` source; and a port the
+// step leaves at its default becomes a free one (MINILAKE_DOC_PORT), so a busy 8000 on a shared machine
+// cannot fail the page.
 // Anything else fails, so an example cannot silently stop being runnable. Servers the action started are
 // stopped at the end (action/stop.sh).
 import { spawnSync } from 'node:child_process';
@@ -24,7 +28,8 @@ const temp = mkdtempSync(path.join(os.tmpdir(), 'workflow-'));
 const githubEnv = path.join(temp, 'github_env');
 writeFileSync(githubEnv, '');
 const outputs = {}; // step id -> { name: value }
-const skipped = /^actions\/(checkout|setup-python|setup-node|setup-java|setup-go|cache)@/;
+const skipped =
+  /^(actions\/(checkout|setup-python|setup-node|setup-java|setup-go|cache)|databricks\/setup-cli)@/;
 
 const exported = () =>
   Object.fromEntries(
@@ -68,6 +73,16 @@ for (const [i, step] of (job.steps ?? []).entries()) {
     for (const [k, v] of Object.entries(step.with ?? {})) {
       if (!(k in inputs)) throw new Error(`step '${name}': the action has no input '${k}'`);
       inputs[k] = expand(v, stepEnv);
+    }
+    if (inputs.source === 'package' && !step.with?.package && process.env.MINILAKE_DOC_SERVER_TGZ) {
+      inputs.package = process.env.MINILAKE_DOC_SERVER_TGZ;
+      console.log(
+        `  (docs runner: package ${inputs.package}, this repository's @minilake/server, not yet published)`,
+      );
+    }
+    if (!step.with?.port && process.env.MINILAKE_DOC_PORT) {
+      inputs.port = process.env.MINILAKE_DOC_PORT;
+      console.log(`  (docs runner: port ${inputs.port} instead of 8000)`);
     }
     for (const [k, v] of Object.entries(inputs)) stepEnv[`INPUT_${k.toUpperCase().replace(/-/g, '_')}`] = v;
     console.log(`- ${name}: action.yml (${JSON.stringify(step.with ?? {})})`);
