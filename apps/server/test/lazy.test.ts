@@ -10,12 +10,21 @@ describe('services started on their first request', () => {
   it('declare prefixes that cover every route they serve', async () => {
     // Each lazily started service, alone: the routes it adds to those of the host and its required peers
     // are all under its `paths`.
+    // Persistent, so the peers start with the host (a required peer that declares paths, as workspace does
+    // for mlflow, would otherwise not be mounted yet) and their routes are listed.
     const routesOf = async (services: string) => {
+      const dir = mkdtempSync(path.join(os.tmpdir(), 'minilake-lazy-'));
       const ml = await createMinilake(
-        parseConfig({ MINILAKE_SERVICES: services, MINILAKE_LOG_LEVEL: 'silent' }),
+        parseConfig({
+          MINILAKE_SERVICES: services,
+          MINILAKE_LOG_LEVEL: 'silent',
+          MINILAKE_PERSIST: '1',
+          MINILAKE_DATA_DIR: dir,
+        }),
       );
       const routes = new Set(ml.app.routes.map((r) => r.path));
       await ml.close();
+      rmSync(dir, { recursive: true, force: true });
       return routes;
     };
     for (const def of registry.values()) {

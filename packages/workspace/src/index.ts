@@ -1,14 +1,30 @@
 import { defineService } from '@minilake/core';
 
-import type { WorkspaceStore } from './store.js';
+import type { ForeignObjectType, ObjectInfo, WorkspaceStore } from './store.js';
 
-export type { ObjectInfo, ImportRequest, ObjectType } from './store.js';
+export type { ObjectInfo, ImportRequest, ObjectType, ForeignObjectType } from './store.js';
 
 /** What other services (jobs, repos) may use: read workspace files and notebooks. */
 export interface WorkspaceApi {
   /** The object's bytes in the given format (SOURCE for notebooks, raw for files). */
   read(path: string): Promise<Buffer>;
   getStatus(path: string): ReturnType<WorkspaceStore['getStatus']>;
+  /** A path in the workspace's canonical form (absolute, no `/Workspace` prefix); 400 when it is not valid. */
+  canonicalPath(path: string): string;
+  /**
+   * Objects another service owns (an MLflow experiment at `/Users/me/exp`): the workspace lists them with
+   * their `object_type`, refuses to put anything else at their path, and moves and deletes them with the
+   * tree. Register the type once (from create), then add, move and remove its objects as they change.
+   */
+  registerObjectType(type: string, owner: ForeignObjectType): void;
+  /** Throws the workspace's error when `path` cannot take a new object (no parent folder, something there). */
+  checkFree(path: string): void;
+  addObject(path: string, type: string, resourceId: string): Promise<ObjectInfo>;
+  moveObject(from: string, to: string): Promise<void>;
+  /** Forgets the object (deleted by its owner); nothing happens when another object is at that path now. */
+  removeObject(path: string, resourceId: string): Promise<void>;
+  /** The object of that type at `path`, if any. */
+  objectAt(path: string, type: string): ObjectInfo | undefined;
 }
 
 export const workspaceService = defineService<WorkspaceApi>({
