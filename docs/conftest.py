@@ -21,6 +21,7 @@ A page can start with a comment that sets how it runs:
     timeout: 900                                               (seconds per block, default 300)
     venv: fresh                                                (sh blocks get a new venv first on PATH, whose
                                                                 pip finds this repository's wheels)
+    python: mlflow                                             (python is the MLflow install's)
     -->
 
 Every block sees DATABRICKS_HOST and DATABRICKS_TOKEN for the page's server, a HOME of its own (no
@@ -70,6 +71,7 @@ class Page:
     needs: List[str] = field(default_factory=list)
     timeout: int = 300
     fresh_venv: bool = False
+    python: str = ""
     blocks: List[Block] = field(default_factory=list)
 
 
@@ -88,6 +90,8 @@ def parse(text: str) -> Page:
                 page.timeout = int(value)
             elif key == "venv":
                 page.fresh_venv = value == "fresh"
+            elif key == "python":
+                page.python = value
     for f in FENCE.finditer(text):
         words = f.group(1).split()
         lang = words[0].lower() if words else ""
@@ -154,6 +158,8 @@ def _why_missing(need: str, tools: Dict[str, Optional[str]]) -> Optional[str]:
         versions = json.loads((ROOT / "packages" / "engine-spark" / "versions.json").read_text())
         if not (CACHE / f"spark-{versions['pyspark']}-delta-{versions['deltaSpark']}" / ".complete").exists():
             return "the Spark install is missing (bash packages/engine-spark/install.sh)"
+    if need == "mlflow" and not _mlflow_bin():
+        return "MLflow is not installed (bash packages/mlflow/install.sh)"
     if need == "chromium" and not any(os.path.exists(p) for p in ("/usr/bin/chromium", "/usr/bin/chromium-browser")):
         return "no Chromium (apt-get install chromium)"
     if need == "docker":
@@ -162,6 +168,13 @@ def _why_missing(need: str, tools: Dict[str, Optional[str]]) -> Optional[str]:
         if subprocess.run(["docker", "image", "inspect", "minilake:slim"], capture_output=True).returncode:
             return "no minilake:slim image (bash docker/build.sh --slim)"
     return None
+
+
+def _mlflow_bin() -> Optional[str]:
+    """The MLflow install's venv (packages/mlflow/install.sh): the client and the server MiniLake runs."""
+    version = json.loads((ROOT / "packages" / "mlflow" / "versions.json").read_text())["mlflow"]
+    b = CACHE / f"mlflow-{version}" / "venv" / "bin"
+    return str(b) if (b / "python").exists() else None
 
 
 def _shims(bin_dir: Path, tools: Dict[str, Optional[str]]) -> None:
@@ -214,6 +227,8 @@ class DocPage(pytest.Item):
         env = {k: v for k, v in os.environ.items()
                if not k.startswith(("DATABRICKS_", "MINILAKE_", "PYTEST_MINILAKE_", "SPARK_", "TF_"))}
         path = [str(shims), os.path.dirname(sys.executable), env.get("PATH", "")]
+        if page.python == "mlflow":
+            path.insert(0, _mlflow_bin() or "")
         if page.fresh_venv:
             venv = work / ".venv"
             subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, capture_output=True, timeout=300)
