@@ -1,17 +1,27 @@
 #!/usr/bin/env bash
-# Builds the MiniLake image `minilake:local` (and `minilake:<version>`) without any image registry:
+# Builds the MiniLake image without any image registry:
+#
+#   bash docker/build.sh            the full image: MiniLake on top of the Spark layer (Java 17, PySpark with
+#                                   the Spark Connect server, the Delta jars, MiniLake's Spark plugins) ->
+#                                   minilake:local and minilake:<version>
+#   bash docker/build.sh --slim     REST and SQL only (no Spark: jobs' Spark tasks fail saying so) ->
+#                                   minilake:slim and minilake:<version>-slim
 #
 #   1. pack the server package (pnpm pack, like apps/server/test/packaging.e2e.test.ts; the server bundle
 #      already contains every @minilake/* workspace package, so its tarball is all that must be installed),
 #   2. `npm install` the tarball into a staging dir (npm cache under $MINILAKE_CACHE/npm),
 #   3. assemble a minimal root file system: the host's node binary, exactly the shared libraries that node and
-#      the DuckDB native binding need (from ldd), /etc/passwd with a non-root user, /tmp,
-#   4. `docker build` docker/Dockerfile (FROM scratch + COPY rootfs).
+#      the DuckDB native binding need (from ldd), /etc/passwd with a non-root user, /tmp (and for the full
+#      image the Spark task runtime),
+#   4. full: the Spark layer, an image of its own built by docker/spark-layer.sh and reused while its inputs
+#      are unchanged (the daemon's data root is under $MINILAKE_CACHE);
+#   5. `docker build` docker/Dockerfile (slim: FROM scratch) or docker/Dockerfile.full (FROM the Spark layer).
 #
 # Needs `pnpm build` first (apps/server/dist/cli.js), or MINILAKE_SERVER_DIST=<dir> pointing at another build
-# of the server bundle (e.g. the private copy from scripts/dev-build.sh), and a running Docker daemon
-# (docker/dockerd.sh start). Options (environment):
-#   MINILAKE_IMAGE=minilake        image name (tags :local and :<version>)
+# of the server bundle (e.g. the private copy from scripts/dev-build.sh), a running Docker daemon
+# (docker/dockerd.sh start), and for the full image the Spark install (bash packages/engine-spark/install.sh).
+# Options (environment):
+#   MINILAKE_IMAGE=minilake        image name
 #   MINILAKE_SERVER_DIST=<dir>     use this server bundle instead of apps/server/dist
 #   MINILAKE_NODE=<path>           node binary to put in the image (default: the one on PATH)
 # Prints the image id on the last line.
@@ -19,6 +29,15 @@ set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 cache=${MINILAKE_CACHE:-$HOME/.cache/minilake}
 image=${MINILAKE_IMAGE:-minilake}
+variant=full
+case "${1:-}" in
+  "" | --full) ;;
+  --slim) variant=slim ;;
+  *)
+    echo "usage: bash docker/build.sh [--slim]" >&2
+    exit 2
+    ;;
+esac
 export npm_config_cache="$cache/npm"
 work="$cache/docker-build"
 node_bin=$(readlink -f "${MINILAKE_NODE:-$(command -v node)}")
@@ -32,6 +51,10 @@ dist=$(readlink -f "${MINILAKE_SERVER_DIST:-$repo/apps/server/dist}")
   exit 1
 }
 
+mkdir -p "$work"
+# One build at a time per cache (they share the staging folders and the Spark layer).
+exec 9>"$work/.lock"
+flock 9
 rm -rf "$work/tgz" "$work/context"
 mkdir -p "$work/tgz" "$work/context/rootfs" "$npm_config_cache"
 
@@ -72,7 +95,10 @@ fi
 
 # 3. The root file system.
 rootfs="$work/context/rootfs"
-mkdir -p "$rootfs/usr/local/bin" "$rootfs/etc" "$rootfs/opt" "$rootfs/tmp"
+# shellcheck source=rootfs-lib.sh
+. "$repo/docker/rootfs-lib.sh"
+rootfs_usrmerge
+mkdir -p "$rootfs/usr/local/bin" "$rootfs/opt" "$rootfs/tmp"
 chmod 1777 "$rootfs/tmp"
 cp "$node_bin" "$rootfs/usr/local/bin/node"
 cp -a "$app" "$rootfs/opt/minilake"
@@ -80,33 +106,16 @@ rm -f "$rootfs/opt/minilake/.stamp"
 # Native addons built for other platforms or libcs are never loaded here.
 find "$rootfs/opt/minilake/node_modules" -type d -name 'node-bindings-*' \
   ! -name "node-bindings-linux-x64" -prune -exec rm -rf {} + 2>/dev/null || true
-# Shared libraries: what ldd lists for node and every native addon, plus libgcc_s (glibc dlopens it when a
-# thread exits or is cancelled, so ldd does not always list it).
-libs=$(
-  {
-    ldd "$node_bin"
-    find "$rootfs/opt/minilake/node_modules" -name '*.node' -type f -exec ldd {} \;
-  } | awk '$2 == "=>" && $3 ~ /^\// { print $3 } $1 ~ /^\// && $2 ~ /^\(0x/ { print $1 }' |
-    grep -v "^$rootfs/"
-  gcc_s=$(ldconfig -p | awk '/libgcc_s.so.1 .*x86-64/ && !found { print $NF; found = 1 }')
-  [ -n "$gcc_s" ] && echo "$gcc_s"
-)
-for lib in $(echo "$libs" | sort -u); do
-  mkdir -p "$rootfs$(dirname "$lib")"
-  cp -L "$lib" "$rootfs$lib"
-done
-log "libraries: $(echo "$libs" | sort -u | tr '\n' ' ')"
-cat >"$rootfs/etc/passwd" <<'EOF'
-root:x:0:0:root:/root:/sbin/nologin
-minilake:x:10001:10001:MiniLake:/data:/sbin/nologin
-EOF
-cat >"$rootfs/etc/group" <<'EOF'
-root:x:0:
-minilake:x:10001:
-EOF
+if [ "$variant" = full ]; then
+  # The Python side of Spark tasks (the server package does not carry it): MINILAKE_SPARK_RUNTIME names it.
+  cp -a "$repo/packages/engine-spark/runtime" "$rootfs/opt/minilake/spark-runtime"
+  find "$rootfs/opt/minilake/spark-runtime" -name __pycache__ -prune -exec rm -rf {} +
+fi
+# Shared libraries: what ldd lists for node and every native addon (rootfs-lib.sh).
+rootfs_libs "$node_bin"
+rootfs_users
 mkdir -p "$work/context/data"
-# Same bytes, same layer: fixed timestamps everywhere.
-find "$work/context" -exec touch -h -d @0 {} +
+rootfs_fix_times "$work/context"
 
 # Smoke test the root fs the way the image will run it: no loader, library or file from the host.
 if [ "$(id -u)" = 0 ] && command -v chroot >/dev/null; then
@@ -116,17 +125,30 @@ if [ "$(id -u)" = 0 ] && command -v chroot >/dev/null; then
   log "root fs runs node and loads the DuckDB binding (chroot)"
 fi
 
-# 4. The image.
-log "docker build ($(du -sh "$work/context" | cut -f1) context)"
+# 4. The Spark layer (full image only), reused while its inputs are unchanged.
+build_args=()
+dockerfile="$repo/docker/Dockerfile"
+tags=(-t "$image:$([ $variant = full ] && echo local || echo slim)" -t "$image:$version$([ $variant = full ] || echo -slim)")
+if [ "$variant" = full ]; then
+  layer=$(bash "$repo/docker/spark-layer.sh" | tail -n 1)
+  java_home=$(dirname "$(dirname "$(readlink -f "$(command -v java)")")")
+  build_args=(--build-arg "SPARK_LAYER=$layer" --build-arg "JAVA_HOME=$java_home")
+  dockerfile="$repo/docker/Dockerfile.full"
+  log "Spark layer $layer"
+fi
+
+# 5. The image.
+log "docker build ${variant} ($(du -sh "$work/context" | cut -f1) context)"
 # The legacy builder (buildx is not packaged with docker.io); its deprecation notice is noise here.
-if ! DOCKER_BUILDKIT=0 docker build -q -f "$repo/docker/Dockerfile" \
+if ! DOCKER_BUILDKIT=0 docker build -q -f "$dockerfile" "${build_args[@]}" \
   --label "org.opencontainers.image.version=$version" --label dev.minilake.image=1 \
-  -t "$image:local" -t "$image:$version" "$work/context" >"$work/build.log" 2>&1; then
+  --label "dev.minilake.image.variant=$variant" "${tags[@]}" "$work/context" >"$work/build.log" 2>&1; then
   cat "$work/build.log" >&2
   exit 1
 fi
 # Earlier builds this one replaced (untagged now) only take disk space.
 docker image prune -f --filter label=dev.minilake.image=1 >/dev/null 2>&1 || true
-id=$(docker image inspect -f '{{.Id}}' "$image:local")
-log "built $image:local and $image:$version ($(docker image inspect -f '{{.Size}}' "$image:local" | awk '{printf "%d MB", $1/1e6}'))"
+main_tag=${tags[1]}
+id=$(docker image inspect -f '{{.Id}}' "$main_tag")
+log "built ${tags[1]} and ${tags[3]} ($(docker image inspect -f '{{.Size}}' "$main_tag" | awk '{printf "%d MB", $1/1e6}'))"
 echo "$id"

@@ -1,18 +1,21 @@
 #!/usr/bin/env bash
-# End-to-end test of the MiniLake Docker image: build it, run it, talk to it with curl.
+# End-to-end test of the MiniLake Docker image: build it, run it, talk to it with curl. It tests the slim image
+# (what every image does: REST, SQL, health, non-root, persistence, --network none, compose); the full image's
+# Spark side is e2e/docker/full.sh's.
 #
 #   bash e2e/docker/test.sh
 #
 # Starts dockerd (safe flags, data root under $MINILAKE_CACHE/docker) when none answers, and stops it again
-# only if it started it. Builds the image with docker/build.sh (needs `pnpm build` first, or
-# MINILAKE_SERVER_DIST=<dir of a server bundle>; MINILAKE_SKIP_BUILD=1 tests an existing minilake:local).
+# only if it started it. Builds the image with docker/build.sh --slim (needs `pnpm build` first, or
+# MINILAKE_SERVER_DIST=<dir of a server bundle>; MINILAKE_SKIP_BUILD=1 tests an existing minilake:slim;
+# MINILAKE_IMAGE_REF=minilake:local tests the full image instead).
 # Containers use --network host (the daemon runs with --bridge=none) on free ports. Every wait is bounded.
 # Prints "N passed, N failed" last and exits non-zero on any failure.
 set -uo pipefail
 repo=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$repo"
 export MINILAKE_CACHE=${MINILAKE_CACHE:-$HOME/.cache/minilake}
-image=${MINILAKE_IMAGE:-minilake}:local
+image=${MINILAKE_IMAGE_REF:-${MINILAKE_IMAGE:-minilake}:slim}
 prefix="ml-e2e-$$"
 passed=0
 failed=0
@@ -89,7 +92,7 @@ eval "$env_out"
 say "docker daemon: $(docker version -f '{{.Server.Version}}' 2>/dev/null)${MINILAKE_DOCKERD_STARTED:+ (started by this test)}"
 if [ "${MINILAKE_SKIP_BUILD:-}" = 1 ]; then
   say "using the existing $image"
-elif timeout 600 bash docker/build.sh >/dev/null; then
+elif timeout 900 bash docker/build.sh "$([ "${image##*:}" = slim ] && echo --slim || echo --full)" >/dev/null; then
   ok "image builds ($(($(date +%s) - t0))s so far)"
 else
   bad "image builds"
@@ -185,7 +188,7 @@ if [ ${#compose[@]} -gt 0 ]; then
   p6=$(free_port)
   proj="$prefix-compose"
   cid() { "${compose[@]}" -p "$proj" -f docker/compose.yaml ps -q "$1" 2>/dev/null; }
-  export MINILAKE_PORT=$p5 MINILAKE_UC_SQL_PORT=$p6
+  export MINILAKE_PORT=$p5 MINILAKE_UC_SQL_PORT=$p6 MINILAKE_COMPOSE_IMAGE=$image
   if timeout 120 "${compose[@]}" -p "$proj" -f docker/compose.yaml up -d >"$tmp/compose.log" 2>&1; then
     ok "compose up (${compose[*]})"
   else
@@ -201,11 +204,14 @@ if [ ${#compose[@]} -gt 0 ]; then
     "$(api GET "$p6" /api/2.0/secrets/scopes/list | cut -d' ' -f1)"
   check "compose: catalog in the named volume" 200 \
     "$(api POST "$p6" /api/2.1/unity-catalog/catalogs "{\"name\":\"$cat\"}" | cut -d' ' -f1)"
-  timeout 120 "${compose[@]}" -p "$proj" -f docker/compose.yaml restart minilake-uc-sql >/dev/null 2>&1
-  if wait_ready "$p6" "$(cid minilake-uc-sql)"; then
+  check "compose: catalog in the full server's named volume" 200 \
+    "$(api POST "$p5" /api/2.1/unity-catalog/catalogs "{\"name\":\"$cat\"}" | cut -d' ' -f1)"
+  timeout 120 "${compose[@]}" -p "$proj" -f docker/compose.yaml restart >/dev/null 2>&1
+  if wait_ready "$p6" "$(cid minilake-uc-sql)" && wait_ready "$p5" "$(cid minilake)"; then
     check "compose: catalog survives a restart" 200 "$(api GET "$p6" "/api/2.1/unity-catalog/catalogs/$cat" | cut -d' ' -f1)"
+    check "compose: the full server's catalog survives a restart" 200 "$(api GET "$p5" "/api/2.1/unity-catalog/catalogs/$cat" | cut -d' ' -f1)"
   else bad "compose: restart"; fi
   timeout 120 "${compose[@]}" -p "$proj" -f docker/compose.yaml down -v >/dev/null 2>&1 ||
     bad "compose down"
-  unset MINILAKE_PORT MINILAKE_UC_SQL_PORT
+  unset MINILAKE_PORT MINILAKE_UC_SQL_PORT MINILAKE_COMPOSE_IMAGE
 fi

@@ -1,70 +1,45 @@
 """The real MiniLake server for the Python-driven suites (e2e/python, e2e/cli, e2e/terraform, e2e/seeds):
-the built `apps/server/dist/cli.js` on a free port with its own data directory."""
+the built `apps/server/dist/cli.js` on a free port with its own data directory, started by pytest-minilake's
+launcher (the suites' venv installs the plugin from python/pytest-minilake)."""
 import os
-import re
-import shutil
-import subprocess
-import tempfile
-import threading
+import sys
 import time
 
-import requests
-
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+try:
+    from pytest_minilake import start
+except ImportError:  # a suite whose venv does not install the plugin (e2e/mlflow's) uses its sources
+    sys.path.insert(0, os.path.join(ROOT, "python", "pytest-minilake", "src"))
+    from pytest_minilake import start
 ENTRY = os.environ.get("MINILAKE_SERVER_ENTRY") or os.path.join(ROOT, "apps", "server", "dist", "cli.js")
 
 
 class Server:
+    """A server of a test's own (other settings, a data dir to kill and restart on), started the way
+    pytest-minilake starts the session's (python/pytest-minilake): free port, own data dir, ready waited for."""
+
     def __init__(self, env=None, data_dir=None):
         if not os.path.exists(ENTRY):
             raise RuntimeError(f"{ENTRY} is missing: run 'pnpm build' first")
-        self.data_dir = data_dir or tempfile.mkdtemp(prefix="minilake-py-")
-        full_env = dict(os.environ, MINILAKE_DATA_DIR=self.data_dir, MINILAKE_LOG_LEVEL="info")
-        full_env.update(env or {})
-        self.proc = subprocess.Popen(
-            ["node", ENTRY, "--port", "0"],
-            env=full_env,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            text=True,
-        )
-        self.output = []
-        self.url = None
-        ready = threading.Event()
+        self._s = start(bin=ENTRY, env={"MINILAKE_LOG_LEVEL": "info", **(env or {})}, data_dir=data_dir,
+                        timeout=60)
+        self.url = self._s.url
+        self.data_dir = self._s.data_dir
+        self.proc = self._s.proc
 
-        def pump():
-            for line in self.proc.stdout:
-                self.output.append(line)
-                m = re.search(r"listening on (http://\S+) ", line)
-                if m and not self.url:
-                    self.url = m.group(1)
-                    ready.set()
-            ready.set()
-
-        threading.Thread(target=pump, daemon=True).start()
-        if not ready.wait(30) or not self.url:
-            self.proc.kill()
-            raise RuntimeError("server did not start:\n" + "".join(self.output))
+    @property
+    def output(self):
+        return self._s.output
 
     def reset(self):
-        r = requests.post(f"{self.url}/_minilake/reset", timeout=30)
-        if not r.ok:
-            # The server's own account of the failure, not just the status.
-            raise RuntimeError(f"reset failed: {r.status_code} {r.text}\n" + "".join(self.output[-20:]))
+        self._s.reset()
 
     def stop(self, keep_data=False):
-        self.proc.terminate()
-        try:
-            self.proc.wait(15)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-        if not keep_data:
-            shutil.rmtree(self.data_dir, ignore_errors=True)
+        self._s.stop(keep_data)
 
     def kill9(self):
         """The crash a persistent server must survive; the data dir stays for a restart on it."""
-        self.proc.kill()
-        self.proc.wait(15)
+        self._s.kill()
 
 
 def unique(prefix="t"):

@@ -1,40 +1,27 @@
-"""Starts the built MiniLake server once per pytest run on a free port and resets it between tests.
+"""The suite runs through pytest-minilake (python/pytest-minilake, installed into the venv by run.sh): its
+session `minilake` fixture starts the built server (`minilake_bin` in pytest.ini, or PYTEST_MINILAKE_BIN) on a
+free port with the settings in pytest.ini's `minilake_env`, and resets it before every test that uses it.
 
 Every test talks to it with the real databricks-sdk (pinned in requirements.txt)."""
 import os
 import sys
 
 import pytest
-from databricks.sdk import WorkspaceClient
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "lib"))
 from minilake import ENTRY, ROOT, Server, raw_request, unique  # noqa: E402,F401  (re-exported for the test modules)
 
 
 @pytest.fixture(scope="session")
-def server():
-    s = Server(env={"MINILAKE_CLUSTER_START_DELAY": "0.2", "MINILAKE_CLUSTER_TERMINATE_DELAY": "0.2",
-                    "MINILAKE_WAREHOUSE_START_DELAY": "0.2"})
-    yield s
-    s.stop()
-
-
-@pytest.fixture(autouse=True)
-def _reset(server):
-    server.reset()
-    yield
+def server(minilake):
+    return minilake
 
 
 @pytest.fixture
-def w(server):
-    # An isolated config: no ~/.databrickscfg, no environment profile, a PAT for the local server.
-    os.environ["DATABRICKS_CONFIG_FILE"] = "/dev/null"
-    for k in ("DATABRICKS_HOST", "DATABRICKS_TOKEN", "DATABRICKS_CONFIG_PROFILE"):
-        os.environ.pop(k, None)
-    return WorkspaceClient(host=server.url, token="dapi-minilake-test", auth_type="pat")
+def w(workspace_client):
+    return workspace_client
 
 
 @pytest.fixture
-def url(server):
-    return server.url
-
+def url(minilake):
+    return minilake.url

@@ -9,6 +9,6 @@ export {
 } from './config.js';
 export { loadConfig } from './startup.js';
 export { StartupError, makeDataDir } from './host/data-dir.js';
-export { configTable, withConfigTable } from './settings-table.js';
+export { configReference, configTable, withConfigReference, withConfigTable } from './settings-table.js';
 export { listen, type Listening } from './listen.js';
 export { registry, serviceNames } from './registry.js';

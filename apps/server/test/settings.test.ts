@@ -18,10 +18,12 @@ import {
   registry,
   serviceSettings,
   StartupError,
+  withConfigReference,
   withConfigTable,
 } from '../src/index.js';
 
 const readmePath = path.resolve(import.meta.dirname, '../../../README.md');
+const referencePath = path.resolve(import.meta.dirname, '../../../docs/configuration.md');
 
 describe('the settings schemas', () => {
   it("are the README's configuration table (node apps/server/scripts/config-table.mjs rewrites it)", () => {
@@ -29,6 +31,14 @@ describe('the settings schemas', () => {
     expect(withConfigTable(readme), 'README.md differs from the settings schemas: run the script').toBe(
       readme,
     );
+  });
+
+  it("are docs/configuration.md's reference (the same script rewrites it)", () => {
+    const page = readFileSync(referencePath, 'utf8');
+    expect(
+      withConfigReference(page),
+      'docs/configuration.md differs from the settings schemas: run the script',
+    ).toBe(page);
   });
 
   it('document every variable, and each variable is declared once (shared ones spread from one schema)', () => {
