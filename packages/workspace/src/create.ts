@@ -2,11 +2,11 @@ import type { ServiceContext, ServiceInstance } from '@minilake/core';
 import { iamService } from '@minilake/iam';
 import { workspaceApp } from './app.js';
 import { canonicalPath } from './paths.js';
-import { WorkspaceStore, type ObjectType } from './store.js';
+import { WorkspaceStore, type BuiltinType } from './store.js';
 import type { WorkspaceApi } from './index.js';
 
 /** Each workspace object type's permissions request path and `object_type`, as Databricks names them. */
-const PERMISSION_TYPES: Record<ObjectType, { request: string; objectType: string }> = {
+const PERMISSION_TYPES: Record<BuiltinType, { request: string; objectType: string }> = {
   NOTEBOOK: { request: 'notebooks', objectType: 'notebook' },
   DIRECTORY: { request: 'directories', objectType: 'directory' },
   FILE: { request: 'files', objectType: 'file' },
@@ -22,8 +22,8 @@ export function createWorkspace(ctx: ServiceContext): ServiceInstance<WorkspaceA
   const iam = ctx.optionalPeer(iamService);
   if (iam) {
     for (const [type, names] of Object.entries(PERMISSION_TYPES) as [
-      ObjectType,
-      (typeof PERMISSION_TYPES)[ObjectType],
+      BuiltinType,
+      (typeof PERMISSION_TYPES)[BuiltinType],
     ][])
       iam.registerObjectType(
         {
@@ -36,14 +36,26 @@ export function createWorkspace(ctx: ServiceContext): ServiceInstance<WorkspaceA
         },
         { exists: (id) => store.hasObject(type, id) },
       );
-    store.onDeleted = (type, id) => iam.dropPermissions(PERMISSION_TYPES[type].request, id);
+    // Owned types' ACLs belong to their owners' permissions types (a dashboard's are lakeview's).
+    store.onDeleted = (type, id) => {
+      const names = PERMISSION_TYPES[type as BuiltinType] as
+        (typeof PERMISSION_TYPES)[BuiltinType] | undefined;
+      if (names) iam.dropPermissions(names.request, id);
+    };
   }
+  store.onOwnerError = (type, e) =>
+    ctx.logger.warn(`the owner of ${type} objects failed after a workspace delete: ${(e as Error).message}`);
   return {
     app: workspaceApp(store),
     state: [store],
     api: {
       read: async (p) => (await store.export(canonicalPath(p), 'SOURCE')).content,
       getStatus: (p) => store.getStatus(canonicalPath(p)),
+      canonicalPath,
+      registerObjectType: (type, owner) => store.registerOwnedType(type, owner),
+      putObject: (p, entry, opts) => store.putOwned(canonicalPath(p), entry, opts?.overwrite ?? false),
+      moveObject: (from, to, entry) => store.moveOwned(canonicalPath(from), canonicalPath(to), entry),
+      removeObject: (p, entry) => store.removeOwned(canonicalPath(p), entry),
     },
   };
 }

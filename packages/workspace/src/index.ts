@@ -2,13 +2,34 @@ import { defineService } from '@minilake/core';
 
 import type { WorkspaceStore } from './store.js';
 
-export type { ObjectInfo, ImportRequest, ObjectType } from './store.js';
+import type { OwnedEntry, OwnedObjectType } from './owned.js';
+import type { ObjectInfo } from './store.js';
 
-/** What other services (jobs, repos) may use: read workspace files and notebooks. */
+export type { ObjectInfo, ImportRequest, ObjectType } from './store.js';
+export type { OwnedEntry, OwnedObjectType } from './owned.js';
+
+/**
+ * What other services may use: read workspace files and notebooks (jobs, repos), and keep the entries of
+ * objects they own in the tree (dashboards, MLflow experiments; see owned.ts and the README).
+ */
 export interface WorkspaceApi {
-  /** The object's bytes in the given format (SOURCE for notebooks, raw for files). */
+  /** The object's bytes in the given format (SOURCE for notebooks, raw for files, an owned object's export). */
   read(path: string): Promise<Buffer>;
   getStatus(path: string): ReturnType<WorkspaceStore['getStatus']>;
+  /** A client path in canonical form (`/Workspace` prefix dropped, escapes refused): 400 when it is not one. */
+  canonicalPath(path: string): string;
+  /** Declares this service the owner of an object type (once, from its create). */
+  registerObjectType(type: string, owner: OwnedObjectType): void;
+  /**
+   * Places an owned object's entry at `path` (canonical): 404 RESOURCE_DOES_NOT_EXIST when the parent folder is
+   * missing, 409 RESOURCE_ALREADY_EXISTS when another object is there (unless `overwrite`; a folder is never
+   * replaced). Placing the same object again refreshes its entry.
+   */
+  putObject(path: string, entry: OwnedEntry, opts?: { overwrite?: boolean }): Promise<ObjectInfo>;
+  /** Moves an owned object's entry (a rename), keeping its object id; the same errors as putObject. */
+  moveObject(from: string, to: string, entry: OwnedEntry): Promise<ObjectInfo>;
+  /** Removes an owned object's entry if `path` still holds it (the owner deleted or trashed the object). */
+  removeObject(path: string, entry: OwnedEntry): Promise<void>;
 }
 
 export const workspaceService = defineService<WorkspaceApi>({

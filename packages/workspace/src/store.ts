@@ -41,9 +41,13 @@ import {
   type Language,
   type NotebookFormat,
 } from './notebooks.js';
+import type { OwnedEntry, OwnedObjectType } from './owned.js';
 import { baseName, parentOf } from './paths.js';
 
-export type ObjectType = 'NOTEBOOK' | 'FILE' | 'DIRECTORY';
+/** The workspace's own object types: their bytes live under the root folder. */
+export type BuiltinType = 'NOTEBOOK' | 'FILE' | 'DIRECTORY';
+/** A builtin type, or one another service owns (`DASHBOARD`, `MLFLOW_EXPERIMENT`; see owned.ts). */
+export type ObjectType = BuiltinType | (string & {});
 export type ImportFormat = 'SOURCE' | 'AUTO' | 'JUPYTER' | 'RAW' | 'HTML' | 'DBC' | 'R_MARKDOWN';
 export type ExportFormat = 'SOURCE' | 'AUTO' | 'JUPYTER' | 'RAW' | 'HTML' | 'DBC' | 'R_MARKDOWN';
 
@@ -57,6 +61,8 @@ interface ObjectRecord {
   language?: Language;
   /** How a notebook's bytes are kept on disk: the format it was imported in. */
   notebook_format?: NotebookFormat;
+  /** An owned object's id in its service (a dashboard id): its ObjectInfo.resource_id. */
+  resource_id?: string;
 }
 
 export interface ObjectInfo {
@@ -105,9 +111,9 @@ export interface Exported {
   file_type: string;
 }
 
-/** What an import writes: a notebook (its language and stored format) or a file, and its conflict error. */
+/** What an import writes: a notebook (its language and stored format), a file or an owned object. */
 interface WriteOptions {
-  type: 'NOTEBOOK' | 'FILE';
+  type: 'NOTEBOOK' | 'FILE' | (string & {});
   language?: Language | undefined;
   format?: NotebookFormat | undefined;
   onExists: (p: string, existing: ObjectRecord) => Error;
@@ -117,6 +123,10 @@ export class WorkspaceStore extends CollectionStore {
   private readonly objects: Collection<ObjectRecord>;
   /** Told about every object a delete removes (the service drops its ACL in iam). */
   onDeleted?: (type: ObjectType, objectId: string) => void;
+  /** Where a failed owner hook is reported (the owner's `deleted` runs after the answer is decided). */
+  onOwnerError?: (type: string, e: unknown) => void;
+  /** Object types other services own (see owned.ts), by type. */
+  private readonly owners = new Map<string, OwnedObjectType>();
   private readonly root: string;
   private readonly tmp: string;
 
@@ -183,7 +193,7 @@ export class WorkspaceStore extends CollectionStore {
       object_type: r.object_type,
       path: r.path,
       object_id: r.object_id,
-      resource_id: String(r.object_id),
+      resource_id: r.resource_id ?? String(r.object_id),
       created_at: r.created_at,
       modified_at: r.modified_at,
     };
@@ -249,10 +259,24 @@ export class WorkspaceStore extends CollectionStore {
   }
 
   async delete(p: string, recursive: boolean): Promise<void> {
-    return this.namespace.run(() => this.remove(p, recursive));
+    const removed = await this.namespace.run(() => this.remove(p, recursive));
+    await this.tellOwners(removed);
   }
 
-  private async remove(p: string, recursive: boolean): Promise<void> {
+  /** Calls each owner's `deleted` for its entries a workspace client removed (outside the tree's lock). */
+  private async tellOwners(removed: ObjectRecord[]): Promise<void> {
+    for (const r of removed) {
+      const owner = r.resource_id !== undefined ? this.owners.get(r.object_type) : undefined;
+      if (!owner?.deleted) continue;
+      try {
+        await owner.deleted(r.resource_id!, r.path);
+      } catch (e) {
+        this.onOwnerError?.(r.object_type, e);
+      }
+    }
+  }
+
+  private async remove(p: string, recursive: boolean): Promise<ObjectRecord[]> {
     const r = this.get(p);
     if (p === '/') throw directoryNotEmpty(p);
     // /Users, /Shared and the caller's home are system folders: Databricks never lets them be deleted,
@@ -262,12 +286,15 @@ export class WorkspaceStore extends CollectionStore {
       throw directoryNotEmpty(p);
     const disk = await this.diskPath(p);
     const prefix = `${p}/`;
+    const removed: ObjectRecord[] = [];
     for (const [k, o] of this.objects.entries()) {
       if (k !== p && !k.startsWith(prefix)) continue;
       this.objects.delete(k);
+      removed.push(o);
       this.onDeleted?.(o.object_type, String(o.object_id));
     }
     await rm(disk, { recursive: true, force: true });
+    return removed;
   }
 
   /** A temp file for an import's bytes (see Spooled). */
@@ -284,12 +311,16 @@ export class WorkspaceStore extends CollectionStore {
     content: Spooled,
   ): Promise<{
     path: string;
-    type: 'NOTEBOOK' | 'FILE';
+    type: 'NOTEBOOK' | 'FILE' | (string & {});
     language?: Language;
     format?: NotebookFormat;
     content: Spooled;
   }> {
     const name = baseName(req.path);
+    if (req.format === 'AUTO') {
+      const owned = this.ownedTypeFor(name);
+      if (owned) return { path: req.path, type: owned, content };
+    }
     switch (req.format) {
       case 'RAW':
         return { path: req.path, type: 'FILE', content };
@@ -350,6 +381,20 @@ export class WorkspaceStore extends CollectionStore {
     return { tmp, size: content.size + added };
   }
 
+  /** The owned type whose import suffix ends `name`, when its owner imports such files. */
+  private ownedTypeFor(name: string): string | undefined {
+    const lower = name.toLowerCase();
+    for (const [type, o] of this.owners)
+      if (
+        o.importSuffix &&
+        o.import &&
+        lower.endsWith(o.importSuffix.toLowerCase()) &&
+        lower !== o.importSuffix
+      )
+        return type;
+    return undefined;
+  }
+
   /** POST /api/2.0/workspace/import. */
   async import(req: ImportRequest, content: Spooled): Promise<void> {
     const target = await this.classify(req, content);
@@ -379,12 +424,21 @@ export class WorkspaceStore extends CollectionStore {
     });
   }
 
-  /** Moves an import's spooled bytes to `p` and records it, under the namespace lock. */
-  private write(p: string, content: Spooled, overwrite: boolean, opts: WriteOptions): Promise<void> {
-    return this.namespace.run(() => this.place(p, content, overwrite, opts));
+  /**
+   * Moves an import's spooled bytes to `p` and records it, under the namespace lock; an owned object it
+   * replaces by something else is reported to its owner afterwards.
+   */
+  private async write(p: string, content: Spooled, overwrite: boolean, opts: WriteOptions): Promise<void> {
+    const replaced = await this.namespace.run(() => this.place(p, content, overwrite, opts));
+    if (replaced) await this.tellOwners([replaced]);
   }
 
-  private async place(p: string, content: Spooled, overwrite: boolean, opts: WriteOptions): Promise<void> {
+  private async place(
+    p: string,
+    content: Spooled,
+    overwrite: boolean,
+    opts: WriteOptions,
+  ): Promise<ObjectRecord | undefined> {
     if (p === '/') throw isDirectory(p);
     const parent = parentOf(p);
     const check = () => {
@@ -410,8 +464,102 @@ export class WorkspaceStore extends CollectionStore {
     };
     if (opts.language) record.language = opts.language;
     if (opts.format) record.notebook_format = opts.format;
-    this.objects.set(p, record);
-    await rename(content.tmp, disk);
+    const owner = this.owners.get(opts.type);
+    if (owner?.import) {
+      // The owner keeps the content; the tree keeps the entry (and no bytes of its own).
+      const same = existing?.object_type === opts.type ? existing.resource_id : undefined;
+      record.resource_id = await owner.import(p, await readFile(content.tmp), same);
+      delete record.size;
+      this.objects.set(p, record);
+      if (existing && existing.resource_id === undefined) await rm(disk, { force: true });
+    } else {
+      this.objects.set(p, record);
+      await rename(content.tmp, disk);
+    }
+    // An owned object replaced by another object (or another of its kind) is no longer its owner's entry.
+    return existing?.resource_id !== undefined && existing.resource_id !== record.resource_id
+      ? existing
+      : undefined;
+  }
+
+  // ---- owned objects (owned.ts) -------------------------------------------------------------------------
+
+  /** Registers the owner of an object type (one owner per type). */
+  registerOwnedType(type: string, owner: OwnedObjectType): void {
+    if (['NOTEBOOK', 'FILE', 'DIRECTORY'].includes(type) || this.owners.has(type))
+      throw new Error(`workspace object type ${type} already has an owner`);
+    this.owners.set(type, owner);
+  }
+
+  /**
+   * Places an owned object's entry at `p`: 404 when the parent folder is missing, 409 when something else is
+   * there (unless `overwrite`, which never replaces a folder); the same object already there is refreshed.
+   */
+  async putOwned(p: string, entry: OwnedEntry, overwrite = false): Promise<ObjectInfo> {
+    const { info, replaced } = await this.namespace.run(async () => {
+      const existing = this.placeable(p, overwrite, entry);
+      if (existing && existing.resource_id === undefined) await rm(await this.diskPath(p), { force: true });
+      const now = this.clock.now();
+      const record: ObjectRecord = {
+        path: p,
+        object_type: entry.type,
+        object_id: existing?.object_id ?? numericId(),
+        created_at: existing?.created_at ?? now,
+        modified_at: now,
+        resource_id: entry.resourceId,
+      };
+      this.objects.set(p, record);
+      const same = existing?.resource_id === entry.resourceId && existing.object_type === entry.type;
+      return { info: this.info(record), replaced: existing && !same ? existing : undefined };
+    });
+    if (replaced?.resource_id !== undefined) await this.tellOwners([replaced]);
+    else if (replaced) this.onDeleted?.(replaced.object_type, String(replaced.object_id));
+    return info;
+  }
+
+  /** Moves an owned object's entry (a rename): the object id stays; 404/409 as putOwned. */
+  async moveOwned(from: string, to: string, entry: OwnedEntry): Promise<ObjectInfo> {
+    if (from === to) return this.putOwned(to, entry, false);
+    return this.namespace.run(async () => {
+      const current = this.objects.get(from);
+      this.placeable(to, false, entry);
+      const now = this.clock.now();
+      const record: ObjectRecord = {
+        path: to,
+        object_type: entry.type,
+        object_id: current?.resource_id === entry.resourceId ? current.object_id : numericId(),
+        created_at: current?.resource_id === entry.resourceId ? current.created_at : now,
+        modified_at: now,
+        resource_id: entry.resourceId,
+      };
+      if (current?.resource_id === entry.resourceId) this.objects.delete(from);
+      this.objects.set(to, record);
+      return this.info(record);
+    });
+  }
+
+  /** Removes an owned object's entry when `p` still holds that object (a no-op otherwise). */
+  async removeOwned(p: string, entry: OwnedEntry): Promise<void> {
+    await this.namespace.run(async () => {
+      const r = this.objects.get(p);
+      if (r?.object_type === entry.type && r.resource_id === entry.resourceId) {
+        this.objects.delete(p);
+        this.onDeleted?.(r.object_type, String(r.object_id));
+      }
+    });
+  }
+
+  /** The checks before an owned entry goes to `p`; returns what is there (to be replaced or refreshed). */
+  private placeable(p: string, overwrite: boolean, entry: OwnedEntry): ObjectRecord | undefined {
+    if (p === '/') throw isDirectory(p);
+    const parent = this.objects.get(parentOf(p));
+    if (!parent) throw parentNotFound(parentOf(p));
+    if (parent.object_type !== 'DIRECTORY') throw notADirectory(p);
+    const existing = this.objects.get(p);
+    if (existing?.object_type === 'DIRECTORY') throw isDirectory(p);
+    const same = existing?.object_type === entry.type && existing.resource_id === entry.resourceId;
+    if (existing && !same && !overwrite) throw pathExists(p);
+    return existing;
   }
 
   /** GET /api/2.0/workspace/export. */
@@ -419,6 +567,12 @@ export class WorkspaceStore extends CollectionStore {
     const r = this.get(p);
     if (r.object_type === 'DIRECTORY')
       throw conversionNotImplemented(`Exporting a directory (${format} archive)`);
+    if (r.resource_id !== undefined) {
+      const owner = this.owners.get(r.object_type);
+      if (!owner?.export || !['SOURCE', 'AUTO', 'RAW'].includes(format))
+        throw conversionNotImplemented(`Exporting a ${r.object_type} in the ${format} format`);
+      return owner.export(r.resource_id);
+    }
     const bytes = await readFile(await this.diskPath(p)).catch((e: unknown) => {
       // Deleted after its record was read: as if the delete had come first.
       throw (e as NodeJS.ErrnoException).code === 'ENOENT' ? pathNotFound(p) : e;
