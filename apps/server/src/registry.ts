@@ -8,6 +8,7 @@ import { computeService } from '@minilake/compute';
 import { filesService } from '@minilake/files';
 import { iamService } from '@minilake/iam';
 import { jobsService } from '@minilake/jobs';
+import { lakeviewService } from '@minilake/lakeview';
 import { mcpService } from '@minilake/mcp';
 import { secretsService } from '@minilake/secrets';
 import { sqlService } from '@minilake/sql';
@@ -29,6 +30,7 @@ const ordered = [
   computeService,
   workspaceAdminService,
   jobsService,
+  lakeviewService,
   // Last: its tools call every other service through the host's routes.
   mcpService,
 ] as ServiceDefinition<unknown>[];
