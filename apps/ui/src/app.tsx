@@ -1,6 +1,11 @@
-/** The shell: navigation between the views (path routing under /ui/), notices, the help panel. */
+/**
+ * The shell: navigation between the views (addresses under /ui/, routes.ts), notices, the help panel. The
+ * editor and the list views stay mounted while hidden (tabs, scroll and results survive a visit elsewhere);
+ * a dashboard page is loaded with its chart code when one is opened.
+ */
 import { useEffect, useState } from 'preact/hooks';
 import { CatalogView, HelpPanel, HistoryView, JobsView, QueriesView } from './panels';
+import { href, routeOf, type Route } from './routes';
 import { activeWarehouse, Workspace } from './workspace';
 
 const VIEWS = [
@@ -9,31 +14,67 @@ const VIEWS = [
   ['history', 'History'],
   ['catalog', 'Catalog'],
   ['jobs', 'Jobs'],
+  ['dashboards', 'Dashboards'],
 ] as const;
 type View = (typeof VIEWS)[number][0];
 
-const viewFromPath = (): View => {
-  const seg = location.pathname.replace(/^\/ui\/?/, '').split('/')[0] ?? '';
-  return (VIEWS.find(([v]) => v === seg)?.[0] ?? 'editor') as View;
-};
+const here = (): Route => routeOf(location.pathname, location.search);
+/** The nav item a route belongs to. */
+const navOf = (r: Route): View => (r.view === 'dashboard' ? 'dashboards' : r.view);
+
+type DashboardModule = typeof import('./dashboard');
+let dashboardModule: DashboardModule | undefined;
+function Dashboards(props: { route: Route; go: (r: Route) => void }) {
+  const [mod, setMod] = useState(dashboardModule);
+  useEffect(() => {
+    if (!mod) void import('./dashboard').then((m) => setMod((dashboardModule = m)));
+  }, []);
+  if (!mod) return <div class="note loading">Loading…</div>;
+  const r = props.route;
+  if (r.view !== 'dashboard') return <mod.DashboardsList />;
+  return (
+    <mod.DashboardPage
+      id={r.id}
+      published={r.published}
+      {...(r.page ? { page: r.page } : {})}
+      onPage={(page) => props.go({ ...r, page })}
+    />
+  );
+}
 
 export function App() {
-  const [view, setView] = useState<View>(viewFromPath);
+  const [route, setRoute] = useState<Route>(here);
+  const view = navOf(route);
   const [help, setHelp] = useState(false);
   const [notice, setNotice] = useState('');
-  const go = (v: View) => {
-    setView(v);
-    history.pushState(null, '', v === 'editor' ? '/ui/' : `/ui/${v}`);
+  const goRoute = (r: Route) => {
+    setRoute(r);
+    if (href(r) !== location.pathname + location.search) history.pushState(null, '', href(r));
   };
+  const go = (v: View) => goRoute({ view: v } as Route);
   useEffect(() => {
-    const onPop = () => setView(viewFromPath());
+    // Links inside the app (`<a href="/ui/...">`) change the page without a reload.
+    const onClick = (e: MouseEvent) => {
+      const a = (e.target as HTMLElement)?.closest?.('a');
+      const target = a?.getAttribute('href');
+      if (!a || !target?.startsWith('/ui/') || a.target || e.defaultPrevented) return;
+      if (e.button !== 0 || e.metaKey || e.ctrlKey || e.shiftKey || e.altKey) return;
+      e.preventDefault();
+      const url = new URL(target, location.origin);
+      goRoute(routeOf(url.pathname, url.search));
+    };
+    document.addEventListener('click', onClick);
+    return () => document.removeEventListener('click', onClick);
+  }, []);
+  useEffect(() => {
+    const onPop = () => setRoute(here());
     const onKey = (e: KeyboardEvent) => {
       const typing = (e.target as HTMLElement)?.closest?.('input, textarea, select, .monaco-editor');
       if (e.key === '?' && !typing) {
         e.preventDefault();
         setHelp((h) => !h);
       } else if (e.key === 'Escape' && help) setHelp(false);
-      else if (e.altKey && /^[1-5]$/.test(e.key)) {
+      else if (e.altKey && /^[1-6]$/.test(e.key)) {
         e.preventDefault();
         go(VIEWS[Number(e.key) - 1]![0]);
       }
@@ -94,6 +135,7 @@ export function App() {
         <HistoryView visible={view === 'history'} />
         <CatalogView visible={view === 'catalog'} warehouseId={activeWarehouse} />
         <JobsView visible={view === 'jobs'} />
+        {view === 'dashboards' && <Dashboards route={route} go={goRoute} />}
       </main>
       {notice && (
         <div class="notice" role="status">
