@@ -78,10 +78,12 @@ export function dashboardChartOption(
         ? 'time'
         : 'category';
   const kind = spec.widgetType === 'area' ? 'line' : spec.widgetType;
+  const labels = Boolean((e as Record<string, { show?: boolean } | undefined>).label?.show);
   const seriesOf = (name: string, data: unknown[]) => ({
     name,
     type: kind,
     data,
+    ...(labels && kind !== 'scatter' ? { label: { show: true, position: 'top' } } : {}),
     ...(spec.widgetType === 'area' ? { areaStyle: {}, stack: colorIdx >= 0 ? 'total' : undefined } : {}),
     ...(kind === 'bar' && colorIdx >= 0 ? { stack: 'total' } : {}),
     ...(kind === 'scatter' ? { symbolSize: 7 } : {}),
@@ -124,7 +126,8 @@ export function dashboardChartOption(
     ...base,
     tooltip: { trigger: kind === 'scatter' ? 'item' : 'axis' },
     legend: { show: series.length > 1, top: 0, type: 'scroll' },
-    grid: { left: 56, right: 16, top: series.length > 1 ? 28 : 12, bottom: 44, containLabel: false },
+    // Room above the plot for the legend and the y axis's name.
+    grid: { left: 56, right: 16, top: series.length > 1 ? 36 : 28, bottom: 44, containLabel: false },
     xAxis: {
       type: axisType,
       name: e.x?.axis?.title ?? e.x?.displayName ?? columns[x]?.name,
@@ -134,6 +137,7 @@ export function dashboardChartOption(
     },
     yAxis: {
       type: 'value',
+      nameTextStyle: { align: 'left' },
       name: ys.length === 1 ? (e.y?.axis?.title ?? ys[0]!.displayName) : e.y?.axis?.title,
     },
     series,

@@ -43,6 +43,8 @@ export interface DashboardTimings {
   queriesMs: number;
   drawMs: number;
   totalMs: number;
+  /** Each widget's first query result (at most 100 rows): what was drawn, for tests to compare. */
+  widgets: Record<string, { columns: string[]; rows: Cell[][] }>;
 }
 declare global {
   interface Window {
@@ -169,11 +171,18 @@ export function DashboardPage(props: {
       requestAnimationFrame(() =>
         setTimeout(() => {
           const td = performance.now();
+          const drawn: DashboardTimings['widgets'] = {};
+          for (const [name, r] of Object.entries(next)) {
+            const first = Object.values(r)[0];
+            if (first && !first.error)
+              drawn[name] = { columns: first.columns.map((c) => c.name), rows: first.rows.slice(0, 100) };
+          }
           window.__minilakeDashboard = {
             statements,
             queriesMs: Math.round(tq - t0),
             drawMs: Math.round(td - tq),
             totalMs: Math.round(td - t0),
+            widgets: drawn,
           };
         }, 0),
       );
