@@ -47,6 +47,10 @@ export function App() {
   const view = navOf(route);
   const [help, setHelp] = useState(false);
   const [notice, setNotice] = useState('');
+  // The editor (and Monaco, most of the bundle) mounts on its first visit, then stays: a deep link to a
+  // dashboard or a run does not pay for it.
+  const [editorUsed, setEditorUsed] = useState(view === 'editor');
+  if (view === 'editor' && !editorUsed) setEditorUsed(true);
   const goRoute = (r: Route) => {
     setRoute(r);
     if (href(r) !== location.pathname + location.search) history.pushState(null, '', href(r));
@@ -130,7 +134,7 @@ export function App() {
         </button>
       </header>
       <main>
-        <Workspace visible={view === 'editor'} onNotice={setNotice} />
+        {editorUsed && <Workspace visible={view === 'editor'} onNotice={setNotice} />}
         <QueriesView visible={view === 'queries'} />
         <HistoryView visible={view === 'history'} />
         <CatalogView visible={view === 'catalog'} warehouseId={activeWarehouse} />

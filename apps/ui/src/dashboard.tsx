@@ -40,6 +40,8 @@ interface Loaded {
 
 export interface DashboardTimings {
   statements: number;
+  /** When the statements were sent, in ms since the navigation started (page load, app, dashboard JSON). */
+  startMs: number;
   queriesMs: number;
   drawMs: number;
   totalMs: number;
@@ -179,6 +181,7 @@ export function DashboardPage(props: {
           }
           window.__minilakeDashboard = {
             statements,
+            startMs: Math.round(t0),
             queriesMs: Math.round(tq - t0),
             drawMs: Math.round(td - tq),
             totalMs: Math.round(td - t0),
