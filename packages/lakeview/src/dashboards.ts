@@ -5,7 +5,7 @@
  * overwrites a dashboard, its export is the serialized dashboard, its delete trashes it (workspace hooks).
  */
 import { hexId, invalidParameter, type Clock } from '@minilake/core';
-import type { OwnedObjectType, WorkspaceApi } from '@minilake/workspace';
+import type { ForeignObjectType, WorkspaceApi } from '@minilake/workspace';
 import { alreadyTrashed, inTrash, missingField, notTrashed, staleEtag } from './errors.js';
 import { emptyDashboard, normalizeSerialized } from './serialized.js';
 import {
@@ -93,10 +93,6 @@ export class Dashboards {
     return name;
   }
 
-  private entry(d: DashboardRecord) {
-    return { type: DASHBOARD, resourceId: d.dashboard_id };
-  }
-
   async create(input: DashboardInput, defaults: DatasetDefaults = {}): Promise<DashboardRecord> {
     const display_name = this.checkName(input.display_name);
     const parent_path = this.workspace.canonicalPath(input.parent_path || `/Users/${this.opts.userName}`);
@@ -115,7 +111,7 @@ export class Dashboards {
     });
     // The entry first: a missing parent folder (404, which the CLI and Terraform answer with mkdirs and a
     // retry) or a taken name (409) leaves nothing behind.
-    await this.workspace.putObject(pathOf(d), this.entry(d));
+    await this.workspace.addObject(pathOf(d), DASHBOARD, d.dashboard_id);
     this.store.dashboards.set(d.dashboard_id, d);
     this.opts.onChanged?.(d.dashboard_id);
     return d;
@@ -141,7 +137,7 @@ export class Dashboards {
     else delete next.warehouse_id;
     next.etag = nextEtag(d.etag);
     next.update_time = this.now;
-    if (pathOf(next) !== pathOf(d)) await this.workspace.moveObject(pathOf(d), pathOf(next), this.entry(d));
+    if (pathOf(next) !== pathOf(d)) await this.workspace.moveObject(pathOf(d), pathOf(next));
     this.store.dashboards.set(id, next);
     this.opts.onChanged?.(id);
     return next;
@@ -151,7 +147,7 @@ export class Dashboards {
   async trash(id: string): Promise<void> {
     const d = this.store.dashboard(id);
     if (d.lifecycle_state === 'TRASHED') throw alreadyTrashed(id);
-    await this.workspace.removeObject(pathOf(d), this.entry(d));
+    await this.workspace.removeObject(pathOf(d), d.dashboard_id);
     this.markTrashed(d);
   }
 
@@ -168,7 +164,7 @@ export class Dashboards {
   async restore(id: string): Promise<DashboardRecord> {
     const d = this.store.dashboard(id);
     if (d.lifecycle_state !== 'TRASHED') throw notTrashed(id);
-    await this.workspace.putObject(pathOf(d), this.entry(d));
+    await this.workspace.addObject(pathOf(d), DASHBOARD, d.dashboard_id);
     const r = this.store.dashboards.update(id, (x) => {
       x.lifecycle_state = 'ACTIVE';
       delete x.trashed_at;
@@ -204,17 +200,20 @@ export class Dashboards {
   }
 
   /** The workspace's hooks for DASHBOARD entries. */
-  workspaceHooks(): OwnedObjectType {
+  workspaceHooks(): ForeignObjectType {
     return {
+      noun: 'a dashboard',
       importSuffix: SUFFIX,
       import: (path, bytes, existing) => this.imported(path, bytes.toString('utf8'), existing),
       export: async (id) => ({
         content: Buffer.from(this.store.dashboard(id).serialized_dashboard),
         file_type: 'lvdash.json',
       }),
-      deleted: (id) => {
-        const d = this.store.dashboards.get(id);
-        if (d && d.lifecycle_state === 'ACTIVE') this.markTrashed(d);
+      onDeleted: (objects) => {
+        for (const o of objects) {
+          const d = this.store.dashboards.get(o.resourceId);
+          if (d && d.lifecycle_state === 'ACTIVE') this.markTrashed(d);
+        }
       },
     };
   }

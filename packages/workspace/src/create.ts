@@ -2,11 +2,11 @@ import type { ServiceContext, ServiceInstance } from '@minilake/core';
 import { iamService } from '@minilake/iam';
 import { workspaceApp } from './app.js';
 import { canonicalPath } from './paths.js';
-import { WorkspaceStore, type BuiltinType } from './store.js';
+import { WorkspaceStore, type OwnType } from './store.js';
 import type { WorkspaceApi } from './index.js';
 
 /** Each workspace object type's permissions request path and `object_type`, as Databricks names them. */
-const PERMISSION_TYPES: Record<BuiltinType, { request: string; objectType: string }> = {
+const PERMISSION_TYPES: Record<OwnType, { request: string; objectType: string }> = {
   NOTEBOOK: { request: 'notebooks', objectType: 'notebook' },
   DIRECTORY: { request: 'directories', objectType: 'directory' },
   FILE: { request: 'files', objectType: 'file' },
@@ -22,8 +22,8 @@ export function createWorkspace(ctx: ServiceContext): ServiceInstance<WorkspaceA
   const iam = ctx.optionalPeer(iamService);
   if (iam) {
     for (const [type, names] of Object.entries(PERMISSION_TYPES) as [
-      BuiltinType,
-      (typeof PERMISSION_TYPES)[BuiltinType],
+      OwnType,
+      (typeof PERMISSION_TYPES)[OwnType],
     ][])
       iam.registerObjectType(
         {
@@ -36,15 +36,12 @@ export function createWorkspace(ctx: ServiceContext): ServiceInstance<WorkspaceA
         },
         { exists: (id) => store.hasObject(type, id) },
       );
-    // Owned types' ACLs belong to their owners' permissions types (a dashboard's are lakeview's).
+    // Foreign objects' ACLs belong to their owners' types (an experiment's owner drops it).
     store.onDeleted = (type, id) => {
-      const names = PERMISSION_TYPES[type as BuiltinType] as
-        (typeof PERMISSION_TYPES)[BuiltinType] | undefined;
-      if (names) iam.dropPermissions(names.request, id);
+      const t = PERMISSION_TYPES[type as OwnType];
+      if (t) iam.dropPermissions(t.request, id);
     };
   }
-  store.onOwnerError = (type, e) =>
-    ctx.logger.warn(`the owner of ${type} objects failed after a workspace delete: ${(e as Error).message}`);
   return {
     app: workspaceApp(store),
     state: [store],
@@ -52,10 +49,12 @@ export function createWorkspace(ctx: ServiceContext): ServiceInstance<WorkspaceA
       read: async (p) => (await store.export(canonicalPath(p), 'SOURCE')).content,
       getStatus: (p) => store.getStatus(canonicalPath(p)),
       canonicalPath,
-      registerObjectType: (type, owner) => store.registerOwnedType(type, owner),
-      putObject: (p, entry, opts) => store.putOwned(canonicalPath(p), entry, opts?.overwrite ?? false),
-      moveObject: (from, to, entry) => store.moveOwned(canonicalPath(from), canonicalPath(to), entry),
-      removeObject: (p, entry) => store.removeOwned(canonicalPath(p), entry),
+      registerObjectType: (type, owner) => store.registerForeignType(type, owner),
+      checkFree: (p) => store.checkFree(canonicalPath(p)),
+      addObject: (p, type, id) => store.addForeign(canonicalPath(p), type, id),
+      moveObject: (from, to) => store.moveForeign(canonicalPath(from), canonicalPath(to)),
+      removeObject: (p, id) => store.removeForeign(canonicalPath(p), id),
+      objectAt: (p, type) => store.foreignAt(canonicalPath(p), type),
     },
   };
 }

@@ -1,35 +1,33 @@
 import { defineService } from '@minilake/core';
 
-import type { WorkspaceStore } from './store.js';
+import type { ForeignObjectType, ObjectInfo, WorkspaceStore } from './store.js';
 
-import type { OwnedEntry, OwnedObjectType } from './owned.js';
-import type { ObjectInfo } from './store.js';
+export type { ObjectInfo, ImportRequest, ObjectType, ForeignObjectType } from './store.js';
 
-export type { ObjectInfo, ImportRequest, ObjectType } from './store.js';
-export type { OwnedEntry, OwnedObjectType } from './owned.js';
-
-/**
- * What other services may use: read workspace files and notebooks (jobs, repos), and keep the entries of
- * objects they own in the tree (dashboards, MLflow experiments; see owned.ts and the README).
- */
+/** What other services (jobs, repos) may use: read workspace files and notebooks. */
 export interface WorkspaceApi {
-  /** The object's bytes in the given format (SOURCE for notebooks, raw for files, an owned object's export). */
+  /** The object's bytes in the given format (SOURCE for notebooks, raw for files). */
   read(path: string): Promise<Buffer>;
   getStatus(path: string): ReturnType<WorkspaceStore['getStatus']>;
-  /** A client path in canonical form (`/Workspace` prefix dropped, escapes refused): 400 when it is not one. */
+  /** A path in the workspace's canonical form (absolute, no `/Workspace` prefix); 400 when it is not valid. */
   canonicalPath(path: string): string;
-  /** Declares this service the owner of an object type (once, from its create). */
-  registerObjectType(type: string, owner: OwnedObjectType): void;
   /**
-   * Places an owned object's entry at `path` (canonical): 404 RESOURCE_DOES_NOT_EXIST when the parent folder is
-   * missing, 409 RESOURCE_ALREADY_EXISTS when another object is there (unless `overwrite`; a folder is never
-   * replaced). Placing the same object again refreshes its entry.
+   * Objects another service owns (an MLflow experiment at `/Users/me/exp`, a Lakeview dashboard at
+   * `<folder>/<name>.lvdash.json`): the workspace lists them with their `object_type`, refuses to put anything
+   * else at their path, and moves and deletes them with the tree. Register the type once (from create), then
+   * add, move and remove its objects as they change. A type whose content is a file (dashboards) also gives
+   * `importSuffix`, `import` and `export`: importing such a file creates or overwrites one, exporting it gives
+   * the owner's content.
    */
-  putObject(path: string, entry: OwnedEntry, opts?: { overwrite?: boolean }): Promise<ObjectInfo>;
-  /** Moves an owned object's entry (a rename), keeping its object id; the same errors as putObject. */
-  moveObject(from: string, to: string, entry: OwnedEntry): Promise<ObjectInfo>;
-  /** Removes an owned object's entry if `path` still holds it (the owner deleted or trashed the object). */
-  removeObject(path: string, entry: OwnedEntry): Promise<void>;
+  registerObjectType(type: string, owner: ForeignObjectType): void;
+  /** Throws the workspace's error when `path` cannot take a new object (no parent folder, something there). */
+  checkFree(path: string): void;
+  addObject(path: string, type: string, resourceId: string): Promise<ObjectInfo>;
+  moveObject(from: string, to: string): Promise<void>;
+  /** Forgets the object (deleted by its owner); nothing happens when another object is at that path now. */
+  removeObject(path: string, resourceId: string): Promise<void>;
+  /** The object of that type at `path`, if any. */
+  objectAt(path: string, type: string): ObjectInfo | undefined;
 }
 
 export const workspaceService = defineService<WorkspaceApi>({

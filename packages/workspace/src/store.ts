@@ -8,6 +8,7 @@ import { mkdir, open, readFile, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import {
+  alreadyExists,
   CollectionStore,
   Mutex,
   numericId,
@@ -19,6 +20,8 @@ import {
 } from '@minilake/core';
 import {
   conversionNotImplemented,
+  foreignInTheWay,
+  notExportable,
   directoryNotEmpty,
   systemFolder,
   fileExists,
@@ -41,13 +44,40 @@ import {
   type Language,
   type NotebookFormat,
 } from './notebooks.js';
-import type { OwnedEntry, OwnedObjectType } from './owned.js';
 import { baseName, parentOf } from './paths.js';
 
-/** The workspace's own object types: their bytes live under the root folder. */
-export type BuiltinType = 'NOTEBOOK' | 'FILE' | 'DIRECTORY';
-/** A builtin type, or one another service owns (`DASHBOARD`, `MLFLOW_EXPERIMENT`; see owned.ts). */
-export type ObjectType = BuiltinType | (string & {});
+/** The types this store keeps bytes for; other services own further types (see ForeignObjectType). */
+export type OwnType = 'NOTEBOOK' | 'FILE' | 'DIRECTORY';
+/** `MLFLOW_EXPERIMENT` and other types a service registers: records here, the object itself there. */
+export type ObjectType = OwnType | (string & {});
+const OWN_TYPES: ReadonlySet<string> = new Set(['NOTEBOOK', 'FILE', 'DIRECTORY']);
+
+/**
+ * What the service owning a type of workspace object (an MLflow experiment) is told. The workspace keeps its
+ * path (listed, moved and deleted with the tree); the owner keeps the object. A delete of the object or of a
+ * folder above it removes the records first, then tells the owner, outside the tree's lock, so the owner may
+ * call the workspace back.
+ */
+export interface ForeignObjectType {
+  onDeleted(objects: { path: string; resourceId: string }[]): Promise<void> | void;
+  /** Wording for errors, `an MLflow experiment`. */
+  noun: string;
+  /**
+   * Types whose content is a file (a Lakeview dashboard is its `.lvdash.json`): a file imported with a name
+   * ending in this suffix through `workspace/import` (format AUTO) or `workspace-files/import-file` becomes
+   * one of these objects, as on Databricks; the name keeps its suffix. Needs `import`.
+   */
+  importSuffix?: string;
+  /**
+   * Creates the object from imported bytes, or replaces the content of `existing` (the id of the object of
+   * this type already at the path, when the import overwrites it); returns its id. Runs under the tree's lock:
+   * it must not call the workspace back (the workspace records the entry itself). Throws a DatabricksError
+   * for bytes that are not such an object.
+   */
+  import?(path: string, content: Buffer, existing: string | undefined): Promise<string> | string;
+  /** The object's content for `workspace/export` (SOURCE, AUTO, RAW) and workspace-files reads. */
+  export?(resourceId: string): Promise<{ content: Buffer; file_type: string }>;
+}
 export type ImportFormat = 'SOURCE' | 'AUTO' | 'JUPYTER' | 'RAW' | 'HTML' | 'DBC' | 'R_MARKDOWN';
 export type ExportFormat = 'SOURCE' | 'AUTO' | 'JUPYTER' | 'RAW' | 'HTML' | 'DBC' | 'R_MARKDOWN';
 
@@ -61,7 +91,7 @@ interface ObjectRecord {
   language?: Language;
   /** How a notebook's bytes are kept on disk: the format it was imported in. */
   notebook_format?: NotebookFormat;
-  /** An owned object's id in its service (a dashboard id): its ObjectInfo.resource_id. */
+  /** A foreign object's id in its owning service (an experiment id). */
   resource_id?: string;
 }
 
@@ -111,8 +141,9 @@ export interface Exported {
   file_type: string;
 }
 
-/** What an import writes: a notebook (its language and stored format), a file or an owned object. */
+/** What an import writes: a notebook (its language and stored format) or a file, and its conflict error. */
 interface WriteOptions {
+  /** NOTEBOOK, FILE, or a foreign type whose owner imports files (see ForeignObjectType.import). */
   type: 'NOTEBOOK' | 'FILE' | (string & {});
   language?: Language | undefined;
   format?: NotebookFormat | undefined;
@@ -123,10 +154,8 @@ export class WorkspaceStore extends CollectionStore {
   private readonly objects: Collection<ObjectRecord>;
   /** Told about every object a delete removes (the service drops its ACL in iam). */
   onDeleted?: (type: ObjectType, objectId: string) => void;
-  /** Where a failed owner hook is reported (the owner's `deleted` runs after the answer is decided). */
-  onOwnerError?: (type: string, e: unknown) => void;
-  /** Object types other services own (see owned.ts), by type. */
-  private readonly owners = new Map<string, OwnedObjectType>();
+  /** Object types other services own, by type name. */
+  private readonly foreign = new Map<string, ForeignObjectType>();
   private readonly root: string;
   private readonly tmp: string;
 
@@ -260,20 +289,19 @@ export class WorkspaceStore extends CollectionStore {
 
   async delete(p: string, recursive: boolean): Promise<void> {
     const removed = await this.namespace.run(() => this.remove(p, recursive));
-    await this.tellOwners(removed);
+    await this.notifyForeign(removed);
   }
 
-  /** Calls each owner's `deleted` for its entries a workspace client removed (outside the tree's lock). */
-  private async tellOwners(removed: ObjectRecord[]): Promise<void> {
+  /** Tells each owner which of its objects a delete removed (after the lock: an owner may call back). */
+  private async notifyForeign(removed: ObjectRecord[]): Promise<void> {
+    const byType = new Map<string, { path: string; resourceId: string }[]>();
     for (const r of removed) {
-      const owner = r.resource_id !== undefined ? this.owners.get(r.object_type) : undefined;
-      if (!owner?.deleted) continue;
-      try {
-        await owner.deleted(r.resource_id!, r.path);
-      } catch (e) {
-        this.onOwnerError?.(r.object_type, e);
-      }
+      if (OWN_TYPES.has(r.object_type)) continue;
+      let list = byType.get(r.object_type);
+      if (!list) byType.set(r.object_type, (list = []));
+      list.push({ path: r.path, resourceId: r.resource_id ?? String(r.object_id) });
     }
+    for (const [type, objects] of byType) await this.foreign.get(type)?.onDeleted(objects);
   }
 
   private async remove(p: string, recursive: boolean): Promise<ObjectRecord[]> {
@@ -297,6 +325,69 @@ export class WorkspaceStore extends CollectionStore {
     return removed;
   }
 
+  // ---- objects other services own (ForeignObjectType) ----
+
+  registerForeignType(type: string, owner: ForeignObjectType): void {
+    if (OWN_TYPES.has(type)) throw new Error(`Workspace object type ${type} belongs to the workspace`);
+    this.foreign.set(type, owner);
+  }
+
+  private foreignOwner(type: string): ForeignObjectType {
+    const owner = this.foreign.get(type);
+    if (!owner) throw new Error(`Workspace object type ${type} is not registered`);
+    return owner;
+  }
+
+  /** Throws the workspace's error when `p` cannot take a new object: no parent folder, or something there. */
+  checkFree(p: string): void {
+    if (p === '/') throw pathExists(p);
+    const parentRecord = this.objects.get(parentOf(p));
+    if (!parentRecord) throw parentNotFound(parentOf(p));
+    if (parentRecord.object_type !== 'DIRECTORY') throw notADirectory(p);
+    if (this.objects.has(p)) throw alreadyExists(`Node named '${baseName(p)}' already exists`);
+  }
+
+  /** Records a foreign object at `p` (see checkFree for the errors). */
+  async addForeign(p: string, type: string, resourceId: string): Promise<ObjectInfo> {
+    this.foreignOwner(type);
+    return this.namespace.run(async () => {
+      this.checkFree(p);
+      const r: ObjectRecord = {
+        ...this.newRecord(p, type),
+        object_id: /^\d{1,15}$/.test(resourceId) ? Number(resourceId) : numericId(),
+        resource_id: resourceId,
+      };
+      this.objects.set(p, r);
+      return this.info(r);
+    });
+  }
+
+  /** Moves a foreign object (an experiment renamed); the target must be free. */
+  async moveForeign(from: string, to: string): Promise<void> {
+    await this.namespace.run(async () => {
+      const r = this.get(from);
+      if (OWN_TYPES.has(r.object_type)) throw pathNotFound(from);
+      if (from === to) return;
+      this.checkFree(to);
+      this.objects.delete(from);
+      this.objects.set(to, { ...r, path: to, modified_at: this.clock.now() });
+    });
+  }
+
+  /** Forgets a foreign object its owner deleted; no error when it is already gone. */
+  async removeForeign(p: string, resourceId: string): Promise<void> {
+    await this.namespace.run(async () => {
+      const r = this.objects.get(p);
+      if (r && !OWN_TYPES.has(r.object_type) && r.resource_id === resourceId) this.objects.delete(p);
+    });
+  }
+
+  /** The foreign object of that type at `p`, if there is one. */
+  foreignAt(p: string, type: string): ObjectInfo | undefined {
+    const r = this.objects.get(p);
+    return r && r.object_type === type ? this.info(r) : undefined;
+  }
+
   /** A temp file for an import's bytes (see Spooled). */
   tempPath(): string {
     return path.join(this.tmp, uuid());
@@ -318,8 +409,8 @@ export class WorkspaceStore extends CollectionStore {
   }> {
     const name = baseName(req.path);
     if (req.format === 'AUTO') {
-      const owned = this.ownedTypeFor(name);
-      if (owned) return { path: req.path, type: owned, content };
+      const foreign = this.importedTypeFor(name);
+      if (foreign) return { path: req.path, type: foreign, content };
     }
     switch (req.format) {
       case 'RAW':
@@ -381,20 +472,6 @@ export class WorkspaceStore extends CollectionStore {
     return { tmp, size: content.size + added };
   }
 
-  /** The owned type whose import suffix ends `name`, when its owner imports such files. */
-  private ownedTypeFor(name: string): string | undefined {
-    const lower = name.toLowerCase();
-    for (const [type, o] of this.owners)
-      if (
-        o.importSuffix &&
-        o.import &&
-        lower.endsWith(o.importSuffix.toLowerCase()) &&
-        lower !== o.importSuffix
-      )
-        return type;
-    return undefined;
-  }
-
   /** POST /api/2.0/workspace/import. */
   async import(req: ImportRequest, content: Spooled): Promise<void> {
     const target = await this.classify(req, content);
@@ -424,21 +501,12 @@ export class WorkspaceStore extends CollectionStore {
     });
   }
 
-  /**
-   * Moves an import's spooled bytes to `p` and records it, under the namespace lock; an owned object it
-   * replaces by something else is reported to its owner afterwards.
-   */
-  private async write(p: string, content: Spooled, overwrite: boolean, opts: WriteOptions): Promise<void> {
-    const replaced = await this.namespace.run(() => this.place(p, content, overwrite, opts));
-    if (replaced) await this.tellOwners([replaced]);
+  /** Moves an import's spooled bytes to `p` and records it, under the namespace lock. */
+  private write(p: string, content: Spooled, overwrite: boolean, opts: WriteOptions): Promise<void> {
+    return this.namespace.run(() => this.place(p, content, overwrite, opts));
   }
 
-  private async place(
-    p: string,
-    content: Spooled,
-    overwrite: boolean,
-    opts: WriteOptions,
-  ): Promise<ObjectRecord | undefined> {
+  private async place(p: string, content: Spooled, overwrite: boolean, opts: WriteOptions): Promise<void> {
     if (p === '/') throw isDirectory(p);
     const parent = parentOf(p);
     const check = () => {
@@ -447,6 +515,9 @@ export class WorkspaceStore extends CollectionStore {
       if (parentRecord.object_type !== 'DIRECTORY') throw notADirectory(p);
       const existing = this.objects.get(p);
       if (existing?.object_type === 'DIRECTORY') throw isDirectory(p);
+      // A foreign object is replaced only by an import of its own kind (a dashboard's .lvdash.json).
+      if (existing && !OWN_TYPES.has(existing.object_type) && existing.object_type !== opts.type)
+        throw foreignInTheWay(p, this.noun(existing));
       if (existing && !overwrite) throw opts.onExists(p, existing);
       return existing;
     };
@@ -464,102 +535,32 @@ export class WorkspaceStore extends CollectionStore {
     };
     if (opts.language) record.language = opts.language;
     if (opts.format) record.notebook_format = opts.format;
-    const owner = this.owners.get(opts.type);
+    const owner = OWN_TYPES.has(opts.type) ? undefined : this.foreign.get(opts.type);
     if (owner?.import) {
       // The owner keeps the content; the tree keeps the entry (and no bytes of its own).
       const same = existing?.object_type === opts.type ? existing.resource_id : undefined;
       record.resource_id = await owner.import(p, await readFile(content.tmp), same);
       delete record.size;
       this.objects.set(p, record);
-      if (existing && existing.resource_id === undefined) await rm(disk, { force: true });
-    } else {
-      this.objects.set(p, record);
-      await rename(content.tmp, disk);
+      if (existing && OWN_TYPES.has(existing.object_type)) await rm(disk, { force: true });
+      return;
     }
-    // An owned object replaced by another object (or another of its kind) is no longer its owner's entry.
-    return existing?.resource_id !== undefined && existing.resource_id !== record.resource_id
-      ? existing
-      : undefined;
+    this.objects.set(p, record);
+    await rename(content.tmp, disk);
   }
 
-  // ---- owned objects (owned.ts) -------------------------------------------------------------------------
-
-  /** Registers the owner of an object type (one owner per type). */
-  registerOwnedType(type: string, owner: OwnedObjectType): void {
-    if (['NOTEBOOK', 'FILE', 'DIRECTORY'].includes(type) || this.owners.has(type))
-      throw new Error(`workspace object type ${type} already has an owner`);
-    this.owners.set(type, owner);
+  /** The foreign type whose import suffix ends `name`, when its owner imports such files. */
+  private importedTypeFor(name: string): string | undefined {
+    const lower = name.toLowerCase();
+    for (const [type, o] of this.foreign) {
+      const suffix = o.importSuffix?.toLowerCase();
+      if (suffix && o.import && lower.endsWith(suffix) && lower !== suffix) return type;
+    }
+    return undefined;
   }
 
-  /**
-   * Places an owned object's entry at `p`: 404 when the parent folder is missing, 409 when something else is
-   * there (unless `overwrite`, which never replaces a folder); the same object already there is refreshed.
-   */
-  async putOwned(p: string, entry: OwnedEntry, overwrite = false): Promise<ObjectInfo> {
-    const { info, replaced } = await this.namespace.run(async () => {
-      const existing = this.placeable(p, overwrite, entry);
-      if (existing && existing.resource_id === undefined) await rm(await this.diskPath(p), { force: true });
-      const now = this.clock.now();
-      const record: ObjectRecord = {
-        path: p,
-        object_type: entry.type,
-        object_id: existing?.object_id ?? numericId(),
-        created_at: existing?.created_at ?? now,
-        modified_at: now,
-        resource_id: entry.resourceId,
-      };
-      this.objects.set(p, record);
-      const same = existing?.resource_id === entry.resourceId && existing.object_type === entry.type;
-      return { info: this.info(record), replaced: existing && !same ? existing : undefined };
-    });
-    if (replaced?.resource_id !== undefined) await this.tellOwners([replaced]);
-    else if (replaced) this.onDeleted?.(replaced.object_type, String(replaced.object_id));
-    return info;
-  }
-
-  /** Moves an owned object's entry (a rename): the object id stays; 404/409 as putOwned. */
-  async moveOwned(from: string, to: string, entry: OwnedEntry): Promise<ObjectInfo> {
-    if (from === to) return this.putOwned(to, entry, false);
-    return this.namespace.run(async () => {
-      const current = this.objects.get(from);
-      this.placeable(to, false, entry);
-      const now = this.clock.now();
-      const record: ObjectRecord = {
-        path: to,
-        object_type: entry.type,
-        object_id: current?.resource_id === entry.resourceId ? current.object_id : numericId(),
-        created_at: current?.resource_id === entry.resourceId ? current.created_at : now,
-        modified_at: now,
-        resource_id: entry.resourceId,
-      };
-      if (current?.resource_id === entry.resourceId) this.objects.delete(from);
-      this.objects.set(to, record);
-      return this.info(record);
-    });
-  }
-
-  /** Removes an owned object's entry when `p` still holds that object (a no-op otherwise). */
-  async removeOwned(p: string, entry: OwnedEntry): Promise<void> {
-    await this.namespace.run(async () => {
-      const r = this.objects.get(p);
-      if (r?.object_type === entry.type && r.resource_id === entry.resourceId) {
-        this.objects.delete(p);
-        this.onDeleted?.(r.object_type, String(r.object_id));
-      }
-    });
-  }
-
-  /** The checks before an owned entry goes to `p`; returns what is there (to be replaced or refreshed). */
-  private placeable(p: string, overwrite: boolean, entry: OwnedEntry): ObjectRecord | undefined {
-    if (p === '/') throw isDirectory(p);
-    const parent = this.objects.get(parentOf(p));
-    if (!parent) throw parentNotFound(parentOf(p));
-    if (parent.object_type !== 'DIRECTORY') throw notADirectory(p);
-    const existing = this.objects.get(p);
-    if (existing?.object_type === 'DIRECTORY') throw isDirectory(p);
-    const same = existing?.object_type === entry.type && existing.resource_id === entry.resourceId;
-    if (existing && !same && !overwrite) throw pathExists(p);
-    return existing;
+  private noun(r: ObjectRecord): string {
+    return this.foreign.get(r.object_type)?.noun ?? `a ${r.object_type} object`;
   }
 
   /** GET /api/2.0/workspace/export. */
@@ -567,11 +568,12 @@ export class WorkspaceStore extends CollectionStore {
     const r = this.get(p);
     if (r.object_type === 'DIRECTORY')
       throw conversionNotImplemented(`Exporting a directory (${format} archive)`);
-    if (r.resource_id !== undefined) {
-      const owner = this.owners.get(r.object_type);
-      if (!owner?.export || !['SOURCE', 'AUTO', 'RAW'].includes(format))
-        throw conversionNotImplemented(`Exporting a ${r.object_type} in the ${format} format`);
-      return owner.export(r.resource_id);
+    if (!OWN_TYPES.has(r.object_type)) {
+      const owner = this.foreign.get(r.object_type);
+      if (!owner?.export) throw notExportable(p, this.noun(r));
+      if (!['SOURCE', 'AUTO', 'RAW'].includes(format))
+        throw conversionNotImplemented(`Exporting ${this.noun(r)} in the ${format} format`);
+      return owner.export(r.resource_id ?? String(r.object_id));
     }
     const bytes = await readFile(await this.diskPath(p)).catch((e: unknown) => {
       // Deleted after its record was read: as if the delete had come first.

@@ -15,6 +15,7 @@ class Owner {
   deleted: string[] = [];
   next = 1;
   hooks = {
+    noun: 'a thing',
     importSuffix: '.thing.json',
     import: (_path: string, bytes: Buffer, existing: string | undefined) => {
       const text = bytes.toString('utf8');
@@ -31,9 +32,11 @@ class Owner {
       content: Buffer.from(this.content.get(id) ?? ''),
       file_type: 'thing.json',
     }),
-    deleted: (id: string) => {
-      this.deleted.push(id);
-      this.content.delete(id);
+    onDeleted: (objects: { path: string; resourceId: string }[]) => {
+      for (const o of objects) {
+        this.deleted.push(o.resourceId);
+        this.content.delete(o.resourceId);
+      }
     },
   };
 }
@@ -56,7 +59,7 @@ const status = (p: string) => get('/api/2.0/workspace/get-status', { path: p });
 describe('objects another service owns', () => {
   it('are placed, described, listed, exported, moved and removed by their owner', async () => {
     owner.content.set('abc', '{"a":1}');
-    const info = await ws.putObject(`/Workspace${HOME}/x.thing.json`, { type: 'THING', resourceId: 'abc' });
+    const info = await ws.addObject(`/Workspace${HOME}/x.thing.json`, 'THING', 'abc');
     expect(info).toMatchObject({ object_type: 'THING', path: `${HOME}/x.thing.json`, resource_id: 'abc' });
     expect(await json(await status(`${HOME}/x.thing.json`))).toMatchObject({
       object_type: 'THING',
@@ -68,43 +71,42 @@ describe('objects another service owns', () => {
     const exported = await json(await get('/api/2.0/workspace/export', { path: `${HOME}/x.thing.json` }));
     expect(Buffer.from(exported.content, 'base64').toString()).toBe('{"a":1}');
     expect(exported.file_type).toBe('thing.json');
-    // placing it again is idempotent; a rename keeps the object id
-    await ws.putObject(`${HOME}/x.thing.json`, { type: 'THING', resourceId: 'abc' });
-    const moved = await ws.moveObject(`${HOME}/x.thing.json`, `${HOME}/y.thing.json`, {
-      type: 'THING',
-      resourceId: 'abc',
-    });
-    expect(moved.object_id).toBe(info.object_id);
+    expect(ws.objectAt(`${HOME}/x.thing.json`, 'THING')?.resource_id).toBe('abc');
+    // a rename keeps the object id
+    await ws.moveObject(`${HOME}/x.thing.json`, `${HOME}/y.thing.json`);
+    expect(ws.objectAt(`${HOME}/y.thing.json`, 'THING')?.object_id).toBe(info.object_id);
     await expectDatabricksError(await status(`${HOME}/x.thing.json`), 404, 'RESOURCE_DOES_NOT_EXIST');
-    await ws.removeObject(`${HOME}/y.thing.json`, { type: 'THING', resourceId: 'other' }); // not it: kept
+    await ws.removeObject(`${HOME}/y.thing.json`, 'other'); // not it: kept
     expect((await status(`${HOME}/y.thing.json`)).status).toBe(200);
-    await ws.removeObject(`${HOME}/y.thing.json`, { type: 'THING', resourceId: 'abc' });
+    await ws.removeObject(`${HOME}/y.thing.json`, 'abc');
     await expectDatabricksError(await status(`${HOME}/y.thing.json`), 404, 'RESOURCE_DOES_NOT_EXIST');
     expect(owner.deleted).toEqual([]); // the owner removed it: nothing to tell
   });
 
-  it('answer 404 for a missing parent and 409 for a taken path, and never replace a folder', async () => {
-    const e = { type: 'THING', resourceId: 'a' };
-    await expect(ws.putObject(`${HOME}/nope/x.thing.json`, e)).rejects.toMatchObject({
+  it('answer 404 for a missing parent and 409 for a taken path, and are never replaced by other objects', async () => {
+    await expect(ws.addObject(`${HOME}/nope/x.thing.json`, 'THING', 'a')).rejects.toMatchObject({
       status: 404,
       errorCode: 'RESOURCE_DOES_NOT_EXIST',
     });
     await post('/api/2.0/workspace/import', { path: `${HOME}/f.txt`, content: b64('x'), format: 'RAW' });
-    await expect(ws.putObject(`${HOME}/f.txt`, e)).rejects.toMatchObject({
+    await expect(ws.addObject(`${HOME}/f.txt`, 'THING', 'a')).rejects.toMatchObject({
       status: 409,
       errorCode: 'RESOURCE_ALREADY_EXISTS',
     });
-    await ws.putObject(`${HOME}/f.txt`, e, { overwrite: true });
-    expect(await json(await status(`${HOME}/f.txt`))).toMatchObject({
-      object_type: 'THING',
-      resource_id: 'a',
-    });
     await post('/api/2.0/workspace/mkdirs', { path: `${HOME}/d` });
-    await expect(ws.putObject(`${HOME}/d`, e, { overwrite: true })).rejects.toMatchObject({ status: 400 });
-    await expect(ws.putObject(`${HOME}/d/x`, { type: 'THING', resourceId: 'b' })).resolves.toBeTruthy();
-    await expect(
-      ws.moveObject(`${HOME}/d/x`, `${HOME}/f.txt`, { type: 'THING', resourceId: 'b' }),
-    ).rejects.toMatchObject({ status: 409 });
+    await ws.addObject(`${HOME}/d/x`, 'THING', 'b');
+    await expect(ws.moveObject(`${HOME}/d/x`, `${HOME}/f.txt`)).rejects.toMatchObject({ status: 409 });
+    // a plain file never replaces it, even with overwrite
+    await expectDatabricksError(
+      await post('/api/2.0/workspace/import', {
+        path: `${HOME}/d/x`,
+        content: b64('x'),
+        format: 'RAW',
+        overwrite: true,
+      }),
+      409,
+      'RESOURCE_ALREADY_EXISTS',
+    );
     // a folder holding one is not empty
     await expectDatabricksError(
       await post('/api/2.0/workspace/delete', { path: `${HOME}/d` }),
@@ -160,19 +162,5 @@ describe('objects another service owns', () => {
     expect(owner.deleted).toEqual(['t1']);
     await post('/api/2.0/workspace/delete', { path: `${HOME}/p`, recursive: true });
     expect(owner.deleted.sort()).toEqual(['t1', 't2', 't3']);
-    // replaced by a plain file: the owner hears of it too
-    await post('/api/2.0/workspace/import', {
-      path: `${HOME}/r.thing.json`,
-      content: b64('{}'),
-      format: 'AUTO',
-    });
-    await post('/api/2.0/workspace/import', {
-      path: `${HOME}/r.thing.json`,
-      content: b64('{}'),
-      format: 'RAW',
-      overwrite: true,
-    });
-    expect(owner.deleted).toContain('t4');
-    expect((await json(await status(`${HOME}/r.thing.json`))).object_type).toBe('FILE');
   });
 });
