@@ -4,23 +4,38 @@
  * a dashboard page is loaded with its chart code when one is opened.
  */
 import { useEffect, useState } from 'preact/hooks';
-import { CatalogView, HelpPanel, HistoryView, JobsView, QueriesView } from './panels';
+import { TablePage, VolumePage } from './pages/catalog';
+import { JobPage, JobsList, RunPage } from './pages/jobs';
+import { AlertsPage, WarehousesPage } from './pages/sql-objects';
+import { WorkspaceBrowser } from './pages/workspace-browser';
+import { CatalogView, HelpPanel, HistoryView, QueriesView } from './panels';
 import { href, routeOf, type Route } from './routes';
 import { activeWarehouse, Workspace } from './workspace';
 
 const VIEWS = [
   ['editor', 'Editor'],
+  ['workspace', 'Workspace'],
   ['queries', 'Queries'],
-  ['history', 'History'],
-  ['catalog', 'Catalog'],
-  ['jobs', 'Jobs'],
   ['dashboards', 'Dashboards'],
+  ['alerts', 'Alerts'],
+  ['jobs', 'Jobs'],
+  ['catalog', 'Catalog'],
+  ['warehouses', 'Warehouses'],
+  ['history', 'History'],
 ] as const;
 type View = (typeof VIEWS)[number][0];
 
 const here = (): Route => routeOf(location.pathname, location.search);
 /** The nav item a route belongs to. */
-const navOf = (r: Route): View => (r.view === 'dashboard' ? 'dashboards' : r.view);
+const NAV_OF: Partial<Record<Route['view'], View>> = {
+  dashboard: 'dashboards',
+  table: 'catalog',
+  volume: 'catalog',
+  job: 'jobs',
+  run: 'jobs',
+};
+const navOf = (r: Route): View => NAV_OF[r.view] ?? (r.view as View);
+const navHref = (v: View) => href({ view: v, path: '/' } as Route);
 
 type DashboardModule = typeof import('./dashboard');
 let dashboardModule: DashboardModule | undefined;
@@ -55,7 +70,7 @@ export function App() {
     setRoute(r);
     if (href(r) !== location.pathname + location.search) history.pushState(null, '', href(r));
   };
-  const go = (v: View) => goRoute({ view: v } as Route);
+  const go = (v: View) => goRoute(routeOf(navHref(v)));
   useEffect(() => {
     // Links inside the app (`<a href="/ui/...">`) change the page without a reload.
     const onClick = (e: MouseEvent) => {
@@ -78,7 +93,7 @@ export function App() {
         e.preventDefault();
         setHelp((h) => !h);
       } else if (e.key === 'Escape' && help) setHelp(false);
-      else if (e.altKey && /^[1-6]$/.test(e.key)) {
+      else if (e.altKey && /^[1-9]$/.test(e.key)) {
         e.preventDefault();
         go(VIEWS[Number(e.key) - 1]![0]);
       }
@@ -109,7 +124,7 @@ export function App() {
         <nav aria-label="Views">
           {VIEWS.map(([v, label], i) => (
             <a
-              href={v === 'editor' ? '/ui/' : `/ui/${v}`}
+              href={navHref(v)}
               aria-current={view === v ? 'page' : undefined}
               title={`Alt+${i + 1}`}
               onClick={(e) => {
@@ -137,8 +152,26 @@ export function App() {
         {editorUsed && <Workspace visible={view === 'editor'} onNotice={setNotice} />}
         <QueriesView visible={view === 'queries'} />
         <HistoryView visible={view === 'history'} />
-        <CatalogView visible={view === 'catalog'} warehouseId={activeWarehouse} />
-        <JobsView visible={view === 'jobs'} />
+        <CatalogView visible={route.view === 'catalog'} warehouseId={activeWarehouse} />
+        {route.view === 'table' && (
+          <TablePage catalog={route.catalog} schema={route.schema} table={route.table} />
+        )}
+        {route.view === 'volume' && (
+          <VolumePage catalog={route.catalog} schema={route.schema} volume={route.volume} path={route.path} />
+        )}
+        {route.view === 'workspace' && <WorkspaceBrowser path={route.path} />}
+        {route.view === 'jobs' && <JobsList />}
+        {route.view === 'job' && (
+          <JobPage
+            jobId={route.jobId}
+            go={(path) => goRoute(routeOf(new URL(path, location.origin).pathname))}
+          />
+        )}
+        {route.view === 'run' && (
+          <RunPage runId={route.runId} {...(route.jobId !== undefined ? { jobId: route.jobId } : {})} />
+        )}
+        {route.view === 'alerts' && <AlertsPage />}
+        {route.view === 'warehouses' && <WarehousesPage />}
         {view === 'dashboards' && <Dashboards route={route} go={goRoute} />}
       </main>
       {notice && (

@@ -544,7 +544,7 @@ export function DashboardsList() {
           </thead>
           <tbody>
             {items.map((d) => (
-              <tr>
+              <tr key={d.dashboard_id}>
                 <td>
                   <a href={`/ui/dashboards/${d.dashboard_id}`}>{d.display_name}</a>
                 </td>

@@ -1,4 +1,4 @@
-/** The other views: saved queries, query history, the catalog explorer, jobs and runs, keyboard help. */
+/** The other views: saved queries, query history, the catalog explorer, keyboard help. */
 import { useEffect, useState } from 'preact/hooks';
 import {
   api,
@@ -7,6 +7,7 @@ import {
   quoteIdent,
   runStatement,
   uc,
+  warehouses,
   type Cell,
   type Column,
   type UcCatalog,
@@ -15,7 +16,9 @@ import {
   type UcVolume,
 } from './api';
 import { Grid } from './grid';
+import { ChevronDown, ChevronRight, Refresh, Table, Volume } from './icons';
 import { ErrorBox } from './results';
+import { href } from './routes';
 import { openInEditor } from './workspace';
 
 const when = (ms?: number | string) => (ms ? new Date(Number(ms)).toLocaleString() : '');
@@ -148,11 +151,19 @@ export function HistoryView(props: { visible: boolean }) {
   const [items, setItems] = useState<QueryInfo[]>([]);
   const [status, setStatus] = useState('');
   const [text, setText] = useState('');
+  const [warehouse, setWarehouse] = useState('');
+  const [since, setSince] = useState('');
+  const [whs, setWhs] = useState<{ id: string; name: string }[]>([]);
+  useEffect(() => {
+    if (props.visible) warehouses().then(setWhs, () => setWhs([]));
+  }, [props.visible]);
   const [error, setError] = useState<unknown>(null);
   const load = async () => {
     try {
       const params: Record<string, string | number> = { max_results: 200 };
       if (status) params['filter_by.statuses'] = status;
+      if (warehouse) params['filter_by.warehouse_ids'] = warehouse;
+      if (since) params['filter_by.query_start_time_range.start_time_ms'] = Date.now() - Number(since);
       const r = await api<{ res?: QueryInfo[] }>('GET', `/api/2.0/sql/history/queries?${qs(params)}`);
       setItems(r.res ?? []);
       setError(null);
@@ -165,7 +176,7 @@ export function HistoryView(props: { visible: boolean }) {
     void load();
     const t = setInterval(() => void load(), 3000);
     return () => clearInterval(t);
-  }, [props.visible, status]);
+  }, [props.visible, status, warehouse, since]);
   const needle = text.trim().toLowerCase();
   const shown = needle
     ? items.filter(
@@ -185,6 +196,24 @@ export function HistoryView(props: { visible: boolean }) {
             {STATUSES.map((s) => (
               <option value={s}>{s.toLowerCase()}</option>
             ))}
+          </select>
+        </label>
+        <label>
+          Warehouse{' '}
+          <select value={warehouse} onChange={(e) => setWarehouse(e.currentTarget.value)}>
+            <option value="">all</option>
+            {whs.map((w) => (
+              <option value={w.id}>{w.name}</option>
+            ))}
+          </select>
+        </label>
+        <label>
+          Started{' '}
+          <select value={since} onChange={(e) => setSince(e.currentTarget.value)}>
+            <option value="">any time</option>
+            <option value={String(15 * 60_000)}>in the last 15 minutes</option>
+            <option value={String(3_600_000)}>in the last hour</option>
+            <option value={String(86_400_000)}>in the last day</option>
           </select>
         </label>
         <label>
@@ -297,13 +326,13 @@ export function CatalogView(props: { visible: boolean; warehouseId: () => string
         <h2>
           Catalog{' '}
           <button type="button" onClick={() => void load()} aria-label="Refresh catalogs">
-            ↻
+            <Refresh />
           </button>
         </h2>
         {catalogs.map((c) => (
           <div role="treeitem" aria-expanded={!!open[c.name]}>
             <button type="button" class="node" onClick={() => void toggleCatalog(c.name)}>
-              {open[c.name] ? '▾' : '▸'} {c.name}
+              {open[c.name] ? <ChevronDown size={12} /> : <ChevronRight size={12} />} {c.name}
             </button>
             {open[c.name] &&
               (schemas[c.name] ?? []).map((s) => {
@@ -311,7 +340,7 @@ export function CatalogView(props: { visible: boolean; warehouseId: () => string
                 return (
                   <div role="treeitem" class="indent" aria-expanded={!!open[key]}>
                     <button type="button" class="node" onClick={() => void toggleSchema(c.name, s.name)}>
-                      {open[key] ? '▾' : '▸'} {s.name}
+                      {open[key] ? <ChevronDown size={12} /> : <ChevronRight size={12} />} {s.name}
                     </button>
                     {open[key] && (
                       <div class="indent">
@@ -322,13 +351,24 @@ export function CatalogView(props: { visible: boolean; warehouseId: () => string
                             role="treeitem"
                             onClick={() => void showTable(t.full_name)}
                           >
-                            ▦ {t.name}
+                            <Table /> {t.name}
                           </button>
                         ))}
                         {(tables[key]?.volumes ?? []).map((v) => (
-                          <div class="node leaf volume" role="treeitem">
-                            🗀 {v.name} <span class="type">{v.volume_type?.toLowerCase()} volume</span>
-                          </div>
+                          <a
+                            class="node leaf volume"
+                            role="treeitem"
+                            href={href({
+                              view: 'volume',
+                              catalog: c.name,
+                              schema: s.name,
+                              volume: v.name,
+                              path: '',
+                            })}
+                          >
+                            <Volume /> {v.name}{' '}
+                            <span class="type">{v.volume_type?.toLowerCase()} volume</span>
+                          </a>
                         ))}
                         {tables[key] && !tables[key].tables.length && !tables[key].volumes.length && (
                           <div class="note">empty</div>
@@ -350,6 +390,17 @@ export function CatalogView(props: { visible: boolean; warehouseId: () => string
               {table.table_type} {table.data_source_format} {table.comment}
             </p>
             <div class="toolbar">
+              <a
+                class="button"
+                href={href({
+                  view: 'table',
+                  catalog: table.full_name.split('.')[0]!,
+                  schema: table.full_name.split('.')[1]!,
+                  table: table.name,
+                })}
+              >
+                Table page (history, details)
+              </a>
               <button type="button" onClick={() => void runPreview(table)}>
                 Preview 100 rows
               </button>
@@ -401,158 +452,6 @@ export function CatalogView(props: { visible: boolean; warehouseId: () => string
   );
 }
 
-// ---- jobs and runs ------------------------------------------------------------------------------------------
-
-interface Job {
-  job_id: number;
-  settings?: { name?: string };
-  created_time?: number;
-}
-interface RunState {
-  life_cycle_state?: string;
-  result_state?: string;
-  state_message?: string;
-}
-interface Run {
-  run_id: number;
-  run_name?: string;
-  state?: RunState;
-  status?: { state?: string; termination_details?: { code?: string; message?: string } };
-  start_time?: number;
-  end_time?: number;
-  tasks?: { run_id: number; task_key: string; state?: RunState }[];
-}
-
-export function JobsView(props: { visible: boolean }) {
-  const [jobs, setJobs] = useState<Job[]>([]);
-  const [job, setJob] = useState<Job | null>(null);
-  const [runs, setRuns] = useState<Run[]>([]);
-  const [output, setOutput] = useState<{ key: string; body: unknown } | null>(null);
-  const [error, setError] = useState<unknown>(null);
-  useEffect(() => {
-    if (!props.visible) return;
-    const load = async () => {
-      try {
-        const r = await api<{ jobs?: Job[] }>('GET', '/api/2.2/jobs/list?limit=100');
-        setJobs(r.jobs ?? []);
-        if (job) {
-          const rr = await api<{ runs?: Run[] }>(
-            'GET',
-            `/api/2.2/jobs/runs/list?${qs({ job_id: job.job_id, limit: 25, expand_tasks: 'true' })}`,
-          );
-          setRuns(rr.runs ?? []);
-        }
-        setError(null);
-      } catch (e) {
-        setError(e);
-      }
-    };
-    void load();
-    // Live run state: the list is re-read while the view is open.
-    const t = setInterval(() => void load(), 2000);
-    return () => clearInterval(t);
-  }, [props.visible, job?.job_id]);
-  const showOutput = async (key: string, runId: number) => {
-    try {
-      setOutput({ key, body: await api('GET', `/api/2.2/jobs/runs/get-output?run_id=${runId}`) });
-    } catch (e) {
-      setOutput({
-        key,
-        body: e instanceof ApiError ? { error_code: e.errorCode, message: e.message } : String(e),
-      });
-    }
-  };
-  // The 2.2 status (TERMINATED with its termination code) when the server sends it, else the older state.
-  const state = (s?: RunState, st?: Run['status']) =>
-    (st?.state ? [st.state, st.termination_details?.code] : [s?.life_cycle_state, s?.result_state])
-      .filter(Boolean)
-      .join(' / ');
-  return (
-    <section class="view jobs" hidden={!props.visible} aria-label="Jobs and runs">
-      <div class="tree">
-        <h2>Jobs</h2>
-        {jobs.length === 0 && <p class="note">No jobs yet (Jobs API /api/2.2/jobs).</p>}
-        {jobs.map((j) => (
-          <button
-            type="button"
-            class={`node${job?.job_id === j.job_id ? ' active' : ''}`}
-            onClick={() => setJob(j)}
-          >
-            {j.settings?.name ?? j.job_id}
-          </button>
-        ))}
-      </div>
-      <div class="detail">
-        {error ? <ErrorBox error={error} /> : null}
-        {job ? (
-          <>
-            <h2>
-              {job.settings?.name} <span class="type">job {job.job_id}</span>
-            </h2>
-            <table class="list">
-              <thead>
-                <tr>
-                  <th>Run</th>
-                  <th>State</th>
-                  <th>Started</th>
-                  <th>Tasks</th>
-                </tr>
-              </thead>
-              <tbody>
-                {runs.map((r) => (
-                  <tr>
-                    <td>{r.run_id}</td>
-                    <td>
-                      <span class="badge">{state(r.state, r.status)}</span>
-                      {r.state?.state_message && <div class="errmsg">{r.state.state_message}</div>}
-                    </td>
-                    <td>{when(r.start_time)}</td>
-                    <td>
-                      {(r.tasks ?? [{ run_id: r.run_id, task_key: 'run' }]).map((t) => (
-                        <button
-                          type="button"
-                          onClick={() => void showOutput(`${r.run_id}/${t.task_key}`, t.run_id)}
-                        >
-                          {t.task_key} {t.state ? `(${state(t.state)})` : ''}
-                        </button>
-                      ))}
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-            {output && <TaskOutput label={output.key} body={output.body} />}
-          </>
-        ) : (
-          <p class="note">Pick a job to see its runs.</p>
-        )}
-      </div>
-    </section>
-  );
-}
-
-/** A task run's output (runs/get-output): its logs, notebook result or error first, the whole answer below. */
-function TaskOutput(props: { label: string; body: unknown }) {
-  const o = (props.body ?? {}) as {
-    logs?: string;
-    notebook_output?: { result?: string };
-    error?: string;
-    error_trace?: string;
-    message?: string;
-  };
-  const main = [o.error, o.error_trace, o.notebook_output?.result, o.logs, o.message].filter(Boolean);
-  return (
-    <section aria-label={`Output of ${props.label}`}>
-      <h3>Output of {props.label}</h3>
-      {main.length > 0 && <pre class="output">{main.join('\n')}</pre>}
-      <details>
-        <summary>Whole get-output answer</summary>
-        <pre class="output">{JSON.stringify(props.body, null, 2)}</pre>
-      </details>
-    </section>
-  );
-}
-
 // ---- keyboard help ------------------------------------------------------------------------------------------
 
 export const SHORTCUTS: [string, string][] = [
@@ -561,7 +460,7 @@ export const SHORTCUTS: [string, string][] = [
   ['Ctrl/Cmd + S', 'Save the tab as a query'],
   ['Ctrl + Space', 'Complete catalogs, schemas, tables, columns, keywords, functions'],
   ['Alt + N / Alt + W', 'New tab / close tab'],
-  ['Alt + 1…5', 'Editor, Queries, History, Catalog, Jobs'],
+  ['Alt + 1…9', 'Editor, Workspace, Queries, Dashboards, Alerts, Jobs, Catalog, Warehouses, History'],
   ['Arrows, Ctrl/Cmd + C in the grid', 'Move the selected cell, copy it'],
   ['F1 in the editor', 'All editor commands'],
   ['?', 'This help'],
