@@ -180,3 +180,53 @@ def test_migrate_a_legacy_dashboard(w, sales):
     assert content["datasets"][0]["queryLines"] == [f"SELECT region, amount FROM {table}"]
     bar = content["pages"][0]["layout"][0]
     assert bar["widget"]["spec"]["widgetType"] == "bar" and bar["position"]["width"] == 3
+
+
+def test_job_with_a_dashboard_task_refreshes_it_and_notifies(w, sales, webhook):
+    from databricks.sdk.service import jobs
+
+    wh, table = sales
+    hook_url, received = webhook
+    dest = w.notification_destinations.create(display_name="hook", config=settings.Config(
+        generic_webhook=settings.GenericWebhookConfig(url=hook_url)))
+    content = json.loads(_counter(f"SELECT * FROM {table}"))
+    # A filter widget named "region_filter": the task's filters set it.
+    content["pages"][0]["layout"].append({
+        "widget": {"name": "region_filter",
+                   "queries": [{"name": "f", "query": {"datasetName": "ds", "fields": [
+                       {"name": "region", "expression": "`region`"}], "disaggregated": False}}],
+                   "spec": {"version": 2, "widgetType": "filter-multi-select",
+                            "encodings": {"fields": [{"fieldName": "region", "queryName": "f"}]}}},
+        "position": {"x": 2, "y": 0, "width": 2, "height": 1}})
+    d = w.lakeview.create(dashboards.Dashboard(display_name=unique("for a job"), warehouse_id=wh,
+                                               serialized_dashboard=json.dumps(content)))
+    job = w.jobs.create(name=unique("refresh"), tasks=[jobs.Task(
+        task_key="refresh",
+        dashboard_task=jobs.DashboardTask(
+            dashboard_id=d.dashboard_id, warehouse_id=wh, filters={"region_filter": '["north", "east"]'},
+            subscription=jobs.Subscription(custom_subject="Sales refreshed", subscribers=[
+                jobs.SubscriptionSubscriber(destination_id=dest.id)])))])
+    run = w.jobs.run_now_and_wait(job.job_id)
+    assert run.state.result_state == jobs.RunResultState.SUCCESS, run.state
+    out = w.jobs.get_run_output(run.tasks[0].run_id)
+    assert "Dashboard" in out.logs and "1 of 1 subscribers notified" in out.logs, out.logs
+    assert received and received[-1]["dashboard_id"] == d.dashboard_id
+    assert received[-1]["subject"] == "Sales refreshed" and received[-1]["status"] == "SUCCESS"
+    # The counter's statement ran with the task's filter bound as parameters.
+    texts = [q.query_text for q in w.query_history.list(max_results=200).res]
+    assert any(f"FROM {table}" in t and "IN (:lakeview_filter_0, :lakeview_filter_1)" in t for t in texts)
+
+    # A dashboard whose widget fails fails the task, with the page's error.
+    broken = w.lakeview.create(dashboards.Dashboard(display_name=unique("broken"), warehouse_id=wh,
+                                                    serialized_dashboard=_counter("SELECT * FROM nowhere.x.y")))
+    job2 = w.jobs.create(name=unique("refresh broken"), tasks=[jobs.Task(
+        task_key="refresh", dashboard_task=jobs.DashboardTask(dashboard_id=broken.dashboard_id))])
+    try:
+        w.jobs.run_now_and_wait(job2.job_id)
+    except Exception:
+        pass
+    runs = list(w.jobs.list_runs(job_id=job2.job_id))
+    assert runs[0].state.result_state == jobs.RunResultState.FAILED
+    failed = w.jobs.get_run_output(w.jobs.get_run(runs[0].run_id).tasks[0].run_id)
+    assert failed.error and "nowhere" in failed.error
+    assert failed.as_dict()["dashboard_output"]["page_snapshots"][0]["widget_error_details"]

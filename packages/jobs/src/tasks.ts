@@ -1,6 +1,7 @@
 /**
  * What each task type does. Code tasks (spark_python_task, notebook_task, python_wheel_task) run on the Spark
- * engine; condition, run_job and for_each tasks are evaluated here; sql_task files go to the SQL service.
+ * engine; condition, run_job and for_each tasks are evaluated here; sql_task files go to the SQL service;
+ * dashboard_task refreshes a dashboard through the lakeview service.
  * Anything else fails with a message saying MiniLake does not support it, never a pretend success.
  */
 import type { ServiceContext } from '@minilake/core';
@@ -11,6 +12,8 @@ import type { Json, TaskSpec } from './settings.js';
 import { runAlert, runSavedQuery, runSqlFile } from './sql.js';
 import { termination, type JobsStore, type RunRecord, type TaskOutput, type TaskRunRecord } from './store.js';
 import type { ComputeApi } from '@minilake/compute';
+import type { LakeviewApi } from '@minilake/lakeview';
+import { runDashboardTask } from './dashboard.js';
 import type { SecretsApi } from '@minilake/secrets';
 
 export interface Outcome {
@@ -37,6 +40,7 @@ export interface ExecDeps {
   files: FileResolver;
   secrets?: SecretsPeer | undefined;
   compute?: ComputePeer | undefined;
+  lakeview?: Pick<LakeviewApi, 'refresh'> | undefined;
   ctx: Pick<ServiceContext, 'request' | 'clock' | 'identity' | 'selfUrl'>;
   runJob(
     jobId: number,
@@ -312,6 +316,10 @@ export async function executeTask(d: ExecDeps, input: ExecInput): Promise<Outcom
         return await forEach(d, input, refs);
       case 'sql_task':
         return await sqlTask(d, input, spec.sql_task as Json, refs);
+      case 'dashboard_task': {
+        const r = await runDashboardTask(d.lakeview, resolveAll(spec.dashboard_task as Json, refs));
+        return r.ok ? { result: 'SUCCESS', message: '', output: r.output } : fail(r.message, r.output);
+      }
       case 'spark_python_task':
       case 'notebook_task':
       case 'python_wheel_task':
