@@ -4,11 +4,11 @@
  * a dashboard page is loaded with its chart code when one is opened.
  */
 import { useEffect, useState } from 'preact/hooks';
-import { TablePage, VolumePage } from './pages/catalog';
 import { JobPage, JobsList, RunPage } from './pages/jobs';
 import { AlertsPage, WarehousesPage } from './pages/sql-objects';
 import { WorkspaceBrowser } from './pages/workspace-browser';
 import { CatalogView, HelpPanel, HistoryView, QueriesView } from './panels';
+import { navigate, useRoute } from './route';
 import { href, routeOf, type Route } from './routes';
 import { activeWarehouse, Workspace } from './workspace';
 
@@ -29,8 +29,6 @@ const here = (): Route => routeOf(location.pathname, location.search);
 /** The nav item a route belongs to. */
 const NAV_OF: Partial<Record<Route['view'], View>> = {
   dashboard: 'dashboards',
-  table: 'catalog',
-  volume: 'catalog',
   job: 'jobs',
   run: 'jobs',
 };
@@ -58,7 +56,8 @@ function Dashboards(props: { route: Route; go: (r: Route) => void }) {
 }
 
 export function App() {
-  const [route, setRoute] = useState<Route>(here);
+  useRoute(); // re-renders on every change of the address (route.ts's navigate, back and forward)
+  const route = here();
   const view = navOf(route);
   const [help, setHelp] = useState(false);
   const [notice, setNotice] = useState('');
@@ -67,8 +66,7 @@ export function App() {
   const [editorUsed, setEditorUsed] = useState(view === 'editor');
   if (view === 'editor' && !editorUsed) setEditorUsed(true);
   const goRoute = (r: Route) => {
-    setRoute(r);
-    if (href(r) !== location.pathname + location.search) history.pushState(null, '', href(r));
+    if (href(r) !== location.pathname + location.search) navigate(href(r));
   };
   const go = (v: View) => goRoute(routeOf(navHref(v)));
   useEffect(() => {
@@ -80,13 +78,13 @@ export function App() {
       if (e.button !== 0 || e.metaKey || e.ctrlKey || e.shiftKey || e.altKey) return;
       e.preventDefault();
       const url = new URL(target, location.origin);
-      goRoute(routeOf(url.pathname, url.search));
+      if (url.pathname + url.search !== location.pathname + location.search)
+        navigate(url.pathname + url.search);
     };
     document.addEventListener('click', onClick);
     return () => document.removeEventListener('click', onClick);
   }, []);
   useEffect(() => {
-    const onPop = () => setRoute(here());
     const onKey = (e: KeyboardEvent) => {
       const typing = (e.target as HTMLElement)?.closest?.('input, textarea, select, .monaco-editor');
       if (e.key === '?' && !typing) {
@@ -98,10 +96,8 @@ export function App() {
         go(VIEWS[Number(e.key) - 1]![0]);
       }
     };
-    window.addEventListener('popstate', onPop);
     window.addEventListener('keydown', onKey);
     return () => {
-      window.removeEventListener('popstate', onPop);
       window.removeEventListener('keydown', onKey);
     };
   }, [help]);
@@ -153,12 +149,6 @@ export function App() {
         <QueriesView visible={view === 'queries'} />
         <HistoryView visible={view === 'history'} />
         <CatalogView visible={route.view === 'catalog'} warehouseId={activeWarehouse} />
-        {route.view === 'table' && (
-          <TablePage catalog={route.catalog} schema={route.schema} table={route.table} />
-        )}
-        {route.view === 'volume' && (
-          <VolumePage catalog={route.catalog} schema={route.schema} volume={route.volume} path={route.path} />
-        )}
         {route.view === 'workspace' && <WorkspaceBrowser path={route.path} />}
         {route.view === 'jobs' && <JobsList />}
         {route.view === 'job' && (

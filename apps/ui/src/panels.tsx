@@ -17,8 +17,9 @@ import {
 } from './api';
 import { Grid } from './grid';
 import { ChevronDown, ChevronRight, Refresh, Table, Volume } from './icons';
+import { TableExtras, VolumePage } from './pages/catalog';
 import { ErrorBox } from './results';
-import { href } from './routes';
+import { navigate, uiPath, useRoute } from './route';
 import { openInEditor } from './workspace';
 
 const when = (ms?: number | string) => (ms ? new Date(Number(ms)).toLocaleString() : '');
@@ -59,6 +60,21 @@ export function QueriesView(props: { visible: boolean }) {
   useEffect(() => {
     if (props.visible) void load();
   }, [props.visible]);
+  // A saved query's address, /ui/queries/<id> (where Databricks' /sql/editor/<id> leads), opens it in the editor.
+  const route = useRoute();
+  useEffect(() => {
+    if (route[0] !== 'queries' || !route[1]) return;
+    api<SavedQuery>('GET', `/api/2.0/sql/queries/${encodeURIComponent(route[1])}`).then(
+      (q) =>
+        openInEditor({
+          title: q.display_name ?? q.id,
+          sql: q.query_text ?? '',
+          queryId: q.id,
+          description: q.description,
+        }),
+      setError,
+    );
+  }, [route.join('/')]);
   const remove = async (q: SavedQuery) => {
     if (!window.confirm(`Move “${q.display_name}” to the trash?`)) return;
     await api('DELETE', `/api/2.0/sql/queries/${encodeURIComponent(q.id)}`).catch(setError);
@@ -274,6 +290,8 @@ export function HistoryView(props: { visible: boolean }) {
 interface Preview {
   columns: Column[];
   rows: Cell[][];
+  /** What the rows are (`History`, `Details`); a preview when absent. */
+  label?: string;
 }
 
 export function CatalogView(props: { visible: boolean; warehouseId: () => string }) {
@@ -282,24 +300,54 @@ export function CatalogView(props: { visible: boolean; warehouseId: () => string
   const [schemas, setSchemas] = useState<Record<string, UcSchema[]>>({});
   const [tables, setTables] = useState<Record<string, { tables: UcTable[]; volumes: UcVolume[] }>>({});
   const [table, setTable] = useState<UcTable | null>(null);
+  /** The volume shown instead of a table (`c.s.v`) and the folder inside it. */
+  const [volume, setVolume] = useState<{ c: string; s: string; v: string; path: string } | null>(null);
   const [preview, setPreview] = useState<Preview | null>(null);
   const [error, setError] = useState<unknown>(null);
+  const route = useRoute();
   const load = () => uc.catalogs().then(setCatalogs, setError);
   useEffect(() => {
     if (props.visible) void load();
   }, [props.visible]);
+  const openCatalog = async (c: string) => {
+    setOpen((o) => ({ ...o, [c]: true }));
+    const list = await uc.schemas(c).catch(() => []);
+    setSchemas((x) => ({ ...x, [c]: list }));
+  };
+  const openSchema = async (c: string, s: string) => {
+    setOpen((o) => ({ ...o, [`${c}.${s}`]: true }));
+    const [t, v] = await Promise.all([uc.tables(c, s).catch(() => []), uc.volumes(c, s).catch(() => [])]);
+    setTables((x) => ({ ...x, [`${c}.${s}`]: { tables: t, volumes: v } }));
+    return { tables: t, volumes: v };
+  };
   const toggleCatalog = async (c: string) => {
-    setOpen((o) => ({ ...o, [c]: !o[c] }));
-    if (!open[c]) setSchemas({ ...schemas, [c]: await uc.schemas(c).catch(() => []) });
+    if (open[c]) return setOpen((o) => ({ ...o, [c]: false }));
+    navigate(uiPath('catalog', c));
   };
   const toggleSchema = async (c: string, s: string) => {
-    const key = `${c}.${s}`;
-    setOpen((o) => ({ ...o, [key]: !o[key] }));
-    if (!open[key]) {
-      const [t, v] = await Promise.all([uc.tables(c, s).catch(() => []), uc.volumes(c, s).catch(() => [])]);
-      setTables((x) => ({ ...x, [key]: { tables: t, volumes: v } }));
-    }
+    if (open[`${c}.${s}`]) return setOpen((o) => ({ ...o, [`${c}.${s}`]: false }));
+    navigate(uiPath('catalog', c, s));
   };
+  // The address names what is open: /ui/catalog/<c>[/<s>[/<table or volume>]] (a link, a reload, back).
+  useEffect(() => {
+    if (!props.visible || route[0] !== 'catalog') return;
+    const [, c, s, t, ...rest] = route;
+    void (async () => {
+      if (c && !schemas[c]) await openCatalog(c);
+      else if (c) setOpen((o) => ({ ...o, [c]: true }));
+      let listing = c && s ? tables[`${c}.${s}`] : undefined;
+      if (c && s && !listing) listing = await openSchema(c, s);
+      else if (c && s) setOpen((o) => ({ ...o, [`${c}.${s}`]: true }));
+      // The third name is a volume's (its files, with the folder after it) or a table's.
+      if (c && s && t && listing?.volumes.some((v) => v.name === t)) {
+        setTable(null);
+        setVolume({ c, s, v: t, path: rest.join('/') });
+      } else {
+        setVolume(null);
+        if (c && s && t && table?.full_name !== `${c}.${s}.${t}`) await showTable(`${c}.${s}.${t}`);
+      }
+    })();
+  }, [props.visible, route.join('/')]);
   const showTable = async (fullName: string) => {
     setPreview(null);
     setError(null);
@@ -349,26 +397,28 @@ export function CatalogView(props: { visible: boolean; warehouseId: () => string
                             type="button"
                             class="node leaf"
                             role="treeitem"
-                            onClick={() => void showTable(t.full_name)}
+                            aria-current={table?.full_name === t.full_name ? 'page' : undefined}
+                            onClick={() => navigate(uiPath('catalog', ...t.full_name.split('.')))}
                           >
                             <Table /> {t.name}
                           </button>
                         ))}
                         {(tables[key]?.volumes ?? []).map((v) => (
-                          <a
+                          <button
+                            type="button"
                             class="node leaf volume"
                             role="treeitem"
-                            href={href({
-                              view: 'volume',
-                              catalog: c.name,
-                              schema: s.name,
-                              volume: v.name,
-                              path: '',
-                            })}
+                            aria-current={
+                              volume &&
+                              `${volume.c}.${volume.s}.${volume.v}` === `${c.name}.${s.name}.${v.name}`
+                                ? 'page'
+                                : undefined
+                            }
+                            onClick={() => navigate(uiPath('catalog', c.name, s.name, v.name))}
                           >
                             <Volume /> {v.name}{' '}
                             <span class="type">{v.volume_type?.toLowerCase()} volume</span>
-                          </a>
+                          </button>
                         ))}
                         {tables[key] && !tables[key].tables.length && !tables[key].volumes.length && (
                           <div class="note">empty</div>
@@ -383,24 +433,15 @@ export function CatalogView(props: { visible: boolean; warehouseId: () => string
       </div>
       <div class="detail">
         {error ? <ErrorBox error={error} /> : null}
-        {table ? (
+        {volume ? (
+          <VolumePage catalog={volume.c} schema={volume.s} volume={volume.v} path={volume.path} />
+        ) : table ? (
           <>
             <h2>{table.full_name}</h2>
             <p class="note">
               {table.table_type} {table.data_source_format} {table.comment}
             </p>
             <div class="toolbar">
-              <a
-                class="button"
-                href={href({
-                  view: 'table',
-                  catalog: table.full_name.split('.')[0]!,
-                  schema: table.full_name.split('.')[1]!,
-                  table: table.name,
-                })}
-              >
-                Table page (history, details)
-              </a>
               <button type="button" onClick={() => void runPreview(table)}>
                 Preview 100 rows
               </button>
@@ -415,6 +456,12 @@ export function CatalogView(props: { visible: boolean; warehouseId: () => string
               >
                 Open in editor
               </button>
+              <TableExtras
+                table={table}
+                warehouseId={props.warehouseId}
+                onResult={(r) => setPreview(r)}
+                onError={setError}
+              />
             </div>
             <table class="list">
               <thead>
@@ -440,7 +487,11 @@ export function CatalogView(props: { visible: boolean; warehouseId: () => string
             </table>
             {preview && (
               <div class="preview">
-                <Grid columns={preview.columns} rows={preview.rows} label={`Preview of ${table.full_name}`} />
+                <Grid
+                  columns={preview.columns}
+                  rows={preview.rows}
+                  label={`${preview.label ?? 'Preview'} of ${table.full_name}`}
+                />
               </div>
             )}
           </>

@@ -1,15 +1,15 @@
 /**
  * Every page of the UI and its address, in one table: a path under /ui/ is matched top to bottom, and the
- * first pattern that fits names the view and its parameters. Links are plain hrefs built by `href`, so a
- * page can be opened, bookmarked and reloaded at its address.
+ * first pattern that fits names the view and its parameters. Links are plain hrefs built by `href` (or
+ * route.ts's `uiPath`); the address changes through route.ts's `navigate`, so a page can be opened, bookmarked
+ * and reloaded at its address, and the server sends Databricks' page addresses here (apps/server welcome.ts).
  */
 export type Route =
   | { view: 'editor' }
-  | { view: 'queries' }
+  | { view: 'queries'; id?: string }
   | { view: 'history' }
-  | { view: 'catalog' }
-  | { view: 'table'; catalog: string; schema: string; table: string }
-  | { view: 'volume'; catalog: string; schema: string; volume: string; path: string }
+  /** The explorer; `name` is a table or a volume (then `path` is a folder in it). */
+  | { view: 'catalog'; catalog?: string; schema?: string; name?: string; path?: string }
   | { view: 'workspace'; path: string }
   | { view: 'jobs' }
   | { view: 'job'; jobId: number }
@@ -20,7 +20,13 @@ export type Route =
   | { view: 'dashboard'; id: string; published: boolean; page?: string };
 
 const seg = '([^/]+)';
-const dec = decodeURIComponent;
+const dec = (p: string) => {
+  try {
+    return decodeURIComponent(p);
+  } catch {
+    return p; // a malformed escape names nothing: taken as written
+  }
+};
 const segments = (rest: string | undefined) => (rest ?? '').split('/').filter(Boolean).map(dec);
 
 const ROUTES: [RegExp, (m: string[], q: URLSearchParams) => Route][] = [
@@ -28,19 +34,17 @@ const ROUTES: [RegExp, (m: string[], q: URLSearchParams) => Route][] = [
   [new RegExp(`^/ui/dashboards/${seg}/?$`), (m, q) => dashboard(m[1]!, false, q)],
   [/^\/ui\/dashboards\/?$/, () => ({ view: 'dashboards' })],
   [
-    new RegExp(`^/ui/catalog/${seg}/${seg}/${seg}/?$`),
-    (m) => ({ view: 'table', catalog: dec(m[1]!), schema: dec(m[2]!), table: dec(m[3]!) }),
-  ],
-  [/^\/ui\/catalog(\/.*)?$/, () => ({ view: 'catalog' })],
-  [
-    new RegExp(`^/ui/volumes/${seg}/${seg}/${seg}(/.*)?$`),
-    (m) => ({
-      view: 'volume',
-      catalog: dec(m[1]!),
-      schema: dec(m[2]!),
-      volume: dec(m[3]!),
-      path: segments(m[4]).join('/'),
-    }),
+    /^\/ui\/catalog(\/.*)?$/,
+    (m) => {
+      const [catalog, schema, name, ...path] = segments(m[1]);
+      return {
+        view: 'catalog',
+        ...(catalog ? { catalog } : {}),
+        ...(schema ? { schema } : {}),
+        ...(name ? { name } : {}),
+        ...(path.length ? { path: path.join('/') } : {}),
+      };
+    },
   ],
   [/^\/ui\/workspace(\/.*)?$/, (m) => ({ view: 'workspace', path: `/${segments(m[1]).join('/')}` })],
   [/^\/ui\/jobs\/(\d+)\/runs\/(\d+)\/?$/, (m) => ({ view: 'run', jobId: Number(m[1]), runId: Number(m[2]) })],
@@ -48,6 +52,7 @@ const ROUTES: [RegExp, (m: string[], q: URLSearchParams) => Route][] = [
   [/^\/ui\/jobs\/(\d+)\/?$/, (m) => ({ view: 'job', jobId: Number(m[1]) })],
   [/^\/ui\/jobs\/?$/, () => ({ view: 'jobs' })],
   [/^\/ui\/queries\/?$/, () => ({ view: 'queries' })],
+  [new RegExp(`^/ui/queries/${seg}/?$`), (m) => ({ view: 'queries', id: dec(m[1]!) })],
   [/^\/ui\/history\/?$/, () => ({ view: 'history' })],
   [/^\/ui\/alerts\/?$/, () => ({ view: 'alerts' })],
   [/^\/ui\/warehouses\/?$/, () => ({ view: 'warehouses' })],
@@ -75,10 +80,14 @@ export function href(r: Route): string {
       return '/ui/';
     case 'dashboard':
       return `/ui/dashboards/${encodeURIComponent(r.id)}${r.published ? '/published' : ''}${r.page ? `?page=${encodeURIComponent(r.page)}` : ''}`;
-    case 'table':
-      return `/ui/catalog/${enc([r.catalog, r.schema, r.table])}`;
-    case 'volume':
-      return `/ui/volumes/${enc([r.catalog, r.schema, r.volume, ...r.path.split('/').filter(Boolean)])}`;
+    case 'catalog': {
+      const parts = [r.catalog, r.schema, r.name, ...(r.path ?? '').split('/')].filter(
+        (x): x is string => !!x,
+      );
+      return parts.length ? `/ui/catalog/${enc(parts)}` : '/ui/catalog';
+    }
+    case 'queries':
+      return r.id ? `/ui/queries/${encodeURIComponent(r.id)}` : '/ui/queries';
     case 'workspace': {
       const parts = r.path.split('/').filter(Boolean);
       return parts.length ? `/ui/workspace/${enc(parts)}` : '/ui/workspace';

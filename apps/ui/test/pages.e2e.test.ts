@@ -319,12 +319,12 @@ describe.skipIf(!CHROMIUM)(title, () => {
     await sql("INSERT INTO pages.default.events VALUES (1, 'a'), (2, 'b')");
     await sql("UPDATE pages.default.events SET kind = 'c' WHERE id = 2");
     const page = await open('/ui/catalog/pages/default/events');
-    await page.getByRole('heading', { name: 'events' }).waitFor();
-    await page.getByRole('tab', { name: 'History' }).click();
+    await page.getByRole('heading', { name: 'pages.default.events' }).waitFor();
+    await page.getByRole('button', { name: 'History' }).click();
     await page.getByRole('gridcell', { name: 'UPDATE', exact: true }).waitFor();
     await page.getByRole('gridcell', { name: 'CREATE TABLE', exact: true }).waitFor();
     await shots(page, 'catalog-history');
-    await page.getByRole('tab', { name: 'Sample data' }).click();
+    await page.getByRole('button', { name: 'Preview 100 rows' }).click();
     await page.getByRole('gridcell', { name: 'c', exact: true }).waitFor();
     await page.close();
 
@@ -337,7 +337,8 @@ describe.skipIf(!CHROMIUM)(title, () => {
     const v = await open('/ui/catalog');
     await v.getByRole('button', { name: /pages/ }).click();
     await v.getByRole('button', { name: /default/ }).click();
-    await v.locator('.tree a.volume', { hasText: 'landing' }).click();
+    await v.locator('.tree .volume', { hasText: 'landing' }).click();
+    await v.waitForURL('**/ui/catalog/pages/default/landing');
     await v.getByText('This folder is empty').waitFor();
     const file = path.join(mkdtempSync(path.join(os.tmpdir(), 'ui-up-')), 'orders.csv');
     writeFileSync(file, 'id,amount\n1,10\n2,20\n');
@@ -353,11 +354,11 @@ describe.skipIf(!CHROMIUM)(title, () => {
     v.once('dialog', (d) => void d.accept('raw'));
     await v.getByRole('button', { name: 'New folder' }).click();
     await v.getByRole('link', { name: 'raw' }).click();
-    await v.waitForURL('**/ui/volumes/pages/default/landing/raw');
+    await v.waitForURL('**/ui/catalog/pages/default/landing/raw');
     await v.getByLabel('Upload files').setInputFiles(file);
     await v.getByRole('link', { name: 'Download orders.csv' }).waitFor();
     await shots(v, 'volume-browser');
-    await v.getByRole('link', { name: 'landing' }).click();
+    await v.locator('.crumbs').getByRole('link', { name: 'landing' }).click();
     await v.getByRole('link', { name: 'raw' }).waitFor();
     v.once('dialog', (d) => void d.accept());
     await v.getByRole('button', { name: 'Delete orders.csv' }).click();

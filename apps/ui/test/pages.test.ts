@@ -69,8 +69,10 @@ describe('addresses', () => {
     const routes = [
       { view: 'editor' },
       { view: 'dashboard', id: 'abc', published: true, page: 'p1' },
-      { view: 'table', catalog: 'c', schema: 's', table: 't x' },
-      { view: 'volume', catalog: 'c', schema: 's', volume: 'v', path: 'raw/2024' },
+      { view: 'catalog' },
+      { view: 'catalog', catalog: 'c', schema: 's', name: 't x' },
+      { view: 'catalog', catalog: 'c', schema: 's', name: 'v', path: 'raw/2024' },
+      { view: 'queries', id: 'q1' },
       { view: 'workspace', path: '/Users/me@x.io/nb' },
       { view: 'job', jobId: 12 },
       { view: 'run', jobId: 12, runId: 34 },

@@ -1,129 +1,67 @@
 /**
- * Catalog objects at their addresses: a table (/ui/catalog/<catalog>/<schema>/<table>) with its columns, a
- * sample of its rows, its Delta history (DESCRIBE HISTORY) and its details; a volume
- * (/ui/volumes/<catalog>/<schema>/<volume>/<path>) as a file browser over the Files API: folders, upload,
- * download, delete, new folder.
+ * What the catalog explorer shows of an object at its address: a table's History (Delta) and Details beside
+ * its columns and preview (/ui/catalog/<catalog>/<schema>/<table>); a volume as a file browser over the
+ * Files API (/ui/catalog/<catalog>/<schema>/<volume>/<folder...>): folders, upload, download, delete, new
+ * folder.
  */
-import { useEffect, useState } from 'preact/hooks';
-import { api, quoteIdent, runStatement, uc, type Cell, type Column, type UcTable } from '../api';
-import { Grid } from '../grid';
+import { useState, useEffect } from 'preact/hooks';
+import { api, quoteIdent, runStatement, type Cell, type Column, type UcTable } from '../api';
 import { Download, File, Folder, Refresh, Trash, Upload } from '../icons';
 import { ErrorBox } from '../results';
-import { href } from '../routes';
-import { activeWarehouse } from '../workspace';
+import { uiPath } from '../route';
 
 interface Result {
   columns: Column[];
   rows: Cell[][];
 }
 
-export function TablePage(props: { catalog: string; schema: string; table: string }) {
-  const full = `${props.catalog}.${props.schema}.${props.table}`;
-  const quoted = [props.catalog, props.schema, props.table].map(quoteIdent).join('.');
-  const [t, setT] = useState<UcTable & Record<string, unknown>>();
-  const [tab, setTab] = useState<'columns' | 'sample' | 'history' | 'details'>('columns');
-  const [data, setData] = useState<Result | null>(null);
-  const [error, setError] = useState<unknown>(null);
-  useEffect(() => {
-    setT(undefined);
-    setError(null);
-    uc.table(full).then((x) => setT(x as UcTable & Record<string, unknown>), setError);
-  }, [full]);
-  const show = async (which: typeof tab) => {
-    setTab(which);
-    setData(null);
-    setError(null);
-    const sql =
-      which === 'sample'
-        ? `SELECT * FROM ${quoted} LIMIT 100`
-        : which === 'history'
-          ? `DESCRIBE HISTORY ${quoted}`
-          : '';
-    if (!sql) return;
+/**
+ * A table's History (Delta: DESCRIBE HISTORY, newest first) and Details (what Unity Catalog holds of it), for
+ * the catalog explorer's table pane: each fills its result grid.
+ */
+export function TableExtras(props: {
+  table: UcTable;
+  warehouseId: () => string;
+  onResult: (r: Result & { label: string }) => void;
+  onError: (e: unknown) => void;
+}) {
+  const t = props.table;
+  const delta = (t.data_source_format ?? '').toUpperCase() === 'DELTA';
+  const history = async () => {
+    const quoted = t.full_name.split('.').map(quoteIdent).join('.');
     try {
-      const r = await runStatement(sql, { warehouseId: activeWarehouse(), waitTimeout: '30s' }).done;
-      setData({ columns: r.columns, rows: r.rows });
+      const r = await runStatement(`DESCRIBE HISTORY ${quoted}`, {
+        warehouseId: props.warehouseId(),
+        waitTimeout: '30s',
+      }).done;
+      props.onResult({ columns: r.columns, rows: r.rows, label: 'History' });
     } catch (e) {
-      setError(e);
+      props.onError(e);
     }
   };
-  const delta = (t?.data_source_format ?? '').toUpperCase() === 'DELTA';
+  const details = () => {
+    const col = (name: string, position: number): Column => ({
+      name,
+      type_name: 'STRING',
+      type_text: 'STRING',
+      position,
+    });
+    const rows = Object.entries(t as unknown as Record<string, unknown>)
+      .filter(([k, v]) => k !== 'columns' && v !== null && v !== undefined)
+      .map(([k, v]): Cell[] => [k, typeof v === 'object' ? JSON.stringify(v) : String(v)]);
+    props.onResult({ columns: [col('property', 0), col('value', 1)], rows, label: 'Details' });
+  };
   return (
-    <section class="view" aria-label={`Table ${full}`}>
-      <p class="crumbs">
-        <a href="/ui/catalog">Catalog</a> / {props.catalog} / {props.schema} /
-      </p>
-      <div class="page-head">
-        <h2>{props.table}</h2>
-        <span class="type">
-          {t?.table_type?.toLowerCase()} {t?.data_source_format?.toLowerCase()} table
-        </span>
-      </div>
-      {t?.comment && <p class="note">{t.comment}</p>}
-      <div class="seg" role="tablist" aria-label="Table views">
-        {(['columns', 'sample', ...(delta ? ['history'] : []), 'details'] as (typeof tab)[]).map((x) => (
-          <button type="button" role="tab" aria-selected={tab === x} onClick={() => void show(x)}>
-            {x === 'columns'
-              ? 'Columns'
-              : x === 'sample'
-                ? 'Sample data'
-                : x === 'history'
-                  ? 'History'
-                  : 'Details'}
-          </button>
-        ))}
-      </div>
-      {error ? <ErrorBox error={error} /> : null}
-      {tab === 'columns' && t && (
-        <table class="list">
-          <thead>
-            <tr>
-              <th>Column</th>
-              <th>Type</th>
-              <th>Nullable</th>
-              <th>Comment</th>
-            </tr>
-          </thead>
-          <tbody>
-            {(t.columns ?? []).map((c) => (
-              <tr>
-                <td>{c.name}</td>
-                <td>
-                  <code>{c.type_text}</code>
-                </td>
-                <td>{c.nullable === false ? 'no' : 'yes'}</td>
-                <td>{c.comment}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+    <>
+      {delta && (
+        <button type="button" onClick={() => void history()}>
+          History
+        </button>
       )}
-      {(tab === 'sample' || tab === 'history') && data && (
-        <div class="page-grid">
-          <Grid
-            columns={data.columns}
-            rows={data.rows}
-            label={tab === 'history' ? `History of ${full}` : `Sample of ${full}`}
-          />
-        </div>
-      )}
-      {tab === 'details' && t && (
-        <table class="list details">
-          <tbody>
-            {Object.entries(t)
-              .filter(([k, v]) => k !== 'columns' && v !== null && typeof v !== 'object')
-              .map(([k, v]) => (
-                <tr>
-                  <th>{k}</th>
-                  <td>
-                    <code>{String(v)}</code>
-                  </td>
-                </tr>
-              ))}
-          </tbody>
-        </table>
-      )}
-    </section>
+      <button type="button" onClick={details}>
+        Details
+      </button>
+    </>
   );
 }
 
@@ -205,19 +143,11 @@ export function VolumePage(props: { catalog: string; schema: string; volume: str
     void load();
   };
   const segs = props.path ? props.path.split('/') : [];
-  const at = (n: number) =>
-    href({
-      view: 'volume',
-      catalog: props.catalog,
-      schema: props.schema,
-      volume: props.volume,
-      path: segs.slice(0, n).join('/'),
-    });
+  const at = (n: number) => uiPath('catalog', props.catalog, props.schema, props.volume, ...segs.slice(0, n));
   return (
-    <section class="view" aria-label={`Volume ${props.catalog}.${props.schema}.${props.volume}`}>
+    <section class="volume" aria-label={`Volume ${props.catalog}.${props.schema}.${props.volume}`}>
       <p class="crumbs">
-        <a href="/ui/catalog">Catalog</a> / {props.catalog} / {props.schema} /{' '}
-        <a href={at(0)}>{props.volume}</a>
+        {props.catalog} / {props.schema} / <a href={at(0)}>{props.volume}</a>
         {segs.map((s, i) => (
           <>
             {' / '}
@@ -271,13 +201,7 @@ export function VolumePage(props: { catalog: string; schema: string; volume: str
                   <td>
                     {e.is_directory ? (
                       <a
-                        href={href({
-                          view: 'volume',
-                          catalog: props.catalog,
-                          schema: props.schema,
-                          volume: props.volume,
-                          path: rel,
-                        })}
+                        href={uiPath('catalog', props.catalog, props.schema, props.volume, ...rel.split('/'))}
                       >
                         <Folder /> {name}
                       </a>
