@@ -195,14 +195,16 @@ export function VolumePage(props: { catalog: string; schema: string; volume: str
           <tbody>
             {entries.map((e) => {
               const name = e.name ?? e.path.split('/').pop()!;
-              const rel = e.path.slice(root.length + 1);
+              // A directory's path ends in '/' (as Databricks lists it): no empty last part in its address.
+              const rel = e.path
+                .slice(root.length + 1)
+                .split('/')
+                .filter(Boolean);
               return (
                 <tr key={e.path}>
                   <td>
                     {e.is_directory ? (
-                      <a
-                        href={uiPath('catalog', props.catalog, props.schema, props.volume, ...rel.split('/'))}
-                      >
+                      <a href={uiPath('catalog', props.catalog, props.schema, props.volume, ...rel)}>
                         <Folder /> {name}
                       </a>
                     ) : (
