@@ -1,4 +1,4 @@
-import type { ServiceContext, ServiceInstance, StateModule } from '@minilake/core';
+import type { ServiceContext, ServiceInstance } from '@minilake/core';
 import { iamService } from '@minilake/iam';
 import { sqlService } from '@minilake/sql';
 import { workspaceService } from '@minilake/workspace';
@@ -97,20 +97,16 @@ export function createLakeview(ctx: ServiceContext): ServiceInstance<LakeviewApi
       return { ...outcome, deliveries };
     },
   };
-  // Timers are not state: a reset disarms them, a restored snapshot arms its schedules.
-  const timers: StateModule = {
-    name: 'lakeview-schedules',
-    version: 1,
-    reset: () => schedules.close(),
-    snapshot: () => ({}),
-    restore: () => {
-      for (const id of store.schedules.keys()) schedules.arm(id);
-    },
-  };
   return {
     app: lakeviewApp({ store, dashboards, schedules, api, request: (p) => ctx.request(p) }),
-    state: [store, timers],
+    state: [store],
     api,
+    // Schedules are timers over the store's records, not state: stopped before it empties, armed again for
+    // the schedules a snapshot brings back.
+    beforeReset: () => schedules.close(),
+    afterRestore: () => {
+      for (const id of store.schedules.keys()) schedules.arm(id);
+    },
     close: () => schedules.close(),
   };
 }

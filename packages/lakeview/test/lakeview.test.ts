@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Hono } from 'hono';
-import { ManualClock } from '@minilake/core';
+import { ManualClock, resetInstance } from '@minilake/core';
 import { sqlService, type SqlApi } from '@minilake/sql';
 import { sqlObjectsService } from '@minilake/sql-objects';
 import { expectDatabricksError, jsonInit, serviceApp } from '@minilake/testing';
@@ -84,6 +84,7 @@ async function boot() {
     admin: (m: string, p: string, b?: unknown) => call(admin.app, m, p, b),
     legacy: (m: string, p: string, b?: unknown) => call(objects.app, m, p, b),
     api: lv.instance.api as LakeviewApi,
+    instance: lv.instance,
     wsApi: ws.instance.api as WorkspaceApi,
     adminApi: admin.instance.api as WorkspaceAdminApi,
     run,
@@ -399,6 +400,45 @@ describe('refresh, schedules and subscriptions', () => {
       404,
       'RESOURCE_DOES_NOT_EXIST',
     );
+  });
+
+  it('a reset stops the schedules; a restored snapshot arms its schedules again', async () => {
+    const b = await boot();
+    await b.run('CREATE OR REPLACE TABLE lv_reset (amount BIGINT)');
+    await b.run('INSERT INTO lv_reset VALUES (5)');
+    const dest = await b.admin('POST', '/api/2.0/notification-destinations', {
+      display_name: 'hook',
+      config: { generic_webhook: { url: hookUrl } },
+    });
+    const d = await b.lv('POST', D, {
+      display_name: 'Reset',
+      warehouse_id: 'dev',
+      serialized_dashboard: counter('SELECT * FROM lv_reset'),
+    });
+    const sched = await b.lv('POST', `${D}/${d.dashboard_id}/schedules`, {
+      cron_schedule: { quartz_cron_expression: '0 0 * * * ?', timezone_id: 'UTC' },
+    });
+    await b.lv('POST', `${D}/${d.dashboard_id}/schedules/${sched.schedule_id}/subscriptions`, {
+      subscriber: { destination_subscriber: { destination_id: dest.id } },
+    });
+    const ours = () => received.filter((x) => x.schedule_id === sched.schedule_id).length;
+    // As the host does: the state modules' snapshot, then a reset (beforeReset, modules, afterReset).
+    const saved = b.instance.state.map((m) => [m, m.snapshot()] as const);
+    await resetInstance(b.instance);
+    await b.lv('GET', `${D}/${d.dashboard_id}`, undefined, 404);
+    b.clock.advance(3_600_000);
+    await new Promise((res) => setTimeout(res, 200));
+    expect(ours()).toBe(0); // no timer outlived the reset
+    // A restore: beforeReset and the modules emptied, the snapshot back, then afterRestore.
+    await b.instance.beforeReset?.();
+    for (const [m, data] of saved) {
+      await m.reset();
+      await m.restore(data);
+    }
+    await b.instance.afterRestore?.();
+    expect((await b.lv('GET', `${D}/${d.dashboard_id}/schedules`)).schedules).toHaveLength(1);
+    b.clock.advance(3_600_000);
+    await expect.poll(ours, { timeout: 20_000 }).toBe(1);
   });
 
   it('computes grouped fields, filters and counters in SQL', async () => {
