@@ -10,6 +10,7 @@ import { iamService } from '@minilake/iam';
 import { jobsService } from '@minilake/jobs';
 import { lakeviewService } from '@minilake/lakeview';
 import { mcpService } from '@minilake/mcp';
+import { mlflowService } from '@minilake/mlflow';
 import { secretsService } from '@minilake/secrets';
 import { sqlService } from '@minilake/sql';
 import { sqlObjectsService } from '@minilake/sql-objects';
@@ -31,6 +32,7 @@ const ordered = [
   workspaceAdminService,
   jobsService,
   lakeviewService,
+  mlflowService,
   // Last: its tools call every other service through the host's routes.
   mcpService,
 ] as ServiceDefinition<unknown>[];

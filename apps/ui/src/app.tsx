@@ -4,6 +4,7 @@
  * a dashboard page is loaded with its chart code when one is opened.
  */
 import { useEffect, useState } from 'preact/hooks';
+import { ExperimentsView } from './experiments';
 import { JobPage, JobsList, RunPage } from './pages/jobs';
 import { AlertsPage, WarehousesPage } from './pages/sql-objects';
 import { WorkspaceBrowser } from './pages/workspace-browser';
@@ -22,6 +23,7 @@ const VIEWS = [
   ['catalog', 'Catalog'],
   ['warehouses', 'Warehouses'],
   ['history', 'History'],
+  ['experiments', 'Experiments'],
 ] as const;
 type View = (typeof VIEWS)[number][0];
 
@@ -91,9 +93,10 @@ export function App() {
         e.preventDefault();
         setHelp((h) => !h);
       } else if (e.key === 'Escape' && help) setHelp(false);
-      else if (e.altKey && /^[1-9]$/.test(e.key)) {
+      else if (e.altKey && /^[0-9]$/.test(e.key)) {
         e.preventDefault();
-        go(VIEWS[Number(e.key) - 1]![0]);
+        // Alt+1 is the first view, Alt+0 the tenth.
+        go(VIEWS[(Number(e.key) + 9) % 10]![0]);
       }
     };
     window.addEventListener('keydown', onKey);
@@ -122,7 +125,7 @@ export function App() {
             <a
               href={navHref(v)}
               aria-current={view === v ? 'page' : undefined}
-              title={`Alt+${i + 1}`}
+              title={`Alt+${(i + 1) % 10}`}
               onClick={(e) => {
                 e.preventDefault();
                 go(v);
@@ -131,6 +134,12 @@ export function App() {
               {label}
             </a>
           ))}
+          <a href="/mlflow/" target="_blank" rel="noopener">
+            MLflow
+          </a>
+          <a href="/mlflow/" target="_blank" rel="noopener">
+            MLflow
+          </a>
           <a href="/jupyter/" target="_blank" rel="noopener">
             Jupyter
           </a>
@@ -163,6 +172,7 @@ export function App() {
         {route.view === 'alerts' && <AlertsPage />}
         {route.view === 'warehouses' && <WarehousesPage />}
         {view === 'dashboards' && <Dashboards route={route} go={goRoute} />}
+        <ExperimentsView visible={view === 'experiments'} />
       </main>
       {notice && (
         <div class="notice" role="status">

@@ -511,7 +511,10 @@ export const SHORTCUTS: [string, string][] = [
   ['Ctrl/Cmd + S', 'Save the tab as a query'],
   ['Ctrl + Space', 'Complete catalogs, schemas, tables, columns, keywords, functions'],
   ['Alt + N / Alt + W', 'New tab / close tab'],
-  ['Alt + 1…9', 'Editor, Workspace, Queries, Dashboards, Alerts, Jobs, Catalog, Warehouses, History'],
+  [
+    'Alt + 1…9, Alt + 0',
+    'Editor, Workspace, Queries, Dashboards, Alerts, Jobs, Catalog, Warehouses, History, Experiments',
+  ],
   ['Arrows, Ctrl/Cmd + C in the grid', 'Move the selected cell, copy it'],
   ['F1 in the editor', 'All editor commands'],
   ['?', 'This help'],

@@ -16,6 +16,7 @@ export type Route =
   | { view: 'run'; jobId?: number; runId: number }
   | { view: 'alerts' }
   | { view: 'warehouses' }
+  | { view: 'experiments' }
   | { view: 'dashboards' }
   | { view: 'dashboard'; id: string; published: boolean; page?: string };
 
@@ -56,6 +57,7 @@ const ROUTES: [RegExp, (m: string[], q: URLSearchParams) => Route][] = [
   [/^\/ui\/history\/?$/, () => ({ view: 'history' })],
   [/^\/ui\/alerts\/?$/, () => ({ view: 'alerts' })],
   [/^\/ui\/warehouses\/?$/, () => ({ view: 'warehouses' })],
+  [/^\/ui\/experiments\/?$/, () => ({ view: 'experiments' })],
 ];
 
 function dashboard(id: string, published: boolean, q: URLSearchParams): Route {

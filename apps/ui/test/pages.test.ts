@@ -79,6 +79,7 @@ describe('addresses', () => {
       { view: 'run', runId: 35 },
       { view: 'alerts' },
       { view: 'warehouses' },
+      { view: 'experiments' },
     ] as const;
     for (const r of routes) {
       const u = new URL(href(r), 'http://x');

@@ -4,7 +4,12 @@ import { deltaReader } from '@minilake/delta';
 import { DUCKDB_FOLDER, duckDbEngine, duckDbSettings, type DuckDbEngine } from '@minilake/engine-duckdb';
 import { TableFormats, type TableDescriptor, type TableRef } from '@minilake/tables';
 import { unityCatalogApp } from './app.js';
-import { UnityCatalogStore, type PermissionChange, type TableMetadataInput } from './store.js';
+import {
+  UnityCatalogStore,
+  type ExternalSecurables,
+  type PermissionChange,
+  type TableMetadataInput,
+} from './store.js';
 
 export {
   UnityCatalogStore,
@@ -14,6 +19,7 @@ export {
   type TableSource,
   type TableCreate,
   type CreatedTable,
+  type ExternalSecurables,
 } from './store.js';
 export type {
   CatalogInfo,
@@ -74,6 +80,15 @@ export interface UnityCatalogApi {
   createDeltaTable(r: Parameters<UnityCatalogStore['createDeltaTable']>[0]): Promise<unknown>;
   /** Absolute directory of a volume; 404 when it does not exist. */
   volumeDirectory(catalog: string, schema: string, volume: string): Promise<string>;
+  /**
+   * Securables another service keeps under schemas (mlflow's registered models): counted and dropped with
+   * their schema, moved with it, granted as `grantType`.
+   */
+  registerExternal(x: ExternalSecurables): void;
+  /** Moves one securable's grants to a new full name (a rename), or drops them (`to` undefined: a delete). */
+  moveGrants(type: string, from: string, to: string | undefined): void;
+  /** The metastore's id (what `metastore_id` fields carry). */
+  metastoreId(): string;
   store: UnityCatalogStore;
 }
 
@@ -145,6 +160,9 @@ export const unityCatalogService = defineService<UnityCatalogApi, typeof unityCa
         setTableMetadata: (fullName, meta) => store.setTableMetadata(fullName, meta),
         updatePermissions: (type, fullName, changes) => store.applyPermissions(type, fullName, changes),
         volumeDirectory: (c, s, v) => store.volumeDirectory(c, s, v),
+        registerExternal: (x) => store.registerExternal(x),
+        moveGrants: (type, from, to) => store.moveGrants(type, from, to),
+        metastoreId: () => store.metastoreId,
         describeTable: (ref) => store.describeTable(ref),
         tables: formats,
         createDeltaTable: (r) => store.createDeltaTable(r),
