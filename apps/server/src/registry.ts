@@ -8,6 +8,7 @@ import { computeService } from '@minilake/compute';
 import { filesService } from '@minilake/files';
 import { iamService } from '@minilake/iam';
 import { jobsService } from '@minilake/jobs';
+import { lakeviewService } from '@minilake/lakeview';
 import { mcpService } from '@minilake/mcp';
 import { mlflowService } from '@minilake/mlflow';
 import { secretsService } from '@minilake/secrets';
@@ -30,6 +31,7 @@ const ordered = [
   computeService,
   workspaceAdminService,
   jobsService,
+  lakeviewService,
   mlflowService,
   // Last: its tools call every other service through the host's routes.
   mcpService,

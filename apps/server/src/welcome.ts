@@ -19,7 +19,7 @@ export function welcomeApp(o: { mcp: boolean }): Hono {
     ['/jobs/:job/runs/:run', (p) => to('jobs', p.job!, 'runs', p.run!)],
     ['/jobs/:job', (p) => to('jobs', p.job!)],
     ['/jobs', () => to('jobs')],
-    ['/explore/data/volumes/:c/:s/:v', (p) => to('catalog', p.c!, p.s!)],
+    ['/explore/data/volumes/:c/:s/:v', (p) => to('catalog', p.c!, p.s!, p.v!)],
     ['/explore/data/:c/:s/:t', (p) => to('catalog', p.c!, p.s!, p.t!)],
     ['/explore/data/:c/:s', (p) => to('catalog', p.c!, p.s!)],
     ['/explore/data/:c', (p) => to('catalog', p.c!)],

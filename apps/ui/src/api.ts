@@ -97,6 +97,13 @@ export interface RunOptions {
   warehouseId: string;
   catalog?: string;
   schema?: string;
+  /** Named parameters (`:name`), bound by the server: values never go into the text. */
+  parameters?: { name: string; value: string | null; type?: string }[];
+  /**
+   * How long the submit waits for the result (`0s`, or 5-50 s): dashboards wait, so a fast statement is one
+   * round trip; the editor does not, so its cancel can name the statement at once.
+   */
+  waitTimeout?: string;
   /** Called once the server accepted the statement (its id is known, so it can be canceled). */
   onAccepted?: (statementId: string) => void;
   /** Called as chunks arrive, so the grid fills while the rest is still being fetched. */
@@ -119,12 +126,13 @@ export function runStatement(statement: string, opts: RunOptions): RunHandle {
     const body: Record<string, unknown> = {
       statement,
       warehouse_id: opts.warehouseId,
-      wait_timeout: '0s',
+      wait_timeout: opts.waitTimeout ?? '0s',
       disposition: 'INLINE',
       format: 'JSON_ARRAY',
     };
     if (opts.catalog) body.catalog = opts.catalog;
     if (opts.schema) body.schema = opts.schema;
+    if (opts.parameters?.length) body.parameters = opts.parameters;
     let r = await api<StatementResponse>('POST', '/api/2.0/sql/statements', body);
     id = r.statement_id;
     opts.onAccepted?.(id);

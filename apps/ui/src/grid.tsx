@@ -2,12 +2,40 @@
  * The result grid: only the rows in view (plus a few) are in the DOM, placed by @tanstack/virtual-core, so
  * 100,000 rows scroll like 100. The rows are a pool of recycled DOM rows (row-pool.ts) redrawn straight from
  * the virtualizer's change callback, so a scroll frame costs no Preact render. NULL is drawn as a dim NULL,
- * an empty string as nothing; a click selects a cell, Ctrl/Cmd+C (or the Copy button) copies it.
+ * an empty string as nothing; a click selects a cell, Ctrl/Cmd+C (or the Copy button) copies it. A click on a
+ * header sorts by that column (ascending, descending, as fetched; numbers as numbers, NULLs last), its edge
+ * drags to resize it, and hovering it shows the column's full type.
  */
 import { elementScroll, observeElementOffset, observeElementRect, Virtualizer } from '@tanstack/virtual-core';
 import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
 import type { Cell, Column } from './api';
+import { SortAsc, SortDesc } from './icons';
 import { RowPool } from './row-pool';
+
+const NUMERIC = /^(TINYINT|SHORT|SMALLINT|INT|LONG|BIGINT|FLOAT|DOUBLE|DECIMAL|BYTE)$/;
+
+export interface SortBy {
+  c: number;
+  dir: 'asc' | 'desc';
+}
+
+/** The rows ordered by one column: numbers as numbers, text by code point, NULLs last either way. */
+export function sortRows(columns: Column[], rows: Cell[][], sort: SortBy | null): Cell[][] {
+  if (!sort) return rows;
+  const numeric = NUMERIC.test(columns[sort.c]?.type_name ?? '');
+  const sign = sort.dir === 'asc' ? 1 : -1;
+  const idx = rows.map((_, i) => i);
+  idx.sort((a, b) => {
+    const x = rows[a]![sort.c] ?? null;
+    const y = rows[b]![sort.c] ?? null;
+    if (x === y) return a - b;
+    if (x === null) return 1;
+    if (y === null) return -1;
+    const d = numeric ? Number(x) - Number(y) : x < y ? -1 : x > y ? 1 : 0;
+    return d === 0 ? a - b : d * sign;
+  });
+  return idx.map((i) => rows[i]!);
+}
 
 export const ROW_HEIGHT = 24;
 
@@ -32,15 +60,41 @@ function widthFor(col: Column, rows: Cell[][], i: number): number {
 }
 
 export function Grid(props: { columns: Column[]; rows: Cell[][]; label?: string }) {
-  const { columns, rows } = props;
+  const { columns } = props;
   const scrollRef = useRef<HTMLDivElement>(null);
   const bodyRef = useRef<HTMLDivElement>(null);
   const [sel, setSel] = useState<{ r: number; c: number } | null>(null);
-  const widths = useMemo(
-    () => columns.map((c, i) => widthFor(c, rows, i)),
+  const [sort, setSort] = useState<SortBy | null>(null);
+  const [resized, setResized] = useState<Record<number, number>>({});
+  // The hovered header's full type, drawn outside the scrolling (and clipping) grid.
+  const [tip, setTip] = useState<{ text: string; left: number; top: number } | null>(null);
+  useEffect(() => {
+    setSort(null);
+    setResized({});
+  }, [columns]);
+  const rows = useMemo(() => sortRows(columns, props.rows, sort), [props.rows, sort]);
+  const natural = useMemo(
+    () => columns.map((c, i) => widthFor(c, props.rows, i)),
     // Widths follow the first chunk; later chunks must not make columns jump while scrolling.
-    [columns, rows.length > 0],
+    [columns, props.rows.length > 0],
   );
+  const widths = useMemo(() => natural.map((w, i) => resized[i] ?? w), [natural, resized]);
+  const cycleSort = (c: number) =>
+    setSort((s) => (s?.c !== c ? { c, dir: 'asc' } : s.dir === 'asc' ? { c, dir: 'desc' } : null));
+  const startResize = (i: number, e: PointerEvent) => {
+    e.preventDefault();
+    e.stopPropagation();
+    const x0 = e.clientX;
+    const w0 = widths[i]!;
+    const move = (m: PointerEvent) =>
+      setResized((r) => ({ ...r, [i]: Math.max(48, Math.round(w0 + m.clientX - x0)) }));
+    const up = () => {
+      window.removeEventListener('pointermove', move);
+      window.removeEventListener('pointerup', up);
+    };
+    window.addEventListener('pointermove', move);
+    window.addEventListener('pointerup', up);
+  };
   // The row-number column fits the largest row number (8 px a digit plus padding).
   const numWidth = Math.max(48, String(rows.length).length * 8 + 20);
   const total = widths.reduce((a, b) => a + b, numWidth);
@@ -152,8 +206,28 @@ export function Grid(props: { columns: Column[]; rows: Cell[][]; label?: string 
         <div class="grid-head" style={{ width: `${total}px` }} role="row">
           <div class="gcell rownum" />
           {columns.map((c, i) => (
-            <div class="gcell" role="columnheader" style={{ width: `${widths[i]}px` }} title={c.type_text}>
+            <div
+              class={`gcell${sort?.c === i ? ' sorted' : ''}`}
+              role="columnheader"
+              aria-sort={sort?.c === i ? (sort.dir === 'asc' ? 'ascending' : 'descending') : 'none'}
+              style={{ width: `${widths[i]}px` }}
+              onClick={() => cycleSort(i)}
+              onMouseEnter={(e) => {
+                const r = (e.currentTarget as HTMLElement).getBoundingClientRect();
+                setTip({ text: `${c.name} ${c.type_text ?? c.type_name}`, left: r.left, top: r.bottom + 2 });
+              }}
+              onMouseLeave={() => setTip(null)}
+            >
               <b>{c.name}</b> <span class="type">{(c.type_text ?? c.type_name).toLowerCase()}</span>
+              {sort?.c === i && (sort.dir === 'asc' ? <SortAsc size={12} /> : <SortDesc size={12} />)}
+              <span
+                class="resizer"
+                role="separator"
+                aria-orientation="vertical"
+                aria-label={`Resize ${c.name}`}
+                onPointerDown={(e) => startResize(i, e)}
+                onClick={(e) => e.stopPropagation()}
+              />
             </div>
           ))}
         </div>
@@ -164,6 +238,11 @@ export function Grid(props: { columns: Column[]; rows: Cell[][]; label?: string 
           style={{ height: `${virtualizer.getTotalSize()}px`, width: `${total}px` }}
         />
       </div>
+      {tip && (
+        <div class="type-tip" role="tooltip" style={{ left: `${tip.left}px`, top: `${tip.top}px` }}>
+          {tip.text}
+        </div>
+      )}
     </div>
   );
 }

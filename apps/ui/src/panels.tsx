@@ -1,5 +1,5 @@
-/** The other views: saved queries, query history, the catalog explorer, jobs and runs, keyboard help. */
-import { useEffect, useRef, useState } from 'preact/hooks';
+/** The other views: saved queries, query history, the catalog explorer, keyboard help. */
+import { useEffect, useState } from 'preact/hooks';
 import {
   api,
   ApiError,
@@ -7,6 +7,7 @@ import {
   quoteIdent,
   runStatement,
   uc,
+  warehouses,
   type Cell,
   type Column,
   type UcCatalog,
@@ -15,6 +16,8 @@ import {
   type UcVolume,
 } from './api';
 import { Grid } from './grid';
+import { ChevronDown, ChevronRight, Refresh, Table, Volume } from './icons';
+import { TableExtras, VolumePage } from './pages/catalog';
 import { ErrorBox } from './results';
 import { navigate, uiPath, useRoute } from './route';
 import { openInEditor } from './workspace';
@@ -164,11 +167,19 @@ export function HistoryView(props: { visible: boolean }) {
   const [items, setItems] = useState<QueryInfo[]>([]);
   const [status, setStatus] = useState('');
   const [text, setText] = useState('');
+  const [warehouse, setWarehouse] = useState('');
+  const [since, setSince] = useState('');
+  const [whs, setWhs] = useState<{ id: string; name: string }[]>([]);
+  useEffect(() => {
+    if (props.visible) warehouses().then(setWhs, () => setWhs([]));
+  }, [props.visible]);
   const [error, setError] = useState<unknown>(null);
   const load = async () => {
     try {
       const params: Record<string, string | number> = { max_results: 200 };
       if (status) params['filter_by.statuses'] = status;
+      if (warehouse) params['filter_by.warehouse_ids'] = warehouse;
+      if (since) params['filter_by.query_start_time_range.start_time_ms'] = Date.now() - Number(since);
       const r = await api<{ res?: QueryInfo[] }>('GET', `/api/2.0/sql/history/queries?${qs(params)}`);
       setItems(r.res ?? []);
       setError(null);
@@ -181,7 +192,7 @@ export function HistoryView(props: { visible: boolean }) {
     void load();
     const t = setInterval(() => void load(), 3000);
     return () => clearInterval(t);
-  }, [props.visible, status]);
+  }, [props.visible, status, warehouse, since]);
   const needle = text.trim().toLowerCase();
   const shown = needle
     ? items.filter(
@@ -201,6 +212,24 @@ export function HistoryView(props: { visible: boolean }) {
             {STATUSES.map((s) => (
               <option value={s}>{s.toLowerCase()}</option>
             ))}
+          </select>
+        </label>
+        <label>
+          Warehouse{' '}
+          <select value={warehouse} onChange={(e) => setWarehouse(e.currentTarget.value)}>
+            <option value="">all</option>
+            {whs.map((w) => (
+              <option value={w.id}>{w.name}</option>
+            ))}
+          </select>
+        </label>
+        <label>
+          Started{' '}
+          <select value={since} onChange={(e) => setSince(e.currentTarget.value)}>
+            <option value="">any time</option>
+            <option value={String(15 * 60_000)}>in the last 15 minutes</option>
+            <option value={String(3_600_000)}>in the last hour</option>
+            <option value={String(86_400_000)}>in the last day</option>
           </select>
         </label>
         <label>
@@ -261,6 +290,8 @@ export function HistoryView(props: { visible: boolean }) {
 interface Preview {
   columns: Column[];
   rows: Cell[][];
+  /** What the rows are (`History`, `Details`); a preview when absent. */
+  label?: string;
 }
 
 export function CatalogView(props: { visible: boolean; warehouseId: () => string }) {
@@ -269,6 +300,8 @@ export function CatalogView(props: { visible: boolean; warehouseId: () => string
   const [schemas, setSchemas] = useState<Record<string, UcSchema[]>>({});
   const [tables, setTables] = useState<Record<string, { tables: UcTable[]; volumes: UcVolume[] }>>({});
   const [table, setTable] = useState<UcTable | null>(null);
+  /** The volume shown instead of a table (`c.s.v`) and the folder inside it. */
+  const [volume, setVolume] = useState<{ c: string; s: string; v: string; path: string } | null>(null);
   const [preview, setPreview] = useState<Preview | null>(null);
   const [error, setError] = useState<unknown>(null);
   const route = useRoute();
@@ -285,6 +318,7 @@ export function CatalogView(props: { visible: boolean; warehouseId: () => string
     setOpen((o) => ({ ...o, [`${c}.${s}`]: true }));
     const [t, v] = await Promise.all([uc.tables(c, s).catch(() => []), uc.volumes(c, s).catch(() => [])]);
     setTables((x) => ({ ...x, [`${c}.${s}`]: { tables: t, volumes: v } }));
+    return { tables: t, volumes: v };
   };
   const toggleCatalog = async (c: string) => {
     if (open[c]) return setOpen((o) => ({ ...o, [c]: false }));
@@ -297,13 +331,21 @@ export function CatalogView(props: { visible: boolean; warehouseId: () => string
   // The address names what is open: /ui/catalog/<c>[/<s>[/<table or volume>]] (a link, a reload, back).
   useEffect(() => {
     if (!props.visible || route[0] !== 'catalog') return;
-    const [, c, s, t] = route;
+    const [, c, s, t, ...rest] = route;
     void (async () => {
       if (c && !schemas[c]) await openCatalog(c);
       else if (c) setOpen((o) => ({ ...o, [c]: true }));
-      if (c && s && !tables[`${c}.${s}`]) await openSchema(c, s);
+      let listing = c && s ? tables[`${c}.${s}`] : undefined;
+      if (c && s && !listing) listing = await openSchema(c, s);
       else if (c && s) setOpen((o) => ({ ...o, [`${c}.${s}`]: true }));
-      if (c && s && t && table?.full_name !== `${c}.${s}.${t}`) await showTable(`${c}.${s}.${t}`);
+      // The third name is a volume's (its files, with the folder after it) or a table's.
+      if (c && s && t && listing?.volumes.some((v) => v.name === t)) {
+        setTable(null);
+        setVolume({ c, s, v: t, path: rest.join('/') });
+      } else {
+        setVolume(null);
+        if (c && s && t && table?.full_name !== `${c}.${s}.${t}`) await showTable(`${c}.${s}.${t}`);
+      }
     })();
   }, [props.visible, route.join('/')]);
   const showTable = async (fullName: string) => {
@@ -332,13 +374,13 @@ export function CatalogView(props: { visible: boolean; warehouseId: () => string
         <h2>
           Catalog{' '}
           <button type="button" onClick={() => void load()} aria-label="Refresh catalogs">
-            ↻
+            <Refresh />
           </button>
         </h2>
         {catalogs.map((c) => (
           <div role="treeitem" aria-expanded={!!open[c.name]}>
             <button type="button" class="node" onClick={() => void toggleCatalog(c.name)}>
-              {open[c.name] ? '▾' : '▸'} {c.name}
+              {open[c.name] ? <ChevronDown size={12} /> : <ChevronRight size={12} />} {c.name}
             </button>
             {open[c.name] &&
               (schemas[c.name] ?? []).map((s) => {
@@ -346,7 +388,7 @@ export function CatalogView(props: { visible: boolean; warehouseId: () => string
                 return (
                   <div role="treeitem" class="indent" aria-expanded={!!open[key]}>
                     <button type="button" class="node" onClick={() => void toggleSchema(c.name, s.name)}>
-                      {open[key] ? '▾' : '▸'} {s.name}
+                      {open[key] ? <ChevronDown size={12} /> : <ChevronRight size={12} />} {s.name}
                     </button>
                     {open[key] && (
                       <div class="indent">
@@ -358,13 +400,25 @@ export function CatalogView(props: { visible: boolean; warehouseId: () => string
                             aria-current={table?.full_name === t.full_name ? 'page' : undefined}
                             onClick={() => navigate(uiPath('catalog', ...t.full_name.split('.')))}
                           >
-                            ▦ {t.name}
+                            <Table /> {t.name}
                           </button>
                         ))}
                         {(tables[key]?.volumes ?? []).map((v) => (
-                          <div class="node leaf volume" role="treeitem">
-                            🗀 {v.name} <span class="type">{v.volume_type?.toLowerCase()} volume</span>
-                          </div>
+                          <button
+                            type="button"
+                            class="node leaf volume"
+                            role="treeitem"
+                            aria-current={
+                              volume &&
+                              `${volume.c}.${volume.s}.${volume.v}` === `${c.name}.${s.name}.${v.name}`
+                                ? 'page'
+                                : undefined
+                            }
+                            onClick={() => navigate(uiPath('catalog', c.name, s.name, v.name))}
+                          >
+                            <Volume /> {v.name}{' '}
+                            <span class="type">{v.volume_type?.toLowerCase()} volume</span>
+                          </button>
                         ))}
                         {tables[key] && !tables[key].tables.length && !tables[key].volumes.length && (
                           <div class="note">empty</div>
@@ -379,7 +433,9 @@ export function CatalogView(props: { visible: boolean; warehouseId: () => string
       </div>
       <div class="detail">
         {error ? <ErrorBox error={error} /> : null}
-        {table ? (
+        {volume ? (
+          <VolumePage catalog={volume.c} schema={volume.s} volume={volume.v} path={volume.path} />
+        ) : table ? (
           <>
             <h2>{table.full_name}</h2>
             <p class="note">
@@ -400,6 +456,12 @@ export function CatalogView(props: { visible: boolean; warehouseId: () => string
               >
                 Open in editor
               </button>
+              <TableExtras
+                table={table}
+                warehouseId={props.warehouseId}
+                onResult={(r) => setPreview(r)}
+                onError={setError}
+              />
             </div>
             <table class="list">
               <thead>
@@ -425,7 +487,11 @@ export function CatalogView(props: { visible: boolean; warehouseId: () => string
             </table>
             {preview && (
               <div class="preview">
-                <Grid columns={preview.columns} rows={preview.rows} label={`Preview of ${table.full_name}`} />
+                <Grid
+                  columns={preview.columns}
+                  rows={preview.rows}
+                  label={`${preview.label ?? 'Preview'} of ${table.full_name}`}
+                />
               </div>
             )}
           </>
@@ -433,192 +499,6 @@ export function CatalogView(props: { visible: boolean; warehouseId: () => string
           <p class="note">Pick a table to see its columns and preview its rows.</p>
         )}
       </div>
-    </section>
-  );
-}
-
-// ---- jobs and runs ------------------------------------------------------------------------------------------
-
-interface Job {
-  job_id: number;
-  settings?: { name?: string };
-  created_time?: number;
-}
-interface RunState {
-  life_cycle_state?: string;
-  result_state?: string;
-  state_message?: string;
-}
-interface Run {
-  run_id: number;
-  run_name?: string;
-  state?: RunState;
-  status?: { state?: string; termination_details?: { code?: string; message?: string } };
-  start_time?: number;
-  end_time?: number;
-  tasks?: { run_id: number; task_key: string; state?: RunState }[];
-}
-
-export function JobsView(props: { visible: boolean }) {
-  const [jobs, setJobs] = useState<Job[]>([]);
-  const [job, setJob] = useState<Job | null>(null);
-  const [runs, setRuns] = useState<Run[]>([]);
-  const [output, setOutput] = useState<{ key: string; body: unknown } | null>(null);
-  const [error, setError] = useState<unknown>(null);
-  const route = useRoute();
-  /** The task a click asked for, shown when the address it pushed arrives (else the run's first task). */
-  const wantTask = useRef<string | undefined>(undefined);
-  // The address names the job and run shown: /ui/jobs/<job>[/runs/<run>], /ui/jobs/runs/<run> (a one-time run).
-  useEffect(() => {
-    if (!props.visible || route[0] !== 'jobs') return;
-    const [, a, b, c] = route;
-    const runId = a === 'runs' ? Number(b) : b === 'runs' ? Number(c) : undefined;
-    void (async () => {
-      try {
-        let jobId = a && a !== 'runs' ? Number(a) : undefined;
-        if (runId !== undefined && Number.isFinite(runId)) {
-          const run = await api<Run & { job_id?: number }>('GET', `/api/2.2/jobs/runs/get?run_id=${runId}`);
-          jobId ??= run.job_id;
-          const t = run.tasks?.find((x) => x.task_key === wantTask.current) ?? run.tasks?.[0];
-          wantTask.current = undefined;
-          await showOutput(`${run.run_id}/${t?.task_key ?? 'run'}`, t?.run_id ?? run.run_id);
-        } else setOutput(null);
-        if (jobId !== undefined && Number.isFinite(jobId) && job?.job_id !== jobId)
-          setJob(await api<Job>('GET', `/api/2.2/jobs/get?job_id=${jobId}`));
-        setError(null);
-      } catch (e) {
-        setError(e);
-      }
-    })();
-  }, [props.visible, route.join('/')]);
-  useEffect(() => {
-    if (!props.visible) return;
-    const load = async () => {
-      try {
-        const r = await api<{ jobs?: Job[] }>('GET', '/api/2.2/jobs/list?limit=100');
-        setJobs(r.jobs ?? []);
-        if (job) {
-          const rr = await api<{ runs?: Run[] }>(
-            'GET',
-            `/api/2.2/jobs/runs/list?${qs({ job_id: job.job_id, limit: 25, expand_tasks: 'true' })}`,
-          );
-          setRuns(rr.runs ?? []);
-        }
-        setError(null);
-      } catch (e) {
-        setError(e);
-      }
-    };
-    void load();
-    // Live run state: the list is re-read while the view is open.
-    const t = setInterval(() => void load(), 2000);
-    return () => clearInterval(t);
-  }, [props.visible, job?.job_id]);
-  const showOutput = async (key: string, runId: number) => {
-    try {
-      setOutput({ key, body: await api('GET', `/api/2.2/jobs/runs/get-output?run_id=${runId}`) });
-    } catch (e) {
-      setOutput({
-        key,
-        body: e instanceof ApiError ? { error_code: e.errorCode, message: e.message } : String(e),
-      });
-    }
-  };
-  // The 2.2 status (TERMINATED with its termination code) when the server sends it, else the older state.
-  const state = (s?: RunState, st?: Run['status']) =>
-    (st?.state ? [st.state, st.termination_details?.code] : [s?.life_cycle_state, s?.result_state])
-      .filter(Boolean)
-      .join(' / ');
-  return (
-    <section class="view jobs" hidden={!props.visible} aria-label="Jobs and runs">
-      <div class="tree">
-        <h2>Jobs</h2>
-        {jobs.length === 0 && <p class="note">No jobs yet (Jobs API /api/2.2/jobs).</p>}
-        {jobs.map((j) => (
-          <button
-            type="button"
-            class={`node${job?.job_id === j.job_id ? ' active' : ''}`}
-            onClick={() => navigate(uiPath('jobs', j.job_id))}
-          >
-            {j.settings?.name ?? j.job_id}
-          </button>
-        ))}
-      </div>
-      <div class="detail">
-        {error ? <ErrorBox error={error} /> : null}
-        {job ? (
-          <>
-            <h2>
-              {job.settings?.name} <span class="type">job {job.job_id}</span>
-            </h2>
-            <table class="list">
-              <thead>
-                <tr>
-                  <th>Run</th>
-                  <th>State</th>
-                  <th>Started</th>
-                  <th>Tasks</th>
-                </tr>
-              </thead>
-              <tbody>
-                {runs.map((r) => (
-                  <tr>
-                    <td>{r.run_id}</td>
-                    <td>
-                      <span class="badge">{state(r.state, r.status)}</span>
-                      {r.state?.state_message && <div class="errmsg">{r.state.state_message}</div>}
-                    </td>
-                    <td>{when(r.start_time)}</td>
-                    <td>
-                      {(r.tasks ?? [{ run_id: r.run_id, task_key: 'run' }]).map((t) => (
-                        <button
-                          type="button"
-                          onClick={() => {
-                            const path = uiPath('jobs', job.job_id, 'runs', r.run_id);
-                            if (location.pathname === path)
-                              void showOutput(`${r.run_id}/${t.task_key}`, t.run_id);
-                            else {
-                              wantTask.current = t.task_key;
-                              navigate(path);
-                            }
-                          }}
-                        >
-                          {t.task_key} {t.state ? `(${state(t.state)})` : ''}
-                        </button>
-                      ))}
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-            {output && <TaskOutput label={output.key} body={output.body} />}
-          </>
-        ) : (
-          <p class="note">Pick a job to see its runs.</p>
-        )}
-      </div>
-    </section>
-  );
-}
-
-/** A task run's output (runs/get-output): its logs, notebook result or error first, the whole answer below. */
-function TaskOutput(props: { label: string; body: unknown }) {
-  const o = (props.body ?? {}) as {
-    logs?: string;
-    notebook_output?: { result?: string };
-    error?: string;
-    error_trace?: string;
-    message?: string;
-  };
-  const main = [o.error, o.error_trace, o.notebook_output?.result, o.logs, o.message].filter(Boolean);
-  return (
-    <section aria-label={`Output of ${props.label}`}>
-      <h3>Output of {props.label}</h3>
-      {main.length > 0 && <pre class="output">{main.join('\n')}</pre>}
-      <details>
-        <summary>Whole get-output answer</summary>
-        <pre class="output">{JSON.stringify(props.body, null, 2)}</pre>
-      </details>
     </section>
   );
 }
@@ -631,7 +511,10 @@ export const SHORTCUTS: [string, string][] = [
   ['Ctrl/Cmd + S', 'Save the tab as a query'],
   ['Ctrl + Space', 'Complete catalogs, schemas, tables, columns, keywords, functions'],
   ['Alt + N / Alt + W', 'New tab / close tab'],
-  ['Alt + 1…6', 'Editor, Queries, History, Catalog, Jobs, Experiments'],
+  [
+    'Alt + 1…9, Alt + 0',
+    'Editor, Workspace, Queries, Dashboards, Alerts, Jobs, Catalog, Warehouses, History, Experiments',
+  ],
   ['Arrows, Ctrl/Cmd + C in the grid', 'Move the selected cell, copy it'],
   ['F1 in the editor', 'All editor commands'],
   ['?', 'This help'],

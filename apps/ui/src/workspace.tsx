@@ -1,12 +1,17 @@
 /**
  * The SQL editor page: tabs (kept in localStorage), the warehouse picker, run / run selection / cancel, saving
- * to the Queries API, and the result below.
+ * to the Queries API; the schema browser beside the editor and the results below it, both behind draggable
+ * dividers. A script runs statement by statement (stopping at the first failure), one result tab each.
  */
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import { api, ApiError, runStatement, warehouses, type RunHandle, type Warehouse } from './api';
 import type * as Monaco from './monaco';
 import { errorPosition, offsetOf } from './error-position';
+import { Close, Dot, Play, Plus, Stop } from './icons';
 import { ResultsPanel, type ErrorAt, type ResultState } from './results';
+import { SchemaTree } from './schema-tree';
+import { splitStatements } from './split';
+import { Splitter, useStoredSize } from './splitter';
 import { catalogCache } from './sql-language';
 
 // Monaco is most of the bundle: it loads in its own chunk after the page has painted.
@@ -56,13 +61,24 @@ export function openInEditor(tab: Omit<Tab, 'id'>): void {
   else pending.push(tab);
 }
 
-interface RunState {
-  handle?: RunHandle;
+/** One statement of a run: its text, where it starts in the editor's model, and its outcome. */
+interface StatementRun {
+  text: string;
+  origin: number;
   result: ResultState | null;
   error: unknown;
   /** Where the error points in the editor, when its message says (line/pos). */
   errorAt?: ErrorAt;
   running: boolean;
+}
+interface RunState {
+  handle?: RunHandle;
+  statements: StatementRun[];
+  /** The result tab shown. */
+  shown: number;
+  running: boolean;
+  /** Set by cancel: the statements after the running one are not started. */
+  stopped?: boolean;
 }
 
 const MARKER_OWNER = 'minilake-sql';
@@ -100,13 +116,58 @@ export function Workspace(props: { visible: boolean; onNotice: (msg: string) => 
 
   const activeTab = store.tabs.find((t) => t.id === store.active) ?? store.tabs[0]!;
   const run = runs[activeTab.id];
+  const shown = run?.statements[run.shown];
+  const mainRef = useRef<HTMLDivElement>(null);
+  const [treeWidth, setTreeWidth] = useStoredSize('minilake.ui.tree', 240, 140, () => window.innerWidth / 2);
+  const [editorHeight, setEditorHeight] = useStoredSize('minilake.ui.editor', 260, 80, () =>
+    Math.max(120, (mainRef.current?.clientHeight ?? window.innerHeight) - 120),
+  );
+  /** Inserts a name from the schema browser at the cursor (replacing the selection). */
+  const insert = (text: string) => {
+    const ed = editorRef.current;
+    if (!ed) return;
+    const sel = ed.getSelection();
+    if (sel) ed.executeEdits('schema-tree', [{ range: sel, text, forceMoveMarkers: true }]);
+    ed.focus();
+  };
   const warehouseId = store.warehouse ?? whs.find((w) => w.id === 'dev')?.id ?? whs[0]?.id ?? 'dev';
 
   const setRun = (tabId: string, patch: Partial<RunState>) =>
     setRuns((r) => ({
       ...r,
-      [tabId]: { result: null, error: null, running: false, ...r[tabId], ...patch },
+      [tabId]: { statements: [], shown: 0, running: false, ...r[tabId], ...patch },
     }));
+  const setStatement = (tabId: string, i: number, patch: Partial<StatementRun>) =>
+    setRuns((r) => {
+      const cur = r[tabId];
+      if (!cur) return r;
+      const statements = cur.statements.map((x, k) => (k === i ? { ...x, ...patch } : x));
+      return { ...r, [tabId]: { ...cur, statements } };
+    });
+
+  /** Marks an error's position in the model (a squiggle under the word there) and says where it is. */
+  const markError = (model: Monaco.editor.ITextModel, text: string, origin: number, e: unknown) => {
+    const pos = e instanceof ApiError ? errorPosition(e.message) : null;
+    if (!pos || model.isDisposed()) return undefined;
+    const monaco = editorModule!.monaco;
+    const at = model.getPositionAt(origin + offsetOf(text, pos));
+    const word = model.getWordAtPosition(at);
+    const lineEnd = model.getLineMaxColumn(at.lineNumber);
+    const start = word ? word.startColumn : at.column < lineEnd ? at.column : Math.max(1, at.column - 1);
+    const end = word ? word.endColumn : Math.min(lineEnd, start + 1);
+    monaco.editor.setModelMarkers(model, MARKER_OWNER, [
+      {
+        severity: monaco.MarkerSeverity.Error,
+        message: (e as ApiError).message,
+        source: (e as ApiError).sqlState ? `SQLSTATE ${(e as ApiError).sqlState}` : undefined,
+        startLineNumber: at.lineNumber,
+        startColumn: start,
+        endLineNumber: at.lineNumber,
+        endColumn: Math.max(end, start + 1),
+      },
+    ]);
+    return { ...pos, lineNumber: at.lineNumber, editorColumn: at.column } satisfies ErrorAt;
+  };
 
   const execute = useCallback(() => {
     const ed = editorRef.current;
@@ -117,80 +178,72 @@ export function Workspace(props: { visible: boolean; onNotice: (msg: string) => 
     const model = ed.getModel()!;
     const selected = sel && !sel.isEmpty();
     const raw = selected ? model.getValueInRange(sel) : model.getValue();
-    const text = raw.trim();
-    if (!text) return;
-    // Where the statement sent starts in the model, so an error's line/pos maps back onto the editor.
-    const origin =
-      (selected ? model.getOffsetAt(sel.getStartPosition()) : 0) + raw.length - raw.trimStart().length;
+    const base = selected ? model.getOffsetAt(sel.getStartPosition()) : 0;
+    const pieces = splitStatements(raw);
+    if (!pieces.length) return;
     const monaco = editorModule!.monaco;
     monaco.editor.setModelMarkers(model, MARKER_OWNER, []);
-    const t0 = performance.now();
-    const handle = runStatement(text, {
-      warehouseId: s.warehouse ?? warehouseIdRef.current,
-      onAccepted: () => setRun(tabId, {}),
-      onRows: (columns, rows, totalRows) =>
-        setRun(tabId, {
-          result: { statementId: handle.id(), columns, rows, totalRows, truncated: false, loading: true },
-        }),
-    });
-    setRun(tabId, { handle, running: true, error: null, errorAt: undefined, result: null });
-    handle.done.then(
-      (r) => {
-        catalogCache.invalidate();
-        setRun(tabId, {
-          running: false,
-          handle: undefined,
-          result: {
-            statementId: r.statementId,
-            columns: r.columns,
-            rows: r.rows,
-            totalRows: r.totalRows,
-            truncated: r.truncated,
-            loading: false,
-            ms: performance.now() - t0,
-            canceled: r.state === 'CANCELED',
-          },
+    const statements: StatementRun[] = pieces.map((p) => ({
+      text: p.text,
+      origin: base + p.offset,
+      result: null,
+      error: null,
+      running: false,
+    }));
+    setRun(tabId, { statements, shown: 0, running: true, stopped: false, handle: undefined });
+    void (async () => {
+      for (let i = 0; i < statements.length; i++) {
+        if (runsRef.current[tabId]?.stopped) break;
+        const { text, origin } = statements[i]!;
+        const t0 = performance.now();
+        const handle = runStatement(text, {
+          warehouseId: storeRef.current.warehouse ?? warehouseIdRef.current,
+          onAccepted: () => setRun(tabId, {}),
+          onRows: (columns, rows, totalRows) =>
+            setStatement(tabId, i, {
+              result: { statementId: handle.id(), columns, rows, totalRows, truncated: false, loading: true },
+            }),
         });
-      },
-      (e: unknown) => {
-        catalogCache.invalidate();
-        const pos = e instanceof ApiError ? errorPosition(e.message) : null;
-        let errorAt: ErrorAt | undefined;
-        if (pos && !model.isDisposed()) {
-          const at = model.getPositionAt(origin + offsetOf(text, pos));
-          errorAt = { ...pos, lineNumber: at.lineNumber, editorColumn: at.column };
-          // A squiggle under the word at the position (or the character before it at a line's end).
-          const word = model.getWordAtPosition(at);
-          const lineEnd = model.getLineMaxColumn(at.lineNumber);
-          const start = word
-            ? word.startColumn
-            : at.column < lineEnd
-              ? at.column
-              : Math.max(1, at.column - 1);
-          const end = word ? word.endColumn : Math.min(lineEnd, start + 1);
-          monaco.editor.setModelMarkers(model, MARKER_OWNER, [
-            {
-              severity: monaco.MarkerSeverity.Error,
-              message: (e as ApiError).message,
-              source: (e as ApiError).sqlState ? `SQLSTATE ${(e as ApiError).sqlState}` : undefined,
-              startLineNumber: at.lineNumber,
-              startColumn: start,
-              endLineNumber: at.lineNumber,
-              endColumn: Math.max(end, start + 1),
+        setRun(tabId, { handle, shown: i });
+        setStatement(tabId, i, { running: true });
+        try {
+          const r = await handle.done;
+          catalogCache.invalidate();
+          setStatement(tabId, i, {
+            running: false,
+            result: {
+              statementId: r.statementId,
+              columns: r.columns,
+              rows: r.rows,
+              totalRows: r.totalRows,
+              truncated: r.truncated,
+              loading: false,
+              ms: performance.now() - t0,
+              canceled: r.state === 'CANCELED',
             },
-          ]);
+          });
+          if (r.state === 'CANCELED') break;
+        } catch (e) {
+          catalogCache.invalidate();
+          const errorAt = markError(model, text, origin, e);
+          setStatement(tabId, i, { running: false, error: e, errorAt, result: null });
+          break; // a script stops at its first failure
         }
-        setRun(tabId, { running: false, handle: undefined, error: e, errorAt, result: null });
-      },
-    );
+      }
+      setRun(tabId, { running: false, handle: undefined });
+    })();
   }, []);
   const warehouseIdRef = useRef(warehouseId);
   warehouseIdRef.current = warehouseId;
   currentWarehouse = warehouseId;
 
   const cancel = useCallback(() => {
-    const r = runsRef.current[storeRef.current.active];
-    void r?.handle?.cancel();
+    const tabId = storeRef.current.active;
+    const r = runsRef.current[tabId];
+    if (!r?.running) return;
+    setRun(tabId, { stopped: true });
+    runsRef.current = { ...runsRef.current, [tabId]: { ...r, stopped: true } };
+    void r.handle?.cancel();
   }, []);
   const runsRef = useRef(runs);
   runsRef.current = runs;
@@ -325,7 +378,7 @@ export function Workspace(props: { visible: boolean; onNotice: (msg: string) => 
               }}
             >
               {t.title}
-              {runs[t.id]?.running ? ' ●' : ''}
+              {runs[t.id]?.running ? <Dot size={10} class="running" title="running" /> : ''}
             </button>
             <button
               type="button"
@@ -333,7 +386,7 @@ export function Workspace(props: { visible: boolean; onNotice: (msg: string) => 
               aria-label={`Close ${t.title}`}
               onClick={() => closeTab(t.id)}
             >
-              ×
+              <Close size={12} />
             </button>
           </div>
         ))}
@@ -344,7 +397,7 @@ export function Workspace(props: { visible: boolean; onNotice: (msg: string) => 
           title="New tab (Alt+N)"
           onClick={() => addTab()}
         >
-          +
+          <Plus />
         </button>
       </div>
       <div class="toolbar" role="toolbar" aria-label="Editor actions">
@@ -355,10 +408,10 @@ export function Workspace(props: { visible: boolean; onNotice: (msg: string) => 
           disabled={run?.running}
           title="Ctrl/Cmd+Enter"
         >
-          ▶ Run
+          <Play /> Run
         </button>
         <button type="button" onClick={cancel} disabled={!run?.running} title="Shift+Escape">
-          ■ Cancel
+          <Stop /> Cancel
         </button>
         <button type="button" onClick={save} title="Ctrl/Cmd+S">
           Save
@@ -380,8 +433,60 @@ export function Workspace(props: { visible: boolean; onNotice: (msg: string) => 
           {run?.running ? `Running${run.handle?.id() ? ` ${run.handle.id()}` : ''}…` : ''}
         </span>
       </div>
-      {!editorReady && <div class="note loading">Loading the editor…</div>}
-      <div class="editor" ref={host} hidden={!editorReady} />
+      <div class="ws-body" style={{ gridTemplateColumns: `${treeWidth}px 6px minmax(0, 1fr)` }}>
+        <SchemaTree onInsert={insert} />
+        <Splitter
+          orientation="vertical"
+          size={treeWidth}
+          onSize={setTreeWidth}
+          label="Resize the schema browser"
+        />
+        <div class="ws-main" ref={mainRef}>
+          {!editorReady && <div class="note loading">Loading the editor…</div>}
+          <div class="editor" ref={host} hidden={!editorReady} style={{ height: `${editorHeight}px` }} />
+          <Splitter
+            orientation="horizontal"
+            size={editorHeight}
+            onSize={setEditorHeight}
+            label="Resize the editor and the results"
+          />
+          <div class="result-area">
+            {run && run.statements.length > 1 && (
+              <div class="tabs result-tabs" role="tablist" aria-label="Statement results">
+                {run.statements.map((st, i) => (
+                  <div class={`tab${i === run.shown ? ' active' : ''}`} role="presentation">
+                    <button
+                      type="button"
+                      role="tab"
+                      aria-selected={i === run.shown}
+                      title={st.text}
+                      class={st.error ? 'failed' : ''}
+                      onClick={() => setRun(activeTab.id, { shown: i })}
+                    >
+                      {st.running ? <Dot size={10} class="running" /> : null}
+                      Statement {i + 1}
+                    </button>
+                  </div>
+                ))}
+              </div>
+            )}
+            <ResultsPanel
+              result={shown?.result ?? null}
+              error={shown?.error}
+              errorAt={shown?.errorAt}
+              onJump={(at) => {
+                const ed = editorRef.current;
+                if (!ed) return;
+                const p = { lineNumber: at.lineNumber, column: at.editorColumn };
+                ed.setPosition(p);
+                ed.revealPositionInCenterIfOutsideViewport(p);
+                ed.focus();
+              }}
+              running={shown?.running ?? false}
+            />
+          </div>
+        </div>
+      </div>
       {saving && (
         <div class="help" role="dialog" aria-modal="true" aria-label="Save query">
           <form
@@ -423,22 +528,6 @@ export function Workspace(props: { visible: boolean; onNotice: (msg: string) => 
           </form>
         </div>
       )}
-      <div class="result-area">
-        <ResultsPanel
-          result={run?.result ?? null}
-          error={run?.error}
-          errorAt={run?.errorAt}
-          onJump={(at) => {
-            const ed = editorRef.current;
-            if (!ed) return;
-            const p = { lineNumber: at.lineNumber, column: at.editorColumn };
-            ed.setPosition(p);
-            ed.revealPositionInCenterIfOutsideViewport(p);
-            ed.focus();
-          }}
-          running={run?.running ?? false}
-        />
-      </div>
     </section>
   );
 }

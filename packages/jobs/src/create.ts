@@ -2,6 +2,7 @@ import type { ServiceContext, ServiceInstance } from '@minilake/core';
 import { computeService } from '@minilake/compute';
 import { filesService } from '@minilake/files';
 import { iamService, type IamApi } from '@minilake/iam';
+import { lakeviewService } from '@minilake/lakeview';
 import { secretsService } from '@minilake/secrets';
 import { sparkEngine } from '@minilake/engine-spark';
 import { sqlService } from '@minilake/sql';
@@ -75,6 +76,7 @@ export function createJobs(ctx: ServiceContext<JobsSettings>): ServiceInstance<J
       compute: ctx.optionalPeer(computeService),
       sql: ctx.optionalPeer(sqlService),
       sqlObjects: ctx.optionalPeer(sqlObjectsService),
+      lakeview: ctx.optionalPeer(lakeviewService),
     },
   });
   // Recovered queued runs start once the server listens (onListening): their tasks get its URL.

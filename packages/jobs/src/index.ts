@@ -34,7 +34,17 @@ export const jobsService = defineService<JobsApi, typeof jobsSettings>({
   name: 'jobs',
   description: 'Jobs API and a real scheduler: task DAGs on Spark, run_if, retries, timeouts, triggers',
   // Every peer is optional: the API and the non-code tasks work alone; each peer adds what it owns.
-  optionalUses: ['iam', 'secrets', 'workspace', 'files', 'unity-catalog', 'compute', 'sql', 'sql-objects'],
+  optionalUses: [
+    'iam',
+    'secrets',
+    'workspace',
+    'files',
+    'unity-catalog',
+    'compute',
+    'sql',
+    'sql-objects',
+    'lakeview',
+  ],
   // The shared Spark engine this service opens keeps its files in <dataDir>/spark.
   folders: ['spark'],
   settings: jobsSettings,

@@ -217,6 +217,7 @@ export function renderOutput(
       o.notebook_result === undefined ? {} : { result: o.notebook_result, truncated: false };
   }
   if (t.run_job_run_id !== undefined) out.run_job_output = { run_id: t.run_job_run_id };
+  if (o.dashboard_output) out.dashboard_output = o.dashboard_output;
   return out;
 }
 

@@ -120,6 +120,10 @@ export interface TaskOutput {
   notebook_result?: string;
   /** The notebook or script source, for runs/export. */
   source?: string;
+  /** dashboard_task: each page's widget errors (`page_snapshots`), as runs/get-output reports them. */
+  dashboard_output?: {
+    page_snapshots: { page_display_name: string; widget_error_details: { message: string }[] }[];
+  };
 }
 
 const pad = (n: number) => String(n).padStart(16, '0');

@@ -1,6 +1,7 @@
 import type { ServiceContext, ServiceInstance } from '@minilake/core';
 import { workspaceAdminApp } from './app.js';
 import { isConfKey, SETTING_BY_TYPE } from './catalog.js';
+import { deliver } from './deliver.js';
 import { WorkspaceAdminStore } from './store.js';
 import type { WorkspaceAdminApi } from './index.js';
 
@@ -18,6 +19,7 @@ export function createWorkspaceAdmin(ctx: ServiceContext): ServiceInstance<Works
     state: [store],
     api: {
       deliveryTarget: (id) => store.deliveryTarget(id),
+      deliver: (id, payload) => deliver(store.deliveryTarget(id), payload),
       conf: (key) => (isConfKey(key) ? (store.getConf(key)[key] ?? null) : null),
       defaultNamespace: () => {
         try {

@@ -1,6 +1,8 @@
 import { defineService } from '@minilake/core';
 
 export type { DeliveryTarget } from './store.js';
+export type { Delivery } from './deliver.js';
+import type { Delivery } from './deliver.js';
 import type { DeliveryTarget } from './store.js';
 
 /** What other services may read: workspace-conf values and the workspace's default namespace. */
@@ -10,6 +12,11 @@ export interface WorkspaceAdminApi {
   defaultNamespace(): string | undefined;
   /** Where a notification to this destination goes (404 DatabricksError when it does not exist). */
   deliveryTarget(id: string): DeliveryTarget;
+  /**
+   * Sends `payload` (JSON) to the destination: a webhook gets a real POST, other kinds are reported as not
+   * delivered. Never throws for a failed delivery; 404 DatabricksError for a destination that does not exist.
+   */
+  deliver(id: string, payload: unknown): Promise<Delivery>;
 }
 
 export const workspaceAdminService = defineService<WorkspaceAdminApi>({

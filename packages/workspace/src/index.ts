@@ -12,9 +12,12 @@ export interface WorkspaceApi {
   /** A path in the workspace's canonical form (absolute, no `/Workspace` prefix); 400 when it is not valid. */
   canonicalPath(path: string): string;
   /**
-   * Objects another service owns (an MLflow experiment at `/Users/me/exp`): the workspace lists them with
-   * their `object_type`, refuses to put anything else at their path, and moves and deletes them with the
-   * tree. Register the type once (from create), then add, move and remove its objects as they change.
+   * Objects another service owns (an MLflow experiment at `/Users/me/exp`, a Lakeview dashboard at
+   * `<folder>/<name>.lvdash.json`): the workspace lists them with their `object_type`, refuses to put anything
+   * else at their path, and moves and deletes them with the tree. Register the type once (from create), then
+   * add, move and remove its objects as they change. A type whose content is a file (dashboards) also gives
+   * `importSuffix`, `import` and `export`: importing such a file creates or overwrites one, exporting it gives
+   * the owner's content.
    */
   registerObjectType(type: string, owner: ForeignObjectType): void;
   /** Throws the workspace's error when `path` cannot take a new object (no parent folder, something there). */

@@ -62,6 +62,21 @@ export interface ForeignObjectType {
   onDeleted(objects: { path: string; resourceId: string }[]): Promise<void> | void;
   /** Wording for errors, `an MLflow experiment`. */
   noun: string;
+  /**
+   * Types whose content is a file (a Lakeview dashboard is its `.lvdash.json`): a file imported with a name
+   * ending in this suffix through `workspace/import` (format AUTO) or `workspace-files/import-file` becomes
+   * one of these objects, as on Databricks; the name keeps its suffix. Needs `import`.
+   */
+  importSuffix?: string;
+  /**
+   * Creates the object from imported bytes, or replaces the content of `existing` (the id of the object of
+   * this type already at the path, when the import overwrites it); returns its id. Runs under the tree's lock:
+   * it must not call the workspace back (the workspace records the entry itself). Throws a DatabricksError
+   * for bytes that are not such an object.
+   */
+  import?(path: string, content: Buffer, existing: string | undefined): Promise<string> | string;
+  /** The object's content for `workspace/export` (SOURCE, AUTO, RAW) and workspace-files reads. */
+  export?(resourceId: string): Promise<{ content: Buffer; file_type: string }>;
 }
 export type ImportFormat = 'SOURCE' | 'AUTO' | 'JUPYTER' | 'RAW' | 'HTML' | 'DBC' | 'R_MARKDOWN';
 export type ExportFormat = 'SOURCE' | 'AUTO' | 'JUPYTER' | 'RAW' | 'HTML' | 'DBC' | 'R_MARKDOWN';
@@ -128,7 +143,8 @@ export interface Exported {
 
 /** What an import writes: a notebook (its language and stored format) or a file, and its conflict error. */
 interface WriteOptions {
-  type: 'NOTEBOOK' | 'FILE';
+  /** NOTEBOOK, FILE, or a foreign type whose owner imports files (see ForeignObjectType.import). */
+  type: 'NOTEBOOK' | 'FILE' | (string & {});
   language?: Language | undefined;
   format?: NotebookFormat | undefined;
   onExists: (p: string, existing: ObjectRecord) => Error;
@@ -417,12 +433,16 @@ export class WorkspaceStore extends CollectionStore {
     content: Spooled,
   ): Promise<{
     path: string;
-    type: 'NOTEBOOK' | 'FILE';
+    type: 'NOTEBOOK' | 'FILE' | (string & {});
     language?: Language;
     format?: NotebookFormat;
     content: Spooled;
   }> {
     const name = baseName(req.path);
+    if (req.format === 'AUTO') {
+      const foreign = this.importedTypeFor(name);
+      if (foreign) return { path: req.path, type: foreign, content };
+    }
     switch (req.format) {
       case 'RAW':
         return { path: req.path, type: 'FILE', content };
@@ -526,7 +546,9 @@ export class WorkspaceStore extends CollectionStore {
       if (parentRecord.object_type !== 'DIRECTORY') throw notADirectory(p);
       const existing = this.objects.get(p);
       if (existing?.object_type === 'DIRECTORY') throw isDirectory(p);
-      if (existing && !OWN_TYPES.has(existing.object_type)) throw foreignInTheWay(p, this.noun(existing));
+      // A foreign object is replaced only by an import of its own kind (a dashboard's .lvdash.json).
+      if (existing && !OWN_TYPES.has(existing.object_type) && existing.object_type !== opts.type)
+        throw foreignInTheWay(p, this.noun(existing));
       if (existing && !overwrite) throw opts.onExists(p, existing);
       return existing;
     };
@@ -544,8 +566,28 @@ export class WorkspaceStore extends CollectionStore {
     };
     if (opts.language) record.language = opts.language;
     if (opts.format) record.notebook_format = opts.format;
+    const owner = OWN_TYPES.has(opts.type) ? undefined : this.foreign.get(opts.type);
+    if (owner?.import) {
+      // The owner keeps the content; the tree keeps the entry (and no bytes of its own).
+      const same = existing?.object_type === opts.type ? existing.resource_id : undefined;
+      record.resource_id = await owner.import(p, await readFile(content.tmp), same);
+      delete record.size;
+      this.objects.set(p, record);
+      if (existing && OWN_TYPES.has(existing.object_type)) await rm(disk, { force: true });
+      return;
+    }
     this.objects.set(p, record);
     await rename(content.tmp, disk);
+  }
+
+  /** The foreign type whose import suffix ends `name`, when its owner imports such files. */
+  private importedTypeFor(name: string): string | undefined {
+    const lower = name.toLowerCase();
+    for (const [type, o] of this.foreign) {
+      const suffix = o.importSuffix?.toLowerCase();
+      if (suffix && o.import && lower.endsWith(suffix) && lower !== suffix) return type;
+    }
+    return undefined;
   }
 
   private noun(r: ObjectRecord): string {
@@ -557,7 +599,13 @@ export class WorkspaceStore extends CollectionStore {
     const r = this.get(p);
     if (r.object_type === 'DIRECTORY')
       throw conversionNotImplemented(`Exporting a directory (${format} archive)`);
-    if (!OWN_TYPES.has(r.object_type)) throw notExportable(p, this.noun(r));
+    if (!OWN_TYPES.has(r.object_type)) {
+      const owner = this.foreign.get(r.object_type);
+      if (!owner?.export) throw notExportable(p, this.noun(r));
+      if (!['SOURCE', 'AUTO', 'RAW'].includes(format))
+        throw conversionNotImplemented(`Exporting ${this.noun(r)} in the ${format} format`);
+      return owner.export(r.resource_id ?? String(r.object_id));
+    }
     const bytes = await readFile(await this.diskPath(p)).catch((e: unknown) => {
       // Deleted after its record was read: as if the delete had come first.
       throw (e as NodeJS.ErrnoException).code === 'ENOENT' ? pathNotFound(p) : e;

@@ -15,6 +15,7 @@ import { forEachTask } from './for-each.js';
 import { runJobTask } from './run-job.js';
 import { notebookTask, pythonWheelTask, sparkPythonTask } from './spark.js';
 import { sqlTask } from './sql.js';
+import { dashboardTask } from './dashboard.js';
 import {
   fail,
   TaskFileError,
@@ -35,6 +36,7 @@ const EXECUTORS: TaskExecutor[] = [
   runJobTask,
   forEachTask,
   sqlTask,
+  dashboardTask,
 ];
 
 /** Every task type Databricks has (the settings field naming it), in the order a task's type is looked for. */

@@ -8,6 +8,7 @@ import type { ComputeApi } from '@minilake/compute';
 import type { SecretsApi } from '@minilake/secrets';
 import type { SqlApi } from '@minilake/sql';
 import type { SqlObjectsApi } from '@minilake/sql-objects';
+import type { LakeviewApi } from '@minilake/lakeview';
 import { v } from '@minilake/core';
 import type { SparkEngine } from '../engine.js';
 import type { RefContext } from '../refs.js';
@@ -39,6 +40,7 @@ export interface ExecDeps {
   compute?: ComputeApi | undefined;
   sql?: SqlApi | undefined;
   sqlObjects?: SqlObjectsApi | undefined;
+  lakeview?: Pick<LakeviewApi, 'refresh'> | undefined;
   /** Runs a task through the registry (a for-each iteration). */
   execute(input: ExecInput): Promise<Outcome>;
   runJob(
