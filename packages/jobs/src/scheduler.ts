@@ -377,6 +377,8 @@ export class Scheduler {
       if (outcome.clusterId) t.cluster_id = outcome.clusterId;
       if (outcome.forEachStats) t.for_each_stats = outcome.forEachStats;
       if (outcome.runJobRunId !== undefined) t.run_job_run_id = outcome.runJobRunId;
+      if (outcome.serverlessFailure) t.serverless_failure = true;
+      else delete t.serverless_failure;
       t.termination = termination(outcome.result, outcome.message);
       const max = t.spec.max_retries ?? 0;
       const retriable =
@@ -423,9 +425,9 @@ export class Scheduler {
       // The run's token ends with the run (tokens.ts).
       tokenId = r.token_id;
       delete r.token_id;
-      const { result, termination: term } = runResult(r, live.reason);
+      const { result, termination: term, life } = runResult(r, live.reason);
       if (live.reason) r.user_cancelled_or_timedout = true;
-      r.life = 'TERMINATED';
+      r.life = life;
       r.result = result;
       r.message = term.message;
       r.termination = term;

@@ -138,7 +138,9 @@ describe('jobs wire shapes', () => {
     const c = await call('POST', '/api/2.2/jobs/create', {
       name: 'big',
       tasks,
-      job_clusters: [{ job_cluster_key: 'k', new_cluster: {} }],
+      job_clusters: [
+        { job_cluster_key: 'k', new_cluster: { spark_version: '15.4.x-scala2.12', num_workers: 0 } },
+      ],
     });
     const seen: string[] = [];
     let token: string | undefined;

@@ -4,6 +4,7 @@
  * finds the compute, launches it on the Spark engine with the run's token, and reports the process's end.
  */
 import { v } from '@minilake/core';
+import { WORKLOAD_FAILED } from '../dag.js';
 import type { SparkEngine, SparkTask, SparkTaskResult } from '../engine.js';
 import { resolveAll, resolveRefs, type RefContext } from '../refs.js';
 import type { Json } from '../settings.js';
@@ -232,6 +233,10 @@ async function launch(
     ...(r.notebookResult !== undefined ? { notebook_result: r.notebookResult } : {}),
     ...(program.source !== undefined ? { source: program.source } : {}),
   };
+  // A serverless environment's failed workload is reported as Databricks does: the generic message on the
+  // task (the exception is in runs/get-output), and the run ends INTERNAL_ERROR (see dag.ts).
+  const serverlessFailure =
+    r.outcome === 'FAILED' && compute.compute === 'serverless' && spec.environment_key !== undefined;
   const message =
     r.outcome === 'SUCCESS'
       ? ''
@@ -239,12 +244,15 @@ async function launch(
         ? `Task timed out after ${timeout} seconds.`
         : r.outcome === 'CANCELED'
           ? 'Run cancelled.'
-          : (output.error ?? 'Workload failed, see run output for details');
+          : serverlessFailure
+            ? WORKLOAD_FAILED
+            : (output.error ?? WORKLOAD_FAILED);
   return {
     result: r.outcome,
     message,
     output,
     values: r.taskValues,
     ...(compute.clusterId ? { clusterId: compute.clusterId } : {}),
+    ...(serverlessFailure ? { serverlessFailure } : {}),
   };
 }

@@ -6,6 +6,7 @@
  */
 import { v } from '@minilake/core';
 import { resolveAll } from '../refs.js';
+import { substituteParameters } from './sql-params.js';
 import { defineTask, fail, text, textMap, type ExecDeps, type ExecInput, type Outcome } from './types.js';
 
 const Settings = v.looseObject({
@@ -111,6 +112,9 @@ export const sqlTask = defineTask({
       );
     if (file.source === 'GIT') return fail('sql_task files from git_source are not supported by MiniLake.');
     const text = await d.files.localFileText(file.path, input.workDir);
-    return runFile(d, input, text, sql.warehouse_id ?? '', parameters());
+    // Job parameters reach the file as Databricks pushes them down to a task: `{{name}}` in its text and
+    // `:name` markers; the task's own parameters win over the job's of the same name.
+    const values = { ...refs.parameters, ...parameters() };
+    return runFile(d, input, substituteParameters(text, values), sql.warehouse_id ?? '', values);
   },
 });

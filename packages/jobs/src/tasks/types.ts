@@ -24,6 +24,8 @@ export interface Outcome {
   clusterId?: string;
   forEachStats?: Json;
   runJobRunId?: number;
+  /** A serverless environment's workload failed (the run then ends INTERNAL_ERROR, as on Databricks). */
+  serverlessFailure?: boolean;
 }
 
 /** What executors work with: the jobs store, the Spark engine, and the peers' Apis (each optional). */

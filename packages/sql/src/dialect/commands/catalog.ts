@@ -18,16 +18,53 @@ import {
   ucTable,
 } from './common.js';
 
+/** `a.b` or `` `a.b`.c `` as the name parts IDENTIFIER('...') names. */
+function splitName(text: string): string[] {
+  const parts: string[] = [];
+  let cur = '';
+  let quoted = false;
+  for (let i = 0; i < text.length; i++) {
+    const ch = text[i]!;
+    if (ch === '`') {
+      if (quoted && text[i + 1] === '`') {
+        cur += '`';
+        i++;
+      } else quoted = !quoted;
+    } else if (ch === '.' && !quoted) {
+      parts.push(cur.trim());
+      cur = '';
+    } else cur += ch;
+  }
+  parts.push(cur.trim());
+  return parts;
+}
+
+/** USE's name: a name, a string literal (`USE CATALOG 'main'`) or IDENTIFIER('a.b'), as Databricks takes. */
+function useName(c: Cursor): string[] {
+  if (c.peek()?.type === 'STRING') return [c.string()];
+  if (c.is('IDENTIFIER') && c.peek(1)?.type === 'L_PAREN') {
+    c.i += 2;
+    const parts = splitName(c.string());
+    if (c.peek()?.type !== 'R_PAREN') c.syntax("expected ')'");
+    c.i++;
+    if (parts.some((x) => x === '')) c.syntax('expected a name in IDENTIFIER');
+    return parts;
+  }
+  return c.qualifiedName();
+}
+
 export async function use(c: Cursor, s: Session): Promise<Outcome> {
   c.expect('USE');
   if (c.accept('CATALOG')) {
-    const name = c.ident();
+    const names = useName(c);
+    if (names.length !== 1) c.syntax('expected a catalog name');
+    const name = names[0]!;
     await ensureCatalog(s, name);
     s.catalog = name;
     s.schema = 'default';
   } else {
     if (!c.accept('SCHEMA')) c.accept('DATABASE');
-    const parts = c.qualifiedName();
+    const parts = useName(c);
     if (parts.length > 2) c.syntax('expected [catalog.]schema');
     const cat = parts.length === 2 ? parts[0]! : s.catalog;
     const sch = parts[parts.length - 1]!;
