@@ -1,3 +1,4 @@
+import path from 'node:path';
 import type { ServiceContext, ServiceInstance } from '@minilake/core';
 import { computeService } from '@minilake/compute';
 import { filesService } from '@minilake/files';
@@ -9,6 +10,7 @@ import { sqlObjectsService } from '@minilake/sql-objects';
 import { unityCatalogService } from '@minilake/unity-catalog';
 import { workspaceService } from '@minilake/workspace';
 import { jobsApp } from './app.js';
+import { ClusterLibraries } from './tasks/libraries.js';
 import type { SparkEngine } from './engine.js';
 import { FileResolver } from './resolve.js';
 import { Scheduler } from './scheduler.js';
@@ -80,6 +82,7 @@ export function createJobs(ctx: ServiceContext): ServiceInstance<JobsApi> {
       compute: ctx.optionalPeer(computeService),
       sql: ctx.optionalPeer(sqlService),
       sqlObjects: ctx.optionalPeer(sqlObjectsService),
+      clusterLibraries: new ClusterLibraries(path.join(ctx.dir, 'cluster-libraries')),
     },
   });
   const { queued } = scheduler.recover();

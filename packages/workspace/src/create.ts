@@ -47,6 +47,7 @@ export function createWorkspace(ctx: ServiceContext): ServiceInstance<WorkspaceA
     api: {
       read: async (p) => (await store.export(canonicalPath(p), 'SOURCE')).content,
       getStatus: (p) => store.getStatus(canonicalPath(p)),
+      copyTree: (p, dest) => store.copyTree(canonicalPath(p), dest),
     },
   };
 }

@@ -9,6 +9,8 @@ export interface WorkspaceApi {
   /** The object's bytes in the given format (SOURCE for notebooks, raw for files). */
   read(path: string): Promise<Buffer>;
   getStatus(path: string): ReturnType<WorkspaceStore['getStatus']>;
+  /** Copies a folder's files and notebooks (as SOURCE files with their extension) into a local folder. */
+  copyTree(path: string, dest: string): Promise<void>;
 }
 
 export const workspaceService = defineService<WorkspaceApi>({

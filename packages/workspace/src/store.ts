@@ -4,11 +4,12 @@
  * directories), written to a temp name and renamed so a reader or a concurrent writer never sees half a file.
  */
 import { createReadStream, createWriteStream, mkdirSync } from 'node:fs';
-import { mkdir, open, readFile, rename, rm } from 'node:fs/promises';
+import { mkdir, open, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import {
   CollectionStore,
+  DatabricksError,
   Mutex,
   numericId,
   resolveUnderReal,
@@ -443,6 +444,35 @@ export class WorkspaceStore extends CollectionStore {
     if (opts.format) record.notebook_format = opts.format;
     this.objects.set(p, record);
     await rename(content.tmp, disk);
+  }
+
+  /**
+   * A folder's files and notebooks (each notebook as its SOURCE file, with its language's extension) copied
+   * to a local folder: what a task that needs a whole project (a dbt project) works on.
+   */
+  async copyTree(p: string, dest: string): Promise<void> {
+    const r = this.get(p);
+    if (r.object_type !== 'DIRECTORY') throw notADirectory(p);
+    const prefix = p === '/' ? '/' : `${p}/`;
+    const inside = [...this.objects.values()].filter((o) => o.path.startsWith(prefix));
+    await mkdir(dest, { recursive: true });
+    for (const o of inside) {
+      const rel = o.path.slice(prefix.length);
+      const target = path.join(dest, ...rel.split('/'));
+      if (o.object_type === 'DIRECTORY') {
+        await mkdir(target, { recursive: true });
+        continue;
+      }
+      await mkdir(path.dirname(target), { recursive: true });
+      const out = await this.export(o.path, 'SOURCE').catch((e: unknown) => {
+        // Deleted since the listing: as if the delete had come first.
+        if (e instanceof DatabricksError && e.status === 404) return undefined;
+        throw e;
+      });
+      if (!out) continue;
+      const name = o.object_type === 'NOTEBOOK' ? `${target}.${out.file_type}` : target;
+      await writeFile(name, out.content);
+    }
   }
 
   /** GET /api/2.0/workspace/export. */

@@ -13,6 +13,8 @@ import { conditionTask } from './condition.js';
 import { refContext } from './context.js';
 import { forEachTask } from './for-each.js';
 import { runJobTask } from './run-job.js';
+import { dbtTask } from './dbt.js';
+import { sparkJarTask, sparkSubmitTask } from './jvm.js';
 import { notebookTask, pythonWheelTask, sparkPythonTask } from './spark.js';
 import { sqlTask } from './sql.js';
 import {
@@ -35,6 +37,9 @@ const EXECUTORS: TaskExecutor[] = [
   runJobTask,
   forEachTask,
   sqlTask,
+  sparkJarTask,
+  sparkSubmitTask,
+  dbtTask,
 ];
 
 /** Every task type Databricks has (the settings field naming it), in the order a task's type is looked for. */

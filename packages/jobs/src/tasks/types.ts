@@ -12,6 +12,8 @@ import { v } from '@minilake/core';
 import type { SparkEngine } from '../engine.js';
 import type { RefContext } from '../refs.js';
 import type { FileResolver } from '../resolve.js';
+import type { GitCheckouts } from './git.js';
+import type { ClusterLibraries } from './libraries.js';
 import type { Json } from '../settings.js';
 import type { JobsStore, RunRecord, TaskOutput, TaskRunRecord } from '../store.js';
 
@@ -41,6 +43,10 @@ export interface ExecDeps {
   compute?: ComputeApi | undefined;
   sql?: SqlApi | undefined;
   sqlObjects?: SqlObjectsApi | undefined;
+  /** Each run's checkout of its job's git_source (git.ts). */
+  git: GitCheckouts;
+  /** Wheels installed on all-purpose clusters (libraries.ts). */
+  clusterLibraries?: ClusterLibraries | undefined;
   /** Runs a task through the registry (a for-each iteration). */
   execute(input: ExecInput): Promise<Outcome>;
   runJob(
