@@ -28,6 +28,7 @@ function registerJobPermissions(iam: IamApi | undefined, store: JobsStore) {
       objectType: 'job',
       levels: ['CAN_VIEW', 'CAN_MANAGE_RUN', 'IS_OWNER', 'CAN_MANAGE'],
       owner: 'IS_OWNER',
+      ownerRequired: true,
       admins: 'CAN_MANAGE',
     },
     { exists: (id) => store.hasJob(id), owner: (id) => store.jobOwner(id) },
@@ -115,8 +116,11 @@ export function createJobs(ctx: ServiceContext): ServiceInstance<JobsApi> {
     hooks: {
       onJobDeleted,
       // The permissions API is iam's: the ACL is validated and stored exactly as a client's PUT would be.
+      // A create's list may leave the owner out: the creator is the job's owner then, as on Databricks.
       setAcl: async (jobId, acl) => {
-        iam?.setPermissions('jobs', String(jobId), acl);
+        const named = acl.some((a) => a.permission_level === 'IS_OWNER');
+        const owner = { user_name: store.jobOwner(String(jobId)), permission_level: 'IS_OWNER' };
+        iam?.setPermissions('jobs', String(jobId), named ? acl : [owner, ...acl]);
       },
     },
   });
