@@ -4,12 +4,12 @@ all-purpose cluster already installed not installed again, JAR, spark-submit and
 and a job reading its code from a git_source at a local URL.
 
 Tests that run code skip only when the Spark install is missing (CI installs it)."""
-import datetime
 import glob
 import io
 import os
 import shutil
 import subprocess
+import time
 
 import pytest
 from databricks.sdk.errors import InvalidParameterValue, OperationFailed
@@ -21,6 +21,18 @@ from conftest import ROOT, unique
 from test_jobs import _wheel, put, spark  # noqa: F401  (the spark fixture: skip when Spark is missing)
 
 SPEC = dict(spark_version="15.4.x-scala2.12", node_type_id="i3.xlarge")
+
+
+def ended(w, run_id, minutes=10):
+    """The run once it ended, whatever its end (the SDK's waiter raises on INTERNAL_ERROR)."""
+    deadline = time.time() + minutes * 60
+    while True:
+        run = w.jobs.get_run(run_id)
+        if run.state.life_cycle_state in (jobs.RunLifeCycleState.TERMINATED, jobs.RunLifeCycleState.SKIPPED,
+                                          jobs.RunLifeCycleState.INTERNAL_ERROR):
+            return run
+        assert time.time() < deadline, f"run {run_id} still {run.state.life_cycle_state}"
+        time.sleep(1)
 
 
 @pytest.fixture
@@ -207,7 +219,7 @@ def test_dbt_task_runs_the_project_against_minilakes_warehouse(w, home, spark):
             project_directory=project, commands=["dbt seed", "dbt run", "dbt test"], warehouse_id=wh,
             catalog=cat, schema="shop"))],
     )
-    run = w.jobs.run_now_and_wait(created.job_id, timeout=datetime.timedelta(minutes=20))
+    run = ended(w, w.jobs.run_now(created.job_id).run_id, minutes=20)
     out = w.jobs.get_run_output(run.tasks[0].run_id)
     assert run.state.result_state == jobs.RunResultState.SUCCESS, (out.error, out.logs[-4000:])
     assert "Completed successfully" in out.logs

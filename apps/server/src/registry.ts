@@ -9,6 +9,7 @@ import { filesService } from '@minilake/files';
 import { iamService } from '@minilake/iam';
 import { jobsService } from '@minilake/jobs';
 import { mcpService } from '@minilake/mcp';
+import { reposService } from '@minilake/repos';
 import { secretsService } from '@minilake/secrets';
 import { sqlService } from '@minilake/sql';
 import { sqlObjectsService } from '@minilake/sql-objects';
@@ -25,6 +26,7 @@ const ordered = [
   sqlObjectsService,
   thriftService,
   workspaceService,
+  reposService,
   filesService,
   computeService,
   workspaceAdminService,

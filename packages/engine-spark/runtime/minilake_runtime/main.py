@@ -168,7 +168,8 @@ def _run_dbt(task):
     for words in d["commands"]:
         print("+ " + " ".join(words), flush=True)
         sys.stdout.flush()
-        r = subprocess.run([exe] + list(words[1:]), cwd=d["projectDir"], env=env, stdout=subprocess.PIPE,
+        # The script through this Python: the venv was built elsewhere and moved, so its shebang line is stale.
+        r = subprocess.run([sys.executable, exe] + list(words[1:]), cwd=d["projectDir"], env=env, stdout=subprocess.PIPE,
                            stderr=subprocess.STDOUT, text=True)
         sys.stdout.write(r.stdout)
         sys.stdout.flush()
