@@ -247,6 +247,15 @@ export class WorkspaceStore extends CollectionStore {
     return this.info(this.get(p));
   }
 
+  /**
+   * A notebook's export format as the CLI's filer reads it (`return_export_info=true`): SOURCE for a source
+   * notebook, JUPYTER for one kept as .ipynb; nothing for other objects.
+   */
+  exportFormat(p: string): 'SOURCE' | 'JUPYTER' | undefined {
+    const r = this.get(p);
+    return r.object_type === 'NOTEBOOK' ? (r.notebook_format ?? 'SOURCE') : undefined;
+  }
+
   private children(p: string): ObjectRecord[] {
     const prefix = p === '/' ? '/' : `${p}/`;
     const out: ObjectRecord[] = [];
