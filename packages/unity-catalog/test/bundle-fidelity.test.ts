@@ -17,6 +17,10 @@ const call = async (method: string, p: string, body?: unknown) => {
   expect(res.status, text).toBe(200);
   return JSON.parse(text) as Record<string, any>;
 };
+const raw = async (method: string, p: string, body?: unknown) => {
+  const res = await app.request(p, jsonInit(method, body));
+  return { status: res.status, body: (await res.json()) as Record<string, any> };
+};
 
 beforeAll(async () => {
   const s = await serviceApp(unityCatalogService);
@@ -74,6 +78,42 @@ describe('grants PATCH with add and remove in one change', () => {
     expect(await call('GET', `${B}/permissions/${type}/${name}`)).toEqual(r);
     // Sent again (the next deploy), nothing changes.
     expect(await call('PATCH', `${B}/permissions/${type}/${name}`, body)).toEqual(r);
+  });
+  it('remove ALL_PRIVILEGES revokes everything the principal holds before add applies (the CLI goldens)', async () => {
+    // The bundle declared ALL_PRIVILEGES; a concrete privilege was granted out of band (`grants update`).
+    await call('PATCH', `${B}/permissions/schema/bund.res`, {
+      changes: [{ principal: 'R', add: ['ALL_PRIVILEGES'] }],
+    });
+    await call('PATCH', `${B}/permissions/schema/bund.res`, {
+      changes: [{ principal: 'R', add: ['USE_SCHEMA'] }],
+    });
+    const both = await call('GET', `${B}/permissions/schema/bund.res?principal=R`);
+    expect(both.privilege_assignments).toEqual([
+      { principal: 'R', privileges: ['ALL_PRIVILEGES', 'USE_SCHEMA'] },
+    ]);
+    // What the direct engine sends to make a principal hold exactly USE_SCHEMA: the rest is revoked.
+    const exact = await call('PATCH', `${B}/permissions/schema/bund.res`, {
+      changes: [{ principal: 'R', add: ['USE_SCHEMA'], remove: ['ALL_PRIVILEGES'] }],
+    });
+    expect(exact.privilege_assignments).toContainEqual({ principal: 'R', privileges: ['USE_SCHEMA'] });
+    // ... and for a principal dropped from the config, remove ALL_PRIVILEGES alone revokes everything.
+    const gone = await call('PATCH', `${B}/permissions/schema/bund.res`, {
+      changes: [{ principal: 'R', remove: ['ALL_PRIVILEGES'] }],
+    });
+    expect(gone.privilege_assignments.map((a: any) => a.principal)).not.toContain('R');
+    // A named privilege in both lists is kept; ALL_PRIVILEGES in both is refused.
+    const kept = await call('PATCH', `${B}/permissions/schema/bund.res`, {
+      changes: [{ principal: 'R', add: ['USE_SCHEMA'], remove: ['USE_SCHEMA'] }],
+    });
+    expect(kept.privilege_assignments).toContainEqual({ principal: 'R', privileges: ['USE_SCHEMA'] });
+    const dup = await raw('PATCH', `${B}/permissions/schema/bund.res`, {
+      changes: [{ principal: 'R', add: ['ALL_PRIVILEGES'], remove: ['ALL_PRIVILEGES'] }],
+    });
+    expect(dup.status).toBe(400);
+    expect(dup.body).toEqual({
+      error_code: 'INVALID_PARAMETER_VALUE',
+      message: 'Duplicate privileges to add and delete',
+    });
   });
   it('removes a privilege the principal holds, and removing one it does not hold removes nothing', async () => {
     await call('PATCH', `${B}/permissions/schema/bund.res`, {
