@@ -15,3 +15,4 @@ export * from './node-io.js';
 export * from './multipart.js';
 export * from './mutex.js';
 export * from './git.js';
+export * from './settings.js';

@@ -4,18 +4,18 @@ import { workspaceService } from '@minilake/workspace';
 import { reposApp } from './app.js';
 import { Repos } from './repos.js';
 import { ReposStore } from './store.js';
+import type { ReposSettings } from './index.js';
 
 /** The service itself, imported by its definition's create (index.ts) when the host starts it. */
-export function createRepos(ctx: ServiceContext): ServiceInstance<undefined> {
+export function createRepos(ctx: ServiceContext<ReposSettings>): ServiceInstance<undefined> {
   const store = new ReposStore(ctx.state);
   const iam = ctx.optionalPeer(iamService);
-  const seconds = Number(ctx.config.MINILAKE_REPOS_GIT_TIMEOUT);
   const repos = new Repos({
     store,
     workspace: ctx.peer(workspaceService),
     dir: ctx.dir,
     userName: ctx.identity.userName,
-    gitTimeoutMs: (Number.isFinite(seconds) && seconds > 0 ? seconds : 60) * 1000,
+    gitTimeoutMs: ctx.settings.MINILAKE_REPOS_GIT_TIMEOUT * 1000,
     onDeleted: (id) => iam?.dropPermissions('repos', String(id)),
   });
   iam?.registerObjectType(

@@ -496,7 +496,7 @@ describe('what the CLI compares', () => {
       format: 'JUPYTER',
     });
     await importFile(`${HOME}/f.txt`, 'x');
-    const st = (q: Record<string, string>) => get('/api/2.0/workspace/get-status', q).then(json);
+    const st = async (q: Record<string, string>) => json(await get('/api/2.0/workspace/get-status', q));
     expect(await st({ path: `/Workspace${HOME}/nb`, return_export_info: 'true' })).toMatchObject({
       path: `/Workspace${HOME}/nb`,
       object_type: 'NOTEBOOK',
