@@ -126,6 +126,27 @@ describe('grants PATCH with add and remove in one change', () => {
   });
 });
 
+describe('messages the CLI goldens record', () => {
+  it('a catalog, schema or volume with a name Databricks refuses gets its RPC message', async () => {
+    const empty = await raw('POST', `${B}/catalogs`, { name: '' });
+    expect(empty).toEqual({
+      status: 400,
+      body: {
+        error_code: 'INVALID_PARAMETER_VALUE',
+        message:
+          'Invalid input: RPC CreateCatalog Field managedcatalog.CatalogInfo.name: name "" is not a valid name. Valid names cannot contain spaces, periods, forward slashes, or control characters.',
+      },
+    });
+    const dotted = await raw('POST', `${B}/schemas`, { catalog_name: 'bund', name: 'a.b' });
+    expect(dotted.body.message).toBe(
+      'Invalid input: RPC CreateSchema Field managedcatalog.SchemaInfo.name: name "a.b" is not a valid name. Valid names cannot contain spaces, periods, forward slashes, or control characters.',
+    );
+    // A name Databricks takes but MiniLake cannot (a quote) says what MiniLake accepts.
+    const quoted = await raw('POST', `${B}/catalogs`, { name: "it's" });
+    expect(quoted.body.message).toContain('names must be 1 to 255 letters, digits, underscores or hyphens');
+  });
+});
+
 describe('absent, not empty', () => {
   it('leaves out properties on a catalog and a schema created without them, and provisioning_info', async () => {
     const c = await call('GET', `${B}/catalogs/bund`);
