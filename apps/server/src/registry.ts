@@ -9,6 +9,7 @@ import { filesService } from '@minilake/files';
 import { iamService } from '@minilake/iam';
 import { jobsService } from '@minilake/jobs';
 import { mcpService } from '@minilake/mcp';
+import { mlflowService } from '@minilake/mlflow';
 import { reposService } from '@minilake/repos';
 import { secretsService } from '@minilake/secrets';
 import { sqlService } from '@minilake/sql';
@@ -31,6 +32,7 @@ const ordered = [
   computeService,
   workspaceAdminService,
   jobsService,
+  mlflowService,
   // Last: its tools call every other service through the host's routes.
   mcpService,
 ] as ServiceDefinition<unknown>[];

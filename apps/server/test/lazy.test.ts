@@ -10,7 +10,8 @@ describe('services started on their first request', () => {
   it('declare prefixes that cover every route they serve', async () => {
     // Each lazily started service, alone: the routes it adds to those of the host and its required peers
     // are all under its `paths`.
-    // Persistent, so required peers that are lazy themselves (lakeview's workspace) are mounted too.
+    // Persistent, so the peers start with the host (a required peer that declares paths, as workspace does
+    // for mlflow, would otherwise not be mounted yet) and their routes are listed.
     const routesOf = async (services: string) => {
       const dir = mkdtempSync(path.join(os.tmpdir(), 'minilake-lazy-'));
       const ml = await createMinilake(

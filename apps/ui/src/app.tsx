@@ -1,5 +1,6 @@
 /** The shell: navigation between the views (path routing under /ui/), notices, the help panel. */
 import { useEffect, useState } from 'preact/hooks';
+import { ExperimentsView } from './experiments';
 import { CatalogView, HelpPanel, HistoryView, JobsView, QueriesView } from './panels';
 import { navigate, useRoute } from './route';
 import { activeWarehouse, Workspace } from './workspace';
@@ -10,6 +11,7 @@ const VIEWS = [
   ['history', 'History'],
   ['catalog', 'Catalog'],
   ['jobs', 'Jobs'],
+  ['experiments', 'Experiments'],
 ] as const;
 type View = (typeof VIEWS)[number][0];
 
@@ -32,7 +34,7 @@ export function App() {
         e.preventDefault();
         setHelp((h) => !h);
       } else if (e.key === 'Escape' && help) setHelp(false);
-      else if (e.altKey && /^[1-5]$/.test(e.key)) {
+      else if (e.altKey && /^[1-6]$/.test(e.key)) {
         e.preventDefault();
         go(VIEWS[Number(e.key) - 1]![0]);
       }
@@ -72,6 +74,9 @@ export function App() {
               {label}
             </a>
           ))}
+          <a href="/mlflow/" target="_blank" rel="noopener">
+            MLflow
+          </a>
           <a href="/jupyter/" target="_blank" rel="noopener">
             Jupyter
           </a>
@@ -91,6 +96,7 @@ export function App() {
         <HistoryView visible={view === 'history'} />
         <CatalogView visible={view === 'catalog'} warehouseId={activeWarehouse} />
         <JobsView visible={view === 'jobs'} />
+        <ExperimentsView visible={view === 'experiments'} />
       </main>
       {notice && (
         <div class="notice" role="status">

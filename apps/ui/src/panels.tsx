@@ -631,7 +631,7 @@ export const SHORTCUTS: [string, string][] = [
   ['Ctrl/Cmd + S', 'Save the tab as a query'],
   ['Ctrl + Space', 'Complete catalogs, schemas, tables, columns, keywords, functions'],
   ['Alt + N / Alt + W', 'New tab / close tab'],
-  ['Alt + 1…5', 'Editor, Queries, History, Catalog, Jobs'],
+  ['Alt + 1…6', 'Editor, Queries, History, Catalog, Jobs, Experiments'],
   ['Arrows, Ctrl/Cmd + C in the grid', 'Move the selected cell, copy it'],
   ['F1 in the editor', 'All editor commands'],
   ['?', 'This help'],

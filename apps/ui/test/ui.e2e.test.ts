@@ -407,6 +407,50 @@ describe.skipIf(!CHROMIUM)(title, () => {
     await page.close();
   });
 
+  // The MLflow server starts on the first MLflow request (seconds, more on a busy machine); the MLflow install
+  // is in CI's cache (packages/mlflow/install.sh), as the Spark install is for the jobs test above.
+  it(
+    'lists MLflow experiments and links each run to its page in the MLflow UI',
+    { timeout: 300_000 },
+    async () => {
+      const exp = await post<{ experiment_id: string }>('/api/2.0/mlflow/experiments/create', {
+        name: '/Users/dev@minilake.local/ui-experiment',
+      });
+      expect(exp.status, JSON.stringify(exp.json)).toBe(200);
+      const id = exp.json.experiment_id;
+      const run = await post<{ run: { info: { run_id: string } } }>('/api/2.0/mlflow/runs/create', {
+        experiment_id: id,
+        run_name: 'ui-run',
+      });
+      const runId = run.json.run.info.run_id;
+      await post('/api/2.0/mlflow/runs/log-metric', {
+        run_id: runId,
+        key: 'loss',
+        value: 0.25,
+        timestamp: 1,
+        step: 0,
+      });
+      const page = await openPage();
+      await page.getByRole('link', { name: 'Experiments' }).click();
+      await page.getByRole('button', { name: 'ui-experiment' }).click({ timeout: 60_000 });
+      const link = page.getByRole('link', { name: 'ui-run' });
+      await link.waitFor({ timeout: 30_000 });
+      expect(await link.getAttribute('href')).toBe(`/mlflow/#/experiments/${id}/runs/${runId}`);
+      await page.locator('.jobs tbody tr', { hasText: 'loss=0.25' }).waitFor();
+      expect(
+        await page
+          .getByRole('link', { name: '/Users/dev@minilake.local/ui-experiment' })
+          .getAttribute('href'),
+      ).toBe(`/mlflow/#/experiments/${id}`);
+      // The page those links open: MLflow's own UI, served by MiniLake.
+      const ui = await fetch(`${server.url}/mlflow/`);
+      expect(ui.status).toBe(200);
+      expect(await ui.text()).toContain('<html');
+      await shot(page, 'experiments');
+      await page.close();
+    },
+  );
+
   it("gives every object an address: the API's links open its page, and clicks keep the address in step", async () => {
     const job = await post<{ job_id: number }>('/api/2.2/jobs/create', {
       name: 'ui addresses',
@@ -452,7 +496,7 @@ describe.skipIf(!CHROMIUM)(title, () => {
     // Focus order from the top: the views, the help button, the query tabs, then the editor's actions.
     await page.getByRole('link', { name: 'Editor' }).focus();
     const order: string[] = ['Editor'];
-    for (let i = 0; i < 15; i++) {
+    for (let i = 0; i < 17; i++) {
       await page.keyboard.press('Tab');
       order.push(
         await page.evaluate(() => {
@@ -461,12 +505,14 @@ describe.skipIf(!CHROMIUM)(title, () => {
         }),
       );
     }
-    expect(order.slice(0, 7)).toEqual([
+    expect(order.slice(0, 9)).toEqual([
       'Editor',
       'Queries',
       'History',
       'Catalog',
       'Jobs',
+      'Experiments',
+      'MLflow',
       'Jupyter',
       'Keyboard shortcuts (?)',
     ]);

@@ -106,3 +106,13 @@ export const parentOf = (p: string): string => {
   const i = p.lastIndexOf('/');
   return i <= 0 ? '/' : p.slice(0, i);
 };
+
+/**
+ * A top-level Files API root a service owns (mlflow's `/Models` and `/WorkspaceInternal`), which the files
+ * service mounts: given the path segments after the root's name, the directory on disk they start in and the
+ * segments left below it (resolved under it with resolveUnderReal), or the owner's error (404 for an object
+ * that does not exist, 403 for a write it refuses). The directory itself is never deleted through the API.
+ */
+export interface FileRoot {
+  locate(rest: string[], access: 'read' | 'write'): Promise<{ dir: string; rest: string[] }>;
+}

@@ -59,6 +59,7 @@ const JVM_BANNER = 'WARNING: Using incubator modules: jdk.incubator.vector';
 /** Environment variables of the host that must not leak into a task (they would point the SDK elsewhere). */
 const isHostOnly = (k: string) =>
   k.startsWith('DATABRICKS_') ||
+  k.startsWith('MLFLOW_') ||
   k.startsWith('MINILAKE_') ||
   k.startsWith('PYSPARK_') ||
   k === 'SPARK_REMOTE' ||
@@ -213,6 +214,8 @@ class Engine implements SparkEngine {
     // A child inherits the host's environment as any process does (PATH, JAVA_HOME, HOME); this is not
     // configuration, which comes through ctx.settings. Variables that would redirect the task are dropped.
     for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !isHostOnly(k)) env[k] = v;
+    // As in a Databricks runtime, mlflow tracks to the workspace (MiniLake) unless the task says otherwise.
+    env.MLFLOW_TRACKING_URI = 'databricks';
     Object.assign(env, taskEnv, extra, {
       PYTHONUNBUFFERED: '1',
       MINILAKE_SERVER_PID: String(process.pid),

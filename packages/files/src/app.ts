@@ -6,8 +6,9 @@
  * - Files API bodies stream both ways: uploads go from the socket to a temp file, downloads from disk to the
  *   socket, with Range reads (206), If-Unmodified-Since (412) and Content-Length / Last-Modified /
  *   Content-Type octet-stream. `overwrite` defaults to true there (false on DBFS), as documented.
- * - Only /Volumes/<catalog>/<schema>/<volume>/... paths exist for the Files API (400 otherwise); a volume that
- *   does not exist is a 404 from Unity Catalog. The presigned-URL endpoints (create-download-url, multipart
+ * - /Volumes/<catalog>/<schema>/<volume>/... paths exist for the Files API, and the roots other services mount
+ *   (mlflow: /Models/..., /WorkspaceInternal/Mlflow/...); 400 otherwise; a volume that does not exist is a 404
+ *   from Unity Catalog. GET /api/2.0/fs/endpoints names this server's Files API 2.0 as the one endpoint. The presigned-URL endpoints (create-download-url, multipart
  *   upload sessions) are not built: they answer 501 and the SDKs fall back to the plain endpoints.
  * - Paths never leave their root: dot segments (also percent-encoded, also those the URL parser would fold
  *   away), encoded slashes, NUL bytes and symlinks out of the data dir are all 400s.
@@ -161,6 +162,23 @@ export function filesApp(dbfs: DbfsStore, volumes: VolumeFiles): Hono {
   });
 
   // ---- Files API ----
+  // Where the SDKs send file transfers (databricks-sdk-py >= 0.16x asks before every upload and download):
+  // this server's own Files API 2.0, one request per file. Without this answer they try the presigned-URL
+  // endpoints first (501 here) and then fall back to the same routes.
+  app.get(`${FS}/endpoints`, (c) => {
+    const u = new URL(c.req.url);
+    return c.json({
+      endpoints: [
+        {
+          api: 'FILES_API',
+          api_version: '2.0',
+          scheme: u.protocol.replace(':', ''),
+          hostname: u.host,
+          multipart_upload_supported: false,
+        },
+      ],
+    });
+  });
   const filePath = (c: Context) => pathFromUrl(c.req.url, `${FS}/files`);
   const dirPath = (c: Context) => pathFromUrl(c.req.url, `${FS}/directories`);
 

@@ -1,5 +1,6 @@
 import path from 'node:path';
 import type { ServiceContext, ServiceInstance } from '@minilake/core';
+import { mlflowService } from '@minilake/mlflow';
 import { unityCatalogService } from '@minilake/unity-catalog';
 import { filesApp } from './app.js';
 import { DbfsStore } from './dbfs.js';
@@ -10,7 +11,10 @@ import type { FilesApi } from './index.js';
 export function createFiles(ctx: ServiceContext): ServiceInstance<FilesApi> {
   const dbfs = new DbfsStore(ctx.state, { clock: ctx.clock, dir: ctx.folder('dbfs') });
   const uc: VolumeResolver | undefined = ctx.optionalPeer(unityCatalogService);
+  // MLflow mounts /Models (model versions) and /WorkspaceInternal (run artifacts) when it is enabled.
+  const mlflow = ctx.optionalPeer(mlflowService);
   const volumes = new VolumeFiles(() => uc, {
+    roots: () => mlflow?.fileRoots,
     tmpDir: path.join(ctx.dir, 'tmp'),
     durable: ctx.state.persistent,
   });

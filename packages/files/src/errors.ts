@@ -36,10 +36,12 @@ export const pathIsFile = (p: string) =>
 export const directoryNotEmpty = (p: string) =>
   new DatabricksError(400, 'FAILED_PRECONDITION', `The directory being deleted is not empty: ${p}`);
 export const volumeRootNotDeletable = (p: string) =>
-  invalidParameter(`Cannot delete ${p}: it is the root directory of a volume; drop the volume to remove it.`);
+  invalidParameter(
+    `Cannot delete ${p}: it is the root directory of a volume (or model version, or run); delete that object to remove it.`,
+  );
 export const notAVolumePath = (p: string) =>
   invalidParameter(
-    `Invalid path ${p}: the Files API accepts /Volumes/<catalog>/<schema>/<volume>/... paths.`,
+    `Invalid path ${p}: the Files API accepts /Volumes/<catalog>/<schema>/<volume>/... paths (and, with MLflow, /Models/... and /WorkspaceInternal/Mlflow/...).`,
   );
 export const volumesUnavailable = () =>
   notFound('Unity Catalog is not enabled on this MiniLake, so no volume exists.', 'NOT_FOUND');

@@ -12,8 +12,9 @@ export interface FilesApi {
 export const filesService = defineService<FilesApi>({
   name: 'files',
   description: 'DBFS and the Files API, including Unity Catalog volumes',
-  // Volumes are served when unity-catalog is enabled (it owns their directories); DBFS works alone.
-  optionalUses: ['unity-catalog'],
+  // Volumes are served when unity-catalog is enabled (it owns their directories), MLflow's roots (/Models,
+  // /WorkspaceInternal) when mlflow is; DBFS works alone.
+  optionalUses: ['unity-catalog', 'mlflow'],
   // DBFS has always lived in `<dataDir>/dbfs` (not under the service's own folder): kept, so persisted
   // data stays where it is.
   folders: ['dbfs'],

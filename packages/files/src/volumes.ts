@@ -1,13 +1,15 @@
 /**
  * The Files API over Unity Catalog volumes. `/Volumes/<catalog>/<schema>/<volume>/<rest>` maps to the
- * volume's own directory, which the unity-catalog service owns (so SQL and jobs see the same bytes).
- * Uploads stream to a temp file under `<dataDir>/files/tmp` and are renamed into place.
+ * volume's own directory, which the unity-catalog service owns (so SQL and jobs see the same bytes). Other
+ * top-level roots belong to the services that mount them (`/WorkspaceInternal` and `/Models`: mlflow's run
+ * artifacts and model versions, see FileRoot). Uploads stream to a temp file under `<dataDir>/files/tmp` and
+ * are renamed into place.
  */
 import type { Stats } from 'node:fs';
 import { mkdir, readdir, rm, rmdir, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
-import { keysetPage, Mutex, resolveUnderReal, uuid } from '@minilake/core';
+import { keysetPage, Mutex, resolveUnderReal, uuid, type FileRoot } from '@minilake/core';
 import type { UnityCatalogApi } from '@minilake/unity-catalog';
 import {
   directoryNotEmpty,
@@ -58,6 +60,8 @@ const READ_CHUNK = 1024 * 1024;
 export interface VolumeFilesOptions {
   /** Uploads stream here first, outside every volume, so SQL globs never see a half-written file. */
   tmpDir: string;
+  /** The roots other services mount, by their first path segment (read on each request). */
+  roots?: () => Readonly<Record<string, FileRoot>> | undefined;
   /** fsync each upload before it is moved into place (a persistent server; see WriteOptions.durable). */
   durable?: boolean;
 }
@@ -65,6 +69,7 @@ export interface VolumeFilesOptions {
 export class VolumeFiles {
   readonly tmpDir: string;
   private readonly durable: boolean;
+  private readonly roots: () => Readonly<Record<string, FileRoot>> | undefined;
   /** Frees the files overwrites replace, after the upload has answered. */
   readonly reclaim = new Reclaimer();
   /**
@@ -79,22 +84,34 @@ export class VolumeFiles {
   ) {
     this.tmpDir = opts.tmpDir;
     this.durable = opts.durable ?? false;
+    this.roots = opts.roots ?? (() => undefined);
   }
 
-  /** The disk path of a client path; the volume must exist. */
-  async resolve(p: string): Promise<string> {
+  /** The directory a client path starts in (a volume's, or a mounted root's) and the segments below it. */
+  private async locate(p: string, access: 'read' | 'write'): Promise<{ dir: string; rest: string[] }> {
     const segments = p.split('/').filter(Boolean);
-    if (segments[0] !== 'Volumes' || segments.length < 4) throw notAVolumePath(p);
-    const [, catalog, schema, volume, ...rest] = segments as [string, string, string, string, ...string[]];
+    const [first, ...after] = segments;
+    if (first !== 'Volumes') {
+      const root = first !== undefined ? this.roots()?.[first] : undefined;
+      if (!root) throw notAVolumePath(p);
+      return root.locate(after, access);
+    }
+    if (segments.length < 4) throw notAVolumePath(p);
+    const [catalog, schema, volume, ...rest] = after as [string, string, string, ...string[]];
     const r = this.resolver();
     if (!r) throw volumesUnavailable();
-    const dir = await r.volumeDirectory(catalog, schema, volume);
+    return { dir: await r.volumeDirectory(catalog, schema, volume), rest };
+  }
+
+  /** The disk path of a client path; the volume (or the root's object) must exist. */
+  async resolve(p: string, access: 'read' | 'write' = 'read'): Promise<string> {
+    const { dir, rest } = await this.locate(p, access);
     return resolveUnderReal(dir, rest.join('/'));
   }
 
   /** The upload's target checked (no folder there; free, or overwrite given) and its parent folders made. */
   private async prepareUpload(p: string, overwrite: boolean): Promise<string> {
-    const disk = await this.resolve(p);
+    const disk = await this.resolve(p, 'write');
     const st = await statOrUndefined(disk);
     if (st?.isDirectory()) throw pathIsDirectory(p);
     if (st && !overwrite) throw fileExists(p);
@@ -146,19 +163,21 @@ export class VolumeFiles {
 
   async deleteFile(p: string): Promise<void> {
     return this.namespace.run(async () => {
-      const { disk } = await this.fileStat(p);
+      const disk = await this.resolve(p, 'write');
+      const st = await statOrUndefined(disk);
+      if (!st || st.isDirectory()) throw fileNotFound(p);
       await rm(disk, { force: true });
     });
   }
 
   async createDirectory(p: string): Promise<void> {
     return this.namespace.run(async () => {
-      await makeDirs(await this.resolve(p), () => pathIsFile(p));
+      await makeDirs(await this.resolve(p, 'write'), () => pathIsFile(p));
     });
   }
 
-  private async dirStat(p: string): Promise<string> {
-    const disk = await this.resolve(p);
+  private async dirStat(p: string, access: 'read' | 'write' = 'read'): Promise<string> {
+    const disk = await this.resolve(p, access);
     const st = await statOrUndefined(disk);
     if (!st?.isDirectory()) throw directoryNotFound(p);
     return disk;
@@ -173,8 +192,9 @@ export class VolumeFiles {
   }
 
   private async removeDirectory(p: string): Promise<void> {
-    const disk = await this.dirStat(p);
-    if (p.split('/').filter(Boolean).length <= 4) throw volumeRootNotDeletable(p); // the volume root stays
+    const disk = await this.dirStat(p, 'write');
+    // A volume's (or a mounted root object's) own directory stays: it goes with its object.
+    if ((await this.locate(p, 'write')).rest.length === 0) throw volumeRootNotDeletable(p);
     const entries = (await readdir(disk)).filter((n) => !n.startsWith(UPLOAD_PREFIX));
     if (entries.length > 0) throw directoryNotEmpty(p);
     try {

@@ -5,7 +5,12 @@ import { DUCKDB_FOLDER, duckDbEngine, duckDbSettings, type DuckDbEngine } from '
 import { TableFormats, type TableDescriptor, type TableRef } from '@minilake/tables';
 import { unityCatalogApp } from './app.js';
 import type { FunctionInput } from './schemas.js';
-import { UnityCatalogStore, type PermissionChange, type TableMetadataInput } from './store.js';
+import {
+  UnityCatalogStore,
+  type ExternalSecurables,
+  type PermissionChange,
+  type TableMetadataInput,
+} from './store.js';
 
 export {
   UnityCatalogStore,
@@ -15,6 +20,7 @@ export {
   type TableSource,
   type TableCreate,
   type CreatedTable,
+  type ExternalSecurables,
 } from './store.js';
 export type {
   CatalogInfo,
@@ -82,6 +88,15 @@ export interface UnityCatalogApi {
   updateCatalog(name: string, u: Parameters<UnityCatalogStore['updateCatalog']>[1]): Promise<unknown>;
   /** Absolute directory of a volume; 404 when it does not exist. */
   volumeDirectory(catalog: string, schema: string, volume: string): Promise<string>;
+  /**
+   * Securables another service keeps under schemas (mlflow's registered models): counted and dropped with
+   * their schema, moved with it, granted as `grantType`.
+   */
+  registerExternal(x: ExternalSecurables): void;
+  /** Moves one securable's grants to a new full name (a rename), or drops them (`to` undefined: a delete). */
+  moveGrants(type: string, from: string, to: string | undefined): void;
+  /** The metastore's id (what `metastore_id` fields carry). */
+  metastoreId(): string;
   store: UnityCatalogStore;
 }
 
@@ -153,6 +168,9 @@ export const unityCatalogService = defineService<UnityCatalogApi, typeof unityCa
         setTableMetadata: (fullName, meta) => store.setTableMetadata(fullName, meta),
         updatePermissions: (type, fullName, changes) => store.applyPermissions(type, fullName, changes),
         volumeDirectory: (c, s, v) => store.volumeDirectory(c, s, v),
+        registerExternal: (x) => store.registerExternal(x),
+        moveGrants: (type, from, to) => store.moveGrants(type, from, to),
+        metastoreId: () => store.metastoreId,
         describeTable: (ref) => store.describeTable(ref),
         tables: formats,
         createDeltaTable: (r) => store.createDeltaTable(r),

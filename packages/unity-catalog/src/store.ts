@@ -30,8 +30,10 @@ import { ExternalDeltaSource, ManagedDeltaSource } from './store/delta-source.js
 import { ExternalFilesSource, ManagedDuckDbSource } from './store/table-sources.js';
 import { Tables, type TableInput } from './store/tables.js';
 import { Volumes } from './store/volumes.js';
+import type { ExternalSecurables } from './store/external.js';
 
 export type { ColumnOut, PermissionChange, TableMetadataInput } from './store/records.js';
+export type { ExternalSecurables } from './store/external.js';
 export type { TableSource, TableCreate, CreatedTable } from './store/table-sources.js';
 
 /** The context's options (the store opens the collections itself), plus the store's own. */
@@ -105,7 +107,18 @@ export class UnityCatalogStore extends CollectionStore {
         return full;
       },
       volumeFullName: (n) => this.volumes.get(n).full_name,
-      functionFullName: (n) => this.functions.get(n).full_name,
+      // A registered model (another service's) is granted as a FUNCTION too.
+      functionFullName: (n) => {
+        try {
+          return this.functions.get(n).full_name;
+        } catch (e) {
+          for (const x of this.ctx.external) {
+            const full = x.grantType === 'function' ? x.fullName(n) : undefined;
+            if (full) return full;
+          }
+          throw e;
+        }
+      },
     });
     this.builtins = new BuiltinCatalogs(this.ctx, {
       empty: o.empty ?? false,
@@ -380,6 +393,23 @@ export class UnityCatalogStore extends CollectionStore {
   }
   deleteFunction(fullName: string) {
     return this.functions.delete(fullName);
+  }
+
+  get metastoreId(): string {
+    return this.ctx.metastoreId;
+  }
+
+  // ---- securables other services keep (see ExternalSecurables) ----
+  registerExternal(x: ExternalSecurables): void {
+    this.ctx.external.push(x);
+  }
+  /** Moves a securable's grants to a new name (a renamed registered model), or drops them (`to` undefined). */
+  moveGrants(type: string, from: string, to: string | undefined): void {
+    const key = `${type.toLowerCase()}/${from.toLowerCase()}`;
+    const g = this.ctx.c.grants.get(key);
+    if (!g) return;
+    this.ctx.c.grants.delete(key);
+    if (to !== undefined) this.ctx.c.grants.set(`${type.toLowerCase()}/${to.toLowerCase()}`, g);
   }
 
   // ---- grants ----

@@ -2,11 +2,11 @@ import type { ServiceContext, ServiceInstance } from '@minilake/core';
 import { iamService } from '@minilake/iam';
 import { workspaceApp } from './app.js';
 import { canonicalPath } from './paths.js';
-import { WorkspaceStore, type ObjectType } from './store.js';
+import { WorkspaceStore, type OwnType } from './store.js';
 import type { WorkspaceApi } from './index.js';
 
 /** Each workspace object type's permissions request path and `object_type`, as Databricks names them. */
-const PERMISSION_TYPES: Record<ObjectType, { request: string; objectType: string }> = {
+const PERMISSION_TYPES: Record<OwnType, { request: string; objectType: string }> = {
   NOTEBOOK: { request: 'notebooks', objectType: 'notebook' },
   DIRECTORY: { request: 'directories', objectType: 'directory' },
   FILE: { request: 'files', objectType: 'file' },
@@ -24,8 +24,8 @@ export function createWorkspace(ctx: ServiceContext): ServiceInstance<WorkspaceA
   if (iam) {
     iam.onUserCreated((userName) => store.ensureHome(userName));
     for (const [type, names] of Object.entries(PERMISSION_TYPES) as [
-      ObjectType,
-      (typeof PERMISSION_TYPES)[ObjectType],
+      OwnType,
+      (typeof PERMISSION_TYPES)[OwnType],
     ][])
       iam.registerObjectType(
         {
@@ -38,7 +38,11 @@ export function createWorkspace(ctx: ServiceContext): ServiceInstance<WorkspaceA
         },
         { exists: (id) => store.hasObject(type, id) },
       );
-    store.onDeleted = (type, id) => iam.dropPermissions(PERMISSION_TYPES[type].request, id);
+    // Foreign objects' ACLs belong to their owners' types (an experiment's owner drops it).
+    store.onDeleted = (type, id) => {
+      const t = PERMISSION_TYPES[type as OwnType];
+      if (t) iam.dropPermissions(t.request, id);
+    };
   }
   return {
     app: workspaceApp(store),
@@ -54,6 +58,12 @@ export function createWorkspace(ctx: ServiceContext): ServiceInstance<WorkspaceA
       onRepoDeleted: (listener) => {
         store.onRepoDeleted = listener;
       },
+      registerObjectType: (type, owner) => store.registerForeignType(type, owner),
+      checkFree: (p) => store.checkFree(canonicalPath(p)),
+      addObject: (p, type, id) => store.addForeign(canonicalPath(p), type, id),
+      moveObject: (from, to) => store.moveForeign(canonicalPath(from), canonicalPath(to)),
+      removeObject: (p, id) => store.removeForeign(canonicalPath(p), id),
+      objectAt: (p, type) => store.foreignAt(canonicalPath(p), type),
     },
   };
 }

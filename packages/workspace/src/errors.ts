@@ -26,3 +26,7 @@ export const languageRequired = () =>
   invalidParameter('The language field is required when format is SOURCE.');
 export const badNotebook = (why: string) => invalidParameter(`Invalid notebook content: ${why}`);
 export const conversionNotImplemented = (what: string) => notImplemented(what);
+export const foreignInTheWay = (path: string, noun: string) =>
+  alreadyExists(`Path (${path}) already exists: it is ${noun}.`);
+export const notExportable = (path: string, noun: string) =>
+  invalidParameter(`Path (${path}) is ${noun}, which cannot be exported.`);

@@ -1,8 +1,8 @@
 import { defineService } from '@minilake/core';
 
-import type { ObjectInfo, WorkspaceStore } from './store.js';
+import type { ForeignObjectType, ObjectInfo, WorkspaceStore } from './store.js';
 
-export type { ObjectInfo, ImportRequest, ObjectType } from './store.js';
+export type { ObjectInfo, ImportRequest, ObjectType, ForeignObjectType } from './store.js';
 
 /** What other services (jobs, repos) may use: read workspace files and notebooks. */
 export interface WorkspaceApi {
@@ -21,6 +21,20 @@ export interface WorkspaceApi {
   mountRepo(path: string, repoId: number, tree: string): Promise<ObjectInfo>;
   unmountRepo(path: string, repoId: number): Promise<void>;
   onRepoDeleted(listener: (repoId: number) => void): void;
+  /**
+   * Objects another service owns (an MLflow experiment at `/Users/me/exp`): the workspace lists them with
+   * their `object_type`, refuses to put anything else at their path, and moves and deletes them with the
+   * tree. Register the type once (from create), then add, move and remove its objects as they change.
+   */
+  registerObjectType(type: string, owner: ForeignObjectType): void;
+  /** Throws the workspace's error when `path` cannot take a new object (no parent folder, something there). */
+  checkFree(path: string): void;
+  addObject(path: string, type: string, resourceId: string): Promise<ObjectInfo>;
+  moveObject(from: string, to: string): Promise<void>;
+  /** Forgets the object (deleted by its owner); nothing happens when another object is at that path now. */
+  removeObject(path: string, resourceId: string): Promise<void>;
+  /** The object of that type at `path`, if any. */
+  objectAt(path: string, type: string): ObjectInfo | undefined;
 }
 
 export const workspaceService = defineService<WorkspaceApi>({

@@ -8,6 +8,7 @@ import { mkdir, open, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import {
+  alreadyExists,
   CollectionStore,
   DatabricksError,
   Mutex,
@@ -20,6 +21,8 @@ import {
 } from '@minilake/core';
 import {
   conversionNotImplemented,
+  foreignInTheWay,
+  notExportable,
   directoryNotEmpty,
   systemFolder,
   fileExists,
@@ -45,7 +48,23 @@ import {
 import { baseName, parentOf } from './paths.js';
 import { checkoutEntries, exists, repoFileKind } from './repo-files.js';
 
-export type ObjectType = 'NOTEBOOK' | 'FILE' | 'DIRECTORY';
+/** The types this store keeps bytes for; other services own further types (see ForeignObjectType). */
+export type OwnType = 'NOTEBOOK' | 'FILE' | 'DIRECTORY';
+/** `MLFLOW_EXPERIMENT` and other types a service registers: records here, the object itself there. */
+export type ObjectType = OwnType | (string & {});
+const OWN_TYPES: ReadonlySet<string> = new Set(['NOTEBOOK', 'FILE', 'DIRECTORY']);
+
+/**
+ * What the service owning a type of workspace object (an MLflow experiment) is told. The workspace keeps its
+ * path (listed, moved and deleted with the tree); the owner keeps the object. A delete of the object or of a
+ * folder above it removes the records first, then tells the owner, outside the tree's lock, so the owner may
+ * call the workspace back.
+ */
+export interface ForeignObjectType {
+  onDeleted(objects: { path: string; resourceId: string }[]): Promise<void> | void;
+  /** Wording for errors, `an MLflow experiment`. */
+  noun: string;
+}
 export type ImportFormat = 'SOURCE' | 'AUTO' | 'JUPYTER' | 'RAW' | 'HTML' | 'DBC' | 'R_MARKDOWN';
 export type ExportFormat = 'SOURCE' | 'AUTO' | 'JUPYTER' | 'RAW' | 'HTML' | 'DBC' | 'R_MARKDOWN';
 
@@ -61,6 +80,8 @@ interface ObjectRecord {
   notebook_format?: NotebookFormat;
   /** A Git folder (object_type REPO): a folder whose content the repos service checked out. */
   repo?: true;
+  /** A foreign object's id in its owning service (an experiment id). */
+  resource_id?: string;
 }
 
 export interface ObjectInfo {
@@ -127,6 +148,8 @@ export class WorkspaceStore extends CollectionStore {
   onRepoDeleted?: (repoId: number) => void;
   /** Told about every object a delete removes (the service drops its ACL in iam). */
   onDeleted?: (type: ObjectType, objectId: string) => void;
+  /** Object types other services own, by type name. */
+  private readonly foreign = new Map<string, ForeignObjectType>();
   private readonly root: string;
   private readonly tmp: string;
 
@@ -220,7 +243,7 @@ export class WorkspaceStore extends CollectionStore {
       object_type: r.repo ? 'REPO' : r.object_type,
       path: r.path,
       object_id: r.object_id,
-      resource_id: String(r.object_id),
+      resource_id: r.resource_id ?? String(r.object_id),
       created_at: r.created_at,
       modified_at: r.modified_at,
     };
@@ -295,10 +318,23 @@ export class WorkspaceStore extends CollectionStore {
   }
 
   async delete(p: string, recursive: boolean): Promise<void> {
-    return this.namespace.run(() => this.remove(p, recursive));
+    const removed = await this.namespace.run(() => this.remove(p, recursive));
+    await this.notifyForeign(removed);
   }
 
-  private async remove(p: string, recursive: boolean): Promise<void> {
+  /** Tells each owner which of its objects a delete removed (after the lock: an owner may call back). */
+  private async notifyForeign(removed: ObjectRecord[]): Promise<void> {
+    const byType = new Map<string, { path: string; resourceId: string }[]>();
+    for (const r of removed) {
+      if (OWN_TYPES.has(r.object_type)) continue;
+      let list = byType.get(r.object_type);
+      if (!list) byType.set(r.object_type, (list = []));
+      list.push({ path: r.path, resourceId: r.resource_id ?? String(r.object_id) });
+    }
+    for (const [type, objects] of byType) await this.foreign.get(type)?.onDeleted(objects);
+  }
+
+  private async remove(p: string, recursive: boolean): Promise<ObjectRecord[]> {
     const r = this.get(p);
     if (p === '/') throw directoryNotEmpty(p);
     // /Users, /Shared and the caller's home are system folders: Databricks never lets them be deleted,
@@ -308,13 +344,79 @@ export class WorkspaceStore extends CollectionStore {
       throw directoryNotEmpty(p);
     const disk = await this.diskPath(p);
     const prefix = `${p}/`;
+    const removed: ObjectRecord[] = [];
     for (const [k, o] of this.objects.entries()) {
       if (k !== p && !k.startsWith(prefix)) continue;
       this.objects.delete(k);
+      removed.push(o);
       this.onDeleted?.(o.object_type, String(o.object_id));
       if (o.repo) this.onRepoDeleted?.(o.object_id);
     }
     await rm(disk, { recursive: true, force: true });
+    return removed;
+  }
+
+  // ---- objects other services own (ForeignObjectType) ----
+
+  registerForeignType(type: string, owner: ForeignObjectType): void {
+    if (OWN_TYPES.has(type)) throw new Error(`Workspace object type ${type} belongs to the workspace`);
+    this.foreign.set(type, owner);
+  }
+
+  private foreignOwner(type: string): ForeignObjectType {
+    const owner = this.foreign.get(type);
+    if (!owner) throw new Error(`Workspace object type ${type} is not registered`);
+    return owner;
+  }
+
+  /** Throws the workspace's error when `p` cannot take a new object: no parent folder, or something there. */
+  checkFree(p: string): void {
+    if (p === '/') throw pathExists(p);
+    const parentRecord = this.objects.get(parentOf(p));
+    if (!parentRecord) throw parentNotFound(parentOf(p));
+    if (parentRecord.object_type !== 'DIRECTORY') throw notADirectory(p);
+    if (this.objects.has(p)) throw alreadyExists(`Node named '${baseName(p)}' already exists`);
+  }
+
+  /** Records a foreign object at `p` (see checkFree for the errors). */
+  async addForeign(p: string, type: string, resourceId: string): Promise<ObjectInfo> {
+    this.foreignOwner(type);
+    return this.namespace.run(async () => {
+      this.checkFree(p);
+      const r: ObjectRecord = {
+        ...this.newRecord(p, type),
+        object_id: /^\d{1,15}$/.test(resourceId) ? Number(resourceId) : numericId(),
+        resource_id: resourceId,
+      };
+      this.objects.set(p, r);
+      return this.info(r);
+    });
+  }
+
+  /** Moves a foreign object (an experiment renamed); the target must be free. */
+  async moveForeign(from: string, to: string): Promise<void> {
+    await this.namespace.run(async () => {
+      const r = this.get(from);
+      if (OWN_TYPES.has(r.object_type)) throw pathNotFound(from);
+      if (from === to) return;
+      this.checkFree(to);
+      this.objects.delete(from);
+      this.objects.set(to, { ...r, path: to, modified_at: this.clock.now() });
+    });
+  }
+
+  /** Forgets a foreign object its owner deleted; no error when it is already gone. */
+  async removeForeign(p: string, resourceId: string): Promise<void> {
+    await this.namespace.run(async () => {
+      const r = this.objects.get(p);
+      if (r && !OWN_TYPES.has(r.object_type) && r.resource_id === resourceId) this.objects.delete(p);
+    });
+  }
+
+  /** The foreign object of that type at `p`, if there is one. */
+  foreignAt(p: string, type: string): ObjectInfo | undefined {
+    const r = this.objects.get(p);
+    return r && r.object_type === type ? this.info(r) : undefined;
   }
 
   // ---- Git folders (the repos service's checkouts, shown as REPO folders) ----
@@ -517,6 +619,7 @@ export class WorkspaceStore extends CollectionStore {
       if (parentRecord.object_type !== 'DIRECTORY') throw notADirectory(p);
       const existing = this.objects.get(p);
       if (existing?.object_type === 'DIRECTORY') throw isDirectory(p);
+      if (existing && !OWN_TYPES.has(existing.object_type)) throw foreignInTheWay(p, this.noun(existing));
       if (existing && !overwrite) throw opts.onExists(p, existing);
       return existing;
     };
@@ -549,6 +652,8 @@ export class WorkspaceStore extends CollectionStore {
     const inside = [...this.objects.values()].filter((o) => o.path.startsWith(prefix));
     await mkdir(dest, { recursive: true });
     for (const o of inside) {
+      // Objects other services own (an experiment) have no file of their own to copy.
+      if (!OWN_TYPES.has(o.object_type)) continue;
       const rel = o.path.slice(prefix.length);
       const target = path.join(dest, ...rel.split('/'));
       if (o.object_type === 'DIRECTORY') {
@@ -567,11 +672,16 @@ export class WorkspaceStore extends CollectionStore {
     }
   }
 
+  private noun(r: ObjectRecord): string {
+    return this.foreign.get(r.object_type)?.noun ?? `a ${r.object_type} object`;
+  }
+
   /** GET /api/2.0/workspace/export. */
   async export(p: string, format: ExportFormat): Promise<Exported> {
     const r = this.get(p);
     if (r.object_type === 'DIRECTORY')
       throw conversionNotImplemented(`Exporting a directory (${format} archive)`);
+    if (!OWN_TYPES.has(r.object_type)) throw notExportable(p, this.noun(r));
     const bytes = await readFile(await this.diskPath(p)).catch((e: unknown) => {
       // Deleted after its record was read: as if the delete had come first.
       throw (e as NodeJS.ErrnoException).code === 'ENOENT' ? pathNotFound(p) : e;

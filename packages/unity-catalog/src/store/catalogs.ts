@@ -288,6 +288,7 @@ export class Catalogs {
     let extra = 0;
     for (const k of c.volumes.keys()) if (k.startsWith(prefix)) extra++;
     for (const [k, t] of c.tables.entries()) if (k.startsWith(prefix) && t.metadata_only) extra++;
+    for (const x of this.ctx.external) extra += x.countUnder(prefix);
     return macros + objects + extra;
   }
 }

@@ -9,6 +9,7 @@ import { uuid, type Clock, type Collection } from '@minilake/core';
 import { ident, type DuckDbEngine } from '@minilake/engine-duckdb';
 import type { TableFormats } from '@minilake/tables';
 import { catalogNotFound } from '../errors.js';
+import type { ExternalSecurables } from './external.js';
 import { checkName, splitFullName } from '../names.js';
 import type {
   Audit,
@@ -65,6 +66,8 @@ export class UcContext {
   readonly creating = new Set<string>();
   /** How many of this API's own multi-step changes are under way (the engine view then drops no records). */
   busy = 0;
+  /** Securables other services keep under schemas (see ExternalSecurables). */
+  readonly external: ExternalSecurables[] = [];
 
   constructor(o: UcContextOptions) {
     this.c = o.collections;
@@ -214,6 +217,7 @@ export class UcContext {
         coll.set(newPrefix + k.slice(oldPrefix.length), nv);
       }
     }
+    for (const x of this.external) x.rekeyUnder(oldPrefix, newPrefix);
   }
 
   rekeyGrants(oldFull: string, newFull: string): void {
@@ -232,6 +236,7 @@ export class UcContext {
     for (const coll of this.named) {
       for (const k of Array.from(coll.keys())) if (k.startsWith(prefix)) coll.delete(k);
     }
+    for (const x of this.external) x.dropUnder(prefix);
     for (const k of Array.from(this.c.grants.keys())) {
       const full = k.slice(k.indexOf('/') + 1);
       if (full === exact || full.startsWith(prefix)) this.c.grants.delete(k);
