@@ -26,7 +26,9 @@ def test_home_exists_and_upload_download_round_trip(w, home):
         assert f.read() == src
     st = w.workspace.get_status(f"/Workspace{d}/nb")
     assert st.object_type == ObjectType.NOTEBOOK and st.language == Language.PYTHON
-    assert st.path == f"{d}/nb" and st.object_id > 0
+    # asked with the /Workspace prefix, answered with it, as Databricks does
+    assert st.path == f"/Workspace{d}/nb" and st.object_id > 0
+    assert w.workspace.get_status(f"{d}/nb").object_id == st.object_id
 
     w.workspace.upload(f"{d}/data.csv", io.BytesIO(b"a,b\n1,2\n"), format=ImportFormat.AUTO)
     assert w.workspace.get_status(f"{d}/data.csv").object_type == ObjectType.FILE

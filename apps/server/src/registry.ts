@@ -11,6 +11,7 @@ import { jobsService } from '@minilake/jobs';
 import { lakeviewService } from '@minilake/lakeview';
 import { mcpService } from '@minilake/mcp';
 import { mlflowService } from '@minilake/mlflow';
+import { reposService } from '@minilake/repos';
 import { secretsService } from '@minilake/secrets';
 import { sqlService } from '@minilake/sql';
 import { sqlObjectsService } from '@minilake/sql-objects';
@@ -27,6 +28,7 @@ const ordered = [
   sqlObjectsService,
   thriftService,
   workspaceService,
+  reposService,
   filesService,
   computeService,
   workspaceAdminService,

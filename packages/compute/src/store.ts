@@ -342,7 +342,8 @@ export class ComputeStore extends CollectionStore {
           `autoscale.min_workers (${auto.min_workers}) must not exceed autoscale.max_workers (${auto.max_workers})`,
         );
     } else if (attrs.num_workers === undefined) {
-      attrs.num_workers = 0;
+      // Databricks refuses a cluster of no size (a single-node cluster says num_workers: 0).
+      throw missingField('size');
     }
     const auto_mins = attrs.autotermination_minutes;
     if (typeof auto_mins === 'number' && auto_mins !== 0 && (auto_mins < 10 || auto_mins > 10000))

@@ -14,4 +14,5 @@ export * from './text.js';
 export * from './node-io.js';
 export * from './multipart.js';
 export * from './mutex.js';
+export * from './git.js';
 export * from './settings.js';

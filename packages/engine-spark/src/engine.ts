@@ -181,6 +181,7 @@ class Engine implements SparkEngine {
     localDir: string,
     userConf: Record<string, string>,
     fs: Omit<FsOptions, 'fsJar'>,
+    userJars: string[] = [],
   ): string[] {
     const mapped = fsConf({ ...fs, fsJar: inst.fsJar });
     const log4j = path.join(this.dir, 'log4j2.properties');
@@ -201,7 +202,9 @@ class Engine implements SparkEngine {
     const userJava = userConf['spark.driver.extraJavaOptions'];
     conf['spark.driver.extraJavaOptions'] = [...javaOpts, ...(userJava ? [userJava] : [])].join(' ');
     const args: string[] = [];
-    if (inst.jars.length > 0) args.push('--jars', inst.jars.join(','));
+    // One --jars (spark-submit keeps only the last one given): the engine's and the task's together.
+    const jars = [...inst.jars, ...userJars];
+    if (jars.length > 0) args.push('--jars', jars.join(','));
     for (const [k, v] of Object.entries(conf)) args.push('--conf', `${k}=${v}`);
     return args;
   }
@@ -319,7 +322,8 @@ class Engine implements SparkEngine {
       await mkdir(task.workDir, { recursive: true });
       await this.log4jFile();
       let python = inst.python;
-      const deps = task.dependencies ?? [];
+      const jvm = task.kind === 'jar' || task.kind === 'submit';
+      const deps = jvm ? [] : (task.dependencies ?? []);
       if (deps.length > 0 || task.kind === 'wheel') {
         try {
           python = await this.envs.python(deps, task.kind === 'wheel' ? task.file : undefined, abort.signal);
@@ -335,7 +339,9 @@ class Engine implements SparkEngine {
         }
       }
       if (stopped) return stoppedResult();
-      const serverless = task.compute === 'serverless';
+      // dbt is a plain Python process (the runtime's dbt kind): no Spark application, no Spark Connect.
+      const plain = task.kind === 'dbt';
+      const serverless = task.compute === 'serverless' && !jvm && !plain;
       let remote: string | undefined;
       // Only the install's own Python is pre-imported: a task with its own venv runs as a plain process.
       const warm = serverless && python === inst.python ? this.warmPython(inst) : Promise.resolve(false);
@@ -369,6 +375,7 @@ class Engine implements SparkEngine {
           args: task.args,
           widgets: task.widgets,
           wheel: task.wheel ?? null,
+          dbt: task.dbt ?? null,
           taskValues: task.taskValues,
           context: task.context,
           sourcePath: task.sourcePath ?? null,
@@ -392,23 +399,28 @@ class Engine implements SparkEngine {
       else if (onLoopback(master) && !task.env.SPARK_LOCAL_IP) extra.SPARK_LOCAL_IP = '127.0.0.1';
       const env = this.childEnv(extra, task.env);
       const driverLog = path.join(task.workDir, 'driver-log4j.txt');
-      const args = serverless
-        ? [inst.supervisor, python, inst.entry]
-        : [
-            inst.supervisor,
-            inst.sparkSubmit,
-            '--master',
-            master,
-            '--name',
-            `minilake-${task.context.taskKey}-${task.id}`,
-            ...this.commonArgs(inst, driverLog, path.join(task.workDir, 'spark-local'), sparkConf, {
-              dbfsRoot: task.dbfsRoot,
-              selfUrl,
-              token,
-            }),
-            inst.entry,
-          ];
-      const executor = serverless ? 'subprocess' : (task.executor ?? this.settings.executor);
+      const app = jvmApplication(task);
+      const args =
+        serverless || plain
+          ? [inst.supervisor, python, inst.entry]
+          : [
+              inst.supervisor,
+              inst.sparkSubmit,
+              '--master',
+              master,
+              '--name',
+              `minilake-${task.context.taskKey}-${task.id}`,
+              ...this.commonArgs(
+                inst,
+                driverLog,
+                path.join(task.workDir, 'spark-local'),
+                sparkConf,
+                { dbfsRoot: task.dbfsRoot, selfUrl, token },
+                app?.jars,
+              ),
+              ...(app ? app.args : [inst.entry]),
+            ];
+      const executor = serverless || plain ? 'subprocess' : (task.executor ?? this.settings.executor);
       if (executor === 'docker') {
         const image = task.image ?? this.settings.image;
         const problem = await this.dockerReady(image);
@@ -468,11 +480,14 @@ class Engine implements SparkEngine {
       if (r.spawnError)
         return { ...common, outcome: 'FAILED', error: `Could not start the task: ${r.spawnError}` };
       if (r.exitCode === 0) return { ...common, outcome: 'SUCCESS' };
+      const thrown = jvm ? jvmException(logs) : undefined;
       return {
         ...common,
         outcome: 'FAILED',
+        ...(thrown ? { errorTrace: thrown.trace } : {}),
         error:
           rt.error ??
+          thrown?.error ??
           (r.exitCode === null
             ? `Process was killed by ${r.signal ?? 'a signal'}`
             : `Process exited with code ${r.exitCode}`),
@@ -525,4 +540,38 @@ export function sparkEngine(ctx: ServiceContext<SparkSettingValues>): Promise<Sp
 /** A fresh engine not shared through the host (tests, embedders). */
 export function createSparkEngine(ctx: ServiceContext<SparkSettingValues>): SparkEngine {
   return new Engine(ctx);
+}
+
+/**
+ * What spark-submit runs for a JVM task: `jar` is `--class <main> <application jar> <args>` with the other
+ * jars on the class path; `submit` is the user's own arguments, their `--jars` merged into the engine's.
+ */
+function jvmApplication(task: SparkTask): { jars: string[]; args: string[] } | undefined {
+  if (task.kind === 'jar' && task.jar)
+    return { jars: task.jar.jars, args: ['--class', task.jar.mainClass, task.file, ...task.args] };
+  if (task.kind !== 'submit') return undefined;
+  const jars: string[] = [];
+  const args: string[] = [];
+  const user = task.submitArgs ?? [];
+  for (let i = 0; i < user.length; i++) {
+    const a = user[i]!;
+    if (a === '--jars' && i + 1 < user.length) jars.push(...user[++i]!.split(',').filter(Boolean));
+    else if (a.startsWith('--jars=')) jars.push(...a.slice('--jars='.length).split(',').filter(Boolean));
+    else args.push(a);
+  }
+  return { jars, args };
+}
+
+/** The exception a JVM application died of, from its output: `Exception in thread "main" x.Y: why`. */
+function jvmException(logs: string): { error: string; trace: string } | undefined {
+  const lines = logs.split('\n');
+  const at = lines.findIndex((l) => l.startsWith('Exception in thread "main" '));
+  if (at < 0) return undefined;
+  const error = lines[at]!.slice('Exception in thread "main" '.length).trim();
+  const trace = [error];
+  for (const l of lines.slice(at + 1)) {
+    if (!/^\s+at |^Caused by: |^\s+\.\.\. \d+ more/.test(l)) break;
+    trace.push(l);
+  }
+  return { error, trace: trace.join('\n') };
 }

@@ -3,7 +3,12 @@
 export interface SparkTask {
   /** Unique per attempt, for logs. */
   id: string;
-  kind: 'python' | 'notebook' | 'wheel';
+  /**
+   * Python kinds run MiniLake's runtime (dbutils, widgets, task values); `jar` and `submit` are JVM
+   * applications spark-submit starts itself (always classic, on this machine's Spark); `dbt` runs dbt
+   * commands with the dbt its dependencies install, as a plain process (no Spark of its own).
+   */
+  kind: 'python' | 'notebook' | 'wheel' | 'jar' | 'submit' | 'dbt';
   /**
    * Absolute local path: a .py script, a notebook source (.py Databricks source with '# COMMAND ----------'
    * cells and '# MAGIC %sql' cells, or .ipynb), or a .whl.
@@ -14,6 +19,12 @@ export interface SparkTask {
   /** dbutils.widgets values (notebook base_parameters + notebook_params + job parameters). */
   widgets: Record<string, string>;
   wheel?: { packageName: string; entryPoint: string; namedParameters?: Record<string, string> };
+  /** `jar`: the main class, found in `file` (the application jar) or in `jars` (on the class path too). */
+  jar?: { mainClass: string; jars: string[] };
+  /** `dbt`: the commands (each split into words, `dbt` first), the project folder and the profiles folder. */
+  dbt?: { commands: string[][]; projectDir: string; profilesDir: string };
+  /** `submit`: spark-submit's own arguments as the user wrote them (options, then the application and its args). */
+  submitArgs?: string[];
   /** spark_env_vars, secrets already resolved by the caller. */
   env: Record<string, string>;
   sparkConf: Record<string, string>;

@@ -22,6 +22,11 @@ export interface ObjectTypeDefinition {
   levels: readonly string[];
   /** The level the creator holds by default (IS_OWNER where the type has owners); none when absent. */
   owner?: string;
+  /**
+   * A PUT must leave exactly one `owner` (Databricks' jobs: "The job must have exactly one owner."); without
+   * it a PUT that names no owner keeps the current one.
+   */
+  ownerRequired?: boolean;
   /** The level the `admins` group inherits on every object of the type. */
   admins: string;
   /** Where the admins' level is inherited from (`inherited_from_object`); `/<request>/` when absent. */
@@ -43,6 +48,7 @@ export interface PermissionType {
   objectType: string;
   levels: Record<string, string>;
   owner?: string | undefined;
+  ownerRequired?: boolean;
   admins: string;
   adminsFrom: string;
   /** true when the admins entry is a direct grant on a singleton object (tokens, passwords). */
@@ -108,6 +114,7 @@ export class PermissionTypes {
       objectType: def.objectType,
       levels,
       owner: def.owner,
+      ...(def.ownerRequired ? { ownerRequired: true } : {}),
       admins: def.admins,
       adminsFrom: def.adminsFrom ?? `/${names[0]}/`,
       hooks,

@@ -126,13 +126,25 @@ export class PermissionsStore {
     });
   }
 
-  /** PUT: the direct grants become exactly these; an owner that is not named is kept (objects always have one). */
+  /**
+   * PUT: the direct grants become exactly these. A principal named more than once keeps the last level named
+   * (Databricks takes the latest, even over IS_OWNER); a type that must have one owner (jobs) refuses a list
+   * that leaves it none or several, and on the others an owner that is not named is kept.
+   */
   set(type: PermissionType, id: string, list: readonly AccessControlEntry[]) {
     this.assertExists(type, id);
-    const entries = this.toEntries(type, list);
-    if (entries.filter((e) => e.level === 'IS_OWNER').length > 1)
-      throw invalidParameter('An object can only have one owner.');
-    if (type.owner === 'IS_OWNER' && !entries.some((e) => e.level === 'IS_OWNER')) {
+    const last = new Map<string, AclEntry>();
+    for (const e of this.toEntries(type, list)) {
+      const k = `${e.kind}:${e.name}`;
+      last.delete(k);
+      last.set(k, e);
+    }
+    const entries = [...last.values()];
+    const owners = entries.filter((e) => e.level === 'IS_OWNER').length;
+    if (type.ownerRequired && owners !== 1)
+      throw invalidParameter(`The ${type.objectType} must have exactly one owner.`);
+    if (owners > 1) throw invalidParameter('An object can only have one owner.');
+    if (type.owner === 'IS_OWNER' && owners === 0) {
       const current = this.stored(type, id).entries.find((e) => e.level === 'IS_OWNER');
       if (current) entries.unshift(current);
     }

@@ -113,6 +113,45 @@ describe('permissions', () => {
     });
   });
 
+  it('a principal named twice keeps the last level; a job keeps exactly one owner (the CLI factcheck)', async () => {
+    const s = await serviceApp(iamService);
+    s.instance.api!.registerObjectType({ ...JOBS, ownerRequired: true }, anyId);
+    s.instance.api!.registerObjectType(WAREHOUSES, anyId);
+    await s.app.request(
+      '/api/2.0/preview/scim/v2/Users',
+      jsonInit('POST', { userName: 'deco@example.com', displayName: 'Deco' }),
+    );
+    const put = async (type: string, id: string, user: string, levels: string[], owner = true) => {
+      const acl = levels.map((permission_level) => ({ user_name: user, permission_level }));
+      if (owner && type === 'jobs' && user !== me)
+        acl.unshift({ user_name: me, permission_level: 'IS_OWNER' });
+      const res = await s.app.request(
+        `/api/2.0/permissions/${type}/${id}`,
+        jsonInit('PUT', { access_control_list: acl }),
+      );
+      const body = (await res.json()) as any;
+      if (res.status !== 200) return `${res.status} ${body.message}`;
+      return body.access_control_list
+        .filter((a: any) => a.user_name === user)
+        .flatMap((a: any) =>
+          a.all_permissions.filter((p: any) => !p.inherited).map((p: any) => p.permission_level),
+        )
+        .join(', ');
+    };
+    const u = 'deco@example.com';
+    expect(await put('jobs', '1', u, ['CAN_VIEW', 'CAN_MANAGE_RUN'])).toBe('CAN_MANAGE_RUN');
+    expect(await put('jobs', '1', u, ['CAN_MANAGE_RUN', 'CAN_VIEW'])).toBe('CAN_VIEW');
+    expect(await put('jobs', '1', u, ['CAN_VIEW', 'CAN_MANAGE_RUN', 'CAN_MANAGE'])).toBe('CAN_MANAGE');
+    expect(await put('jobs', '1', u, ['CAN_MANAGE', 'CAN_MANAGE_RUN'])).toBe('CAN_MANAGE_RUN');
+    expect(await put('jobs', '1', me, ['CAN_MANAGE', 'IS_OWNER'])).toBe('IS_OWNER');
+    expect(await put('jobs', '1', me, ['IS_OWNER', 'CAN_MANAGE'])).toBe(
+      '400 The job must have exactly one owner.',
+    );
+    expect(await put('jobs', '1', u, ['CAN_VIEW'], false)).toBe('400 The job must have exactly one owner.');
+    expect(await put('sql/warehouses', 'w', u, ['CAN_VIEW', 'CAN_USE'])).toBe('CAN_USE');
+    expect(await put('sql/warehouses', 'w', u, ['CAN_USE', 'CAN_VIEW'])).toBe('CAN_VIEW');
+  });
+
   it('validates levels, principals and object types', async () => {
     const badLevel = await app.request(
       '/api/2.0/permissions/clusters/c1',

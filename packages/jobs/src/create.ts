@@ -1,3 +1,4 @@
+import path from 'node:path';
 import type { ServiceContext, ServiceInstance } from '@minilake/core';
 import { computeService } from '@minilake/compute';
 import { filesService } from '@minilake/files';
@@ -10,6 +11,7 @@ import { sqlObjectsService } from '@minilake/sql-objects';
 import { unityCatalogService } from '@minilake/unity-catalog';
 import { workspaceService } from '@minilake/workspace';
 import { jobsApp } from './app.js';
+import { ClusterLibraries } from './tasks/libraries.js';
 import type { SparkEngine } from './engine.js';
 import { FileResolver } from './resolve.js';
 import { Scheduler } from './scheduler.js';
@@ -27,6 +29,7 @@ function registerJobPermissions(iam: IamApi | undefined, store: JobsStore) {
       objectType: 'job',
       levels: ['CAN_VIEW', 'CAN_MANAGE_RUN', 'IS_OWNER', 'CAN_MANAGE'],
       owner: 'IS_OWNER',
+      ownerRequired: true,
       admins: 'CAN_MANAGE',
     },
     { exists: (id) => store.hasJob(id), owner: (id) => store.jobOwner(id) },
@@ -77,6 +80,7 @@ export function createJobs(ctx: ServiceContext<JobsSettings>): ServiceInstance<J
       sql: ctx.optionalPeer(sqlService),
       sqlObjects: ctx.optionalPeer(sqlObjectsService),
       lakeview: ctx.optionalPeer(lakeviewService),
+      clusterLibraries: new ClusterLibraries(path.join(ctx.dir, 'cluster-libraries')),
     },
   });
   // Recovered queued runs start once the server listens (onListening): their tasks get its URL.
@@ -100,8 +104,11 @@ export function createJobs(ctx: ServiceContext<JobsSettings>): ServiceInstance<J
     hooks: {
       onJobDeleted,
       // The permissions API is iam's: the ACL is validated and stored exactly as a client's PUT would be.
+      // A create's list may leave the owner out: the creator is the job's owner then, as on Databricks.
       setAcl: async (jobId, acl) => {
-        iam?.setPermissions('jobs', String(jobId), acl);
+        const named = acl.some((a) => a.permission_level === 'IS_OWNER');
+        const owner = { user_name: store.jobOwner(String(jobId)), permission_level: 'IS_OWNER' };
+        iam?.setPermissions('jobs', String(jobId), named ? acl : [owner, ...acl]);
       },
     },
   });

@@ -79,24 +79,30 @@ export function skipMessage(result: string, reason: 'USER' | 'TIMEOUT' | undefin
 export function runResult(
   r: RunRecord,
   reason: 'USER' | 'TIMEOUT' | undefined,
-): { result: string; termination: Termination } {
+): { result: string; termination: Termination; life: 'TERMINATED' | 'INTERNAL_ERROR' } {
   if (reason === 'USER')
     return {
       result: 'CANCELED',
       termination: { code: 'USER_CANCELED', type: 'SUCCESS', message: 'Run cancelled.' },
+      life: 'TERMINATED',
     };
   if (reason === 'TIMEOUT') {
     const message = `Run timed out after ${r.settings.timeout_seconds} seconds.`;
     return {
       result: 'TIMEDOUT',
       termination: { code: 'RUN_EXECUTION_ERROR', type: 'CLIENT_ERROR', message },
+      life: 'TERMINATED',
     };
   }
   const all = [...latest(r).values()];
   const dependedOn = new Set(all.flatMap((t) => (t.spec.depends_on ?? []).map((d) => d.task_key)));
   const leaves = all.filter((t) => !dependedOn.has(t.task_key));
   if (all.every(succeeded))
-    return { result: 'SUCCESS', termination: { code: 'SUCCESS', type: 'SUCCESS', message: '' } };
+    return {
+      result: 'SUCCESS',
+      termination: { code: 'SUCCESS', type: 'SUCCESS', message: '' },
+      life: 'TERMINATED',
+    };
   if (leaves.every(succeeded))
     return {
       result: 'SUCCESS_WITH_FAILURES',
@@ -105,6 +111,7 @@ export function runResult(
         type: 'SUCCESS',
         message: 'Some tasks failed, but every leaf task succeeded.',
       },
+      life: 'TERMINATED',
     };
   const bad =
     all.find((t) => failed(t) && !t.result?.startsWith('UPSTREAM')) ?? leaves.find((t) => !succeeded(t))!;
@@ -113,6 +120,12 @@ export function runResult(
       ? 'TIMEDOUT'
       : 'FAILED'
     : 'CANCELED';
-  const message = `Task ${bad.task_key} failed with message: ${bad.message || WORKLOAD_FAILED}.`;
-  return { result, termination: { code: 'RUN_EXECUTION_ERROR', type: 'CLIENT_ERROR', message } };
+  // One full stop at the end, whether or not the task's own message ends with one.
+  const why = (bad.message || WORKLOAD_FAILED).replace(/\.+$/, '');
+  const message = `Task ${bad.task_key} failed with message: ${why}.`;
+  return {
+    result,
+    termination: { code: 'RUN_EXECUTION_ERROR', type: 'CLIENT_ERROR', message },
+    life: result === 'FAILED' && bad.serverless_failure ? 'INTERNAL_ERROR' : 'TERMINATED',
+  };
 }

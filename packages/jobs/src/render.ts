@@ -169,6 +169,8 @@ export function renderRun(
   };
   if (run.job_id === undefined) delete out.job_id;
   if (run.settings.job_clusters) out.job_clusters = run.settings.job_clusters;
+  // With the commit the run read (git_snapshot.used_commit), once its first task checked it out.
+  if (run.settings.git_source) out.git_source = run.settings.git_source;
   if (run.job_parameters?.length) out.job_parameters = run.job_parameters;
   if (run.overriding_parameters) out.overriding_parameters = run.overriding_parameters;
   if (run.settings.schedule && run.trigger === 'PERIODIC') out.schedule = run.settings.schedule;

@@ -84,7 +84,7 @@ export class FileResolver {
     }
     const local = p.startsWith('file:') ? p.slice('file:'.length).replace(/^\/\/(?=\/)/, '') : p;
     if (!path.isAbsolute(local)) {
-      throw new TaskFileError(`Relative path ${p} needs a git_source, which MiniLake does not support.`);
+      throw new TaskFileError(`Relative path ${p} needs the job's git_source.`);
     }
     if (!existsSync(local)) throw new TaskFileError(`File ${p} does not exist.`);
     return local;
@@ -95,6 +95,17 @@ export class FileResolver {
       throw new TaskFileError(`Cannot read ${p}: the workspace service is not enabled.`);
     try {
       return await this.peers.workspace.read(p);
+    } catch (e) {
+      throw new TaskFileError(`Cannot read ${p} from the workspace: ${(e as Error).message}`);
+    }
+  }
+
+  /** A workspace folder copied to a local one (notebooks as SOURCE files with their extension). */
+  async copyFolder(p: string, dest: string): Promise<void> {
+    if (!this.peers.workspace)
+      throw new TaskFileError(`Cannot read ${p}: the workspace service is not enabled.`);
+    try {
+      await this.peers.workspace.copyTree(p, dest);
     } catch (e) {
       throw new TaskFileError(`Cannot read ${p} from the workspace: ${(e as Error).message}`);
     }
@@ -117,6 +128,17 @@ export class FileResolver {
     } catch {
       // a file (not a notebook) at that path: its extension says what it is
     }
+    return this.writeNotebook(p, content, language, workDir);
+  }
+
+  /** A notebook file on this machine (a checkout of the job's git_source): its extension says its language. */
+  async localNotebook(file: string, workDir: string) {
+    const { readFile } = await import('node:fs/promises');
+    const language = /\.sql$/i.test(file) ? 'SQL' : 'PYTHON';
+    return this.writeNotebook(file, await readFile(file), language, workDir);
+  }
+
+  private async writeNotebook(p: string, content: Buffer, language: string, workDir: string) {
     const text = content.toString('utf8');
     const sql = language === 'SQL' || text.startsWith('-- Databricks notebook source');
     const ext = !sql && (p.endsWith('.ipynb') || text.trimStart().startsWith('{')) ? '.ipynb' : '.py';

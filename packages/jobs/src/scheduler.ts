@@ -6,6 +6,7 @@
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import type { Clock, Logger } from '@minilake/core';
+import { GitCheckouts } from './tasks/git.js';
 import { decide, isTerminal, latest, runResult, skipMessage, succeeded } from './dag.js';
 import { jobParameters, newTaskRun, originalAttempt, runTasks } from './plan.js';
 import { normalizeTask, type JobSettings, type Json, type TaskSpec } from './settings.js';
@@ -47,7 +48,7 @@ export interface SchedulerOptions {
   userName: string;
   taskConcurrency: number;
   tokens: RunTokens;
-  deps: Omit<ExecDeps, 'runJob' | 'store' | 'execute'>;
+  deps: Omit<ExecDeps, 'runJob' | 'store' | 'execute' | 'git'>;
 }
 
 /** A counting semaphore: bounds how many tasks run at once across all runs. */
@@ -75,9 +76,12 @@ export class Scheduler {
   private readonly finishedListeners = new Map<number, ((r: RunRecord) => void)[]>();
   private readonly anyFinished: ((r: RunRecord) => void)[] = [];
   private closed = false;
+  /** Each run's checkout of its job's git_source, shared by the run's tasks. */
+  private readonly git: GitCheckouts;
 
   constructor(private readonly o: SchedulerOptions) {
     this.slots = new Slots(Math.max(1, o.taskConcurrency));
+    this.git = new GitCheckouts(o.store);
   }
 
   private get store() {
@@ -319,6 +323,7 @@ export class Scheduler {
       const deps: ExecDeps = {
         ...this.o.deps,
         store: this.store,
+        git: this.git,
         runJob: (jobId, req) => this.runChild(jobId, req),
         execute: (input) => executeTask(deps, input),
       };
@@ -377,6 +382,8 @@ export class Scheduler {
       if (outcome.clusterId) t.cluster_id = outcome.clusterId;
       if (outcome.forEachStats) t.for_each_stats = outcome.forEachStats;
       if (outcome.runJobRunId !== undefined) t.run_job_run_id = outcome.runJobRunId;
+      if (outcome.serverlessFailure) t.serverless_failure = true;
+      else delete t.serverless_failure;
       t.termination = termination(outcome.result, outcome.message);
       const max = t.spec.max_retries ?? 0;
       const retriable =
@@ -423,9 +430,9 @@ export class Scheduler {
       // The run's token ends with the run (tokens.ts).
       tokenId = r.token_id;
       delete r.token_id;
-      const { result, termination: term } = runResult(r, live.reason);
+      const { result, termination: term, life } = runResult(r, live.reason);
       if (live.reason) r.user_cancelled_or_timedout = true;
-      r.life = 'TERMINATED';
+      r.life = life;
       r.result = result;
       r.message = term.message;
       r.termination = term;
@@ -434,6 +441,7 @@ export class Scheduler {
       if (last) last.end_time = r.end_time;
     });
     endJobClusters({ compute: this.o.deps.compute, store: this.store }, runId);
+    this.git.forget(runId);
     this.o.tokens.revoke(tokenId);
     this.emitFinished(run);
   }

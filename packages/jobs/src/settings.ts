@@ -113,11 +113,54 @@ export function validateTasks(tasks: unknown, where = 'tasks'): TaskSpec[] {
   return tasks as TaskSpec[];
 }
 
+/** What the Jobs service answers for a git_source without a provider (as the CLI's own test server words it). */
+const GIT_PROVIDERS =
+  'github,gitlab,bitbucketcloud,gitlabenterpriseedition,bitbucketserver,azuredevopsservices,githubenterprise,awscodecommit';
+
+function validateGitSource(git: unknown): void {
+  if (git === undefined) return;
+  if (!isObject(git)) throw invalidParameter("Invalid value for field 'git_source': expected an object");
+  const provider = git.git_provider;
+  if (typeof provider !== 'string' || !GIT_PROVIDERS.split(',').includes(provider.toLowerCase()))
+    throw invalidParameter(`git_source.git_provider must be one of: ${GIT_PROVIDERS}`);
+  if (typeof git.git_url !== 'string' || git.git_url === '')
+    throw invalidParameter('Missing required field: git_source.git_url');
+}
+
+/**
+ * A cluster spec the job would start: Databricks refuses it when it is saved (not when a run starts) if it
+ * has no runtime or no size. A policy may fix either, so a spec naming one is left to the compute service.
+ */
+function validateNewCluster(spec: unknown): void {
+  if (!isObject(spec) || (typeof spec.policy_id === 'string' && spec.policy_id !== '')) return;
+  const missing = (field: string) =>
+    invalidParameter(
+      `Cluster validation error: Missing required field: settings.cluster_spec.new_cluster.${field}`,
+    );
+  if (typeof spec.spark_version !== 'string' || spec.spark_version === '') throw missing('spark_version');
+  if (spec.num_workers === undefined && spec.autoscale === undefined) throw missing('size');
+}
+
+function validateClusters(s: JobSettings): void {
+  validateNewCluster(s.new_cluster);
+  for (const jc of s.job_clusters ?? []) validateNewCluster(jc.new_cluster);
+  const tasks = (list: TaskSpec[] | undefined) => {
+    for (const t of list ?? []) {
+      validateNewCluster(t.new_cluster);
+      const inner = (t.for_each_task as { task?: TaskSpec } | undefined)?.task;
+      if (inner) tasks([inner]);
+    }
+  };
+  tasks(s.tasks);
+}
+
 export function validateSettings(input: unknown, where = 'settings'): JobSettings {
   if (input === undefined) return {};
   if (!isObject(input)) throw invalidParameter(`Invalid value for field '${where}': expected an object`);
   const s = dropNulls(input) as JobSettings;
   validateTasks(s.tasks, 'tasks');
+  validateGitSource(s.git_source);
+  validateClusters(s);
   const mcr = s.max_concurrent_runs;
   if (mcr !== undefined && (!Number.isInteger(mcr) || mcr < 0 || mcr > 1000)) {
     throw invalidParameter('max_concurrent_runs must be between 0 and 1000.');

@@ -69,6 +69,11 @@ export interface TaskRunRecord {
   /** A for-each task's iterations, each a task run of its own (runs/get of the for-each task's run id). */
   iterations?: TaskRunRecord[];
   run_job_run_id?: number;
+  /**
+   * The workload of a serverless environment failed: Databricks reports the run that fails on it as
+   * INTERNAL_ERROR (the deprecated life_cycle_state), its tasks TERMINATED.
+   */
+  serverless_failure?: boolean;
   /** Replaced by a later attempt or a repair: shown only with include_history. */
   superseded?: boolean;
 }

@@ -44,7 +44,7 @@ const cond = (key: string, left: string, right: string, extra: Record<string, un
 });
 const failing = (key: string, extra: Record<string, unknown> = {}) => ({
   task_key: key,
-  dbt_task: { commands: ['dbt run'] },
+  power_bi_task: { warehouse_id: 'dev' },
   ...extra,
 });
 
@@ -138,7 +138,9 @@ describe('jobs wire shapes', () => {
     const c = await call('POST', '/api/2.2/jobs/create', {
       name: 'big',
       tasks,
-      job_clusters: [{ job_cluster_key: 'k', new_cluster: {} }],
+      job_clusters: [
+        { job_cluster_key: 'k', new_cluster: { spark_version: '15.4.x-scala2.12', num_workers: 0 } },
+      ],
     });
     const seen: string[] = [];
     let token: string | undefined;
@@ -451,7 +453,9 @@ describe('runs', () => {
     expect(lr.tasks).toHaveLength(1);
     expect(lr.tasks[0].state.result_state).toBe('FAILED');
     const out = await call('GET', `/api/2.0/jobs/runs/get-output?run_id=${lr.run_id}`);
-    expect(out.body.error).toBe('spark_jar_task is not supported by MiniLake.');
+    expect(out.body.error).toBe(
+      'spark_jar_task needs its jar in libraries (jar), where its main class is found.',
+    );
   });
 
   it('for_each_task runs its task once per input; failures fail it', async () => {
@@ -470,7 +474,7 @@ describe('runs', () => {
         },
         {
           task_key: 'each_bad',
-          for_each_task: { inputs: '["a"]', task: { task_key: 'inner2', dbt_task: { commands: [] } } },
+          for_each_task: { inputs: '["a"]', task: { task_key: 'inner2', power_bi_task: {} } },
         },
       ],
     });
@@ -508,7 +512,7 @@ describe('runs', () => {
     expect(gb.body.iterations).toHaveLength(1);
     expect(gb.body.iterations[0].state.result_state).toBe('FAILED');
     const ob = await call('GET', `/api/2.2/jobs/runs/get-output?run_id=${gb.body.iterations[0].run_id}`);
-    expect(ob.body.error).toBe('dbt_task is not supported by MiniLake.');
+    expect(ob.body.error).toBe('power_bi_task is not supported by MiniLake.');
   });
 });
 

@@ -3,7 +3,7 @@
  * ACLs through iam's Api, and each run's own token minted through iam. Every wait is on the run's end or on
  * the injected clock, never on real time.
  */
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -11,6 +11,7 @@ import { ManualClock } from '@minilake/core';
 import { iamService, type IamApi } from '@minilake/iam';
 import { sqlService, type SqlApi } from '@minilake/sql';
 import { sqlObjectsService, type SqlObjectsApi } from '@minilake/sql-objects';
+import { unityCatalogService } from '@minilake/unity-catalog';
 import { serviceApp } from '@minilake/testing';
 import { jobsService, type JobsApi } from '../src/index.js';
 
@@ -30,8 +31,17 @@ const closers: (() => unknown)[] = [];
 beforeAll(async () => {
   const i = await serviceApp(iamService, { clock });
   iam = i.app;
+  // Unity Catalog and SQL over one data dir (one engine), so a SQL file can USE a catalog.
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'jobs-peers-data-'));
+  const shared = new Map();
+  const uc = await serviceApp(unityCatalogService, { dataDir, sharedResources: shared });
   // SQL on the system clock: its warehouse starts at once (a manual clock would hold it until a step).
-  const s = await serviceApp(sqlService, { config: { MINILAKE_WAREHOUSE_START_DELAY: '0' } });
+  const s = await serviceApp(sqlService, {
+    dataDir,
+    sharedResources: shared,
+    peers: new Map([['unity-catalog', uc.instance.api]]),
+    config: { MINILAKE_WAREHOUSE_START_DELAY: '0' },
+  });
   sql = s.instance.api as SqlApi;
   const o = await serviceApp(sqlObjectsService, { peers: new Map<string, unknown>([['sql', sql]]) });
   sqlObjects = o.app;
@@ -49,6 +59,8 @@ beforeAll(async () => {
     () => j.instance.close?.(),
     () => o.instance.close?.(),
     () => s.instance.close?.(),
+    () => uc.instance.close?.(),
+    () => rmSync(dataDir, { recursive: true, force: true }),
   );
 });
 afterAll(async () => {
@@ -96,6 +108,41 @@ describe('sql_task', () => {
     const bad = await submit([{ task_key: 'f', sql_task: { warehouse_id: 'nope', file: { path: file } } }]);
     expect(bad.run.state.result_state).toBe('FAILED');
     expect(bad.output.error).toMatch(/nope/);
+  });
+
+  it("reads the job's parameters as {{name}} in the file, as the default-sql template writes them", async () => {
+    const file = path.join(dir, 'template.sql');
+    writeFileSync(
+      file,
+      [
+        'USE CATALOG {{catalog}};',
+        'USE IDENTIFIER({{schema}});',
+        'CREATE TABLE {{catalog}}.{{schema}}.jobs_from_params AS',
+        '  SELECT CASE WHEN {{bundle_target}} = "prod" THEN 1 ELSE 2 END AS v, {{quote}} AS q, :n AS n',
+      ].join('\n'),
+    );
+    const created = await call(jobs, 'POST', '/api/2.2/jobs/create', {
+      name: 'params',
+      parameters: [
+        { name: 'catalog', default: 'main' },
+        { name: 'schema', default: 'default' },
+        { name: 'bundle_target', default: 'dev' },
+        { name: 'quote', default: "it's" },
+      ],
+      tasks: [
+        { task_key: 'f', sql_task: { warehouse_id: 'dev', file: { path: file }, parameters: { n: '5' } } },
+      ],
+    });
+    expect(created.status, JSON.stringify(created.body)).toBe(200);
+    const started = await call(jobs, 'POST', '/api/2.2/jobs/run-now', { job_id: created.body.job_id });
+    await api.waitForRun(started.body.run_id);
+    const run = (await call(jobs, 'GET', `/api/2.2/jobs/runs/get?run_id=${started.body.run_id}`)).body;
+    expect(run.state.result_state, JSON.stringify(run.tasks[0].state)).toBe('SUCCESS');
+    const rows = await sql.statements.run({
+      statement: 'SELECT v, q, n FROM main.default.jobs_from_params',
+      warehouseId: 'dev',
+    });
+    expect(rows.rows).toEqual([['2', "it's", '5']]);
   });
 
   it('runs a saved query and evaluates an alert through sql-objects', async () => {

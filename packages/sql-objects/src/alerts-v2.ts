@@ -19,7 +19,7 @@ import {
   type Logger,
 } from '@minilake/core';
 import type { StatementOutcome, StatementService } from '@minilake/sql';
-import { alertNotFound, missingField, trashed } from './errors.js';
+import { alertV2NotFound, missingField, trashed } from './errors.js';
 import { compare, notify, SQL_OBJECTS_CLIENT, type NotifierDeps, type Subscription } from './evaluate.js';
 import { applyMask, compact, iso, type Json, type SqlObjectsStore } from './store.js';
 
@@ -160,9 +160,10 @@ export function renderAlertV2(a: AlertV2Record): Json {
     query_text: a.query_text,
     warehouse_id: a.warehouse_id,
     parameters: a.parameters,
+    // Before its first evaluation an alert has no state at all (the CLI's goldens record none).
     evaluation: compact({
       ...a.evaluation,
-      state: a.state,
+      state: a.last_evaluated_at === undefined ? undefined : a.state,
       last_evaluated_at: iso(a.last_evaluated_at),
     }),
     schedule: a.schedule,
@@ -270,7 +271,7 @@ export class AlertsV2 {
 
   get(id: string): AlertV2Record {
     const a = this.d.store.alertsV2.get(id);
-    if (!a) throw alertNotFound(id);
+    if (!a) throw alertV2NotFound(id);
     return a;
   }
 

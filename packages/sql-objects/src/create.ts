@@ -110,6 +110,20 @@ export function createSqlObjects(ctx: ServiceContext): ServiceInstance<SqlObject
     },
   );
 
+  // Alerts V2 are their own permission object type (`permissions get alertsv2 <id>` in the CLI's goldens).
+  iam?.registerObjectType(
+    {
+      request: 'alertsv2',
+      objectType: 'alertv2',
+      levels: ['CAN_READ', 'CAN_RUN', 'CAN_EDIT', 'CAN_MANAGE'],
+      owner: 'CAN_MANAGE',
+      admins: 'CAN_MANAGE',
+    },
+    {
+      exists: (id) => store.alertsV2.get(id)?.trashed_at === undefined && store.alertsV2.has(id),
+      owner: (id) => store.alertsV2.get(id)?.owner_user_name,
+    },
+  );
   const v2deps: AlertsV2Deps = { ...evaluator, warehouseExists: (id) => sql.warehouseExists(id), track };
   const alertsV2 = new AlertsV2(v2deps);
   const service = new SqlObjectsService({

@@ -51,6 +51,7 @@ export const sqlObjectsService = defineService<SqlObjectsApi>({
     '/api/2.0/permissions/sql/alerts',
     '/api/2.0/permissions/dbsql-dashboards',
     '/api/2.0/permissions/sql/dashboards',
+    '/api/2.0/permissions/alertsv2',
   ],
   async create(ctx) {
     return (await import('./create.js')).createSqlObjects(ctx);

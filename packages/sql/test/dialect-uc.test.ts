@@ -201,6 +201,88 @@ describe('catalog-qualified function calls', () => {
     await sql(`CREATE FUNCTION ${cat}.udf.twice(x INT) RETURNS INT RETURN x * 2`);
     expect(await sql(`SELECT ${cat}.udf.twice(${cat}.udf.plus_one(2)) AS v`)).toEqual([[6]]);
   });
+
+  it('CREATE FUNCTION from SQL is in the Functions API at once, with the clauses Databricks documents', async () => {
+    await sql(
+      `CREATE FUNCTION ${cat}.udf.half(x INT COMMENT 'the input') RETURNS FLOAT LANGUAGE SQL NOT DETERMINISTIC READS SQL DATA COMMENT 'half of x' RETURN x / 2`,
+    );
+    const f = await get(`/api/2.1/unity-catalog/functions/${cat}.udf.half`);
+    expect(f.status).toBe(200);
+    expect(f.body).toMatchObject({
+      name: 'half',
+      full_name: `${cat}.udf.half`,
+      data_type: 'FLOAT',
+      full_data_type: 'float',
+      routine_body: 'SQL',
+      routine_definition: 'x / 2',
+      is_deterministic: false,
+      sql_data_access: 'READS_SQL_DATA',
+      comment: 'half of x',
+      input_params: {
+        parameters: [{ name: 'x', type_name: 'INT', type_text: 'int', position: 0, comment: 'the input' }],
+      },
+    });
+    const listed = await get(`/api/2.1/unity-catalog/functions?catalog_name=${cat}&schema_name=udf`);
+    expect((listed.body.functions as { name: string }[]).map((x) => x.name)).toContain('half');
+    expect(await sql(`SELECT ${cat}.udf.half(41) AS v`)).toEqual([[20.5]]);
+    // A table function (RETURNS TABLE), called in FROM with its catalog's name.
+    await sql(
+      `CREATE FUNCTION ${cat}.udf.upto(n INT) RETURNS TABLE (v INT) RETURN SELECT n AS v UNION ALL SELECT n + 1`,
+    );
+    const t = await get(`/api/2.1/unity-catalog/functions/${cat}.udf.upto`);
+    expect(t.body).toMatchObject({
+      data_type: 'TABLE_TYPE',
+      return_params: { parameters: [{ name: 'v', type_name: 'INT', parameter_type: 'COLUMN' }] },
+    });
+    expect(await sql(`SELECT v FROM ${cat}.udf.upto(3) ORDER BY v`)).toEqual([[3], [4]]);
+    // OR REPLACE replaces both; without it, ROUTINE_ALREADY_EXISTS; DROP FUNCTION removes both.
+    await sql(`CREATE OR REPLACE FUNCTION ${cat}.udf.half(x INT) RETURNS INT RETURN x DIV 2`);
+    expect(await sql(`SELECT ${cat}.udf.half(41) AS v`)).toEqual([[20]]);
+    expect((await get(`/api/2.1/unity-catalog/functions/${cat}.udf.half`)).body.is_deterministic).toBe(true);
+    const again = await sql(`CREATE FUNCTION ${cat}.udf.half(x INT) RETURNS INT RETURN x`).catch(
+      (e: unknown) => e,
+    );
+    expect((again as SqlError).errorClass).toBe('ROUTINE_ALREADY_EXISTS');
+    await sql(`CREATE FUNCTION IF NOT EXISTS ${cat}.udf.half(x INT) RETURNS INT RETURN x`);
+    await sql(`DROP FUNCTION ${cat}.udf.half`);
+    expect((await get(`/api/2.1/unity-catalog/functions/${cat}.udf.half`)).status).toBe(404);
+    await sql(`DROP FUNCTION IF EXISTS ${cat}.udf.half`);
+  });
+
+  it('names a qualified function call as Databricks prints it', async () => {
+    const lease2 = lease;
+    const r = (await executeDatabricksSql(
+      lease2.conn as never,
+      { statement: `SELECT ${cat}.udf.twice(21)` },
+      {
+        engine: uc.engine,
+        uc,
+      },
+    )) as unknown as { columnNames(): string[]; getRowsJson(): Promise<unknown[][]> };
+    expect(r.columnNames()).toEqual([`${cat}.udf.twice(21)`]);
+    expect(await r.getRowsJson()).toEqual([[42]]);
+  });
+
+  it('schema DBPROPERTIES and COMMENT reach Unity Catalog and come back in DESCRIBE SCHEMA EXTENDED', async () => {
+    await sql(
+      `CREATE SCHEMA ${cat}.props COMMENT 'c1' WITH DBPROPERTIES ('RemoveAfter' = '2099', 'team' = 'data')`,
+    );
+    const sc = await get(`/api/2.1/unity-catalog/schemas/${cat}.props`);
+    expect(sc.body).toMatchObject({ comment: 'c1', properties: { RemoveAfter: '2099', team: 'data' } });
+    await sql(`ALTER SCHEMA ${cat}.props SET DBPROPERTIES ('team' = 'ml')`);
+    await sql(`ALTER SCHEMA ${cat}.props UNSET DBPROPERTIES ('RemoveAfter')`);
+    await sql(`COMMENT ON SCHEMA ${cat}.props IS 'c2'`);
+    const after = await get(`/api/2.1/unity-catalog/schemas/${cat}.props`);
+    expect(after.body).toMatchObject({ comment: 'c2', properties: { team: 'ml' } });
+    const rows = await sql(`DESCRIBE SCHEMA EXTENDED ${cat}.props`);
+    expect(rows).toContainEqual(['Catalog Name', cat]);
+    expect(rows).toContainEqual(['Namespace Name', 'props']);
+    expect(rows).toContainEqual(['Comment', 'c2']);
+    expect(rows).toContainEqual(['Properties', '((team,ml))']);
+    expect((rows.find((r) => r[0] === 'Owner') ?? [])[1]).toBeTruthy();
+    await sql(`COMMENT ON CATALOG ${cat} IS 'the catalog'`);
+    expect(await sql(`DESCRIBE CATALOG ${cat}`)).toContainEqual(['Comment', 'the catalog']);
+  });
 });
 
 describe('namespace per pooled connection', () => {

@@ -4,6 +4,7 @@ import { deltaReader } from '@minilake/delta';
 import { DUCKDB_FOLDER, duckDbEngine, duckDbSettings, type DuckDbEngine } from '@minilake/engine-duckdb';
 import { TableFormats, type TableDescriptor, type TableRef } from '@minilake/tables';
 import { unityCatalogApp } from './app.js';
+import type { FunctionInput } from './schemas.js';
 import {
   UnityCatalogStore,
   type ExternalSecurables,
@@ -78,6 +79,13 @@ export interface UnityCatalogApi {
    * without a storage_location, a MANAGED Delta table (when managedFormat is DELTA).
    */
   createDeltaTable(r: Parameters<UnityCatalogStore['createDeltaTable']>[0]): Promise<unknown>;
+  /** SQL's functions: whether one exists, recording one SQL created (its macro made), DROP FUNCTION. */
+  functionExists(fullName: string): boolean;
+  recordFunction(fi: FunctionInput, opts: { macro: 'scalar' | 'table'; replace: boolean }): Promise<unknown>;
+  deleteFunction(fullName: string): Promise<void>;
+  /** Schema and catalog changes from SQL (ALTER ... SET DBPROPERTIES, COMMENT ON, OWNER TO). */
+  updateSchema(fullName: string, u: Parameters<UnityCatalogStore['updateSchema']>[1]): Promise<unknown>;
+  updateCatalog(name: string, u: Parameters<UnityCatalogStore['updateCatalog']>[1]): Promise<unknown>;
   /** Absolute directory of a volume; 404 when it does not exist. */
   volumeDirectory(catalog: string, schema: string, volume: string): Promise<string>;
   /**
@@ -168,6 +176,11 @@ export const unityCatalogService = defineService<UnityCatalogApi, typeof unityCa
         createDeltaTable: (r) => store.createDeltaTable(r),
         managedFormat: store.managedFormat,
         deleteTable: (fullName) => store.deleteTable(fullName),
+        functionExists: (fullName) => store.functionExists(fullName),
+        recordFunction: (fi, opts) => store.recordFunction(fi, opts),
+        deleteFunction: (fullName) => store.deleteFunction(fullName),
+        updateSchema: (fullName, u) => store.updateSchema(fullName, u),
+        updateCatalog: (name, u) => store.updateCatalog(name, u),
       },
       async ready() {
         await engine.all('SELECT 1');

@@ -3,13 +3,27 @@
  * subset (letters, digits, `_`, `-`, up to 255 characters), so a name can never carry a quote, a dot, a slash
  * or a control character into SQL or a file path.
  */
+import { invalidParameter } from '@minilake/core';
 import { invalidName } from './errors.js';
 
 const NAME = /^[\p{L}\p{N}_-]{1,255}$/u;
 
-export function checkName(what: string, name: string): string {
-  if (typeof name !== 'string' || !NAME.test(name) || name === '-' || /^-+$/.test(name))
+/** Names Databricks itself refuses: empty, or with a space, a period, a slash or a control character. */
+const DATABRICKS_INVALID = /^$|[\s./\\\p{Cc}]/u;
+
+/**
+ * A valid name, lowercased. `rpc` names the create call (`CreateCatalog`, `managedcatalog.CatalogInfo.name`):
+ * a name Databricks itself refuses gets Databricks' own message for that call (the CLI's goldens record it);
+ * one that only MiniLake refuses gets MiniLake's, which says what it accepts.
+ */
+export function checkName(what: string, name: string, rpc?: { call: string; field: string }): string {
+  if (typeof name !== 'string' || !NAME.test(name) || name === '-' || /^-+$/.test(name)) {
+    if (rpc && typeof name === 'string' && DATABRICKS_INVALID.test(name))
+      throw invalidParameter(
+        `Invalid input: RPC ${rpc.call} Field ${rpc.field}: name ${JSON.stringify(name)} is not a valid name. Valid names cannot contain spaces, periods, forward slashes, or control characters.`,
+      );
     throw invalidName(what, String(name));
+  }
   return name.toLowerCase();
 }
 

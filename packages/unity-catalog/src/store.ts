@@ -369,6 +369,19 @@ export class UnityCatalogStore extends CollectionStore {
     this.builtins.checkWritable(fi.catalog_name, 'Catalog');
     return this.functions.create(fi);
   }
+  /** SQL's CREATE FUNCTION: the engine already holds the macro; Unity Catalog records the function. */
+  recordFunction(fi: FunctionInput, opts: { macro: 'scalar' | 'table'; replace: boolean }) {
+    this.builtins.checkWritable(fi.catalog_name, 'Catalog');
+    return this.functions.create(fi, opts);
+  }
+  functionExists(fullName: string): boolean {
+    try {
+      this.functions.get(fullName);
+      return true;
+    } catch {
+      return false;
+    }
+  }
   getFunction(fullName: string) {
     return this.functions.get(fullName);
   }

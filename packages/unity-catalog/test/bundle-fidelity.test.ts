@@ -17,6 +17,10 @@ const call = async (method: string, p: string, body?: unknown) => {
   expect(res.status, text).toBe(200);
   return JSON.parse(text) as Record<string, any>;
 };
+const raw = async (method: string, p: string, body?: unknown) => {
+  const res = await app.request(p, jsonInit(method, body));
+  return { status: res.status, body: (await res.json()) as Record<string, any> };
+};
 
 beforeAll(async () => {
   const s = await serviceApp(unityCatalogService);
@@ -75,6 +79,42 @@ describe('grants PATCH with add and remove in one change', () => {
     // Sent again (the next deploy), nothing changes.
     expect(await call('PATCH', `${B}/permissions/${type}/${name}`, body)).toEqual(r);
   });
+  it('remove ALL_PRIVILEGES revokes everything the principal holds before add applies (the CLI goldens)', async () => {
+    // The bundle declared ALL_PRIVILEGES; a concrete privilege was granted out of band (`grants update`).
+    await call('PATCH', `${B}/permissions/schema/bund.res`, {
+      changes: [{ principal: 'R', add: ['ALL_PRIVILEGES'] }],
+    });
+    await call('PATCH', `${B}/permissions/schema/bund.res`, {
+      changes: [{ principal: 'R', add: ['USE_SCHEMA'] }],
+    });
+    const both = await call('GET', `${B}/permissions/schema/bund.res?principal=R`);
+    expect(both.privilege_assignments).toEqual([
+      { principal: 'R', privileges: ['ALL_PRIVILEGES', 'USE_SCHEMA'] },
+    ]);
+    // What the direct engine sends to make a principal hold exactly USE_SCHEMA: the rest is revoked.
+    const exact = await call('PATCH', `${B}/permissions/schema/bund.res`, {
+      changes: [{ principal: 'R', add: ['USE_SCHEMA'], remove: ['ALL_PRIVILEGES'] }],
+    });
+    expect(exact.privilege_assignments).toContainEqual({ principal: 'R', privileges: ['USE_SCHEMA'] });
+    // ... and for a principal dropped from the config, remove ALL_PRIVILEGES alone revokes everything.
+    const gone = await call('PATCH', `${B}/permissions/schema/bund.res`, {
+      changes: [{ principal: 'R', remove: ['ALL_PRIVILEGES'] }],
+    });
+    expect(gone.privilege_assignments.map((a: any) => a.principal)).not.toContain('R');
+    // A named privilege in both lists is kept; ALL_PRIVILEGES in both is refused.
+    const kept = await call('PATCH', `${B}/permissions/schema/bund.res`, {
+      changes: [{ principal: 'R', add: ['USE_SCHEMA'], remove: ['USE_SCHEMA'] }],
+    });
+    expect(kept.privilege_assignments).toContainEqual({ principal: 'R', privileges: ['USE_SCHEMA'] });
+    const dup = await raw('PATCH', `${B}/permissions/schema/bund.res`, {
+      changes: [{ principal: 'R', add: ['ALL_PRIVILEGES'], remove: ['ALL_PRIVILEGES'] }],
+    });
+    expect(dup.status).toBe(400);
+    expect(dup.body).toEqual({
+      error_code: 'INVALID_PARAMETER_VALUE',
+      message: 'Duplicate privileges to add and delete',
+    });
+  });
   it('removes a privilege the principal holds, and removing one it does not hold removes nothing', async () => {
     await call('PATCH', `${B}/permissions/schema/bund.res`, {
       changes: [{ principal: 'Q', add: ['SELECT', 'MODIFY'] }],
@@ -83,6 +123,27 @@ describe('grants PATCH with add and remove in one change', () => {
       changes: [{ principal: 'Q', remove: ['MODIFY', 'CREATE_TABLE'] }],
     });
     expect(r.privilege_assignments).toContainEqual({ principal: 'Q', privileges: ['SELECT'] });
+  });
+});
+
+describe('messages the CLI goldens record', () => {
+  it('a catalog, schema or volume with a name Databricks refuses gets its RPC message', async () => {
+    const empty = await raw('POST', `${B}/catalogs`, { name: '' });
+    expect(empty).toEqual({
+      status: 400,
+      body: {
+        error_code: 'INVALID_PARAMETER_VALUE',
+        message:
+          'Invalid input: RPC CreateCatalog Field managedcatalog.CatalogInfo.name: name "" is not a valid name. Valid names cannot contain spaces, periods, forward slashes, or control characters.',
+      },
+    });
+    const dotted = await raw('POST', `${B}/schemas`, { catalog_name: 'bund', name: 'a.b' });
+    expect(dotted.body.message).toBe(
+      'Invalid input: RPC CreateSchema Field managedcatalog.SchemaInfo.name: name "a.b" is not a valid name. Valid names cannot contain spaces, periods, forward slashes, or control characters.',
+    );
+    // A name Databricks takes but MiniLake cannot (a quote) says what MiniLake accepts.
+    const quoted = await raw('POST', `${B}/catalogs`, { name: "it's" });
+    expect(quoted.body.message).toContain('names must be 1 to 255 letters, digits, underscores or hyphens');
   });
 });
 

@@ -1,6 +1,10 @@
 /**
  * Workspace API (/api/2.0/workspace) and workspace-files (/api/2.0/workspace-files). Fidelity notes:
- * - `/Workspace/Users/x` and `/Users/x` are one object; paths are reported without the `/Workspace` prefix.
+ * - `/Workspace/Users/x` and `/Users/x` are one object. get-status answers with the path as asked (the
+ *   `/Workspace` prefix kept when given), and so do the messages of errors naming it; list reports paths
+ *   without the prefix.
+ * - get-status with `return_export_info=true` adds a notebook's `repos_export_format` (SOURCE or JUPYTER),
+ *   which the CLI's filer needs to export it.
  * - import takes a JSON body (base64 `content`) or multipart form data (what the Python SDK's upload sends);
  *   both, and import-file's raw body, stream to a temp file (body.ts): memory does not grow with the size.
  * - SOURCE notebooks are stored as sent (a missing header line is added, as Databricks does), JUPYTER ones
@@ -13,6 +17,7 @@
 import { rm } from 'node:fs/promises';
 import { Hono, type Context, type MiddlewareHandler } from 'hono';
 import {
+  DatabricksError,
   invalidParameter,
   readJson,
   readQuery,
@@ -26,6 +31,27 @@ import * as s from './schemas.js';
 import type { ExportFormat, ImportFormat, WorkspaceStore } from './store.js';
 
 const BASE = '/api/2.0/workspace';
+
+const prefixed = (given: string) => given === '/Workspace' || given.startsWith('/Workspace/');
+
+/**
+ * Runs a request on the canonical path; an error naming it names the path the client gave instead (a
+ * `/Workspace/...` path keeps its prefix in Databricks' messages: "Path (/Workspace/Users/x) doesn't exist.").
+ */
+async function asGiven<T>(given: string, canonical: string, run: () => T | Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (e) {
+    if (e instanceof DatabricksError && prefixed(given) && canonical !== given)
+      throw new DatabricksError(
+        e.status,
+        e.errorCode,
+        e.message.split(`(${canonical})`).join(`(/Workspace${canonical === '/' ? '' : canonical})`),
+        e.details,
+      );
+    throw e;
+  }
+}
 const FILES = '/api/2.0/workspace-files';
 
 /** Streams an import body's content into `tmp` (see body.ts) and validates the other fields. */
@@ -74,7 +100,8 @@ export function workspaceApp(store: WorkspaceStore): Hono {
 
   app.get(`${BASE}/export`, async (c) => {
     const q = await readQueryOrBody(c, s.ExportRequest);
-    const out = await store.export(canonicalPath(q.path), (q.format ?? 'SOURCE') as ExportFormat);
+    const p = canonicalPath(q.path);
+    const out = await asGiven(q.path, p, () => store.export(p, (q.format ?? 'SOURCE') as ExportFormat));
     if (q.direct_download) {
       return c.body(new Uint8Array(out.content), 200, {
         'content-type': 'application/octet-stream',
@@ -86,12 +113,21 @@ export function workspaceApp(store: WorkspaceStore): Hono {
 
   app.get(`${BASE}/get-status`, async (c) => {
     const q = await readQueryOrBody(c, s.GetStatusRequest);
-    return c.json(store.getStatus(canonicalPath(q.path)));
+    const p = canonicalPath(q.path);
+    return asGiven(q.path, p, () => {
+      const info: Record<string, unknown> = { ...store.getStatus(p) };
+      // A path asked for with its /Workspace prefix is answered with it, as Databricks does.
+      if (prefixed(q.path)) info.path = `/Workspace${info.path === '/' ? '' : String(info.path)}`;
+      const format = q.return_export_info ? store.exportFormat(p) : undefined;
+      if (format) info.repos_export_format = format;
+      return c.json(info);
+    });
   });
 
   app.get(`${BASE}/list`, async (c) => {
     const q = await readQueryOrBody(c, s.ListRequest);
-    const objects = store.list(canonicalPath(q.path), q.notebooks_modified_after);
+    const p = canonicalPath(q.path);
+    const objects = await asGiven(q.path, p, () => store.list(p, q.notebooks_modified_after));
     return c.json(objects.length ? { objects } : {});
   });
 
@@ -102,7 +138,8 @@ export function workspaceApp(store: WorkspaceStore): Hono {
 
   app.post(`${BASE}/delete`, async (c) => {
     const body = await readJson(c, s.DeleteRequest);
-    await store.delete(canonicalPath(body.path), body.recursive ?? false);
+    const p = canonicalPath(body.path);
+    await asGiven(body.path, p, () => store.delete(p, body.recursive ?? false));
     return c.json({});
   });
 

@@ -52,6 +52,12 @@ export function createWorkspace(ctx: ServiceContext): ServiceInstance<WorkspaceA
       read: async (p) => (await store.export(canonicalPath(p), 'SOURCE')).content,
       getStatus: (p) => store.getStatus(canonicalPath(p)),
       canonicalPath,
+      copyTree: (p, dest) => store.copyTree(canonicalPath(p), dest),
+      mountRepo: (p, id, tree) => store.mountRepo(canonicalPath(p), id, tree),
+      unmountRepo: (p, id) => store.unmountRepo(canonicalPath(p), id),
+      onRepoDeleted: (listener) => {
+        store.onRepoDeleted = listener;
+      },
       registerObjectType: (type, owner) => store.registerForeignType(type, owner),
       checkFree: (p) => store.checkFree(canonicalPath(p)),
       addObject: (p, type, id) => store.addForeign(canonicalPath(p), type, id),

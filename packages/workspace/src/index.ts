@@ -11,6 +11,16 @@ export interface WorkspaceApi {
   getStatus(path: string): ReturnType<WorkspaceStore['getStatus']>;
   /** A path in the workspace's canonical form (absolute, no `/Workspace` prefix); 400 when it is not valid. */
   canonicalPath(path: string): string;
+  /** Copies a folder's files and notebooks (as SOURCE files with their extension) into a local folder. */
+  copyTree(path: string, dest: string): Promise<void>;
+  /**
+   * Git folders (the repos service): `mountRepo` makes `path` a folder of type REPO (object_id `repoId`)
+   * holding a copy of the checkout `tree`, replacing that repo's earlier content; `unmountRepo` removes it.
+   * `onRepoDeleted` is told when a client deletes a Git folder through this API.
+   */
+  mountRepo(path: string, repoId: number, tree: string): Promise<ObjectInfo>;
+  unmountRepo(path: string, repoId: number): Promise<void>;
+  onRepoDeleted(listener: (repoId: number) => void): void;
   /**
    * Objects another service owns (an MLflow experiment at `/Users/me/exp`, a Lakeview dashboard at
    * `<folder>/<name>.lvdash.json`): the workspace lists them with their `object_type`, refuses to put anything

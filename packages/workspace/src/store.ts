@@ -4,12 +4,13 @@
  * directories), written to a temp name and renamed so a reader or a concurrent writer never sees half a file.
  */
 import { createReadStream, createWriteStream, mkdirSync } from 'node:fs';
-import { mkdir, open, readFile, rename, rm } from 'node:fs/promises';
+import { mkdir, open, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import {
   alreadyExists,
   CollectionStore,
+  DatabricksError,
   Mutex,
   numericId,
   resolveUnderReal,
@@ -45,6 +46,7 @@ import {
   type NotebookFormat,
 } from './notebooks.js';
 import { baseName, parentOf } from './paths.js';
+import { checkoutEntries, exists, repoFileKind } from './repo-files.js';
 
 /** The types this store keeps bytes for; other services own further types (see ForeignObjectType). */
 export type OwnType = 'NOTEBOOK' | 'FILE' | 'DIRECTORY';
@@ -91,12 +93,14 @@ interface ObjectRecord {
   language?: Language;
   /** How a notebook's bytes are kept on disk: the format it was imported in. */
   notebook_format?: NotebookFormat;
+  /** A Git folder (object_type REPO): a folder whose content the repos service checked out. */
+  repo?: true;
   /** A foreign object's id in its owning service (an experiment id). */
   resource_id?: string;
 }
 
 export interface ObjectInfo {
-  object_type: ObjectType;
+  object_type: ObjectType | 'REPO';
   path: string;
   object_id: number;
   resource_id: string;
@@ -156,6 +160,8 @@ const validHomeName = (u: string) =>
 
 export class WorkspaceStore extends CollectionStore {
   private readonly objects: Collection<ObjectRecord>;
+  /** Told when a delete removes a Git folder (the repos service forgets the repo). */
+  onRepoDeleted?: (repoId: number) => void;
   /** Told about every object a delete removes (the service drops its ACL in iam). */
   onDeleted?: (type: ObjectType, objectId: string) => void;
   /** Object types other services own, by type name. */
@@ -250,7 +256,7 @@ export class WorkspaceStore extends CollectionStore {
 
   private info(r: ObjectRecord): ObjectInfo {
     const out: ObjectInfo = {
-      object_type: r.object_type,
+      object_type: r.repo ? 'REPO' : r.object_type,
       path: r.path,
       object_id: r.object_id,
       resource_id: r.resource_id ?? String(r.object_id),
@@ -278,6 +284,15 @@ export class WorkspaceStore extends CollectionStore {
 
   getStatus(p: string): ObjectInfo {
     return this.info(this.get(p));
+  }
+
+  /**
+   * A notebook's export format as the CLI's filer reads it (`return_export_info=true`): SOURCE for a source
+   * notebook, JUPYTER for one kept as .ipynb; nothing for other objects.
+   */
+  exportFormat(p: string): 'SOURCE' | 'JUPYTER' | undefined {
+    const r = this.get(p);
+    return r.object_type === 'NOTEBOOK' ? (r.notebook_format ?? 'SOURCE') : undefined;
   }
 
   private children(p: string): ObjectRecord[] {
@@ -351,6 +366,7 @@ export class WorkspaceStore extends CollectionStore {
       this.objects.delete(k);
       removed.push(o);
       this.onDeleted?.(o.object_type, String(o.object_id));
+      if (o.repo) this.onRepoDeleted?.(o.object_id);
     }
     await rm(disk, { recursive: true, force: true });
     return removed;
@@ -417,6 +433,83 @@ export class WorkspaceStore extends CollectionStore {
   foreignAt(p: string, type: string): ObjectInfo | undefined {
     const r = this.objects.get(p);
     return r && r.object_type === type ? this.info(r) : undefined;
+  }
+
+  // ---- Git folders (the repos service's checkouts, shown as REPO folders) ----
+
+  /**
+   * Makes `p` a Git folder holding a copy of `tree` (a checkout; `.git` is left out): its files are the
+   * workspace's files, its notebooks (`.py`/`.sql`/`.scala`/`.r` with a notebook header, `.ipynb`) notebooks
+   * named without their extension, as Databricks shows a repo. The folder's object_id is the repo's id. An
+   * existing Git folder of the same repo is replaced whole (an update); anything else at `p` is a conflict.
+   */
+  async mountRepo(p: string, repoId: number, tree: string): Promise<ObjectInfo> {
+    return this.namespace.run(async () => {
+      const existing = this.objects.get(p);
+      if (existing && !(existing.repo && existing.object_id === repoId)) throw pathExists(p);
+      if (p === '/' || this.defaultDirs.includes(p)) throw pathExists(p);
+      await this.makeDirs(parentOf(p));
+      const parent = this.objects.get(parentOf(p));
+      if (parent && parent.object_type !== 'DIRECTORY') throw notADirectory(p);
+      const created = existing?.created_at;
+      if (existing) await this.dropSubtree(p);
+      const record: ObjectRecord = { ...this.newRecord(p, 'DIRECTORY'), object_id: repoId, repo: true };
+      if (created !== undefined) record.created_at = created;
+      const disk = await this.diskPath(p);
+      await mkdir(disk, { recursive: true });
+      this.objects.set(p, record);
+      for (const entry of await checkoutEntries(tree)) {
+        const rel = entry.rel.split(path.sep).join('/');
+        if (entry.dir) {
+          await mkdir(path.join(disk, ...rel.split('/')), { recursive: true });
+          this.objects.set(`${p}/${rel}`, this.newRecord(`${p}/${rel}`, 'DIRECTORY'));
+          continue;
+        }
+        const file = path.join(tree, entry.rel);
+        const kind = await repoFileKind(path.basename(file), file);
+        // A notebook loses its extension, unless that name is taken (Databricks refuses such a checkout;
+        // here the file stays a file).
+        const nbPath = kind ? `${p}/${rel.slice(0, rel.lastIndexOf('.'))}` : undefined;
+        const asNotebook =
+          kind &&
+          nbPath &&
+          !this.objects.has(nbPath) &&
+          !(await exists(path.join(tree, ...nbPath.slice(p.length + 1).split('/'))));
+        const target = asNotebook ? nbPath! : `${p}/${rel}`;
+        const bytes = await readFile(file);
+        await writeFile(path.join(disk, ...target.slice(p.length + 1).split('/')), bytes);
+        const r: ObjectRecord = {
+          ...this.newRecord(target, asNotebook ? 'NOTEBOOK' : 'FILE'),
+          size: bytes.length,
+        };
+        if (asNotebook) {
+          r.language = kind!.language;
+          r.notebook_format = kind!.format;
+        }
+        this.objects.set(target, r);
+      }
+      return this.info(record);
+    });
+  }
+
+  /** Removes the Git folder of `repoId` at `p` (the repo was deleted); nothing when something else is there. */
+  async unmountRepo(p: string, repoId: number): Promise<void> {
+    await this.namespace.run(async () => {
+      const r = this.objects.get(p);
+      if (!r?.repo || r.object_id !== repoId) return;
+      await this.dropSubtree(p);
+    });
+  }
+
+  /** Forgets a folder and everything under it, on disk too (no delete hooks: the owner asked for it). */
+  private async dropSubtree(p: string): Promise<void> {
+    const prefix = `${p}/`;
+    const inside = [...this.objects.entries()].filter(([k]) => k === p || k.startsWith(prefix));
+    for (const [k, o] of inside) {
+      this.objects.delete(k);
+      if (!o.repo) this.onDeleted?.(o.object_type, String(o.object_id));
+    }
+    await rm(await this.diskPath(p), { recursive: true, force: true });
   }
 
   /** A temp file for an import's bytes (see Spooled). */
@@ -588,6 +681,37 @@ export class WorkspaceStore extends CollectionStore {
       if (suffix && o.import && lower.endsWith(suffix) && lower !== suffix) return type;
     }
     return undefined;
+  }
+
+  /**
+   * A folder's files and notebooks (each notebook as its SOURCE file, with its language's extension) copied
+   * to a local folder: what a task that needs a whole project (a dbt project) works on.
+   */
+  async copyTree(p: string, dest: string): Promise<void> {
+    const r = this.get(p);
+    if (r.object_type !== 'DIRECTORY') throw notADirectory(p);
+    const prefix = p === '/' ? '/' : `${p}/`;
+    const inside = [...this.objects.values()].filter((o) => o.path.startsWith(prefix));
+    await mkdir(dest, { recursive: true });
+    for (const o of inside) {
+      // Objects other services own (an experiment) have no file of their own to copy.
+      if (!OWN_TYPES.has(o.object_type)) continue;
+      const rel = o.path.slice(prefix.length);
+      const target = path.join(dest, ...rel.split('/'));
+      if (o.object_type === 'DIRECTORY') {
+        await mkdir(target, { recursive: true });
+        continue;
+      }
+      await mkdir(path.dirname(target), { recursive: true });
+      const out = await this.export(o.path, 'SOURCE').catch((e: unknown) => {
+        // Deleted since the listing: as if the delete had come first.
+        if (e instanceof DatabricksError && e.status === 404) return undefined;
+        throw e;
+      });
+      if (!out) continue;
+      const name = o.object_type === 'NOTEBOOK' ? `${target}.${out.file_type}` : target;
+      await writeFile(name, out.content);
+    }
   }
 
   private noun(r: ObjectRecord): string {

@@ -77,7 +77,9 @@ describe('workspace tree', () => {
     const res = await get('/api/2.0/workspace/export', { path: `/Workspace${HOME}/nb`, format: 'SOURCE' });
     expect(await res.json()).toEqual({ content: b64(src), file_type: 'py' });
     const st = await status(`/Workspace${HOME}/nb`);
-    expect(st).toMatchObject({ object_type: 'NOTEBOOK', language: 'PYTHON', path: `${HOME}/nb` });
+    // Asked with the prefix, answered with it (as Databricks does); the object is the same.
+    expect(st).toMatchObject({ object_type: 'NOTEBOOK', language: 'PYTHON', path: `/Workspace${HOME}/nb` });
+    expect((await status(`${HOME}/nb`)).object_id).toBe(st.object_id);
     expect(typeof st.object_id).toBe('number');
     expect(st.resource_id).toBe(String(st.object_id));
     expect(st.created_at).toBeGreaterThan(0);
@@ -481,5 +483,48 @@ describe('home folders of SCIM users', () => {
     // A name no path can hold gets no home, and breaks nothing.
     expect((await scim('a/../b')).status).toBe(201);
     expect(await status('/Users/early@example.com')).toMatchObject({ object_type: 'DIRECTORY' });
+  });
+});
+
+describe('what the CLI compares', () => {
+  it('get-status keeps a /Workspace prefix, names it in not-found messages, and gives export info', async () => {
+    await importNb(`${HOME}/nb`, 'print(1)');
+    const jupyter = JSON.stringify({ cells: [], metadata: {}, nbformat: 4, nbformat_minor: 5 });
+    await post('/api/2.0/workspace/import', {
+      path: `${HOME}/j.ipynb`,
+      content: b64(jupyter),
+      format: 'JUPYTER',
+    });
+    await importFile(`${HOME}/f.txt`, 'x');
+    const st = async (q: Record<string, string>) => json(await get('/api/2.0/workspace/get-status', q));
+    expect(await st({ path: `/Workspace${HOME}/nb`, return_export_info: 'true' })).toMatchObject({
+      path: `/Workspace${HOME}/nb`,
+      object_type: 'NOTEBOOK',
+      repos_export_format: 'SOURCE',
+    });
+    expect((await st({ path: `${HOME}/j`, return_export_info: 'true' })).repos_export_format).toBe('JUPYTER');
+    expect(await st({ path: `${HOME}/nb` })).not.toHaveProperty('repos_export_format');
+    expect((await st({ path: `${HOME}/nb` })).path).toBe(`${HOME}/nb`);
+    expect(await st({ path: `${HOME}/f.txt`, return_export_info: 'true' })).not.toHaveProperty(
+      'repos_export_format',
+    );
+    const missing = await expectDatabricksError(
+      await get('/api/2.0/workspace/get-status', { path: `/Workspace${HOME}/nope` }),
+      404,
+      'RESOURCE_DOES_NOT_EXIST',
+    );
+    expect(missing.message).toBe(`Path (/Workspace${HOME}/nope) doesn't exist.`);
+    const plain = await expectDatabricksError(
+      await get('/api/2.0/workspace/get-status', { path: `${HOME}/nope` }),
+      404,
+      'RESOURCE_DOES_NOT_EXIST',
+    );
+    expect(plain.message).toBe(`Path (${HOME}/nope) doesn't exist.`);
+    const exp = await expectDatabricksError(
+      await get('/api/2.0/workspace/export', { path: `/Workspace${HOME}/nope` }),
+      404,
+      'RESOURCE_DOES_NOT_EXIST',
+    );
+    expect(exp.message).toContain(`/Workspace${HOME}/nope`);
   });
 });

@@ -150,6 +150,33 @@ def _run_wheel(task):
     fn()
 
 
+class DbtFailed(Exception):
+    pass
+
+
+def _run_dbt(task):
+    """dbt_task: each command in order in the project folder, with the venv's dbt (dbt-databricks installed
+    as the task's library); the first that fails fails the task, as on Databricks."""
+    import subprocess
+
+    d = task["dbt"]
+    exe = os.path.join(os.path.dirname(sys.executable), "dbt")
+    if not os.path.exists(exe):
+        raise DbtFailed("dbt is not installed in the task's environment: add dbt-databricks to its libraries")
+    env = dict(os.environ, DBT_PROFILES_DIR=d["profilesDir"], DBT_SEND_ANONYMOUS_USAGE_STATS="false",
+               DO_NOT_TRACK="1")
+    for words in d["commands"]:
+        print("+ " + " ".join(words), flush=True)
+        sys.stdout.flush()
+        # The script through this Python: the venv was built elsewhere and moved, so its shebang line is stale.
+        r = subprocess.run([sys.executable, exe] + list(words[1:]), cwd=d["projectDir"], env=env, stdout=subprocess.PIPE,
+                           stderr=subprocess.STDOUT, text=True)
+        sys.stdout.write(r.stdout)
+        sys.stdout.flush()
+        if r.returncode != 0:
+            raise DbtFailed("%s failed with exit code %d" % (" ".join(words), r.returncode))
+
+
 def main():
     with open(os.environ["MINILAKE_TASK_FILE"], encoding="utf-8") as f:
         task = json.load(f)
@@ -208,6 +235,8 @@ def main():
         elif kind == "wheel":
             sys.modules["__main__"].__dict__.update(injected)
             _run_wheel(task)
+        elif kind == "dbt":
+            _run_dbt(task)
         else:
             raise ValueError("Unknown task kind %r" % kind)
     except NotebookExit as e:

@@ -13,6 +13,8 @@ import { conditionTask } from './condition.js';
 import { refContext } from './context.js';
 import { forEachTask } from './for-each.js';
 import { runJobTask } from './run-job.js';
+import { dbtTask } from './dbt.js';
+import { sparkJarTask, sparkSubmitTask } from './jvm.js';
 import { notebookTask, pythonWheelTask, sparkPythonTask } from './spark.js';
 import { sqlTask } from './sql.js';
 import { dashboardTask } from './dashboard.js';
@@ -37,6 +39,9 @@ const EXECUTORS: TaskExecutor[] = [
   forEachTask,
   sqlTask,
   dashboardTask,
+  sparkJarTask,
+  sparkSubmitTask,
+  dbtTask,
 ];
 
 /** Every task type Databricks has (the settings field naming it), in the order a task's type is looked for. */

@@ -4,12 +4,15 @@
  * finds the compute, launches it on the Spark engine with the run's token, and reports the process's end.
  */
 import { v } from '@minilake/core';
+import { WORKLOAD_FAILED } from '../dag.js';
 import type { SparkEngine, SparkTask, SparkTaskResult } from '../engine.js';
 import { resolveAll, resolveRefs, type RefContext } from '../refs.js';
 import type { Json } from '../settings.js';
 import type { TaskOutput } from '../store.js';
 import { computeFor, endJobClusters, type Compute } from './compute.js';
 import { redact } from './context.js';
+import { fromGit, inCheckout, notebookInCheckout } from './git.js';
+import { libraryDependencies, wheelFiles } from './libraries.js';
 import {
   defineTask,
   fail,
@@ -23,13 +26,16 @@ import {
 } from './types.js';
 
 /** What one kind of code task runs; an Outcome instead when its settings cannot run. */
-interface Program {
+export interface Program {
   kind: SparkTask['kind'];
   file: string;
   args: string[];
   /** Widgets (notebook parameters) on top of the job parameters. */
   widgets?: Record<string, string>;
   wheel?: SparkTask['wheel'];
+  jar?: SparkTask['jar'];
+  dbt?: SparkTask['dbt'];
+  submitArgs?: string[];
   source?: string;
   sourcePath?: string;
   dependencies?: string[] | undefined;
@@ -44,15 +50,19 @@ type Prepare<S extends v.GenericSchema> = (
 ) => Promise<Program | Outcome>;
 
 /** `python_params` / `notebook_params` / `python_named_params` of run-now, when the run has them. */
-const overriding = (input: ExecInput): Json => input.run.overriding_parameters ?? {};
-function overridden<T>(value: unknown, schema: v.GenericSchema<unknown, T>, name: string): T | undefined {
+export const overriding = (input: ExecInput): Json => input.run.overriding_parameters ?? {};
+export function overridden<T>(
+  value: unknown,
+  schema: v.GenericSchema<unknown, T>,
+  name: string,
+): T | undefined {
   if (value === undefined) return undefined;
   const r = v.safeParse(schema, value);
   if (!r.success) throw new TaskFileError(`Invalid ${name} in the run's parameters: ${r.issues[0].message}`);
   return r.output;
 }
 
-function codeTask<S extends v.GenericSchema>(
+export function codeTask<S extends v.GenericSchema>(
   field: string,
   settings: S,
   prepare: Prepare<S>,
@@ -80,15 +90,18 @@ export const sparkPythonTask = codeTask(
   }),
   async (d, input, t, refs) => {
     if (!t.python_file) return fail('spark_python_task.python_file is required.');
-    if (t.source === 'GIT') return fail('Tasks from git_source are not supported by MiniLake.');
     const pyPath = resolveRefs(t.python_file, refs);
-    const file = await d.files.localFile(pyPath, input.workDir);
+    // An absolute path names the workspace, DBFS or a volume; a relative one the job's git_source.
+    const git = fromGit(input, t.source) && !pyPath.startsWith('/') && !pyPath.includes(':/');
+    const file = git
+      ? inCheckout(await d.git.checkout(input), pyPath)
+      : await d.files.localFile(pyPath, input.workDir);
     const params = overridden(overriding(input).python_params, texts, 'python_params') ?? t.parameters ?? [];
     return {
       kind: 'python',
       file,
       args: resolveAll(params, refs),
-      ...(d.files.isWorkspacePath(pyPath) ? { sourcePath: pyPath } : {}),
+      ...(!git && d.files.isWorkspacePath(pyPath) ? { sourcePath: pyPath } : {}),
     };
   },
 );
@@ -102,8 +115,13 @@ export const notebookTask = codeTask(
   }),
   async (d, input, t, refs) => {
     if (!t.notebook_path) return fail('notebook_task.notebook_path is required.');
-    if (t.source === 'GIT') return fail('Notebooks from git_source are not supported by MiniLake.');
-    const nb = await d.files.notebook(t.notebook_path, input.workDir);
+    const nb =
+      t.source === 'GIT'
+        ? await d.files.localNotebook(
+            notebookInCheckout(await d.git.checkout(input), t.notebook_path),
+            input.workDir,
+          )
+        : await d.files.notebook(t.notebook_path, input.workDir);
     return {
       kind: 'notebook',
       file: nb.file,
@@ -138,7 +156,10 @@ export const pythonWheelTask = codeTask(
     ];
     if (wheels.length === 0)
       return fail('python_wheel_task needs a wheel in libraries (whl) or in its environment dependencies.');
-    const local = await Promise.all(wheels.map((w) => d.files.localFile(w, input.workDir)));
+    const local = await wheelFiles(d, input, compute, wheels);
+    const pypi = (input.task.spec.libraries ?? [])
+      .map((l) => (l.pypi as { package?: unknown } | undefined)?.package)
+      .filter((x): x is string => typeof x === 'string' && x !== '');
     const over = overriding(input);
     const params = overridden(over.python_params, texts, 'python_params') ?? t.parameters ?? [];
     const named =
@@ -147,7 +168,7 @@ export const pythonWheelTask = codeTask(
       kind: 'wheel',
       file: local[0]!,
       args: resolveAll(params, refs),
-      dependencies: [...local.slice(1), ...deps.filter((x) => !x.endsWith('.whl'))],
+      dependencies: [...local.slice(1), ...pypi, ...deps.filter((x) => !x.endsWith('.whl'))],
       wheel: {
         packageName: t.package_name,
         entryPoint: t.entry_point,
@@ -178,7 +199,14 @@ async function launch(
   const widgets: Record<string, string> = {};
   for (const p of run.job_parameters ?? []) widgets[p.name] = p.value;
   Object.assign(widgets, program.widgets);
-  const dependencies = program.kind === 'wheel' ? program.dependencies : compute.dependencies;
+  // A wheel task's libraries are its program; other code tasks get theirs as dependencies on classic compute
+  // (serverless installs its environment's).
+  const dependencies =
+    program.kind === 'wheel'
+      ? program.dependencies
+      : compute.compute === 'classic'
+        ? await libraryDependencies(d, input, compute)
+        : compute.dependencies;
   const upstream: Record<string, Record<string, unknown>> = {};
   for (const [k, t] of Object.entries(refs.tasks)) upstream[k] = t.values;
   const timeout = spec.timeout_seconds ?? 0;
@@ -201,6 +229,9 @@ async function launch(
     workDir,
     token: input.token,
     ...(program.wheel ? { wheel: program.wheel } : {}),
+    ...(program.jar ? { jar: program.jar } : {}),
+    ...(program.dbt ? { dbt: program.dbt } : {}),
+    ...(program.submitArgs ? { submitArgs: program.submitArgs } : {}),
     ...(dependencies?.length ? { dependencies } : {}),
     ...(timeout > 0 ? { timeoutMs: timeout * 1000 } : {}),
     ...(secrets.size ? { redact: [...secrets] } : {}),
@@ -232,6 +263,10 @@ async function launch(
     ...(r.notebookResult !== undefined ? { notebook_result: r.notebookResult } : {}),
     ...(program.source !== undefined ? { source: program.source } : {}),
   };
+  // A serverless environment's failed workload is reported as Databricks does: the generic message on the
+  // task (the exception is in runs/get-output), and the run ends INTERNAL_ERROR (see dag.ts).
+  const serverlessFailure =
+    r.outcome === 'FAILED' && compute.compute === 'serverless' && spec.environment_key !== undefined;
   const message =
     r.outcome === 'SUCCESS'
       ? ''
@@ -239,12 +274,15 @@ async function launch(
         ? `Task timed out after ${timeout} seconds.`
         : r.outcome === 'CANCELED'
           ? 'Run cancelled.'
-          : (output.error ?? 'Workload failed, see run output for details');
+          : serverlessFailure
+            ? WORKLOAD_FAILED
+            : (output.error ?? WORKLOAD_FAILED);
   return {
     result: r.outcome,
     message,
     output,
     values: r.taskValues,
     ...(compute.clusterId ? { clusterId: compute.clusterId } : {}),
+    ...(serverlessFailure ? { serverlessFailure } : {}),
   };
 }

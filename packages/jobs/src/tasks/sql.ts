@@ -6,7 +6,19 @@
  */
 import { v } from '@minilake/core';
 import { resolveAll } from '../refs.js';
-import { defineTask, fail, text, textMap, type ExecDeps, type ExecInput, type Outcome } from './types.js';
+import { readFile } from 'node:fs/promises';
+import { fromGit, inCheckout } from './git.js';
+import { substituteParameters } from './sql-params.js';
+import {
+  defineTask,
+  fail,
+  TaskFileError,
+  text,
+  textMap,
+  type ExecDeps,
+  type ExecInput,
+  type Outcome,
+} from './types.js';
 
 const Settings = v.looseObject({
   warehouse_id: v.optional(text),
@@ -109,8 +121,14 @@ export const sqlTask = defineTask({
       return fail(
         'Only sql_task with a file, a query or an alert is supported by MiniLake (dashboard is not).',
       );
-    if (file.source === 'GIT') return fail('sql_task files from git_source are not supported by MiniLake.');
-    const text = await d.files.localFileText(file.path, input.workDir);
-    return runFile(d, input, text, sql.warehouse_id ?? '', parameters());
+    const text = fromGit(input, file.source)
+      ? await readFile(inCheckout(await d.git.checkout(input), file.path), 'utf8').catch(() => {
+          throw new TaskFileError(`File ${file.path} is not in the Git repository.`);
+        })
+      : await d.files.localFileText(file.path, input.workDir);
+    // Job parameters reach the file as Databricks pushes them down to a task: `{{name}}` in its text and
+    // `:name` markers; the task's own parameters win over the job's of the same name.
+    const values = { ...refs.parameters, ...parameters() };
+    return runFile(d, input, substituteParameters(text, values), sql.warehouse_id ?? '', values);
   },
 });

@@ -13,6 +13,8 @@ import { v } from '@minilake/core';
 import type { SparkEngine } from '../engine.js';
 import type { RefContext } from '../refs.js';
 import type { FileResolver } from '../resolve.js';
+import type { GitCheckouts } from './git.js';
+import type { ClusterLibraries } from './libraries.js';
 import type { Json } from '../settings.js';
 import type { JobsStore, RunRecord, TaskOutput, TaskRunRecord } from '../store.js';
 
@@ -25,6 +27,8 @@ export interface Outcome {
   clusterId?: string;
   forEachStats?: Json;
   runJobRunId?: number;
+  /** A serverless environment's workload failed (the run then ends INTERNAL_ERROR, as on Databricks). */
+  serverlessFailure?: boolean;
 }
 
 /** What executors work with: the jobs store, the Spark engine, and the peers' Apis (each optional). */
@@ -41,6 +45,10 @@ export interface ExecDeps {
   sql?: SqlApi | undefined;
   sqlObjects?: SqlObjectsApi | undefined;
   lakeview?: Pick<LakeviewApi, 'refresh'> | undefined;
+  /** Each run's checkout of its job's git_source (git.ts). */
+  git: GitCheckouts;
+  /** Wheels installed on all-purpose clusters (libraries.ts). */
+  clusterLibraries?: ClusterLibraries | undefined;
   /** Runs a task through the registry (a for-each iteration). */
   execute(input: ExecInput): Promise<Outcome>;
   runJob(

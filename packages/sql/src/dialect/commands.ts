@@ -7,7 +7,8 @@
  * A command handler may still decline a form it leaves to translation (CREATE TABLE without Unity Catalog
  * specifics, say) by answering undefined; the statement is then translated like any other.
  * Handlers: commands/catalog.ts (USE, SHOW, DESCRIBE), commands/ddl.ts (CREATE, DROP, ALTER, COMMENT,
- * INSERT OVERWRITE, GRANT), commands/other.ts (COPY, OPTIMIZE, VACUUM, EXPLAIN, SET).
+ * INSERT OVERWRITE, GRANT), commands/functions.ts (CREATE/DROP FUNCTION through Unity Catalog),
+ * commands/other.ts (COPY, OPTIMIZE, VACUUM, EXPLAIN, SET).
  */
 import { Cursor, type SplitStatement } from './tokens.js';
 import { unsupported } from './sql-error.js';
@@ -16,6 +17,7 @@ import { describe, show, use } from './commands/catalog.js';
 import { emptyResult, type CommandStages, type Outcome } from './commands/common.js';
 import { alter, commentOn, create, drop, grant, insertOverwrite } from './commands/ddl.js';
 import { truncate } from './commands/delta-write.js';
+import { createFunction, dropFunction } from './commands/functions.js';
 import { copy, explain, optimize, setCommand, vacuum } from './commands/other.js';
 
 export { ensureCatalog, ensureSchema, sparkType, type CommandStages } from './commands/common.js';
@@ -62,8 +64,11 @@ export function classify(stmt: SplitStatement): Command | undefined {
     case 'DESC':
       return (s) => describe(at(stmt), s);
     case 'CREATE':
+      if (c.is('FUNCTION', 1) || (c.is('OR', 1) && c.is('REPLACE', 2) && c.is('FUNCTION', 3)))
+        return (s, h) => createFunction(at(stmt), s, h);
       return (s, h) => create(at(stmt), s, h);
     case 'DROP':
+      if (c.is('FUNCTION', 1)) return (s) => dropFunction(at(stmt), s);
       return (s) => drop(at(stmt), s);
     case 'ALTER':
       return (s, h) => alter(at(stmt), s, h);

@@ -102,7 +102,10 @@ export class Catalogs {
     properties?: Props | null;
     storage_root?: string | null;
   }) {
-    const name = checkName('catalog', input.name);
+    const name = checkName('catalog', input.name, {
+      call: 'CreateCatalog',
+      field: 'managedcatalog.CatalogInfo.name',
+    });
     if (RESERVED_CATALOGS.has(name) || name.startsWith('__databricks'))
       throw invalidParameter(`Catalog name '${name}' is reserved.`);
     const { c, creating } = this.ctx;
@@ -196,6 +199,7 @@ export class Catalogs {
       owner?: string | null;
       isolation_mode?: string | null;
       enable_predictive_optimization?: string | null;
+      properties_to_remove?: string[];
     },
   ) {
     let r = this.ctx.catalogRecord(name);

@@ -38,11 +38,16 @@ export class Functions {
     return this.ctx.objectRecord(this.ctx.c.functions, fullName, 'function', functionNotFound);
   }
 
-  async create(fi: FunctionInput) {
+  /**
+   * The Functions API's create (the function's body becomes a DuckDB macro), or SQL's CREATE FUNCTION's
+   * record (`opts.macro`: the translation made the macro already; `replace`: OR REPLACE).
+   */
+  async create(fi: FunctionInput, opts?: { macro: 'scalar' | 'table'; replace: boolean }) {
     const { catalog: c, schema: s, engineName } = await this.schemas.resolve(fi.catalog_name, fi.schema_name);
     const n = checkName('function', fi.name);
     const full = `${c}.${s}.${n}`;
-    if (this.ctx.c.functions.has(full)) throw functionExists(full);
+    const before = this.ctx.c.functions.get(full);
+    if (before && !opts?.replace) throw functionExists(full);
     const params = [...(fi.input_params?.parameters ?? [])].sort(
       (a, b) => (a.position ?? 0) - (b.position ?? 0),
     );
@@ -60,8 +65,8 @@ export class Functions {
     const isTable =
       (fi.data_type ?? '').toUpperCase() === 'TABLE_TYPE' || (fi.return_params?.parameters?.length ?? 0) > 0;
     const body = (fi.routine_body ?? 'SQL').toUpperCase();
-    let macro: FunctionRecord['macro'];
-    if (body === 'SQL') {
+    let macro: FunctionRecord['macro'] = opts?.macro;
+    if (body === 'SQL' && !opts) {
       const def = (fi.routine_definition ?? '').trim();
       if (!def) throw invalidParameter('routine_definition is required for a SQL function.');
       const ref = `${this.ctx.alias(c)}.${ident(engineName)}.${ident(n)}`;
@@ -111,7 +116,8 @@ export class Functions {
     const r = this.ctx.c.functions.set(
       full,
       clean({
-        function_id: uuid(),
+        // A replaced function (OR REPLACE) keeps its id.
+        function_id: before?.function_id ?? uuid(),
         info,
         catalog_name: c,
         schema_name: s,

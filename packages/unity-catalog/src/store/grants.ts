@@ -83,8 +83,11 @@ export class Grants {
 
   /**
    * Applies a PATCH's changes. Within one change the removals go first, then the additions, as Databricks
-   * does: `{"add": ["USE_SCHEMA"], "remove": ["ALL_PRIVILEGES"]}` (what the CLI's direct engine sends)
-   * leaves USE_SCHEMA, and removing a privilege the principal does not hold removes nothing.
+   * does. Removing ALL_PRIVILEGES revokes every privilege the principal holds on the securable, so
+   * `{"add": ["USE_SCHEMA"], "remove": ["ALL_PRIVILEGES"]}` (what the CLI's direct engine sends to mean
+   * "exactly these") leaves USE_SCHEMA alone; a named privilege in both lists is kept; ALL_PRIVILEGES in both
+   * is refused ("Duplicate privileges to add and delete", which the CLI's goldens record). Removing a
+   * privilege the principal does not hold removes nothing.
    */
   apply(type: string, fullName: string, changes: PermissionChange[]): void {
     const key = `${type.toLowerCase()}/${fullName.toLowerCase()}`;
@@ -93,6 +96,11 @@ export class Grants {
       if (!ch.principal || ch.principal.trim() === '')
         throw invalidParameter('A permissions change needs a non-empty principal.');
       const privs = [...(ch.add ?? []), ...(ch.remove ?? [])].map(norm);
+      if (
+        (ch.add ?? []).map(norm).includes('ALL_PRIVILEGES') &&
+        (ch.remove ?? []).map(norm).includes('ALL_PRIVILEGES')
+      )
+        throw invalidParameter('Duplicate privileges to add and delete');
       const unknown = privs.filter((p) => !PRIVILEGES.has(p));
       if (unknown.length) throw invalidParameter(`Invalid privilege(s): ${unknown.join(', ')}.`);
       const misplaced = applicable ? privs.filter((p) => !applicable.has(p)) : [];
@@ -103,8 +111,9 @@ export class Grants {
     }
     const g = { ...this.ctx.c.grants.get(key) };
     for (const ch of changes) {
-      const set = new Set(g[ch.principal] ?? []);
-      for (const p of ch.remove ?? []) set.delete(norm(p));
+      const removed = (ch.remove ?? []).map(norm);
+      const set = new Set(removed.includes('ALL_PRIVILEGES') ? [] : (g[ch.principal] ?? []));
+      for (const p of removed) set.delete(p);
       for (const p of ch.add ?? []) set.add(norm(p));
       if (set.size) g[ch.principal] = [...set];
       else delete g[ch.principal];

@@ -28,6 +28,8 @@ export interface RecordPatch {
   properties?: Props | null;
   owner?: string | null;
   enable_predictive_optimization?: string | null;
+  /** SQL's `UNSET [DB]PROPERTIES`: the API itself only merges properties. */
+  properties_to_remove?: string[];
 }
 
 /**
@@ -40,6 +42,11 @@ export function applyPatch(
 ): void {
   if (u.comment !== undefined && u.comment !== null) x.comment = u.comment;
   if (u.properties) x.properties = { ...x.properties, ...u.properties };
+  if (u.properties_to_remove?.length && x.properties) {
+    const kept = { ...x.properties };
+    for (const k of u.properties_to_remove) delete kept[k];
+    x.properties = kept;
+  }
   if (u.owner) x.owner = u.owner;
   if (u.enable_predictive_optimization) x.enable_predictive_optimization = u.enable_predictive_optimization;
 }

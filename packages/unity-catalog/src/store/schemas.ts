@@ -98,7 +98,10 @@ export class Schemas {
     storage_root?: string | null;
   }) {
     const c = this.ctx.catalogRecord(input.catalog_name).name;
-    const s = checkName('schema', input.name);
+    const s = checkName('schema', input.name, {
+      call: 'CreateSchema',
+      field: 'managedcatalog.SchemaInfo.name',
+    });
     if (HIDDEN_SCHEMAS.has(s)) throw invalidParameter(`Schema name '${s}' is reserved.`);
     const lock = `schema:${c}.${s}`;
     const { creating, engine } = this.ctx;
@@ -152,6 +155,7 @@ export class Schemas {
       properties?: Props | null;
       owner?: string | null;
       enable_predictive_optimization?: string | null;
+      properties_to_remove?: string[];
     },
   ) {
     const [c0, s0] = splitFullName(fullName, 2, 'schema') as [string, string];

@@ -51,7 +51,10 @@ export class Volumes {
     comment?: string | null;
   }) {
     const { catalog: c, schema: s } = await this.schemas.resolve(input.catalog_name, input.schema_name);
-    const v = checkName('volume', input.name);
+    const v = checkName('volume', input.name, {
+      call: 'CreateVolume',
+      field: 'managedcatalog.VolumeInfo.name',
+    });
     const full = `${c}.${s}.${v}`;
     const { creating } = this.ctx;
     if (this.ctx.c.volumes.has(full) || creating.has(`volume:${full}`)) throw volumeExists(full);

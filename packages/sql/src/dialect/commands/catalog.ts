@@ -18,16 +18,53 @@ import {
   ucTable,
 } from './common.js';
 
+/** `a.b` or `` `a.b`.c `` as the name parts IDENTIFIER('...') names. */
+function splitName(text: string): string[] {
+  const parts: string[] = [];
+  let cur = '';
+  let quoted = false;
+  for (let i = 0; i < text.length; i++) {
+    const ch = text[i]!;
+    if (ch === '`') {
+      if (quoted && text[i + 1] === '`') {
+        cur += '`';
+        i++;
+      } else quoted = !quoted;
+    } else if (ch === '.' && !quoted) {
+      parts.push(cur.trim());
+      cur = '';
+    } else cur += ch;
+  }
+  parts.push(cur.trim());
+  return parts;
+}
+
+/** USE's name: a name, a string literal (`USE CATALOG 'main'`) or IDENTIFIER('a.b'), as Databricks takes. */
+function useName(c: Cursor): string[] {
+  if (c.peek()?.type === 'STRING') return [c.string()];
+  if (c.is('IDENTIFIER') && c.peek(1)?.type === 'L_PAREN') {
+    c.i += 2;
+    const parts = splitName(c.string());
+    if (c.peek()?.type !== 'R_PAREN') c.syntax("expected ')'");
+    c.i++;
+    if (parts.some((x) => x === '')) c.syntax('expected a name in IDENTIFIER');
+    return parts;
+  }
+  return c.qualifiedName();
+}
+
 export async function use(c: Cursor, s: Session): Promise<Outcome> {
   c.expect('USE');
   if (c.accept('CATALOG')) {
-    const name = c.ident();
+    const names = useName(c);
+    if (names.length !== 1) c.syntax('expected a catalog name');
+    const name = names[0]!;
     await ensureCatalog(s, name);
     s.catalog = name;
     s.schema = 'default';
   } else {
     if (!c.accept('SCHEMA')) c.accept('DATABASE');
-    const parts = c.qualifiedName();
+    const parts = useName(c);
     if (parts.length > 2) c.syntax('expected [catalog.]schema');
     const cat = parts.length === 2 ? parts[0]! : s.catalog;
     const sch = parts[parts.length - 1]!;
@@ -182,44 +219,69 @@ export async function show(c: Cursor, s: Session): Promise<Outcome> {
   return undefined;
 }
 
+interface NamespaceInfo {
+  comment?: string;
+  owner?: string;
+  storage_location?: string;
+  storage_root?: string;
+  properties?: Record<string, string>;
+}
+const namespaceInfo = (x: unknown): NamespaceInfo => (x && typeof x === 'object' ? (x as NamespaceInfo) : {});
+
+/** Spark's rendering of a namespace's properties: `((k1,v1), (k2,v2))`, sorted by key. */
+const sparkProperties = (p: Record<string, string> | undefined): string =>
+  `(${Object.entries(p ?? {})
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([k, v]) => `(${k},${v})`)
+    .join(', ')})`;
+
 export async function describe(c: Cursor, s: Session): Promise<Outcome> {
   c.i++;
   if (c.accept('CATALOG')) {
-    c.accept('EXTENDED');
+    const extended = c.accept('EXTENDED');
     const name = c.ident();
     await ensureCatalog(s, name);
+    const info = namespaceInfo(s.uc?.getCatalog(name));
+    const rows: Cell[][] = [
+      ['Catalog Name', name],
+      ['Comment', info.comment ?? ''],
+      ['Owner', info.owner ?? ''],
+      ['Catalog Type', 'Regular'],
+    ];
+    if (extended) rows.push(['Properties', sparkProperties(info.properties)]);
     return valuesResult(
       s,
       [
         { name: 'info_name', type: 'VARCHAR' },
         { name: 'info_value', type: 'VARCHAR' },
       ],
-      [
-        ['Catalog Name', name],
-        ['Comment', ''],
-        ['Owner', ''],
-        ['Catalog Type', 'Regular'],
-      ],
+      rows,
     );
   }
   if (c.accept('SCHEMA') || c.accept('DATABASE')) {
-    c.accept('EXTENDED');
+    const extended = c.accept('EXTENDED');
     const p = c.qualifiedName();
     const cat = p.length === 2 ? p[0]! : s.catalog;
     const sch = p[p.length - 1]!;
     await ensureSchema(s, cat, sch);
+    // What Unity Catalog records of the schema (comment, owner, DBPROPERTIES), as Spark's DESCRIBE prints it.
+    const info = namespaceInfo(await s.uc?.getSchema(`${cat}.${sch}`).catch(() => undefined));
+    const rows: Cell[][] = [
+      ['Catalog Name', cat],
+      ['Namespace Name', sch],
+      ['Comment', info.comment ?? ''],
+    ];
+    const location = info.storage_location ?? info.storage_root;
+    if (location) rows.push(['Location', location]);
+    rows.push(['Owner', info.owner ?? '']);
+    if (extended) rows.push(['Properties', sparkProperties(info.properties)]);
     return valuesResult(
       s,
       [
         { name: 'database_description_item', type: 'VARCHAR' },
         { name: 'database_description_value', type: 'VARCHAR' },
       ],
-      [
-        ['Catalog Name', cat],
-        ['Namespace Name', sch],
-        ['Comment', ''],
-        ['Owner', ''],
-      ],
+      rows,
     );
   }
   if (c.accept('HISTORY')) return describeDelta(c, s, 'HISTORY');

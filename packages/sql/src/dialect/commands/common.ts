@@ -175,12 +175,18 @@ export async function ucTable(
 }
 
 /** Reads `COMMENT 'x'`, `LOCATION 'x'`, `TBLPROPERTIES (...)`, `WITH DBPROPERTIES (...)` style options. */
-export function readProperties(c: Cursor): Record<string, string> {
+/** `('k' = 'v', ...)`; with `keysOnly` (UNSET), `('k', ...)` and the values are empty. */
+export function readProperties(c: Cursor, keysOnly = false): Record<string, string> {
   const g = c.group();
   const props: Record<string, string> = {};
   const inner = new Cursor(c.tokens.slice(g.from, g.to), c.text);
   while (!inner.done()) {
     const k = inner.peek()!.type === 'STRING' ? inner.string() : inner.qualifiedName().join('.');
+    if (keysOnly) {
+      props[k] = '';
+      if (inner.peek()?.type === 'COMMA') inner.i++;
+      continue;
+    }
     inner.accept('=');
     if (inner.peek()?.type === 'EQ') inner.i++;
     const vt = inner.peek();

@@ -52,15 +52,22 @@ export async function create(c: Cursor, s: Session, h: CommandStages): Promise<O
     const name = p[p.length - 1]!;
     validNames(p, 'schema');
     let comment: string | undefined;
+    let properties: Record<string, string> | undefined;
     while (!c.done()) {
       if (c.accept('COMMENT')) comment = c.string();
       else if (c.accept('MANAGED', 'LOCATION') || c.accept('LOCATION')) c.string();
-      else if (c.accept('WITH', 'DBPROPERTIES') || c.accept('DBPROPERTIES')) readProperties(c);
+      else if (c.accept('WITH', 'DBPROPERTIES') || c.accept('DBPROPERTIES') || c.accept('WITH', 'PROPERTIES'))
+        properties = { ...properties, ...readProperties(c) };
       else c.syntax('unexpected input');
     }
     if (s.uc) {
       try {
-        await s.uc.createSchema({ catalog_name: cat, name, ...(comment !== undefined ? { comment } : {}) });
+        await s.uc.createSchema({
+          catalog_name: cat,
+          name,
+          ...(comment !== undefined ? { comment } : {}),
+          ...(properties ? { properties } : {}),
+        });
       } catch (e) {
         if (!(ifNot && alreadyExists(e))) throw ucError(e);
       }
@@ -314,6 +321,8 @@ export async function drop(c: Cursor, s: Session): Promise<Outcome> {
 
 export async function alter(c: Cursor, s: Session, h: CommandStages): Promise<Outcome> {
   c.expect('ALTER');
+  const isCatalog = c.accept('CATALOG');
+  if (isCatalog || c.accept('SCHEMA') || c.accept('DATABASE')) return alterNamespace(c, s, isCatalog);
   if (!c.accept('TABLE')) return undefined;
   const nameParts = c.qualifiedName();
   const nameText = c.slice(2, c.i);
@@ -380,16 +389,62 @@ export async function commentOn(c: Cursor, s: Session): Promise<Outcome> {
     await setMeta(s, t, { comment: text });
     return emptyResult(s);
   }
-  if (
-    c.accept('CATALOG') ||
-    c.accept('SCHEMA') ||
-    c.accept('DATABASE') ||
-    c.accept('COLUMN') ||
-    c.accept('VOLUME')
-  ) {
-    throw unsupported('COMMENT ON other than TABLE');
+  const isCatalog = c.accept('CATALOG');
+  if (isCatalog || c.accept('SCHEMA') || c.accept('DATABASE')) {
+    const parts = c.qualifiedName();
+    c.expect('IS');
+    const text = c.peek()?.type === 'STRING' ? c.string() : (c.expect('NULL'), '');
+    await updateNamespace(s, isCatalog, parts, { comment: text });
+    return emptyResult(s);
   }
+  if (c.accept('COLUMN') || c.accept('VOLUME')) throw unsupported('COMMENT ON COLUMN or VOLUME');
   return undefined;
+}
+
+/** Comment, properties or owner of a catalog or a schema, in Unity Catalog (where the API reads them). */
+async function updateNamespace(
+  s: Session,
+  isCatalog: boolean,
+  parts: string[],
+  u: {
+    comment?: string;
+    properties?: Record<string, string>;
+    properties_to_remove?: string[];
+    owner?: string;
+  },
+): Promise<void> {
+  if (!s.uc) throw unsupported(`Changing a ${isCatalog ? 'catalog' : 'schema'} without Unity Catalog`);
+  try {
+    if (isCatalog) {
+      if (parts.length !== 1) throw unsupported('a qualified catalog name');
+      await s.uc.updateCatalog(parts[0]!, u);
+    } else {
+      if (parts.length > 2) throw unsupported('a schema name of more than two parts');
+      await s.uc.updateSchema(parts.length === 2 ? parts.join('.') : `${s.catalog}.${parts[0]}`, u);
+    }
+  } catch (e) {
+    throw ucError(e);
+  }
+}
+
+/** ALTER CATALOG / SCHEMA: SET [DB]PROPERTIES, UNSET [DB]PROPERTIES, [SET] OWNER TO, COMMENT. */
+async function alterNamespace(c: Cursor, s: Session, isCatalog: boolean): Promise<Outcome> {
+  const parts = c.qualifiedName();
+  if (c.accept('SET', 'DBPROPERTIES') || c.accept('SET', 'PROPERTIES') || c.accept('SET', 'OPTIONS'))
+    await updateNamespace(s, isCatalog, parts, { properties: readProperties(c) });
+  else if (c.accept('UNSET', 'DBPROPERTIES') || c.accept('UNSET', 'PROPERTIES')) {
+    c.accept('IF', 'EXISTS');
+    await updateNamespace(s, isCatalog, parts, {
+      properties_to_remove: Object.keys(readProperties(c, true)),
+    });
+  } else if (c.accept('SET', 'OWNER', 'TO') || c.accept('OWNER', 'TO'))
+    await updateNamespace(s, isCatalog, parts, {
+      owner: c.peek()?.type === 'STRING' ? c.string() : c.ident(),
+    });
+  else if (c.accept('COMMENT')) await updateNamespace(s, isCatalog, parts, { comment: c.string() });
+  else return undefined;
+  if (!c.done()) c.syntax('unexpected input');
+  return emptyResult(s);
 }
 
 export async function insertOverwrite(c: Cursor, s: Session, h: CommandStages): Promise<Outcome> {

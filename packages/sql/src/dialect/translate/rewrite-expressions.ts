@@ -3,7 +3,8 @@
  * rewriter.ts): literals and intervals, date parts, subscripts, arithmetic and string operators whose Spark
  * semantics differ, casts, aggregates, catalog-qualified calls and COPY paths.
  */
-import { fn, ident, isIdent, kindOf, str } from './ast.js';
+import { fn, ident, isIdent, kindOf, named, str } from './ast.js';
+import { sparkName } from './names.js';
 import type { Json, Node } from './common.js';
 import { ansiInterval } from './intervals.js';
 import type { NodeRewriter } from './rewriter.js';
@@ -139,6 +140,11 @@ export function rewriteExpression(r: NodeRewriter, k: string, d: Node, n: Node):
         Node | undefined;
       const cat = col?.table as { name: string; quoted: boolean } | null | undefined;
       if (col && cat && isIdent(cat) && isIdent(col.name)) {
+        // Its column is named as Databricks prints it (`c.default.f(41)`), not after the engine's alias.
+        const method = d.method as { name?: unknown } | undefined;
+        const args = ((d.args as Json[] | undefined) ?? []).map(sparkName);
+        if (typeof method?.name === 'string' && args.every((a) => a !== undefined))
+          named(n, `${cat.name}.${(col.name as { name: string }).name}.${method.name}(${args.join(', ')})`);
         col.table = ident(r.o.alias(cat.name));
         r.changed = true;
       }

@@ -15,6 +15,15 @@ export function rewriteFunction(r: NodeRewriter, n: Node, d: Node): Json {
   const hit = (x: Json): Json => r.hit(x);
   const name = String(d.name).toLowerCase();
   const args = (d.args as Json[]) ?? [];
+  // A Unity Catalog table function in FROM (`c.s.f(3)` parses as one dotted name): its catalog part is
+  // aliased like a table's; `s.f(3)` is in the current catalog.
+  const dotted = String(d.name).split('.');
+  if (dotted.length === 3 || dotted.length === 2) {
+    const [cat, sch, f] = dotted.length === 3 ? dotted : [r.o.currentCatalog, ...dotted];
+    // Quoted for the Databricks text the AST is generated as (backticks), then transpiled.
+    const q = (x: string) => `\`${x.replace(/`/g, '``')}\``;
+    return hit({ function: { ...d, name: `${q(r.o.alias(cat!))}.${q(sch!)}.${q(f!)}` } });
+  }
   if (PATH_FUNCS.has(name) && args.length > 0) args[0] = r.volumePath(args[0]);
   switch (name) {
     case 'current_timestamp':
