@@ -353,6 +353,7 @@ class Engine implements SparkEngine {
           args: task.args,
           widgets: task.widgets,
           wheel: task.wheel ?? null,
+          pipeline: task.pipeline ?? null,
           taskValues: task.taskValues,
           context: task.context,
           sourcePath: task.sourcePath ?? null,

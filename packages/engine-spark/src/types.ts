@@ -3,12 +3,17 @@
 export interface SparkTask {
   /** Unique per attempt, for logs. */
   id: string;
-  kind: 'python' | 'notebook' | 'wheel';
+  kind: 'python' | 'notebook' | 'wheel' | 'pipeline';
   /**
    * Absolute local path: a .py script, a notebook source (.py Databricks source with '# COMMAND ----------'
    * cells and '# MAGIC %sql' cells, or .ipynb), or a .whl.
    */
   file: string;
+  /**
+   * A declarative pipeline update (kind `pipeline`, serverless only): what runtime/minilake_runtime/pipeline.py
+   * reads (the update id, catalog and schema, sources, refresh selection, ...). `file` is then unused.
+   */
+  pipeline?: Record<string, unknown>;
   /** argv (spark_python_task parameters / python_params). */
   args: string[];
   /** dbutils.widgets values (notebook base_parameters + notebook_params + job parameters). */

@@ -208,6 +208,10 @@ def main():
         elif kind == "wheel":
             sys.modules["__main__"].__dict__.update(injected)
             _run_wheel(task)
+        elif kind == "pipeline":
+            from .pipeline import run_pipeline
+
+            run_pipeline(task, spark, injected)
         else:
             raise ValueError("Unknown task kind %r" % kind)
     except NotebookExit as e:
