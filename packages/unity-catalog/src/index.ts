@@ -7,6 +7,7 @@ import {
   ExternalFilesSource,
   ManagedDeltaSource,
   ManagedDuckDbSource,
+  PipelineDatasetSource,
   UnityCatalogStore,
   type DeltaAsOf,
   type DeltaRef,
@@ -144,7 +145,10 @@ export const unityCatalogService = defineService<UnityCatalogApi>({
       deltaReader: delta,
       // MANAGED Delta tables live in this service's own folder, in Databricks' storage-root layout.
       ...(managedFormat === 'delta' ? { managedDeltaDir: ctx.dir } : {}),
+      // A pipeline's materialized views and streaming tables: Delta, in the same storage root.
+      datasetsDir: ctx.dir,
       tableSources: (uc) => [
+        new PipelineDatasetSource(uc, delta),
         new ManagedDeltaSource(uc, delta),
         new ManagedDuckDbSource(uc),
         new ExternalDeltaSource(uc, delta),

@@ -35,7 +35,7 @@ export type { ColumnOut, PermissionChange, TableMetadataInput } from './store/re
 export type { TableSource, TableCreate, CreatedTable, TableScan } from './store/table-sources.js';
 export type { DeltaAsOf, DeltaRef } from './store/delta-access.js';
 export { ManagedDuckDbSource, ExternalFilesSource } from './store/table-sources.js';
-export { ExternalDeltaSource, ManagedDeltaSource } from './store/delta-source.js';
+export { ExternalDeltaSource, ManagedDeltaSource, PipelineDatasetSource } from './store/delta-source.js';
 
 /** The context's options (the store opens the collections itself), plus the store's own. */
 export interface UnityCatalogStoreOptions extends Omit<UcContextOptions, 'collections'> {
@@ -80,6 +80,7 @@ export class UnityCatalogStore extends CollectionStore {
       volumesDir: o.volumesDir,
       dataDir: o.dataDir,
       ...(o.managedDeltaDir ? { managedDeltaDir: o.managedDeltaDir } : {}),
+      ...(o.datasetsDir ? { datasetsDir: o.datasetsDir } : {}),
       workspaceId: o.workspaceId,
     });
     this.volumesRoot = this.ctx.volumesRoot;
@@ -234,12 +235,15 @@ export class UnityCatalogStore extends CollectionStore {
    * CREATE TABLE ... USING DELTA LOCATION: writes the first Delta commit at the (checked) location unless a
    * Delta log is already there, then registers the EXTERNAL table, whose columns come from that log. Without
    * a location (MANAGED Delta tables on, see `managedFormat`): a MANAGED table in a fresh folder under the
-   * managed storage root.
+   * managed storage root. `table_type` MATERIALIZED_VIEW or STREAMING_TABLE (with `pipeline_id`): a pipeline's
+   * dataset, a Delta folder under the datasets root whatever MANAGED tables are.
    */
   async createDeltaTable(r: {
     catalog_name: string;
     schema_name: string;
     name: string;
+    table_type?: 'MATERIALIZED_VIEW' | 'STREAMING_TABLE';
+    pipeline_id?: string;
     storage_location?: string;
     fields: unknown[];
     partition_columns: string[];
@@ -248,6 +252,22 @@ export class UnityCatalogStore extends CollectionStore {
   }) {
     if (!this.deltaReader) throw invalidParameter('Delta tables are not served by this store.');
     const schema = { type: 'struct' as const, fields: r.fields as SparkSchema['fields'] };
+    if (r.table_type) {
+      if (!this.ctx.datasetsDir) throw invalidParameter('Pipeline datasets are not served by this store.');
+      return this.tables.create(
+        {
+          name: r.name,
+          catalog_name: r.catalog_name,
+          schema_name: r.schema_name,
+          table_type: r.table_type,
+          data_source_format: 'DELTA',
+          ...(r.pipeline_id ? { pipeline_id: r.pipeline_id } : {}),
+          ...(r.comment ? { comment: r.comment } : {}),
+          ...(r.properties ? { properties: r.properties } : {}),
+        },
+        { schema, partitionColumns: r.partition_columns },
+      );
+    }
     if (r.storage_location === undefined) {
       if (this.managedFormat !== 'DELTA')
         throw invalidParameter('MANAGED Delta tables are off (MINILAKE_MANAGED_FORMAT=delta turns them on).');

@@ -44,6 +44,7 @@ export function createWorkspace(ctx: ServiceContext): ServiceInstance<WorkspaceA
     api: {
       read: async (p) => (await store.export(canonicalPath(p), 'SOURCE')).content,
       getStatus: (p) => store.getStatus(canonicalPath(p)),
+      list: (p) => store.list(canonicalPath(p)),
     },
   };
 }

@@ -9,6 +9,8 @@ export interface WorkspaceApi {
   /** The object's bytes in the given format (SOURCE for notebooks, raw for files). */
   read(path: string): Promise<Buffer>;
   getStatus(path: string): ReturnType<WorkspaceStore['getStatus']>;
+  /** A folder's children (an object itself when it is not a folder), as `workspace/list` answers. */
+  list(path: string): ReturnType<WorkspaceStore['list']>;
 }
 
 export const workspaceService = defineService<WorkspaceApi>({

@@ -137,10 +137,10 @@ export class ExternalDeltaSource implements TableSource {
  * Reads and writes are those of EXTERNAL Delta tables; only creation and drop differ.
  */
 export class ManagedDeltaSource extends ExternalDeltaSource {
-  override readonly name = 'managed-delta';
+  override readonly name: string = 'managed-delta';
 
   constructor(
-    private readonly uc: UcContext,
+    protected readonly uc: UcContext,
     private readonly deltaReader: DeltaReader,
   ) {
     super(uc, deltaReader);
@@ -148,6 +148,11 @@ export class ManagedDeltaSource extends ExternalDeltaSource {
 
   override handles(req: { tableType: string; format: string }): boolean {
     return req.tableType === 'MANAGED' && req.format === 'DELTA' && this.uc.managedDeltaDir !== undefined;
+  }
+
+  /** The storage root this source's folders live under. */
+  protected root(): string | undefined {
+    return this.uc.managedDeltaDir;
   }
 
   /** The first commit (from the declared columns) in a fresh folder, then the record over it. */
@@ -170,7 +175,7 @@ export class ManagedDeltaSource extends ExternalDeltaSource {
     };
     if (schema.fields.length === 0) throw invalidParameter('A MANAGED table needs at least one column.');
     const schemaId = this.uc.c.schemas.get(`${t.catalog}.${t.schema}`)?.schema_id;
-    const dir = this.uc.managedTableDir(schemaId, t.base.table_id);
+    const dir = this.uc.managedTableDir(schemaId, t.base.table_id, this.root());
     if (!existsSync(path.join(dir, LOG_DIR)))
       await createTable(this.deltaReader, dir, {
         schema,
@@ -194,11 +199,32 @@ export class ManagedDeltaSource extends ExternalDeltaSource {
 
   /** A managed table's data goes with it (the folder, never anything outside the managed root). */
   async drop(record: TableRecord): Promise<void> {
-    const root = this.uc.managedDeltaDir;
+    const root = this.root();
     const dir = localPath(record.storage_location);
     if (root && dir && dir.startsWith(root + path.sep)) {
       await rm(dir, { recursive: true, force: true });
       this.deltaReader.forget(dir);
     }
+  }
+}
+
+/**
+ * A declarative pipeline's datasets: MATERIALIZED_VIEW and STREAMING_TABLE, Delta folders Unity Catalog owns
+ * (`<datasetsDir>/__unitystorage/...`, as MANAGED Delta tables), created for the pipeline that Spark writes
+ * them from and dropped with their data. Reads are those of any Delta table.
+ */
+export class PipelineDatasetSource extends ManagedDeltaSource {
+  override readonly name = 'pipeline-dataset';
+
+  override handles(req: { tableType: string; format: string }): boolean {
+    return (
+      (req.tableType === 'MATERIALIZED_VIEW' || req.tableType === 'STREAMING_TABLE') &&
+      req.format === 'DELTA' &&
+      this.uc.datasetsDir !== undefined
+    );
+  }
+
+  protected override root(): string | undefined {
+    return this.uc.datasetsDir;
   }
 }
