@@ -9,6 +9,7 @@ import { filesService } from '@minilake/files';
 import { iamService } from '@minilake/iam';
 import { jobsService } from '@minilake/jobs';
 import { mcpService } from '@minilake/mcp';
+import { pipelinesService } from '@minilake/pipelines';
 import { secretsService } from '@minilake/secrets';
 import { sqlService } from '@minilake/sql';
 import { sqlObjectsService } from '@minilake/sql-objects';
@@ -29,6 +30,7 @@ const ordered = [
   computeService,
   workspaceAdminService,
   jobsService,
+  pipelinesService,
   // Last: its tools call every other service through the host's routes.
   mcpService,
 ] as ServiceDefinition<unknown>[];

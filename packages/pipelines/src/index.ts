@@ -1,0 +1,38 @@
+import { defineService } from '@minilake/core';
+import { sparkConfigDefaults } from '@minilake/engine-spark';
+
+export type { PipelineRecord, UpdateRecord, UpdateState } from './store.js';
+
+/** What other services use: jobs' `pipeline_task`, the SQL warehouse's CREATE MATERIALIZED VIEW. */
+export interface PipelinesApi {
+  /** Starts an update as the API's `POST .../updates` does (cause JOB_TASK for a job's task). */
+  startUpdate(
+    pipelineId: string,
+    opts?: { fullRefresh?: boolean; cause?: 'API_CALL' | 'JOB_TASK' | 'USER_ACTION' },
+  ): Promise<{ update_id: string }>;
+  /** Resolves with the update's final state (COMPLETED, FAILED, CANCELED) and its error, if any. */
+  waitForUpdate(
+    pipelineId: string,
+    updateId: string,
+  ): Promise<{ state: string; error?: string; validateOnly?: boolean }>;
+  /** Stops the pipeline's active update (as `POST .../stop`). */
+  stop(pipelineId: string): Promise<void>;
+}
+
+export const pipelinesService = defineService<PipelinesApi>({
+  name: 'pipelines',
+  description:
+    'Lakeflow Declarative Pipelines on Spark Declarative Pipelines: updates, events, datasets in Unity Catalog',
+  // Sources are workspace files; datasets are Unity Catalog tables.
+  uses: ['unity-catalog', 'workspace'],
+  optionalUses: ['iam'],
+  // The shared Spark engine this service opens keeps its files in <dataDir>/spark.
+  folders: ['spark'],
+  configDefaults: { ...sparkConfigDefaults },
+  // Started on the first request to these (see ServiceDefinition.paths): its code loads then. The
+  // `/_minilake/pipelines` routes are the engine's own (a running update reports there).
+  paths: ['/api/2.0/pipelines', '/api/2.0/permissions/pipelines', '/_minilake/pipelines'],
+  async create(ctx) {
+    return (await import('./create.js')).createPipelines(ctx);
+  },
+});
