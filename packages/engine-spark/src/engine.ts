@@ -14,7 +14,7 @@ import { EnvCache, EnvInstallError } from './envs.js';
 import { firstLine, locateInstall, settingsFrom, type SparkInstall, type SparkSettings } from './install.js';
 import { startProc, type Proc } from './proc.js';
 import { fsConf, joinClassPath, type FsOptions } from './fs.js';
-import { ucTaskConf } from './uc.js';
+import { pipelineListenerConf, ucTaskConf } from './uc.js';
 import { Zygote } from './zygote.js';
 import type { SparkEngine, SparkRun, SparkTask, SparkTaskResult } from './types.js';
 
@@ -101,7 +101,13 @@ class Engine implements SparkEngine {
       startTimeoutMs: this.settings.connectStartTimeoutMs,
       logger: this.logger,
       commonArgs: (logFile, localDir) =>
-        this.commonArgs(this.install!, logFile, localDir, {}, this.connectFs ?? this.defaultFs()),
+        this.commonArgs(
+          this.install!,
+          logFile,
+          localDir,
+          pipelineListenerConf(this.install!.jars),
+          this.connectFs ?? this.defaultFs(),
+        ),
       env: (extra) => this.childEnv({ ...extra, SPARK_LOCAL_IP: '127.0.0.1' }),
     });
   }

@@ -2,6 +2,7 @@ import { DatabricksError, type ServiceContext, type ServiceInstance } from '@min
 import { computeService } from '@minilake/compute';
 import { filesService } from '@minilake/files';
 import { iamService, type IamApi } from '@minilake/iam';
+import { pipelinesService } from '@minilake/pipelines';
 import { secretsService } from '@minilake/secrets';
 import { sparkEngine } from '@minilake/engine-spark';
 import { unityCatalogService } from '@minilake/unity-catalog';
@@ -70,6 +71,7 @@ export function createJobs(ctx: ServiceContext): ServiceInstance<JobsApi> {
       files,
       secrets: ctx.optionalPeer(secretsService),
       compute: ctx.optionalPeer(computeService),
+      pipelines: ctx.optionalPeer(pipelinesService),
       ctx,
     },
   });

@@ -19,7 +19,7 @@ export const jobsService = defineService<JobsApi>({
   name: 'jobs',
   description: 'Jobs API and a real scheduler: task DAGs on Spark, run_if, retries, timeouts, triggers',
   // Every peer is optional: the API and the non-code tasks work alone; each peer adds what it owns.
-  optionalUses: ['iam', 'secrets', 'workspace', 'files', 'unity-catalog', 'compute', 'sql'],
+  optionalUses: ['iam', 'secrets', 'workspace', 'files', 'unity-catalog', 'compute', 'sql', 'pipelines'],
   // The shared Spark engine this service opens keeps its files in <dataDir>/spark.
   folders: ['spark'],
   // The Spark engine is not a service: its MINILAKE_SPARK_* settings are declared by its user.

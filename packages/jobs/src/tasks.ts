@@ -12,6 +12,7 @@ import { runAlert, runSavedQuery, runSqlFile } from './sql.js';
 import { termination, type JobsStore, type RunRecord, type TaskOutput, type TaskRunRecord } from './store.js';
 import type { ComputeApi } from '@minilake/compute';
 import type { SecretsApi } from '@minilake/secrets';
+import { pipelineTask, type PipelinesPeer } from './pipeline-task.js';
 
 export interface Outcome {
   result: 'SUCCESS' | 'FAILED' | 'TIMEDOUT' | 'CANCELED';
@@ -37,6 +38,7 @@ export interface ExecDeps {
   files: FileResolver;
   secrets?: SecretsPeer | undefined;
   compute?: ComputePeer | undefined;
+  pipelines?: PipelinesPeer | undefined;
   ctx: Pick<ServiceContext, 'request' | 'clock' | 'identity' | 'selfUrl'>;
   runJob(
     jobId: number,
@@ -312,6 +314,8 @@ export async function executeTask(d: ExecDeps, input: ExecInput): Promise<Outcom
         return await forEach(d, input, refs);
       case 'sql_task':
         return await sqlTask(d, input, spec.sql_task as Json, refs);
+      case 'pipeline_task':
+        return await pipelineTask(d.pipelines, input, resolveAll(spec.pipeline_task as Json, refs));
       case 'spark_python_task':
       case 'notebook_task':
       case 'python_wheel_task':

@@ -7,6 +7,7 @@
  */
 import { invalidParameter } from '@minilake/core';
 import { badFilter } from './errors.js';
+import { likeRegExp } from './like.js';
 import type { EventRecord } from './store.js';
 
 type Value = string | number;
@@ -139,14 +140,6 @@ function compareTo(field: string, actual: Value, expected: Value): number {
   return x < y ? -1 : x > y ? 1 : 0;
 }
 
-function likeRe(pattern: string): RegExp {
-  const body = pattern
-    .replace(/[.+^${}()|[\]\\*?]/g, '\\$&')
-    .replace(/%/g, '.*')
-    .replace(/_/g, '.');
-  return new RegExp(`^${body}$`, 'is');
-}
-
 export function matches(node: Node, e: EventRecord): boolean {
   switch (node.op) {
     case 'and':
@@ -161,7 +154,7 @@ export function matches(node: Node, e: EventRecord): boolean {
     }
     case 'like': {
       const v = fieldOf(e, node.field);
-      return v !== undefined && likeRe(node.pattern).test(String(v)) !== node.not;
+      return v !== undefined && likeRegExp(node.pattern).test(String(v)) !== node.not;
     }
     case 'cmp': {
       const v = fieldOf(e, node.field);

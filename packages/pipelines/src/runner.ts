@@ -386,6 +386,9 @@ export class UpdateRunner {
     const details: Record<string, unknown> = { status: state };
     let error: ErrorDetail | undefined;
     if (state === 'COMPLETED' && info) {
+      // A batch flow's expectation counts come with its COMPLETED report; a stream's from the listener.
+      if (it.metrics && typeof it.metrics === 'object')
+        this.observe(u.update_id, info.name, it.metrics as Record<string, number>);
       const metrics = await this.outputRows(info, u);
       if (metrics !== undefined) details.metrics = { num_output_rows: metrics };
       const dq = await this.dataQuality(a, info);

@@ -7,6 +7,7 @@ import { invalidParameter, uuid, type Clock } from '@minilake/core';
 import type { UnityCatalogApi } from '@minilake/unity-catalog';
 import { nameConflict, modifiedSince } from './errors.js';
 import { eventsPage } from './events.js';
+import { likeRegExp } from './like.js';
 import type { UpdateRunner, StartRequest } from './runner.js';
 import type { PipelineSettingsInput } from './schemas.js';
 import { checkEdit, specFrom } from './settings.js';
@@ -244,12 +245,7 @@ export class PipelinesService {
 function listFilter(filter: string): (p: PipelineRecord) => boolean {
   let m = /^\s*name\s+like\s+'((?:[^']|'')*)'\s*$/i.exec(filter);
   if (m) {
-    const body = m[1]!
-      .replace(/''/g, "'")
-      .replace(/[.+^${}()|[\]\\*?]/g, '\\$&')
-      .replace(/%/g, '.*')
-      .replace(/_/g, '.');
-    const re = new RegExp(`^${body}$`, 'is');
+    const re = likeRegExp(m[1]!.replace(/''/g, "'"));
     return (p) => re.test(p.spec.name ?? '');
   }
   m = /^\s*notebook\s*=\s*'((?:[^']|'')*)'\s*$/i.exec(filter);

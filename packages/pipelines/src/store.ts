@@ -218,9 +218,10 @@ export class PipelinesStore extends CollectionStore {
       r.seq += 1;
     });
     const list = this.eventsOf(pipelineId);
-    // Never before the previous event: the log is ordered by time and by sequence alike.
-    const prev = list[list.length - 1]?.ts ?? 0;
-    const ts = Math.max(at ?? this.clock.now(), prev);
+    // After the previous event, by a millisecond at least: the log is ordered by time and by sequence alike,
+    // and clients that poll with `timestamp > '<last seen>'` (the CLI) never skip an event that shared it.
+    const prev = list[list.length - 1]?.ts ?? -1;
+    const ts = Math.max(at ?? this.clock.now(), prev + 1);
     const rec: EventRecord = {
       pipeline_id: pipelineId,
       seq: p.seq,

@@ -290,12 +290,24 @@ class Runner:
                 self.load_sources()
             registrar = Registrar(spark, self.gid, p["catalog"], p["schema"], p["updateId"])
             definitions = registrar.register(g)
+            counted = {
+                registrar.full_name(f.name).lower(): f
+                for f in g.flows
+                if getattr(f, "expectations_applied", None) and not f.streaming
+            }
         finally:
             api.set_graph(None)
         for d in definitions["datasets"]:
             d["file"] = self.map(d["file"])
         for f in definitions["flows"]:
             f["file"] = self.map(f["file"])
+        # Names in the pipeline's code mean the pipeline's catalog and schema, also outside the graph
+        # (expectation counts run the flows' queries again after they wrote).
+        try:
+            spark.catalog.setCurrentCatalog(p["catalog"])
+            spark.catalog.setCurrentDatabase(p["schema"])
+        except Exception as e:  # noqa: BLE001 (a missing schema fails the run, with Spark's words, later)
+            print("minilake: current schema not set: %s" % str(e).splitlines()[0], file=sys.stderr)
         # Synchronous: the server knows each dataset's kind before Spark creates its table.
         self.rep.send({"type": "graph", **definitions})
         self.rep.send({"type": "phase", "state": "SETTING_UP_TABLES"})
@@ -318,6 +330,12 @@ class Runner:
             if item["type"] == "flow" and not running:
                 running = True
                 self.rep.send({"type": "phase", "state": "RUNNING"})
+            f = counted.get(str(item.get("flow", "")).lower()) if item["type"] == "flow" else None
+            if f is not None and item["state"] == "COMPLETED":
+                try:
+                    item["metrics"] = registrar.expectation_counts(f)
+                except Exception as e:  # noqa: BLE001 (the counts are reported when they can be)
+                    print("minilake: expectation counts of %s: %s" % (f.name, str(e).splitlines()[0]), file=sys.stderr)
             print(ev.message, flush=True)
             self.rep.send(item)
 

@@ -89,9 +89,11 @@ class Registrar:
         metrics = [F.count(F.lit(1)).alias("rows")]
         for i, cond in enumerate(ok):
             metrics.append(F.sum(F.when(cond, 0).otherwise(1)).alias("f%d" % i))
-        # The counts come back through the Spark Connect server's listener (MiniLake's plugin), keyed by this
-        # name; they become the flow's data_quality in its events.
-        df = df.observe("%s:%s:%s" % (OBSERVATION_PREFIX, self.update_id, flow.name), *metrics)
+        if flow.streaming:
+            # A stream's counts come back per micro-batch through the Spark Connect server's listener
+            # (MiniLake's plugin), keyed by this name; they become the flow's data_quality in its events.
+            # A batch flow is counted once it has written (expectation_counts).
+            df = df.observe("%s:%s:%s" % (OBSERVATION_PREFIX, self.update_id, flow.name), *metrics)
         for e, cond in zip(expectations, ok):
             if e["action"] == "fail":
                 msg = "[EXPECTATION_VIOLATION] Flow '%s' failed to meet the expectation '%s': %s" % (
@@ -163,6 +165,17 @@ class Registrar:
             )
         )
         self.client.execute_command(cmd)
+
+    def expectation_counts(self, flow):
+        """A batch flow's expectation counts: its query (before the expectations) aggregated once more after
+        the flow wrote. Streaming flows are counted as they run, by the server's listener (PipelineMetrics)."""
+        exps = getattr(flow, "expectations_applied", [])
+        metrics = [F.count(F.lit(1)).alias("rows")]
+        for i, e in enumerate(exps):
+            ok = F.coalesce(F.expr(e["condition"]), F.lit(False))
+            metrics.append(F.sum(F.when(ok, 0).otherwise(1)).alias("f%d" % i))
+        row = flow.df.agg(*metrics).collect()[0]
+        return {k: int(v or 0) for k, v in row.asDict().items()}
 
     def register(self, g):
         by_target = {}
