@@ -13,10 +13,15 @@ import { invalidParameter, readJson, readQuery, v } from '@minilake/core';
 import * as s from './schemas.js';
 import type { UpdateRunner } from './runner.js';
 import type { PipelinesService } from './service.js';
+import type { SqlDatasets } from './sql-datasets.js';
 
 const BASE = '/api/2.0/pipelines';
 
-export function pipelinesApp(service: PipelinesService, runner: UpdateRunner): Hono {
+export function pipelinesApp(
+  service: PipelinesService,
+  runner: UpdateRunner,
+  sqlDatasets: SqlDatasets,
+): Hono {
   const app = new Hono();
 
   app.post(BASE, async (c) => c.json(service.create(await readJson(c, s.PipelineSettings))));
@@ -107,6 +112,21 @@ export function pipelinesApp(service: PipelinesService, runner: UpdateRunner): H
         ...(body.properties ? { properties: body.properties } : {}),
       }),
     );
+  });
+  // The SQL warehouse's CREATE MATERIALIZED VIEW / STREAMING TABLE, REFRESH and DROP of them.
+  app.post('/_minilake/pipelines/sql-datasets', async (c) => {
+    const body = await readJson(
+      c,
+      v.looseObject({
+        action: v.picklist(['create', 'upsert', 'replace', 'refresh', 'drop']),
+        full_name: v.string(),
+        statement: v.optional(v.string()),
+        full_refresh: v.optional(v.boolean()),
+        if_exists: v.optional(v.boolean()),
+        if_not_exists: v.optional(v.boolean()),
+      }),
+    );
+    return c.json(await sqlDatasets.run(body));
   });
   app.post('/_minilake/pipelines/updates/:update/metrics', async (c) => {
     const body = await readJson(

@@ -7,6 +7,7 @@ import { pipelinesApp } from './app.js';
 import { UpdateRunner } from './runner.js';
 import { PipelinesService } from './service.js';
 import { SourceResolver } from './sources.js';
+import { SqlDatasets } from './sql-datasets.js';
 import { PipelinesStore } from './store.js';
 import type { PipelinesApi } from './index.js';
 
@@ -80,7 +81,7 @@ export function createPipelines(ctx: ServiceContext): ServiceInstance<PipelinesA
     },
   };
   return {
-    app: pipelinesApp(service, runner),
+    app: pipelinesApp(service, runner, new SqlDatasets({ store, service, runner, uc })),
     state: [state],
     api: {
       startUpdate: async (pipelineId, opts = {}) =>

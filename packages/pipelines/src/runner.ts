@@ -197,6 +197,12 @@ export class UpdateRunner {
       return fail(
         'MiniLake publishes pipeline datasets to Unity Catalog only: set catalog (and schema) in the pipeline settings (Hive metastore pipelines are not supported).',
       );
+    const schema = targetSchema(spec) ?? 'default';
+    try {
+      await this.ensureSchema(u, spec.catalog, schema);
+    } catch (e) {
+      return fail(firstLine(e));
+    }
     let engine: SparkEngine;
     try {
       engine = await this.d.engine();
@@ -207,9 +213,17 @@ export class UpdateRunner {
     if (a.stopping) return this.finish(u.update_id, 'CANCELED');
     const work = path.join(this.d.dir, 'updates', u.update_id);
     let sources: Awaited<ReturnType<SourceResolver['materialize']>>;
+    let dependencies: string[] = [];
     try {
       await mkdir(work, { recursive: true });
-      sources = await this.d.sources.materialize(spec.libraries ?? [], spec.root_path, work);
+      const sqlDef = store.pipeline(u.pipeline_id).sql_definition;
+      sources = sqlDef
+        ? await sqlSource(work, sqlDef.statement)
+        : await this.d.sources.materialize(spec.libraries ?? [], spec.root_path, work);
+      dependencies = await this.d.sources.localDependencies(
+        spec.environment?.dependencies ?? [],
+        path.join(this.d.dir, 'dependencies'),
+      );
       if (sources.sources.length === 0)
         throw invalidParameter(
           'The pipeline has no source code: its libraries match no .py or .sql file or notebook.',
@@ -224,7 +238,7 @@ export class UpdateRunner {
       updateId: u.update_id,
       name: spec.name ?? '',
       catalog: spec.catalog,
-      schema: targetSchema(spec) ?? 'default',
+      schema,
       configuration: { ...(spec.configuration ?? {}), ...(u.parameters ?? {}) },
       storage: `file://${storage}`,
       fullRefresh: u.full_refresh,
@@ -249,7 +263,8 @@ export class UpdateRunner {
       env: {},
       sparkConf: {},
       compute: 'serverless',
-      ...(spec.environment?.dependencies?.length ? { dependencies: spec.environment.dependencies } : {}),
+      // Installed into the task's venv as jobs' environments are (cached per requirement list).
+      ...(dependencies.length ? { dependencies } : {}),
       taskValues: {},
       context: { runId: 0, taskRunId: 0, taskKey: 'pipeline' },
       workDir: path.join(work, 'run'),
@@ -266,6 +281,23 @@ export class UpdateRunner {
     this.finish(u.update_id, 'FAILED', { message: now.error ?? message });
     if (!a.reportedError && r.logs)
       this.d.logger.warn('pipeline update failed', { update: u.update_id, tail: r.logs.slice(-2000) });
+  }
+
+  /** The target schema, created when missing as Databricks does for a pipeline's target. */
+  private async ensureSchema(u: UpdateRecord, catalog: string, schema: string): Promise<void> {
+    try {
+      await this.d.uc.getSchema(`${catalog}.${schema}`);
+      return;
+    } catch (e) {
+      if (!(e instanceof Error && 'status' in e && (e as { status: number }).status === 404)) throw e;
+    }
+    this.d.uc.getCatalog(catalog); // an unknown catalog is an error, with Unity Catalog's words
+    await this.d.uc.createSchema({ catalog_name: catalog, name: schema });
+    const p = this.d.store.pipeline(u.pipeline_id);
+    this.emit(p, u, {
+      event_type: 'user_action',
+      message: `Schema ${catalog}.${schema} created for the pipeline's datasets.`,
+    });
   }
 
   // ---- what the runner reports ------------------------------------------------------------------------
@@ -612,6 +644,19 @@ export class UpdateRunner {
   async forget(pipelineId: string): Promise<void> {
     await rm(path.join(this.d.dir, 'storage', pipelineId), { recursive: true, force: true });
   }
+}
+
+/** The one source of a SQL warehouse's dataset: its statement. */
+async function sqlSource(work: string, statement: string) {
+  const srcDir = path.join(work, 'src');
+  const local = path.join(srcDir, 'statement.sql');
+  await mkdir(srcDir, { recursive: true });
+  await writeFile(local, statement);
+  return {
+    sources: [{ local, workspace: '<SQL statement>', language: 'SQL' as const, kind: 'FILE' as const }],
+    srcDir,
+    pythonPath: [],
+  };
 }
 
 function firstLine(e: unknown): string {

@@ -126,6 +126,36 @@ export class SourceResolver {
     return { infos: [...seen.values()], explicit };
   }
 
+  /**
+   * `environment.dependencies` with workspace paths in them (`--editable ${workspace.file_path}`, a wheel
+   * the bundle uploaded): each path is copied to a stable local folder under `root` (the same path every
+   * update, so the engine's per-requirements venv cache keeps hitting) and named by its local path.
+   */
+  async localDependencies(deps: string[], root: string): Promise<string[]> {
+    const out: string[] = [];
+    for (const dep of deps) {
+      const parts: string[] = [];
+      for (const tok of dep.split(/(\s+)/)) {
+        if (!/^\/(Workspace|Users|Shared|Repos)\//.test(tok)) {
+          parts.push(tok);
+          continue;
+        }
+        const st = this.status(canonical(tok));
+        if (!st) throw invalidParameter(`environment.dependencies: ${tok} does not exist in the workspace.`);
+        const local = path.join(root, ...st.path.split('/').filter(Boolean));
+        const files = st.object_type === 'DIRECTORY' ? this.walk(st.path) : [st];
+        for (const o of files) {
+          const dest = path.join(root, ...o.path.split('/').filter(Boolean));
+          await mkdir(path.dirname(dest), { recursive: true });
+          await writeFile(dest, await this.ws.read(o.path));
+        }
+        parts.push(local);
+      }
+      out.push(parts.join(''));
+    }
+    return out;
+  }
+
   /** Copies the sources (and the root_path tree) into `<dir>/src`. */
   async materialize(
     libraries: Library[],

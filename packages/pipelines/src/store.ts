@@ -36,6 +36,11 @@ export interface PipelineRecord {
   health?: 'HEALTHY' | 'UNHEALTHY';
   /** The last event's sequence number (control_plane_seq_no). */
   seq: number;
+  /**
+   * A pipeline the SQL warehouse made for `CREATE MATERIALIZED VIEW` / `CREATE STREAMING TABLE`: the
+   * statement is its whole source (Databricks SQL runs such datasets as pipelines too).
+   */
+  sql_definition?: { statement: string; dataset: string };
 }
 
 export interface DatasetInfo {

@@ -1,7 +1,7 @@
 import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import { Hono } from 'hono';
-import { defineService } from '@minilake/core';
+import { defineService, type ServiceContext } from '@minilake/core';
 import { DUCKDB_FOLDER, duckDbEngine } from '@minilake/engine-duckdb';
 import { iamService } from '@minilake/iam';
 import { unityCatalogService } from '@minilake/unity-catalog';
@@ -121,7 +121,9 @@ export const sqlService = defineService<SqlApi>({
     await rm(resultsDir, { recursive: true, force: true });
     const statements = new StatementManager({
       engine,
-      uc,
+      // CREATE MATERIALIZED VIEW / STREAMING TABLE run as pipelines: through the host's route, so the
+      // pipelines service stays lazy (started on first use) instead of starting with every server.
+      uc: uc ? { ...uc, runDatasetStatement: (req: unknown) => runDatasetStatement(ctx, req) } : uc,
       warehouses,
       history,
       clock: ctx.clock,
@@ -163,3 +165,23 @@ export const sqlService = defineService<SqlApi>({
     };
   },
 });
+
+/** The pipelines service's `/_minilake/pipelines/sql-datasets`, as a statement's command needs it. */
+async function runDatasetStatement(ctx: ServiceContext, req: unknown): Promise<unknown> {
+  const res = await ctx.request('/_minilake/pipelines/sql-datasets', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(req),
+  });
+  const body = (await res.json().catch(() => ({}))) as { error_code?: string; message?: string };
+  if (res.ok) return body;
+  const code =
+    res.status === 404 && body.error_code === 'ENDPOINT_NOT_FOUND' ? 'UNSUPPORTED' : body.error_code;
+  const e = new Error(
+    code === 'UNSUPPORTED'
+      ? 'Materialized views and streaming tables run as pipelines: enable the pipelines service.'
+      : (body.message ?? `The pipelines service answered ${res.status}`),
+  ) as Error & { errorCode?: string };
+  e.errorCode = code ?? 'INTERNAL_ERROR';
+  throw e;
+}

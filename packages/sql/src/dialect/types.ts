@@ -58,6 +58,18 @@ export interface UnityCatalogApiLike {
   getTable?(fullName: string): unknown;
   /** How CREATE TABLE without LOCATION stores a table: DuckDB (default) or a MANAGED Delta folder. */
   managedFormat?: 'DUCKDB' | 'DELTA';
+  /**
+   * CREATE MATERIALIZED VIEW / STREAMING TABLE, REFRESH and DROP of them, run as a pipeline by the pipelines
+   * service (commands/datasets.ts); resolves when the pipeline's update ends, rejects with its error.
+   */
+  runDatasetStatement?(req: {
+    action: 'create' | 'upsert' | 'replace' | 'refresh' | 'drop';
+    full_name: string;
+    statement?: string;
+    full_refresh?: boolean;
+    if_exists?: boolean;
+    if_not_exists?: boolean;
+  }): Promise<unknown>;
   /** Drops a table that is no engine object (Delta): its record, and a MANAGED table's folder. */
   deleteTable?(fullName: string): Promise<void>;
   /**
