@@ -295,7 +295,7 @@ export class UpdateRunner {
     await this.d.uc.createSchema({ catalog_name: catalog, name: schema });
     const p = this.d.store.pipeline(u.pipeline_id);
     this.emit(p, u, {
-      event_type: 'user_action',
+      event_type: 'operation_progress',
       message: `Schema ${catalog}.${schema} created for the pipeline's datasets.`,
     });
   }
@@ -327,7 +327,7 @@ export class UpdateRunner {
           break;
         case 'log':
           this.emit(p, u, {
-            event_type: 'user_action',
+            event_type: 'operation_progress',
             message: String(it.message ?? ''),
             ...(at ? { at } : {}),
           });

@@ -285,6 +285,9 @@ class Runner:
         for r in reversed(p.get("pythonPath") or []):
             if r not in sys.path:
                 sys.path.insert(0, r)
+        # While the flows are defined the pipeline's own tables are hidden from the session (see
+        # PipelineTables.hiddenWhileDefining): names of its datasets must stay the graph's.
+        spark.conf.set("spark.minilake.pipeline.defining", p["id"])
         try:
             with graph_element_registration_context(_Forwarder()):
                 self.load_sources()
@@ -297,6 +300,7 @@ class Runner:
             }
         finally:
             api.set_graph(None)
+            spark.conf.unset("spark.minilake.pipeline.defining")
         for d in definitions["datasets"]:
             d["file"] = self.map(d["file"])
         for f in definitions["flows"]:

@@ -219,12 +219,15 @@ public class MiniLakeCatalog implements TableCatalog, SupportsNamespaces {
   }
 
   private JsonNode getTable(Identifier ident) throws NoSuchTableException {
+    JsonNode t;
     try {
-      return uc.call("GET", "/tables/" + UcClient.enc(fullName(ident)), null);
+      t = uc.call("GET", "/tables/" + UcClient.enc(fullName(ident)), null);
     } catch (UcClient.UcException e) {
       if (notFound(e)) throw new NoSuchTableException(ident);
       throw e;
     }
+    if (PipelineTables.hiddenWhileDefining(t)) throw new NoSuchTableException(ident);
+    return t;
   }
 
   /** The local folder of an EXTERNAL Delta table, or a clear refusal for what Spark cannot read here. */

@@ -29,6 +29,27 @@ final class PipelineTables {
           TableCatalog.PROP_COMMENT, TableCatalog.PROP_LOCATION, TableCatalog.PROP_PROVIDER,
           TableCatalog.PROP_OWNER, TableCatalog.PROP_EXTERNAL, TableCatalog.PROP_IS_MANAGED_LOCATION);
 
+  /**
+   * While a pipeline's runner defines its flows (`spark.minilake.pipeline.defining=<pipeline id>` on the
+   * session), the pipeline's own tables are hidden. Spark Connect's planner analyses some relations as soon
+   * as they arrive (`withColumn`, `withColumnRenamed`, `drop`, ...): a dataset of the same pipeline found in
+   * the catalog then would be read as an external table, and the flow would lose its dependency on it (it
+   * would run before the dataset is refreshed). Not found, the name stays the graph's to resolve.
+   */
+  static boolean hiddenWhileDefining(JsonNode table) {
+    String pipeline = table.path("pipeline_id").asText("");
+    if (pipeline.isEmpty()) return false;
+    String defining;
+    try {
+      defining = org.apache.spark.sql.internal.SQLConf.get().getConfString(DEFINING, "");
+    } catch (RuntimeException e) {
+      return false;
+    }
+    return pipeline.equals(defining);
+  }
+
+  static final String DEFINING = "spark.minilake.pipeline.defining";
+
   /** The Unity Catalog table (its `storage_location` holds the first Delta commit) for a pipeline dataset. */
   static JsonNode create(
       UcClient uc, String updateId, String catalog, Identifier ident, StructType schema, Transform[] partitions,
