@@ -14,7 +14,8 @@ import path from 'node:path';
 import { median, postJson, root, startServer } from '../lib.mjs';
 
 export const targets = {
-  overhead_pct: '< 10 (an update through MiniLake vs spark-pipelines of the same sources, same Spark Connect server)',
+  overhead_pct:
+    '< 10 (an update through MiniLake vs spark-pipelines of the same sources, same Spark Connect server)',
 };
 
 const ROUNDS = Number(process.env.BENCH_PIPELINES_ROUNDS ?? 3);
@@ -37,7 +38,8 @@ def sample_zones_bench():
 `;
 // The baseline's copy: what Spark 4.1 needs to run the same thing.
 const oss = (src) =>
-  'from pyspark.sql import SparkSession\nspark = SparkSession.active()\n' + src.replaceAll('@dp.table', '@dp.materialized_view');
+  'from pyspark.sql import SparkSession\nspark = SparkSession.active()\n' +
+  src.replaceAll('@dp.table', '@dp.materialized_view');
 
 function python() {
   const v = JSON.parse(readFileSync(path.join(root, 'packages/engine-spark/versions.json'), 'utf8'));
@@ -84,8 +86,9 @@ async function baseline(py, dir, remote, selfUrl, round) {
       '',
     ].join('\n'),
   );
-  const cli = (await promisify(execFile)(py, ['-c', 'import os, pyspark; print(os.path.dirname(pyspark.__file__))']))
-    .stdout.trim();
+  const cli = (
+    await promisify(execFile)(py, ['-c', 'import os, pyspark; print(os.path.dirname(pyspark.__file__))'])
+  ).stdout.trim();
   const t0 = performance.now();
   await promisify(execFile)(py, [path.join(cli, 'pipelines', 'cli.py'), 'run', '--spec', spec], {
     cwd: dir,

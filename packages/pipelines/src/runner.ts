@@ -239,7 +239,7 @@ export class UpdateRunner {
       name: spec.name ?? '',
       catalog: spec.catalog,
       schema,
-      configuration: { ...(spec.configuration ?? {}), ...(u.parameters ?? {}) },
+      configuration: { ...spec.configuration, ...u.parameters },
       storage: `file://${storage}`,
       fullRefresh: u.full_refresh,
       fullRefreshSelection: u.full_refresh_selection ?? [],
