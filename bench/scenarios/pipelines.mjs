@@ -4,8 +4,9 @@
 // `spark-pipelines` runner (pyspark/pipelines/cli.py, what `spark-pipelines run` executes) on the same sources
 // made OSS-ready (`@dp.materialized_view` for the batch `@dp.table`, `spark = SparkSession.active()`), writing
 // Delta tables in Spark's session catalog. What MiniLake adds: the workspace copy, the runner's reports,
-// Unity Catalog tables, the events. Needs the Spark install and the samples catalog (issue 32); records
-// `{ skipped }` otherwise. Knob: BENCH_PIPELINES_ROUNDS (default 3).
+// Unity Catalog tables, the events. Needs the Spark install (records `{ skipped }` otherwise); without the
+// samples catalog the pipeline reads a stand-in `main.bench.trips` (an EXTERNAL Delta table of 20,000 rows
+// written through the SQL warehouse). Knob: BENCH_PIPELINES_ROUNDS (default 3).
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -19,11 +20,11 @@ export const targets = {
 };
 
 const ROUNDS = Number(process.env.BENCH_PIPELINES_ROUNDS ?? 3);
-const TRIPS = `from pyspark import pipelines as dp
+const trips = (source) => `from pyspark import pipelines as dp
 
 @dp.table
 def sample_trips_bench():
-    return spark.read.table("samples.nyctaxi.trips")
+    return spark.read.table("${source}")
 `;
 const ZONES = `from pyspark import pipelines as dp
 from pyspark.sql.functions import col, sum
@@ -63,12 +64,12 @@ async function update(url, pid) {
   }
 }
 
-async function baseline(py, dir, remote, selfUrl, round) {
+async function baseline(py, dir, remote, selfUrl, catalog, round) {
   const spec = path.join(dir, `spark-pipeline-${round}.yml`);
   const conf = {
-    'spark.sql.catalog.samples': 'dev.minilake.spark.MiniLakeCatalog',
-    'spark.sql.catalog.samples.uri': selfUrl,
-    'spark.sql.catalog.samples.token': 'x',
+    [`spark.sql.catalog.${catalog}`]: 'dev.minilake.spark.MiniLakeCatalog',
+    [`spark.sql.catalog.${catalog}.uri`]: selfUrl,
+    [`spark.sql.catalog.${catalog}.token`]: 'x',
     'spark.sql.sources.default': 'delta',
   };
   writeFileSync(
@@ -104,14 +105,28 @@ export async function run() {
   const s = await startServer();
   const work = mkdtempSync(path.join(os.tmpdir(), 'ml-bench-pl-'));
   try {
-    const trips = await fetch(`${s.url}/api/2.1/unity-catalog/tables/samples.nyctaxi.trips`);
-    if (!trips.ok) return { skipped: 'the samples catalog (samples.nyctaxi.trips) is not served' };
     await postJson(`${s.url}/api/2.1/unity-catalog/catalogs`, { name: 'main' }).catch(() => undefined);
     await postJson(`${s.url}/api/2.1/unity-catalog/schemas`, { catalog_name: 'main', name: 'bench' });
+    let source = 'samples.nyctaxi.trips';
+    if (!(await fetch(`${s.url}/api/2.1/unity-catalog/tables/${source}`)).ok) {
+      source = 'main.bench.trips';
+      for (const statement of [
+        `CREATE TABLE main.bench.trips (pickup_zip INT, fare_amount DOUBLE) USING DELTA LOCATION '${path.join(work, 'trips')}'`,
+        'INSERT INTO main.bench.trips SELECT 10000 + (i % 300), (i % 97) * 1.5 FROM range(20000) r(i)',
+      ]) {
+        const r = await postJson(`${s.url}/api/2.0/sql/statements`, {
+          warehouse_id: 'dev',
+          statement,
+          wait_timeout: '50s',
+        });
+        if (r.status?.state !== 'SUCCEEDED') throw new Error(`${statement}: ${JSON.stringify(r.status)}`);
+      }
+    }
+    const catalog = source.split('.')[0];
     const home = '/Workspace/Users/bench/bench';
     await postJson(`${s.url}/api/2.0/workspace/mkdirs`, { path: `${home}/transformations` });
     for (const [name, text] of [
-      ['sample_trips_bench.py', TRIPS],
+      ['sample_trips_bench.py', trips(source)],
       ['sample_zones_bench.py', ZONES],
     ])
       await postJson(`${s.url}/api/2.0/workspace/import`, {
@@ -132,17 +147,18 @@ export async function run() {
     const port = /Spark Connect server started at: 127\.0\.0\.1:(\d+)/.exec(log)?.[1];
     const remote = `sc://127.0.0.1:${port}`;
     mkdirSync(path.join(work, 'transformations'));
-    writeFileSync(path.join(work, 'transformations', 'sample_trips_bench.py'), oss(TRIPS));
+    writeFileSync(path.join(work, 'transformations', 'sample_trips_bench.py'), oss(trips(source)));
     writeFileSync(path.join(work, 'transformations', 'sample_zones_bench.py'), oss(ZONES));
     // Alternating, so both see the same neighbours.
     const ours = [];
     const base = [];
     for (let i = 0; i < ROUNDS; i++) {
-      base.push(await baseline(py, work, remote, s.url, i));
+      base.push(await baseline(py, work, remote, s.url, catalog, i));
       ours.push(await update(s.url, pipeline_id));
     }
     const r = (x) => Math.round(x);
     return {
+      source,
       first_update_ms: r(firstMs),
       update_ms: { median: r(median(ours)), all: ours.map(r) },
       spark_pipelines_ms: { median: r(median(base)), all: base.map(r) },
