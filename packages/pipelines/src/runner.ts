@@ -52,6 +52,8 @@ interface Active {
   /** Expectation counts per flow, summed over the observations Spark reported. */
   observed: Map<string, { rows: number; failed: number[] }>;
   reportedError: boolean;
+  /** The error the runner reported (with the user's frames): the final event carries it too. */
+  errorDetail?: ErrorDetail;
 }
 
 type ReportItem = Record<string, unknown> & { type: string; ts?: number };
@@ -163,14 +165,17 @@ export class UpdateRunner {
   ) {
     const { store } = this.d;
     const u = store.updateById(updateId);
+    const reported = this.active.get(updateId)?.errorDetail;
     this.active.delete(updateId);
     if (!u) return;
-    const error: ErrorDetail | undefined = err
-      ? {
-          exceptions: [{ ...(err.className ? { class_name: err.className } : {}), message: err.message }],
-          fatal: true,
-        }
-      : undefined;
+    const error: ErrorDetail | undefined = !err
+      ? undefined
+      : reported
+        ? { ...reported, fatal: true }
+        : {
+            exceptions: [{ ...(err.className ? { class_name: err.className } : {}), message: err.message }],
+            fatal: true,
+          };
     const done = this.progress(u, state, error);
     if (store.hasPipeline(u.pipeline_id))
       store.changePipeline(u.pipeline_id, (r) => {
@@ -323,7 +328,7 @@ export class UpdateRunner {
           break;
         case 'error':
           a.reportedError = true;
-          this.error(p, u, it, at);
+          this.error(p, u, a, it, at);
           break;
         case 'log':
           this.emit(p, u, {
@@ -452,6 +457,8 @@ export class UpdateRunner {
       this.d.store.changeUpdate(u.update_id, (r) => {
         r.error = `Flow '${name}' has FAILED: ${msg.split('\n')[0]}`;
       });
+      // The final event of a failed update carries the flow's error (with where the flow was written).
+      if (it.final || !a.errorDetail) a.errorDetail = error;
     }
     const verb = FLOW_DONE.has(state) && state !== 'SKIPPED' ? 'has' : 'is';
     const message =
@@ -524,13 +531,29 @@ export class UpdateRunner {
     a.observed.set(key, cur);
   }
 
-  private error(p: PipelineRecord, u: UpdateRecord, it: ReportItem, at?: number) {
+  private error(p: PipelineRecord, u: UpdateRecord, a: Active, it: ReportItem, at?: number) {
     const frames = (it.frames as { file: string; line: number; method: string }[] | undefined) ?? [];
     const message = String(it.message ?? 'The update failed');
     const where = frames[0] ? ` (${frames[0].file}, line ${frames[0].line})` : '';
     this.d.store.changeUpdate(u.update_id, (r) => {
       r.error = `${message.split('\n')[0]}${where}`;
     });
+    const detail: ErrorDetail = {
+      exceptions: [
+        {
+          class_name: String(it.class ?? 'Exception'),
+          message,
+          stack: frames.map((f) => ({
+            declaring_class: '<pipeline source>',
+            file_name: f.file,
+            line_number: f.line,
+            method_name: f.method,
+          })),
+        },
+      ],
+      fatal: true,
+    };
+    a.errorDetail = detail;
     this.emit(p, u, {
       event_type: it.flow ? 'flow_progress' : 'update_progress',
       message: it.flow
@@ -539,21 +562,7 @@ export class UpdateRunner {
       level: 'ERROR',
       origin: it.flow ? { flow_name: String(it.flow) } : {},
       ...(it.flow ? { details: { flow_progress: { status: 'FAILED' } } } : {}),
-      error: {
-        exceptions: [
-          {
-            class_name: String(it.class ?? 'Exception'),
-            message,
-            stack: frames.map((f) => ({
-              declaring_class: '<pipeline source>',
-              file_name: f.file,
-              line_number: f.line,
-              method_name: f.method,
-            })),
-          },
-        ],
-        fatal: true,
-      },
+      error: detail,
       ...(at ? { at } : {}),
     });
   }
