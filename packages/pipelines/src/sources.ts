@@ -151,7 +151,11 @@ export class SourceResolver {
         }
         parts.push(local);
       }
-      out.push(parts.join(''));
+      // Each entry is one pip argument: an option line (`--editable <path>`, `-r <file>`) is two.
+      const line = parts.join('').trim();
+      const m = /^(-\S+)\s+(.+)$/.exec(line);
+      if (m) out.push(m[1]!, m[2]!);
+      else out.push(line);
     }
     return out;
   }
