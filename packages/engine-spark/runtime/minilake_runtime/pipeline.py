@@ -314,7 +314,11 @@ class Runner:
             print("minilake: current schema not set: %s" % str(e).splitlines()[0], file=sys.stderr)
         # Synchronous: the server knows each dataset's kind before Spark creates its table.
         self.rep.send({"type": "graph", **definitions})
-        self.rep.send({"type": "phase", "state": "SETTING_UP_TABLES"})
+        # A continuous pipeline's later cycles run while the update stays RUNNING.
+        first = not getattr(self, "_cycled", False)
+        self._cycled = True
+        if first:
+            self.rep.send({"type": "phase", "state": "SETTING_UP_TABLES"})
         it = start_run(
             spark,
             self.gid,
@@ -324,7 +328,7 @@ class Runner:
             dry=bool(p.get("validateOnly")),
             storage=p["storage"],
         )
-        running = False
+        running = not first
         for r in it:
             if "pipeline_event_result" not in r:
                 continue
