@@ -205,13 +205,16 @@ def numbers():
 @needs_spark
 def test_a_failing_flow_fails_the_update_naming_file_and_line(w, lake):
     cat, home = lake
-    put(w, f"{home}/bad/bad.py", '''from pyspark import pipelines as dp
+    # A workspace file (not a notebook, whose exported source gains a header line): lines are the file's.
+    w.workspace.mkdirs(f"{home}/bad")
+    w.workspace.upload(f"{home}/bad/bad.py", b'''from pyspark import pipelines as dp
 
 
 @dp.materialized_view
 def bad():
     raise ValueError("boom from the user code")
-''', workspace.Language.PYTHON)
+''', format=workspace.ImportFormat.AUTO)
+    assert w.workspace.get_status(f"{home}/bad/bad.py").object_type.value == "FILE"
     pid = create(w, unique("bad"), cat, "s", f"{home}/bad/**")
     uid = w.pipelines.start_update(pid).update_id
     assert wait(w, pid, uid) == "FAILED"
