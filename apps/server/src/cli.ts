@@ -7,6 +7,7 @@ import { ConfigError, parseConfig } from './config.js';
 import { listen } from './listen.js';
 import { registry } from './registry.js';
 import { createMinilake } from './server.js';
+import { addressLines } from './welcome.js';
 
 const version = (createRequire(import.meta.url)('../package.json') as { version: string }).version;
 
@@ -75,6 +76,13 @@ async function main(): Promise<void> {
   ml.logger.info(
     `MiniLake ${version} listening on ${l.url} (services: ${ml.services.join(', ') || 'none'}; data: ${ml.dataDir}${config.persist ? ', persistent' : ''}${tls ? `; certificate: ${tls.certFile}` : ''})`,
   );
+  for (const line of addressLines({
+    url: l.url.replace(/\/\/(0\.0\.0\.0|\[::\])(?=:)/, '//127.0.0.1'),
+    mcp: ml.services.includes('mcp'),
+    jupyterPython: config.jupyterPython,
+    sparkConnectPort: config.serviceConfig.MINILAKE_SPARK_CONNECT_PORT,
+  }))
+    ml.logger.info(line);
 
   let signalled = false;
   const stop = (signal: string) => {

@@ -29,6 +29,7 @@ import { identityApp } from './identity.js';
 import { registry } from './registry.js';
 import { Snapshots, WriteGate } from './snapshots.js';
 import { defaultUiDir, uiApp } from './ui.js';
+import { welcomeApp } from './welcome.js';
 import { Jupyter, sparkJars } from './jupyter.js';
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
@@ -197,6 +198,9 @@ export async function createMinilake(config: MinilakeConfig, opts: CreateOptions
           .filter(Boolean)
       : undefined;
     await reset(names);
+    // A reset workspace is a new one: what a new workspace has comes back (in start order).
+    for (const name of order) if (!names || names.includes(name)) await instances.get(name)?.afterReset?.();
+    await state.flush();
     return c.json({ reset: names ?? order });
   });
   const snapshots = new Snapshots({
@@ -339,6 +343,8 @@ export async function createMinilake(config: MinilakeConfig, opts: CreateOptions
   };
   // Built-in identity after the services, so an enabled iam service answers /Me from its store.
   app.route('/', identityApp(identity));
+  // `/` opens the UI; `/mcp` with MCP off says how to turn it on.
+  app.route('/', welcomeApp({ mcp: order.includes('mcp') }));
 
   let closed = false;
   const close = async () => {

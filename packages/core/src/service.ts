@@ -61,8 +61,9 @@ export interface ServiceContext {
   selfUrl(): string | undefined;
   /**
    * Sends a request through the host's whole app in process (every route, middleware, error renderer and the
-   * persistence barrier), exactly as a client's request would go: what MCP tools and jobs call instead of
-   * reaching into another service's store. `path` starts with `/`. Rejects when the host has no app yet.
+   * persistence barrier), exactly as a client's request would go. For MCP only: an MCP tool is a REST client
+   * by design. Services call each other through peer Apis (`peer` / `optionalPeer`), never through this.
+   * `path` starts with `/`. Rejects when the host has no app yet.
    */
   request(path: string, init?: RequestInit): Promise<Response>;
 }
@@ -76,6 +77,12 @@ export interface ServiceInstance<Api = unknown> {
   api?: Api;
   /** Ready check: throws (or rejects) when a dependency is not usable. */
   ready?(): Promise<void> | void;
+  /**
+   * After `POST /_minilake/reset` emptied the services (and the shared engines): lays down what a new
+   * workspace has (Unity Catalog's built-in catalogs, users' home folders). Not called when a snapshot is
+   * restored: the snapshot brings its own.
+   */
+  afterReset?(): Promise<void> | void;
   close?(): Promise<void> | void;
 }
 

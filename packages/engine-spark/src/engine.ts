@@ -4,6 +4,7 @@
  * --master local[*] or MINILAKE_SPARK_MASTER) for classic compute, and the warm Spark Connect server for
  * serverless. It knows nothing of HTTP or Databricks JSON: the caller maps SparkTaskResult onto run output.
  */
+import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -82,8 +83,13 @@ class Engine implements SparkEngine {
   private readonly running = new Map<{ cancel(): void }, Promise<unknown>>();
   private readonly connect: ConnectServer;
   private zygote?: Zygote;
-  /** dbfs:/ and /Volumes for the Spark Connect server: fixed when it starts (the first task's values). */
+  /** dbfs:/ and /Volumes for the Spark Connect server: fixed when it starts (the first task's dbfs root). */
   private connectFs?: Omit<FsOptions, 'fsJar'>;
+  /**
+   * The engine's own token, for what outlives any one task (the shared Spark Connect server's Unity Catalog
+   * calls) and for a task that brings none: a run's token ends with its run, so the server must not borrow it.
+   */
+  private readonly ownToken = `dapi${randomBytes(16).toString('hex')}`;
   private readonly envs: EnvCache;
   private log4jReady?: Promise<string>;
   private dockerSwept?: Promise<void>;
@@ -253,7 +259,7 @@ class Engine implements SparkEngine {
 
   /** Without a task to say where DBFS is: only /Volumes is mapped (through the server's Unity Catalog). */
   private defaultFs(): Omit<FsOptions, 'fsJar'> {
-    return { selfUrl: this.ctx.selfUrl(), token: 'dapi-minilake-task' };
+    return { selfUrl: this.ctx.selfUrl(), token: this.ownToken };
   }
 
   launch(task: SparkTask): SparkRun {
@@ -330,9 +336,9 @@ class Engine implements SparkEngine {
       // Only the install's own Python is pre-imported: a task with its own venv runs as a plain process.
       const warm = serverless && python === inst.python ? this.warmPython(inst) : Promise.resolve(false);
       const selfUrl = this.ctx.selfUrl();
-      const token = task.token ?? 'dapi-minilake-task';
+      const token = task.token ?? this.ownToken;
       if (serverless) {
-        if (!this.connect.url()) this.connectFs = { dbfsRoot: task.dbfsRoot, selfUrl, token };
+        if (!this.connect.url()) this.connectFs = { dbfsRoot: task.dbfsRoot, selfUrl, token: this.ownToken };
         try {
           remote = `sc://127.0.0.1:${await this.connect.ensure(inst)}`;
         } catch (e) {

@@ -1,6 +1,7 @@
 /**
- * Statement execution, the service every SQL front end shares (the REST Statement API in app.ts, and next the
- * Thrift endpoint, MCP tools, the UI and jobs' sql_task): run this Databricks SQL on this warehouse in this
+ * Statement execution, the service every SQL front end in the server shares (the REST Statement API in app.ts,
+ * the Thrift endpoint, jobs' sql_task files, sql-objects' queries and alerts; MCP tools and the UI are clients
+ * of the REST API): run this Databricks SQL on this warehouse in this
  * namespace (catalog, schema), get typed results, cancel. Every statement runs asynchronously on a pooled
  * DuckDB connection through the dialect layer; its result is cut into chunks in the requested format as the
  * engine streams it (columns carry Databricks types); a front end only waits for the outcome and adapts the
@@ -11,6 +12,7 @@ import { randomFillSync, randomUUID } from 'node:crypto';
 import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import type { Clock, Identity, Logger } from '@minilake/core';
+import { isDatabricksError } from '@minilake/core';
 import type { DuckDbEngine } from '@minilake/engine-duckdb';
 import { databricksColumnTypes, executeDatabricksSql, resultShapeKey, SqlError } from './dialect/index.js';
 import type { QueryHistoryStore, QueryRecord, QueryStatus } from './history.js';
@@ -122,7 +124,7 @@ export interface StatementOutcome {
 
 /**
  * The statement service as other packages see it (`ctx.peer(sqlService).statements`): the REST
- * Statement API is one front end; Thrift, MCP, the UI and jobs' sql_task adapt only the wire shape.
+ * Statement API is one front end; Thrift, jobs' sql_task and sql-objects adapt only the wire shape.
  */
 export interface StatementService {
   /** Starts a statement (404 DatabricksError for a missing warehouse); it is in query history from now on. */
@@ -556,7 +558,7 @@ export class StatementManager implements StatementService {
 
   /**
    * Runs a statement to its end (or `timeoutMs`, then cancels it) and reads its rows: the one call for a
-   * front end that wants the whole answer (MCP's run_sql, jobs' sql_task). JSON_ARRAY, INLINE by default.
+   * front end that wants the whole answer (sql-objects' queries and alerts). JSON_ARRAY, INLINE by default.
    */
   async run(input: SqlRequest, timeoutMs = 10 * 60 * 1000): Promise<StatementOutcome> {
     const stmt = this.execute(input);
@@ -696,6 +698,13 @@ function statementType(sql: string): string {
 /** Engine failures as Databricks reports them: a ServiceError code, the message, and a SQLSTATE. */
 export function toSqlFailure(e: unknown): { code: string; message: string; sqlState: string } {
   if (e instanceof SqlError) return { code: e.errorCode, message: e.message, sqlState: e.sqlState };
+  // Unity Catalog refusing a change (the read-only samples catalog) reads as Databricks' SQL error.
+  if (isDatabricksError(e) && e.errorCode === 'PERMISSION_DENIED')
+    return {
+      code: 'BAD_REQUEST',
+      message: `[INSUFFICIENT_PERMISSIONS] Insufficient privileges: ${e.message}`,
+      sqlState: '42501',
+    };
   // A result file that could not be written (disk full, permissions): the statement fails with IO_ERROR.
   const sys = (e as { code?: unknown; syscall?: unknown } | null) ?? {};
   if (typeof sys.code === 'string' && typeof sys.syscall === 'string')

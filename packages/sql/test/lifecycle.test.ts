@@ -118,10 +118,11 @@ describe('warehouse state machine on the injected clock', () => {
     );
     await app.request(`/api/2.0/sql/warehouses/${id}`, jsonInit('DELETE'));
     expect((await get()).state).toBe('DELETED');
-    const list = await json<{ warehouses?: unknown[] }>(
+    const list = await json<{ warehouses?: { id: string }[] }>(
       app.request('/api/2.0/sql/warehouses', jsonInit('GET')),
     );
-    expect(list.warehouses ?? []).toHaveLength(0);
+    // Only the starter warehouse, listed from the start.
+    expect((list.warehouses ?? []).map((w) => w.id)).toEqual(['dev']);
     await expectDatabricksError(
       await app.request(
         '/api/2.0/sql/statements',
@@ -226,7 +227,7 @@ describe('warehouse state machine on the injected clock', () => {
       if (!page.next_page_token) break;
       token = page.next_page_token;
     }
-    expect(seen).toEqual(['w0', 'w1', 'w2', 'w3', 'w4']);
+    expect(seen).toEqual(['Serverless Starter Warehouse', 'w0', 'w1', 'w2', 'w3', 'w4']);
   });
 });
 
@@ -370,10 +371,11 @@ describe('chunked results', () => {
       app.request('/api/2.0/sql/history/queries', jsonInit('GET')),
     );
     expect(hist.res ?? []).toHaveLength(0);
-    const list = await json<{ warehouses?: unknown[] }>(
+    const list = await json<{ warehouses?: { id: string }[] }>(
       app.request('/api/2.0/sql/warehouses', jsonInit('GET')),
     );
-    expect(list.warehouses ?? []).toHaveLength(0);
+    // Only the starter warehouse, listed from the start.
+    expect((list.warehouses ?? []).map((w) => w.id)).toEqual(['dev']);
   });
 });
 

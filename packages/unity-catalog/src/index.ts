@@ -1,3 +1,4 @@
+import path from 'node:path';
 import { defineService } from '@minilake/core';
 import { deltaReader, type DeltaTable, type DetailRow, type HistoryRow } from '@minilake/delta';
 import { DUCKDB_FOLDER, duckDbEngine, type DuckDbEngine } from '@minilake/engine-duckdb';
@@ -121,6 +122,8 @@ export const unityCatalogService = defineService<UnityCatalogApi>({
     MINILAKE_DUCKDB_MEMORY_LIMIT: '',
     MINILAKE_DUCKDB_THREADS: '',
     MINILAKE_MANAGED_FORMAT: 'duckdb',
+    // 1: a bare metastore, without the catalogs a new workspace has (main, hive_metastore, samples).
+    MINILAKE_EMPTY: '0',
   },
   // Volumes have always lived in `<dataDir>/volumes`: kept, so persisted volumes stay where they are.
   folders: ['volumes', DUCKDB_FOLDER],
@@ -143,6 +146,9 @@ export const unityCatalogService = defineService<UnityCatalogApi>({
       workspaceId: ctx.identity.workspaceId,
       logger: ctx.logger,
       deltaReader: delta,
+      empty: ctx.config.MINILAKE_EMPTY === '1',
+      // The samples catalog's Delta tables, generated on first read (builtin.ts).
+      samplesDir: path.join(ctx.dir, 'samples'),
       // MANAGED Delta tables live in this service's own folder, in Databricks' storage-root layout.
       ...(managedFormat === 'delta' ? { managedDeltaDir: ctx.dir } : {}),
       // A pipeline's materialized views and streaming tables: Delta, in the same storage root.
@@ -184,6 +190,7 @@ export const unityCatalogService = defineService<UnityCatalogApi>({
       async ready() {
         await engine.all('SELECT 1');
       },
+      afterReset: () => store.ensureBuiltins(),
     };
   },
 });

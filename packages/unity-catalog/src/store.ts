@@ -20,6 +20,7 @@ import { CollectionStore, invalidParameter, silentLogger, type Logger, type Stat
 import type { DuckDbEngine } from '@minilake/engine-duckdb';
 import { tableNotFound } from './errors.js';
 import type { FunctionInput } from './schemas.js';
+import { BuiltinCatalogs } from './store/builtin.js';
 import { Catalogs } from './store/catalogs.js';
 import { UcContext, type UcContextOptions } from './store/context.js';
 import { EngineView } from './store/engine-view.js';
@@ -43,8 +44,12 @@ export interface UnityCatalogStoreOptions extends Omit<UcContextOptions, 'collec
   logger?: Logger;
   /** Table sources, first match wins; default MANAGED in DuckDB, then EXTERNAL files. */
   tableSources?: (ctx: UcContext) => TableSource[];
-  /** The Delta reader EXTERNAL Delta tables share (needed by createDeltaTable). */
+  /** The Delta reader EXTERNAL Delta tables share (needed by createDeltaTable and the samples catalog). */
   deltaReader?: DeltaReader;
+  /** No built-in catalogs (main, hive_metastore, samples): MINILAKE_EMPTY=1. */
+  empty?: boolean;
+  /** Where the samples catalog's tables are generated; without it there is no samples catalog. */
+  samplesDir?: string;
 }
 
 export class UnityCatalogStore extends CollectionStore {
@@ -59,6 +64,7 @@ export class UnityCatalogStore extends CollectionStore {
   private readonly functions: Functions;
   private readonly grants: Grants;
   private readonly deltaReader: DeltaReader | undefined;
+  private readonly builtins: BuiltinCatalogs;
 
   constructor(o: UnityCatalogStoreOptions) {
     super('unity-catalog', 1, o.db);
@@ -102,12 +108,25 @@ export class UnityCatalogStore extends CollectionStore {
       volumeFullName: (n) => this.volumes.get(n).full_name,
       functionFullName: (n) => this.functions.get(n).full_name,
     });
+    this.builtins = new BuiltinCatalogs(this.ctx, {
+      empty: o.empty ?? false,
+      ...(o.samplesDir ? { samplesDir: o.samplesDir } : {}),
+      ...(o.deltaReader ? { deltaReader: o.deltaReader } : {}),
+      createCatalog: (name, extra, o) => this.catalogs.createBuiltin(name, extra, o),
+    });
+  }
+
+  /** Attaches every recorded catalog's database (samples READ_ONLY, so the engine refuses writes to it). */
+  private async attachAll(): Promise<void> {
+    for (const name of this.ctx.c.catalogs.keys())
+      await this.engine.attachCatalog(name, { readOnly: this.builtins.readOnly(name) });
   }
 
   /** Re-attaches every catalog after a restart and starts following the engine's changes. */
   async open(): Promise<void> {
     this.ctx.ensureMetastore();
-    for (const name of this.ctx.c.catalogs.keys()) await this.engine.attachCatalog(name);
+    await this.attachAll();
+    await this.builtins.ensure();
     this.view.start();
     await this.view.settled();
   }
@@ -124,11 +143,20 @@ export class UnityCatalogStore extends CollectionStore {
     this.ctx.ensureMetastore();
   }
 
+  /**
+   * The catalogs a new workspace has (store/builtin.ts), after a reset: not inside the reset itself, which
+   * the shared engine's reset follows (detaching every catalog) and a snapshot's restore too (which copies
+   * the catalogs' files back while none is attached).
+   */
+  ensureBuiltins(): Promise<void> {
+    return this.builtins.ensure();
+  }
+
   /** The catalogs' database files are back in place when the host restores a snapshot: attach them. */
   override async restore(snapshot: unknown): Promise<void> {
     super.restore(snapshot);
     this.ctx.ensureMetastore();
-    for (const name of this.ctx.c.catalogs.keys()) await this.engine.attachCatalog(name);
+    await this.attachAll();
   }
 
   // ---- metastore ----
@@ -153,9 +181,12 @@ export class UnityCatalogStore extends CollectionStore {
     return this.catalogs.list();
   }
   updateCatalog(name: string, u: Parameters<Catalogs['update']>[1]) {
+    this.builtins.checkWritable(name, 'Catalog');
+    if (u.new_name) this.builtins.checkDroppable(name);
     return this.catalogs.update(name, u);
   }
-  deleteCatalog(name: string, force: boolean) {
+  async deleteCatalog(name: string, force: boolean) {
+    this.builtins.checkDroppable(name);
     return this.catalogs.delete(name, force);
   }
 
@@ -167,6 +198,7 @@ export class UnityCatalogStore extends CollectionStore {
     properties?: Props | null;
     storage_root?: string | null;
   }) {
+    this.builtins.checkWritable(input.catalog_name, 'Catalog');
     return this.schemas.create(input);
   }
   getSchema(fullName: string) {
@@ -176,14 +208,17 @@ export class UnityCatalogStore extends CollectionStore {
     return this.schemas.list(catalog);
   }
   updateSchema(fullName: string, u: Parameters<Schemas['update']>[1]) {
+    this.builtins.checkWritable(fullName, 'Schema');
     return this.schemas.update(fullName, u);
   }
-  deleteSchema(fullName: string, force: boolean) {
+  async deleteSchema(fullName: string, force: boolean) {
+    this.builtins.checkWritable(fullName, 'Schema');
     return this.schemas.delete(fullName, force);
   }
 
   // ---- tables ----
-  createTable(input: TableInput) {
+  async createTable(input: TableInput) {
+    this.builtins.checkWritable(input.catalog_name, 'Catalog');
     return this.tables.create(input);
   }
   getTable(fullName: string, omit: { columns?: boolean; properties?: boolean } = {}) {
@@ -195,15 +230,18 @@ export class UnityCatalogStore extends CollectionStore {
    */
   async tableScan(ref: DeltaRef, at?: DeltaAsOf) {
     if (typeof ref !== 'string') return this.delta().scan(ref, at);
+    await this.builtins.prepare(ref);
     const version = typeof at === 'object' ? await this.delta().versionOf(ref, at) : at;
     return this.tables.scan(ref, version);
   }
   /** DESCRIBE HISTORY of an EXTERNAL Delta table or a Delta path (undefined when the name is not one). */
-  tableHistory(ref: DeltaRef, limit?: number) {
+  async tableHistory(ref: DeltaRef, limit?: number) {
+    if (typeof ref === 'string') await this.builtins.prepare(ref);
     return this.delta().history(ref, limit);
   }
   /** DESCRIBE DETAIL of an EXTERNAL Delta table or a Delta path (undefined when the name is not one). */
-  tableDetail(ref: DeltaRef) {
+  async tableDetail(ref: DeltaRef) {
+    if (typeof ref === 'string') await this.builtins.prepare(ref);
     return this.delta().detail(ref);
   }
   private deltaAccess: DeltaAccess | undefined;
@@ -225,10 +263,12 @@ export class UnityCatalogStore extends CollectionStore {
     source: string,
     sql: { all(sql: string): Promise<Record<string, unknown>[]> },
   ) {
+    this.builtins.checkWritable(fullName);
     return this.tables.append(fullName, source, sql);
   }
   /** A Delta writer (DML, overwrite, OPTIMIZE, VACUUM) for an EXTERNAL Delta table, else undefined. */
   tableDelta(fullName: string, sql: { all(sql: string): Promise<Record<string, unknown>[]> }) {
+    this.builtins.checkWritable(fullName);
     return this.tables.deltaTable(fullName, sql);
   }
   /**
@@ -251,6 +291,7 @@ export class UnityCatalogStore extends CollectionStore {
     properties?: Record<string, string>;
   }) {
     if (!this.deltaReader) throw invalidParameter('Delta tables are not served by this store.');
+    this.builtins.checkWritable(r.catalog_name, 'Catalog');
     const schema = { type: 'struct' as const, fields: r.fields as SparkSchema['fields'] };
     if (r.table_type) {
       if (!this.ctx.datasetsDir) throw invalidParameter('Pipeline datasets are not served by this store.');
@@ -319,21 +360,32 @@ export class UnityCatalogStore extends CollectionStore {
   tableSummaries(catalog: string, schemaPattern?: string, tablePattern?: string) {
     return this.tables.summaries(catalog, schemaPattern, tablePattern);
   }
-  updateTable(fullName: string, u: { owner?: string | null; comment?: string | null }) {
+  async updateTable(fullName: string, u: { owner?: string | null; comment?: string | null }) {
+    this.builtins.checkWritable(fullName);
     return this.tables.update(fullName, u);
   }
-  deleteTable(fullName: string) {
+  async deleteTable(fullName: string) {
+    this.builtins.checkWritable(fullName);
     return this.tables.delete(fullName);
   }
   tableById(tableId: string | null | undefined) {
     return this.tables.byId(tableId);
   }
+  /**
+   * What temporary table credentials need (Spark asks for them before it opens the folder): the table must
+   * exist, and a sample table's data is generated now.
+   */
+  async tableCredentials(tableId: string | null | undefined): Promise<void> {
+    await this.builtins.prepare(this.tables.byId(tableId));
+  }
   setTableMetadata(fullName: string, meta: TableMetadataInput) {
+    this.builtins.checkWritable(fullName);
     this.tables.setMetadata(fullName, meta);
   }
 
   // ---- volumes ----
   createVolume(input: Parameters<Volumes['create']>[0]) {
+    this.builtins.checkVolumeCatalog(input.catalog_name);
     return this.volumes.create(input);
   }
   getVolume(fullName: string) {
@@ -354,6 +406,7 @@ export class UnityCatalogStore extends CollectionStore {
 
   // ---- functions ----
   createFunction(fi: FunctionInput) {
+    this.builtins.checkWritable(fi.catalog_name, 'Catalog');
     return this.functions.create(fi);
   }
   getFunction(fullName: string) {
@@ -370,16 +423,19 @@ export class UnityCatalogStore extends CollectionStore {
   }
 
   // ---- grants ----
-  getPermissions(type: string, fullName: string, principal?: string) {
+  async getPermissions(type: string, fullName: string, principal?: string) {
+    if (type.toLowerCase() !== 'metastore') this.builtins.checkGrantable(fullName);
     return this.grants.get(type, fullName, principal);
   }
-  updatePermissionsChecked(type: string, fullName: string, changes: PermissionChange[]) {
+  async updatePermissionsChecked(type: string, fullName: string, changes: PermissionChange[]) {
+    if (type.toLowerCase() !== 'metastore') this.builtins.checkGrantable(fullName);
     return this.grants.updateChecked(type, fullName, changes);
   }
   applyPermissions(type: string, fullName: string, changes: PermissionChange[]): void {
     this.grants.apply(type, fullName, changes);
   }
-  getEffectivePermissions(type: string, fullName: string, principal?: string) {
+  async getEffectivePermissions(type: string, fullName: string, principal?: string) {
+    if (type.toLowerCase() !== 'metastore') this.builtins.checkGrantable(fullName);
     return this.grants.getEffective(type, fullName, principal);
   }
 }

@@ -26,7 +26,8 @@ export interface UcCollections {
   functions: Collection<FunctionRecord>;
   /** `<type>/<full name>` to principal to privileges. */
   grants: Collection<Record<string, string[]>>;
-  meta: Collection<{ metastore_id: string; created_at: number }>;
+  /** `metastore` (its id), and `workspace` once the built-in catalogs were first made (builtin.ts). */
+  meta: Collection<{ metastore_id?: string; created_at: number }>;
 }
 
 export interface UcContextOptions {
@@ -146,7 +147,7 @@ export class UcContext {
   }
 
   get metastoreId(): string {
-    return this.c.meta.get('metastore')!.metastore_id;
+    return this.c.meta.get('metastore')!.metastore_id!;
   }
 
   catalogRecord(name: string): CatalogRecord {

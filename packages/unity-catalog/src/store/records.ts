@@ -47,6 +47,8 @@ export interface CatalogRecord extends Audit {
   storage_root?: string;
   isolation_mode: string;
   enable_predictive_optimization?: string;
+  /** hive_metastore and samples: provided by the workspace (store/builtin.ts), never dropped or renamed. */
+  builtin?: boolean;
 }
 
 export interface SchemaRecord extends Audit {
