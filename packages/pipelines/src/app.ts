@@ -6,22 +6,17 @@
  * - Updates really run (Spark Declarative Pipelines); states and events come from the run, never a timer.
  * - `clone`, `environment/apply` and the other endpoints not built here answer 501 (the host's catch-all).
  * - `/_minilake/pipelines/...` are MiniLake's own: a running update reports its progress there, and the
- *   Spark catalog plugin asks for its datasets' tables there.
+ *   Spark catalog plugin asks for its datasets' tables there (processes outside the server, so routes).
  */
 import { Hono } from 'hono';
 import { invalidParameter, readJson, readQuery, v } from '@minilake/core';
 import * as s from './schemas.js';
 import type { UpdateRunner } from './runner.js';
 import type { PipelinesService } from './service.js';
-import type { SqlDatasets } from './sql-datasets.js';
 
 const BASE = '/api/2.0/pipelines';
 
-export function pipelinesApp(
-  service: PipelinesService,
-  runner: UpdateRunner,
-  sqlDatasets: SqlDatasets,
-): Hono {
+export function pipelinesApp(service: PipelinesService, runner: UpdateRunner): Hono {
   const app = new Hono();
 
   app.post(BASE, async (c) => c.json(service.create(await readJson(c, s.PipelineSettings))));
@@ -112,21 +107,6 @@ export function pipelinesApp(
         ...(body.properties ? { properties: body.properties } : {}),
       }),
     );
-  });
-  // The SQL warehouse's CREATE MATERIALIZED VIEW / STREAMING TABLE, REFRESH and DROP of them.
-  app.post('/_minilake/pipelines/sql-datasets', async (c) => {
-    const body = await readJson(
-      c,
-      v.looseObject({
-        action: v.picklist(['create', 'upsert', 'replace', 'refresh', 'drop']),
-        full_name: v.string(),
-        statement: v.optional(v.string()),
-        full_refresh: v.optional(v.boolean()),
-        if_exists: v.optional(v.boolean()),
-        if_not_exists: v.optional(v.boolean()),
-      }),
-    );
-    return c.json(await sqlDatasets.run(body));
   });
   app.post('/_minilake/pipelines/updates/:update/metrics', async (c) => {
     const body = await readJson(

@@ -63,6 +63,7 @@ export function createPipelines(ctx: ServiceContext): ServiceInstance<PipelinesA
     uc,
     onDeleted,
   });
+  const sqlDatasets = new SqlDatasets({ store, service, runner, uc });
   const state = {
     name: store.name,
     version: store.version,
@@ -81,7 +82,7 @@ export function createPipelines(ctx: ServiceContext): ServiceInstance<PipelinesA
     },
   };
   return {
-    app: pipelinesApp(service, runner, new SqlDatasets({ store, service, runner, uc })),
+    app: pipelinesApp(service, runner),
     state: [state],
     api: {
       startUpdate: async (pipelineId, opts = {}) =>
@@ -94,6 +95,7 @@ export function createPipelines(ctx: ServiceContext): ServiceInstance<PipelinesA
         return { state: u.state, ...(u.error ? { error: u.error } : {}), validateOnly: u.validate_only };
       },
       stop: (pipelineId) => service.stop(pipelineId),
+      runDatasetStatement: (req) => sqlDatasets.run(req),
     },
     async close() {
       await runner.close();

@@ -17,6 +17,18 @@ export interface PipelinesApi {
   ): Promise<{ state: string; error?: string; validateOnly?: boolean }>;
   /** Stops the pipeline's active update (as `POST .../stop`). */
   stop(pipelineId: string): Promise<void>;
+  /**
+   * The SQL warehouse's CREATE MATERIALIZED VIEW / STREAMING TABLE, REFRESH and DROP of them, as a pipeline
+   * per dataset; resolves once its update has ended, throws (DatabricksError) when it failed.
+   */
+  runDatasetStatement(req: {
+    action: 'create' | 'upsert' | 'replace' | 'refresh' | 'drop';
+    full_name: string;
+    statement?: string;
+    full_refresh?: boolean;
+    if_exists?: boolean;
+    if_not_exists?: boolean;
+  }): Promise<{ pipeline_id?: string; update_id?: string }>;
 }
 
 export const pipelinesService = defineService<PipelinesApi>({

@@ -1,9 +1,10 @@
 import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import { Hono } from 'hono';
-import { defineService, type ServiceContext } from '@minilake/core';
+import { defineService } from '@minilake/core';
 import { DUCKDB_FOLDER, duckDbEngine } from '@minilake/engine-duckdb';
 import { iamService } from '@minilake/iam';
+import { pipelinesService } from '@minilake/pipelines';
 import { unityCatalogService } from '@minilake/unity-catalog';
 import { sqlApp } from './app.js';
 import { QueryHistoryStore } from './history.js';
@@ -61,7 +62,7 @@ export const sqlService = defineService<SqlApi>({
   description: 'Statement Execution API, SQL warehouses, query history',
   // Without unity-catalog statements run on the engine alone (no catalogs to manage); with iam, warehouses
   // are a permissions object type.
-  optionalUses: ['unity-catalog', 'iam'],
+  optionalUses: ['unity-catalog', 'iam', 'pipelines'],
   folders: [DUCKDB_FOLDER],
   configDefaults: {
     MINILAKE_WAREHOUSE_START_DELAY: '1',
@@ -75,6 +76,7 @@ export const sqlService = defineService<SqlApi>({
   async create(ctx) {
     const engine = await duckDbEngine(ctx);
     const uc = ctx.optionalPeer(unityCatalogService);
+    const pipelines = ctx.optionalPeer(pipelinesService);
     const warmer = sqlWarmer({ engine, uc, user: ctx.identity.userName, logger: ctx.logger });
     const transitionMs = numberSetting(ctx.config.MINILAKE_WAREHOUSE_START_DELAY, 1) * 1000;
     const warehouses = new WarehouseStore({
@@ -124,9 +126,8 @@ export const sqlService = defineService<SqlApi>({
     await rm(resultsDir, { recursive: true, force: true });
     const statements = new StatementManager({
       engine,
-      // CREATE MATERIALIZED VIEW / STREAMING TABLE run as pipelines: through the host's route, so the
-      // pipelines service stays lazy (started on first use) instead of starting with every server.
-      uc: uc ? { ...uc, runDatasetStatement: (req: unknown) => runDatasetStatement(ctx, req) } : uc,
+      // CREATE MATERIALIZED VIEW / STREAMING TABLE run as pipelines (the pipelines service's Api).
+      uc: uc && pipelines ? { ...uc, runDatasetStatement: pipelines.runDatasetStatement } : uc,
       warehouses,
       history,
       clock: ctx.clock,
@@ -169,23 +170,3 @@ export const sqlService = defineService<SqlApi>({
     };
   },
 });
-
-/** The pipelines service's `/_minilake/pipelines/sql-datasets`, as a statement's command needs it. */
-async function runDatasetStatement(ctx: ServiceContext, req: unknown): Promise<unknown> {
-  const res = await ctx.request('/_minilake/pipelines/sql-datasets', {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(req),
-  });
-  const body = (await res.json().catch(() => ({}))) as { error_code?: string; message?: string };
-  if (res.ok) return body;
-  const code =
-    res.status === 404 && body.error_code === 'ENDPOINT_NOT_FOUND' ? 'UNSUPPORTED' : body.error_code;
-  const e = new Error(
-    code === 'UNSUPPORTED'
-      ? 'Materialized views and streaming tables run as pipelines: enable the pipelines service.'
-      : (body.message ?? `The pipelines service answered ${res.status}`),
-  ) as Error & { errorCode?: string };
-  e.errorCode = code ?? 'INTERNAL_ERROR';
-  throw e;
-}
