@@ -342,3 +342,36 @@ def checked_only():
     assert wait(w, pid, uid) == "COMPLETED"
     assert w.pipelines.get_update(pid, uid).update.validate_only
     assert not [x for x in w.tables.list(cat, "s") if x.name == "checked_only"]
+
+
+@needs_spark
+def test_sql_warehouse_materialized_view_runs_as_a_pipeline(w, lake):
+    """CREATE MATERIALIZED VIEW in the SQL warehouse runs a pipeline (as Databricks SQL does); REFRESH runs it
+    again; DROP MATERIALIZED VIEW takes the table and its pipeline away."""
+    cat, _ = lake
+
+    def run(statement):
+        r = w.statement_execution.execute_statement(warehouse_id="dev", statement=statement, wait_timeout="5s",
+                                                    on_wait_timeout=__import__(
+                                                        "databricks.sdk.service.sql", fromlist=["x"]
+                                                    ).ExecuteStatementRequestOnWaitTimeout.CONTINUE)
+        deadline = time.time() + 1200
+        while r.status.state.value in ("PENDING", "RUNNING"):
+            assert time.time() < deadline
+            time.sleep(1)
+            r = w.statement_execution.get_statement(r.statement_id)
+        assert r.status.state.value == "SUCCEEDED", r.status
+        return r
+
+    run(f"CREATE MATERIALIZED VIEW {cat}.s.trip_count AS SELECT count(*) AS n FROM samples.nyctaxi.trips")
+    assert rows(w, f"SELECT n FROM {cat}.s.trip_count") == [["21932"]]
+    t = w.tables.get(f"{cat}.s.trip_count")
+    assert t.table_type.value == "MATERIALIZED_VIEW"
+    pid = t.as_dict()["pipeline_id"]
+    assert w.pipelines.get(pid).spec.catalog == cat
+    run(f"REFRESH MATERIALIZED VIEW {cat}.s.trip_count")
+    assert len(w.pipelines.list_updates(pid).updates) == 2
+    run(f"DROP MATERIALIZED VIEW {cat}.s.trip_count")
+    assert not [x for x in w.tables.list(cat, "s") if x.name == "trip_count"]
+    with pytest.raises(Exception, match="was not found"):
+        w.pipelines.get(pid)
