@@ -3,10 +3,12 @@ import { createRequire } from 'node:module';
 import { parseArgs } from 'node:util';
 import v8 from 'node:v8';
 import { DependencyError, StateVersionError } from '@minilake/core';
-import { ConfigError, parseConfig } from './config.js';
+import { ConfigError } from './config.js';
+import { StartupError } from './host/data-dir.js';
 import { listen } from './listen.js';
 import { registry } from './registry.js';
 import { createMinilake } from './server.js';
+import { listenProblem, loadConfig } from './startup.js';
 import { addressLines } from './welcome.js';
 
 const version = (createRequire(import.meta.url)('../package.json') as { version: string }).version;
@@ -22,14 +24,20 @@ Options:
   -h, --help        show this help
   -v, --version     show the version
 
-Environment:
+Environment (all of them: the README's configuration table):
   MINILAKE_DATA_DIR    where data lives (default: a temp folder removed on exit; ~/.minilake/data with persistence)
-  MINILAKE_PERSIST     1 keeps every acknowledged write across restarts and crashes
+  MINILAKE_PERSIST     1 (or true) keeps every acknowledged write across restarts and crashes; 0 (or false) not
   MINILAKE_SERVICES    comma-separated services to enable, with those they require (default all): ${[...registry.keys()].join(', ')}
   MINILAKE_LOG_LEVEL   debug, info, warn, error or silent (default info)
   MINILAKE_MCP         1 serves the MCP server for agents at /mcp
   MINILAKE_WASM_OPTIMIZE  1 lets V8 optimise WebAssembly (the SQL dialect) with TurboFan (default 0)
 `;
+
+/** A problem the user can fix: its lines alone (no stack trace, which would only hide them), exit 2. */
+function refuse(lines: string): never {
+  process.stderr.write(`${lines}\n`);
+  process.exit(2);
+}
 
 async function main(): Promise<void> {
   // Loaded on use: the MCP SDK and the certificate generator cost ~0.2 s of start-up each (bench/README.md).
@@ -55,12 +63,9 @@ async function main(): Promise<void> {
 
   let config;
   try {
-    config = parseConfig(process.env, { port: flags.port, host: flags.host });
+    config = await loadConfig(process.env, { port: flags.port, host: flags.host });
   } catch (e) {
-    if (e instanceof ConfigError) {
-      process.stderr.write(`${e.message}\n`);
-      process.exit(2);
-    }
+    if (e instanceof ConfigError) refuse(e.message);
     throw e;
   }
   // The SQL dialect (@polyglot-sql/sdk) is a 22.7 MB WebAssembly module. With V8's default tiering its first
@@ -72,7 +77,11 @@ async function main(): Promise<void> {
   if (!config.wasmOptimize) v8.setFlagsFromString('--liftoff-only');
   const ml = await createMinilake(config);
   const tls = config.tls ? await (await import('./tls.js')).tlsMaterial(config.tls, ml.dataDir) : undefined;
-  const l = await listen(ml, config.port, config.host, tls);
+  const l = await listen(ml, config.port, config.host, tls).catch(async (e: unknown) => {
+    // The port was free a moment ago (loadConfig checked): another process took it since.
+    await ml.close().catch(() => undefined);
+    return refuse(new ConfigError([listenProblem(e, config)]).message);
+  });
   ml.logger.info(
     `MiniLake ${version} listening on ${l.url} (services: ${ml.services.join(', ') || 'none'}; data: ${ml.dataDir}${config.persist ? ', persistent' : ''}${tls ? `; certificate: ${tls.certFile}` : ''})`,
   );
@@ -80,7 +89,7 @@ async function main(): Promise<void> {
     url: l.url.replace(/\/\/(0\.0\.0\.0|\[::\])(?=:)/, '//127.0.0.1'),
     mcp: ml.services.includes('mcp'),
     jupyterPython: config.jupyterPython,
-    sparkConnectPort: config.serviceConfig.MINILAKE_SPARK_CONNECT_PORT,
+    sparkConnectPort: config.settings.MINILAKE_SPARK_CONNECT_PORT as string | undefined,
   }))
     ml.logger.info(line);
 
@@ -105,6 +114,7 @@ async function main(): Promise<void> {
 
 main().catch((e: unknown) => {
   // Problems the user can fix: the message says what to do; a stack would only hide it.
+  if (e instanceof StartupError) refuse(new ConfigError([e.message]).message);
   if (e instanceof StateVersionError || e instanceof DependencyError) {
     process.stderr.write(`minilake cannot start: ${e.message}\n`);
     process.exit(1);

@@ -2,23 +2,17 @@ import type { ServiceContext, ServiceInstance } from '@minilake/core';
 import { iamService } from '@minilake/iam';
 import { computeApp } from './app.js';
 import { ComputeStore } from './store.js';
-import type { ComputeApi } from './index.js';
-
-/** A delay setting in seconds (the host already checked it is a non-negative number). */
-function delayMs(ctx: ServiceContext, key: string, fallback: number): number {
-  const n = Number(ctx.config[key]);
-  return Number.isFinite(n) && n >= 0 ? Math.round(n * 1000) : fallback * 1000;
-}
+import type { ComputeApi, ComputeSettings } from './index.js';
 
 /** The service itself, imported by its definition's create (index.ts) when the host starts it. */
-export function createCompute(ctx: ServiceContext): ServiceInstance<ComputeApi> {
+export function createCompute(ctx: ServiceContext<ComputeSettings>): ServiceInstance<ComputeApi> {
   const iam = ctx.optionalPeer(iamService);
   const store = new ComputeStore(ctx.state, {
     clock: ctx.clock,
     userName: ctx.identity.userName,
     userId: ctx.identity.userId,
-    startDelayMs: delayMs(ctx, 'MINILAKE_CLUSTER_START_DELAY', 2),
-    terminateDelayMs: delayMs(ctx, 'MINILAKE_CLUSTER_TERMINATE_DELAY', 1),
+    startDelayMs: Math.round(ctx.settings.MINILAKE_CLUSTER_START_DELAY * 1000),
+    terminateDelayMs: Math.round(ctx.settings.MINILAKE_CLUSTER_TERMINATE_DELAY * 1000),
     onDeleted: (type, id) => iam?.dropPermissions(type, id),
   });
   // The permission object types as Databricks has them (levels, the creator's and the admins' level).

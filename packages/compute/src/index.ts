@@ -1,4 +1,4 @@
-import { defineService } from '@minilake/core';
+import { defineService, numberSetting, type SettingsOf } from '@minilake/core';
 import type { ClusterSource } from './store.js';
 
 export type { ClusterState, ClusterSource, ClusterEvent, ComputeOptions } from './store.js';
@@ -19,17 +19,23 @@ export interface ComputeApi {
   recordActivity(clusterId: string): void;
 }
 
-export const computeService = defineService<ComputeApi>({
+export const computeSettings = {
+  MINILAKE_CLUSTER_START_DELAY: numberSetting({ doc: 'Seconds a cluster spends PENDING.', default: 2 }),
+  MINILAKE_CLUSTER_TERMINATE_DELAY: numberSetting({
+    doc: 'Seconds a cluster spends TERMINATING.',
+    default: 1,
+  }),
+};
+export type ComputeSettings = SettingsOf<typeof computeSettings>;
+
+export const computeService = defineService<ComputeApi, typeof computeSettings>({
   name: 'compute',
   // With iam the permissions API answers 404 for a cluster, policy or pool that does not exist, names the
   // cluster's creator as its default owner, and forgets an ACL when its object is deleted.
   optionalUses: ['iam'],
   description:
     'Clusters on a clock-driven state machine, cluster policies and families, instance pools, libraries',
-  configDefaults: {
-    MINILAKE_CLUSTER_START_DELAY: '2',
-    MINILAKE_CLUSTER_TERMINATE_DELAY: '1',
-  },
+  settings: computeSettings,
   // Started on the first request to these (see ServiceDefinition.paths): its code loads then.
   paths: [
     '/api/2.1/clusters',

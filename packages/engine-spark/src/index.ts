@@ -7,7 +7,8 @@
 export type { SparkEngine, SparkRun, SparkTask, SparkTaskResult } from './types.js';
 export { sparkEngine, createSparkEngine } from './engine.js';
 export {
-  sparkConfigDefaults,
+  sparkSettings,
+  sparkSettingsOf,
   sparkVersions,
   defaultInstallDir,
   installCommand,
@@ -15,6 +16,7 @@ export {
   settingsFrom,
   type SparkInstall,
   type SparkSettings,
+  type SparkSettingValues,
 } from './install.js';
 export { freePort } from './connect.js';
 export { UC_CATALOG_CLASS, ucCatalogJar } from './uc.js';

@@ -9,7 +9,7 @@ import { PipelinesService } from './service.js';
 import { SourceResolver } from './sources.js';
 import { SqlDatasets } from './sql-datasets.js';
 import { PipelinesStore } from './store.js';
-import type { PipelinesApi } from './index.js';
+import type { PipelinesApi, PipelinesSettings } from './index.js';
 
 /** The `pipelines` permission type (iam's permissions API serves it; this package owns the objects). */
 function registerPermissions(iam: IamApi | undefined, store: PipelinesStore) {
@@ -30,7 +30,7 @@ function registerPermissions(iam: IamApi | undefined, store: PipelinesStore) {
 }
 
 /** The service itself, imported by its definition's create (index.ts) when the host starts it. */
-export function createPipelines(ctx: ServiceContext): ServiceInstance<PipelinesApi> {
+export function createPipelines(ctx: ServiceContext<PipelinesSettings>): ServiceInstance<PipelinesApi> {
   const store = new PipelinesStore(ctx.state, ctx.clock);
   const uc = ctx.peer(unityCatalogService);
   const workspace = ctx.peer(workspaceService);
@@ -64,26 +64,9 @@ export function createPipelines(ctx: ServiceContext): ServiceInstance<PipelinesA
     onDeleted,
   });
   const sqlDatasets = new SqlDatasets({ store, service, runner, uc });
-  const state = {
-    name: store.name,
-    version: store.version,
-    reset: async () => {
-      await runner.close();
-      await store.reset();
-      runner.reopen();
-    },
-    snapshot: () => store.snapshot(),
-    // A restored snapshot's running updates have no process behind them: they end as after a restart.
-    restore: (snap: unknown) => {
-      store.restore(snap);
-      runner.recover(
-        'The MiniLake state was restored from a snapshot taken while this update was running; it did not continue.',
-      );
-    },
-  };
   return {
     app: pipelinesApp(service, runner),
-    state: [state],
+    state: [store],
     api: {
       startUpdate: async (pipelineId, opts = {}) =>
         service.startUpdate(pipelineId, {
@@ -96,6 +79,16 @@ export function createPipelines(ctx: ServiceContext): ServiceInstance<PipelinesA
       },
       stop: (pipelineId) => service.stop(pipelineId),
       runDatasetStatement: (req) => sqlDatasets.run(req),
+    },
+    // Running updates stop before the store empties, and the runner accepts updates again after.
+    beforeReset: () => runner.close(),
+    afterReset: () => runner.reopen(),
+    // A restored snapshot's running updates have no process behind them: they end as after a restart.
+    afterRestore() {
+      runner.reopen();
+      runner.recover(
+        'The MiniLake state was restored from a snapshot taken while this update was running; it did not continue.',
+      );
     },
     async close() {
       await runner.close();

@@ -1,5 +1,5 @@
-import { defineService } from '@minilake/core';
-import { sparkConfigDefaults } from '@minilake/engine-spark';
+import { defineService, type SettingsOf } from '@minilake/core';
+import { sparkSettings } from '@minilake/engine-spark';
 
 export type { PipelineRecord, UpdateRecord, UpdateState } from './store.js';
 
@@ -31,7 +31,11 @@ export interface PipelinesApi {
   }): Promise<{ pipeline_id?: string; update_id?: string }>;
 }
 
-export const pipelinesService = defineService<PipelinesApi>({
+/** The Spark engine's settings (not a service: its user declares them). */
+export const pipelinesSettings = { ...sparkSettings };
+export type PipelinesSettings = SettingsOf<typeof pipelinesSettings>;
+
+export const pipelinesService = defineService<PipelinesApi, typeof pipelinesSettings>({
   name: 'pipelines',
   description:
     'Lakeflow Declarative Pipelines on Spark Declarative Pipelines: updates, events, datasets in Unity Catalog',
@@ -40,7 +44,7 @@ export const pipelinesService = defineService<PipelinesApi>({
   optionalUses: ['iam'],
   // The shared Spark engine this service opens keeps its files in <dataDir>/spark.
   folders: ['spark'],
-  configDefaults: { ...sparkConfigDefaults },
+  settings: pipelinesSettings,
   // Started on the first request to these (see ServiceDefinition.paths): its code loads then. The
   // `/_minilake/pipelines` routes are the engine's own (a running update reports there).
   paths: ['/api/2.0/pipelines', '/api/2.0/permissions/pipelines', '/_minilake/pipelines'],

@@ -480,7 +480,8 @@ export class UpdateRunner {
   private async outputRows(info: FlowInfo, u: UpdateRecord): Promise<number | undefined> {
     if (info.target.split('.').length !== 3) return undefined; // a temporary view holds no rows
     try {
-      const rows = await this.d.uc.tableHistory(info.target, 1000);
+      const table = await this.d.uc.describeTable(info.target);
+      const rows = table && (await this.d.uc.tables.of(table).history(table, 1000));
       if (!rows) return undefined;
       let n = 0;
       for (const h of rows) {

@@ -14,6 +14,7 @@ import path from 'node:path';
 import type { Clock, Identity, Logger } from '@minilake/core';
 import { isDatabricksError } from '@minilake/core';
 import type { DuckDbEngine } from '@minilake/engine-duckdb';
+import type { UnityCatalogApi } from '@minilake/unity-catalog';
 import { databricksColumnTypes, executeDatabricksSql, resultShapeKey, SqlError } from './dialect/index.js';
 import type { QueryHistoryStore, QueryRecord, QueryStatus } from './history.js';
 import {
@@ -31,7 +32,7 @@ import {
   type ResultShape,
 } from './results.js';
 import { T, withDatabricksType, type ColumnInfo, type TypeLike, type VectorLike } from './render.js';
-import type { StatementParameter } from './dialect/index.js';
+import type { DatasetStatementRunner, StatementParameter } from './dialect/index.js';
 import { formatNeedsExternalLinks } from './errors.js';
 import type { QueryTag } from './history.js';
 import type { WarehouseStore } from './warehouses.js';
@@ -99,7 +100,9 @@ export interface Statement {
 export interface StatementManagerOptions {
   engine: DuckDbEngine;
   /** The unity-catalog peer's API, when that service is enabled (SQL DDL shows up in Unity Catalog). */
-  uc?: unknown;
+  uc?: UnityCatalogApi | undefined;
+  /** CREATE MATERIALIZED VIEW / STREAMING TABLE and friends: the pipelines peer's runner, when it is on. */
+  datasets?: DatasetStatementRunner | undefined;
   warehouses: WarehouseStore;
   history: QueryHistoryStore;
   clock: Clock;
@@ -216,7 +219,8 @@ export class StatementManager implements StatementService {
   /** Result columns per cached prepared statement (dropped with it: weak keys). */
   private readonly shapes = new WeakMap<object, ResultShape>();
   private readonly engine: DuckDbEngine;
-  private readonly uc: unknown;
+  private readonly uc: UnityCatalogApi | undefined;
+  private readonly datasets: DatasetStatementRunner | undefined;
   private readonly warehouses: WarehouseStore;
   private readonly history: QueryHistoryStore;
   private readonly clock: Clock;
@@ -228,6 +232,7 @@ export class StatementManager implements StatementService {
   constructor(o: StatementManagerOptions) {
     this.engine = o.engine;
     this.uc = o.uc;
+    this.datasets = o.datasets;
     this.warehouses = o.warehouses;
     this.history = o.history;
     this.clock = o.clock;
@@ -378,7 +383,8 @@ export class StatementManager implements StatementService {
       execInput.user = this.identity.userName;
       const result = (await executeDatabricksSql(conn as never, execInput, {
         engine: this.engine,
-        ...(this.uc ? { uc: this.uc as Record<string, unknown> } : {}),
+        uc: this.uc,
+        datasets: this.datasets,
       })) as unknown as StreamResult;
       const dir = path.join(this.resultsDir, stmt.id);
       if (result.returnType === RETURN_CHANGED_ROWS || result.returnType === RETURN_NOTHING) {

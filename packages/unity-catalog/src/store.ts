@@ -1,12 +1,10 @@
-import { existsSync } from 'node:fs';
-import path from 'node:path';
-import { createTable as createDeltaLog, type DeltaReader, LOG_DIR, type SparkSchema } from '@minilake/delta';
-import { DeltaAccess, type DeltaAsOf, type DeltaRef } from './store/delta-access.js';
-import { localPath } from './store/delta-source.js';
+import type { SparkSchema } from '@minilake/delta';
+import { localPath, type TableDescriptor, type TableFormats, type TableRef } from '@minilake/tables';
+import { deltaPathDescriptor } from './store/delta-access.js';
 import { externalLocation } from './store/locations.js';
 /**
  * Unity Catalog state, split by securable under `store/`: catalogs (and the metastore), schemas, tables
- * (with their sources: MANAGED in DuckDB, EXTERNAL files), volumes, functions, grants, and the engine
+ * (with their sources: MANAGED in DuckDB or Delta, EXTERNAL Delta or files), volumes, functions, grants, and the engine
  * view that keeps records in step with the engine. This class owns the collections (the StateModule) and
  * keeps the store's public API in one place. No Hono or HTTP types here.
  *
@@ -28,24 +26,18 @@ import { Functions } from './store/functions.js';
 import { Grants } from './store/grants.js';
 import type { PermissionChange, Props, TableMetadataInput } from './store/records.js';
 import { Schemas } from './store/schemas.js';
-import type { TableSource } from './store/table-sources.js';
+import { ExternalDeltaSource, ManagedDeltaSource, PipelineDatasetSource } from './store/delta-source.js';
+import { ExternalFilesSource, ManagedDuckDbSource } from './store/table-sources.js';
 import { Tables, type TableInput } from './store/tables.js';
 import { Volumes } from './store/volumes.js';
 
 export type { ColumnOut, PermissionChange, TableMetadataInput } from './store/records.js';
-export type { TableSource, TableCreate, CreatedTable, TableScan } from './store/table-sources.js';
-export type { DeltaAsOf, DeltaRef } from './store/delta-access.js';
-export { ManagedDuckDbSource, ExternalFilesSource } from './store/table-sources.js';
-export { ExternalDeltaSource, ManagedDeltaSource, PipelineDatasetSource } from './store/delta-source.js';
+export type { TableSource, TableCreate, CreatedTable } from './store/table-sources.js';
 
 /** The context's options (the store opens the collections itself), plus the store's own. */
 export interface UnityCatalogStoreOptions extends Omit<UcContextOptions, 'collections'> {
   db: StateDb;
   logger?: Logger;
-  /** Table sources, first match wins; default MANAGED in DuckDB, then EXTERNAL files. */
-  tableSources?: (ctx: UcContext) => TableSource[];
-  /** The Delta reader EXTERNAL Delta tables share (needed by createDeltaTable and the samples catalog). */
-  deltaReader?: DeltaReader;
   /** No built-in catalogs (main, hive_metastore, samples): MINILAKE_EMPTY=1. */
   empty?: boolean;
   /** Where the samples catalog's tables are generated; without it there is no samples catalog. */
@@ -63,13 +55,14 @@ export class UnityCatalogStore extends CollectionStore {
   private readonly volumes: Volumes;
   private readonly functions: Functions;
   private readonly grants: Grants;
-  private readonly deltaReader: DeltaReader | undefined;
+  /** Where tables' data lives and how it is read and written. */
+  readonly formats: TableFormats;
   private readonly builtins: BuiltinCatalogs;
 
   constructor(o: UnityCatalogStoreOptions) {
     super('unity-catalog', 1, o.db);
     this.engine = o.engine;
-    this.deltaReader = o.deltaReader;
+    this.formats = o.formats;
     this.ctx = new UcContext({
       collections: {
         catalogs: this.collection('catalogs'),
@@ -81,6 +74,7 @@ export class UnityCatalogStore extends CollectionStore {
         meta: this.collection('meta'),
       },
       engine: o.engine,
+      formats: o.formats,
       clock: o.clock,
       user: o.user,
       volumesDir: o.volumesDir,
@@ -93,7 +87,15 @@ export class UnityCatalogStore extends CollectionStore {
     this.view = new EngineView(this.ctx, o.logger ?? silentLogger);
     this.catalogs = new Catalogs(this.ctx, this.view);
     this.schemas = new Schemas(this.ctx, this.view, this.catalogs);
-    this.tables = new Tables(this.ctx, this.view, this.schemas, o.tableSources?.(this.ctx));
+    // First match wins: a pipeline's datasets, MANAGED Delta (when enabled) before MANAGED DuckDB, EXTERNAL
+    // Delta before files.
+    this.tables = new Tables(this.ctx, this.view, this.schemas, [
+      new PipelineDatasetSource(this.ctx),
+      new ManagedDeltaSource(this.ctx),
+      new ManagedDuckDbSource(this.ctx),
+      new ExternalDeltaSource(this.ctx),
+      new ExternalFilesSource(this.ctx),
+    ]);
     this.volumes = new Volumes(this.ctx, this.schemas);
     this.functions = new Functions(this.ctx, this.view, this.schemas);
     this.grants = new Grants(this.ctx, {
@@ -111,7 +113,7 @@ export class UnityCatalogStore extends CollectionStore {
     this.builtins = new BuiltinCatalogs(this.ctx, {
       empty: o.empty ?? false,
       ...(o.samplesDir ? { samplesDir: o.samplesDir } : {}),
-      ...(o.deltaReader ? { deltaReader: o.deltaReader } : {}),
+      deltaReader: o.formats.delta.reader,
       createCatalog: (name, extra, o) => this.catalogs.createBuiltin(name, extra, o),
     });
   }
@@ -131,9 +133,13 @@ export class UnityCatalogStore extends CollectionStore {
     await this.view.settled();
   }
 
-  /** Stops following the engine (the engine itself is shared and closed by its owner). */
-  close(): void {
+  /**
+   * Stops following the engine and waits for a reconcile in flight (the engine itself is shared and closed
+   * by its owner after this: a reconcile still querying a closed DuckDB crashed the process).
+   */
+  async close(): Promise<void> {
     this.view.stop();
+    await this.view.settled();
   }
 
   protected override async onReset(): Promise<void> {
@@ -225,51 +231,18 @@ export class UnityCatalogStore extends CollectionStore {
     return this.tables.get(fullName, omit);
   }
   /**
-   * A DuckDB SELECT over an EXTERNAL Delta table's snapshot (undefined for any other table), or over the
-   * Delta folder at `{ path }`; `at` is a version or `{ timestamp }` (TIMESTAMP AS OF, ms since the epoch).
+   * What a table's data is and where it lives (the table layer's descriptor): a full name (undefined when it
+   * is neither an engine object nor a registered table), or a Delta folder by path (checked; a folder
+   * without a log is DELTA_MISSING_DELTA_TABLE).
    */
-  async tableScan(ref: DeltaRef, at?: DeltaAsOf) {
-    if (typeof ref !== 'string') return this.delta().scan(ref, at);
+  async describeTable(ref: TableRef): Promise<TableDescriptor | undefined> {
+    if (typeof ref !== 'string')
+      return deltaPathDescriptor(this.ctx, ref.path, (c, sch, v) => this.volumes.directory(c, sch, v));
+    // A sample table's data is generated the first time anything opens it.
     await this.builtins.prepare(ref);
-    const version = typeof at === 'object' ? await this.delta().versionOf(ref, at) : at;
-    return this.tables.scan(ref, version);
-  }
-  /** DESCRIBE HISTORY of an EXTERNAL Delta table or a Delta path (undefined when the name is not one). */
-  async tableHistory(ref: DeltaRef, limit?: number) {
-    if (typeof ref === 'string') await this.builtins.prepare(ref);
-    return this.delta().history(ref, limit);
-  }
-  /** DESCRIBE DETAIL of an EXTERNAL Delta table or a Delta path (undefined when the name is not one). */
-  async tableDetail(ref: DeltaRef) {
-    if (typeof ref === 'string') await this.builtins.prepare(ref);
-    return this.delta().detail(ref);
-  }
-  private deltaAccess: DeltaAccess | undefined;
-  private delta(): DeltaAccess {
-    if (!this.deltaReader) throw invalidParameter('Delta tables are not served by this store.');
-    this.deltaAccess ??= new DeltaAccess({
-      ctx: this.ctx,
-      reader: this.deltaReader,
-      record: async (fullName) => {
-        const t = await this.tables.resolve(fullName);
-        return t.object || !t.record?.metadata_only ? undefined : t.record;
-      },
-      volumeDirectory: (c, sch, v) => this.volumes.directory(c, sch, v),
-    });
-    return this.deltaAccess;
-  }
-  tableAppend(
-    fullName: string,
-    source: string,
-    sql: { all(sql: string): Promise<Record<string, unknown>[]> },
-  ) {
-    this.builtins.checkWritable(fullName);
-    return this.tables.append(fullName, source, sql);
-  }
-  /** A Delta writer (DML, overwrite, OPTIMIZE, VACUUM) for an EXTERNAL Delta table, else undefined. */
-  tableDelta(fullName: string, sql: { all(sql: string): Promise<Record<string, unknown>[]> }) {
-    this.builtins.checkWritable(fullName);
-    return this.tables.deltaTable(fullName, sql);
+    const d = await this.tables.describe(ref);
+    const readOnly = d?.fullName ? this.builtins.readOnlyReason(d.fullName) : undefined;
+    return d && readOnly ? { ...d, readOnly } : d;
   }
   /**
    * CREATE TABLE ... USING DELTA LOCATION: writes the first Delta commit at the (checked) location unless a
@@ -290,7 +263,6 @@ export class UnityCatalogStore extends CollectionStore {
     comment?: string;
     properties?: Record<string, string>;
   }) {
-    if (!this.deltaReader) throw invalidParameter('Delta tables are not served by this store.');
     this.builtins.checkWritable(r.catalog_name, 'Catalog');
     const schema = { type: 'struct' as const, fields: r.fields as SparkSchema['fields'] };
     if (r.table_type) {
@@ -328,14 +300,11 @@ export class UnityCatalogStore extends CollectionStore {
     const loc = await externalLocation(this.ctx, r.storage_location, 'table');
     const dir = localPath(loc);
     if (!dir) throw invalidParameter(`MiniLake writes Delta tables only to local locations: ${loc}`);
-    if (!existsSync(path.join(dir, LOG_DIR))) {
-      await createDeltaLog(this.deltaReader, dir, {
-        schema,
-        partitionColumns: r.partition_columns,
-        configuration: r.properties ?? {},
-        now: this.ctx.clock.now(),
-      });
-    }
+    await this.formats.delta.create(dir, {
+      schema,
+      partitionColumns: r.partition_columns,
+      configuration: r.properties ?? {},
+    });
     return this.tables.create({
       name: r.name,
       catalog_name: r.catalog_name,

@@ -10,6 +10,7 @@ import { unityCatalogService, type UnityCatalogApi } from '../src/index.js';
 const B = '/api/2.1/unity-catalog';
 let app: Hono;
 let api: UnityCatalogApi;
+let close: (() => Promise<void> | void) | undefined;
 let dataDir: string;
 
 const req = async (method: string, p: string, body?: unknown) => {
@@ -28,8 +29,10 @@ beforeAll(async () => {
   const s = await serviceApp(unityCatalogService, { dataDir });
   app = s.app;
   api = s.instance.api!;
+  close = s.instance.close;
 });
 afterAll(async () => {
+  await close?.();
   await api.engine.close();
 });
 
@@ -578,6 +581,7 @@ describe('volumes, functions, grants, metastore', () => {
     // A reset workspace is a new one: its built-in catalogs again, main included.
     expect(a2.engine.catalogNames()).toEqual(['hive_metastore', 'main', 'samples']);
     expect(existsSync(path.join(s.ctx.dataDir, 'duckdb', 'catalogs', 'r1.duckdb'))).toBe(false);
+    await s.instance.close?.();
     await a2.engine.close();
   });
 });

@@ -78,7 +78,8 @@ describe('a fresh workspace', () => {
     const region = await ok('GET', `${B}/tables/samples.tpch.region`);
     const dir = String(region.storage_location).replace(/^file:\/\//, '');
     expect(existsSync(path.join(dir, '_delta_log'))).toBe(false);
-    const scan = await api.tableScan('samples.tpch.region');
+    const d = await api.describeTable('samples.tpch.region');
+    const scan = await api.tables.of(d!).scan(d!);
     expect(await api.engine.all(`SELECT r_name FROM (${scan!.sql}) ORDER BY r_regionkey`)).toEqual(
       ['AFRICA', 'AMERICA', 'ASIA', 'EUROPE', 'MIDDLE EAST'].map((r_name) => ({ r_name })),
     );

@@ -58,11 +58,7 @@ export function classify(stmt: SplitStatement): Command | undefined {
   if (datasetStatement(c)) {
     const fallback = classifyOther(stmt, c);
     return (s, h) =>
-      s.uc?.runDatasetStatement
-        ? datasetCommand(at(stmt), s, stmt.text)
-        : fallback
-          ? fallback(s, h)
-          : emptyResult(s);
+      s.datasets ? datasetCommand(at(stmt), s, stmt.text) : fallback ? fallback(s, h) : emptyResult(s);
   }
   return classifyOther(stmt, c);
 }

@@ -28,12 +28,7 @@ import type { Session } from './session.js';
 import { syntaxError } from './sql-error.js';
 import { splitStatementsCached, type SplitStatement } from './tokens.js';
 import { noteTempView, syncTempViews } from './temp-views.js';
-import type {
-  DuckDBConnectionLike,
-  DuckDBResultLike,
-  DuckDbEngineLike,
-  UnityCatalogApiLike,
-} from './types.js';
+import type { DialectEnv, DuckDBConnectionLike, DuckDBResultLike } from './types.js';
 
 export { SqlError, sqlError } from './sql-error.js';
 export { loadPolyglot, warmPolyglot } from './polyglot.js';
@@ -41,10 +36,12 @@ export { sparkType } from './commands.js';
 export { mapError } from './engine-errors.js';
 export { databricksColumnTypes, resultShapeKey } from './execute.js';
 export type {
+  DatasetStatement,
+  DatasetStatementRunner,
+  DialectEnv,
   DuckDBConnectionLike,
   DuckDBResultLike,
   DuckDbEngineLike,
-  UnityCatalogApiLike,
 } from './types.js';
 
 export interface StatementParameter {
@@ -77,7 +74,7 @@ export async function executeDatabricksSql<R extends DuckDBResultLike>(
     'stream'
   >,
   input: ExecuteInput,
-  env: { engine: DuckDbEngineLike; uc?: UnityCatalogApiLike | unknown },
+  env: DialectEnv,
 ): Promise<R> {
   await loadPolyglot();
   const c = conn as unknown as DuckDBConnectionLike;

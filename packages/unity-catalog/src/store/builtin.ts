@@ -18,10 +18,11 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { invalidParameter, permissionDenied, uuid } from '@minilake/core';
 import type { DeltaReader } from '@minilake/delta';
-import { ident, literal, parseDuckDbType } from '@minilake/engine-duckdb';
+import { fromSparkJson, type TypeNode } from '@minilake/datatypes';
+import { ident, literal } from '@minilake/engine-duckdb';
 import { SAMPLE_SCHEMAS, SAMPLE_TABLES, SAMPLES_CATALOG, type SampleTable } from '@minilake/samples';
 import type { UcContext } from './context.js';
-import { localPath } from './delta-source.js';
+import { localPath } from '@minilake/tables';
 import { columnOut, type CatalogRecord, type TableRecord } from './records.js';
 
 export const MAIN_CATALOG = 'main';
@@ -40,15 +41,14 @@ export function builtinCatalogFields(r: CatalogRecord): Record<string, unknown> 
   return {};
 }
 
-const SPARK_TO_UC: Record<string, string> = {
-  long: 'BIGINT',
-  integer: 'INTEGER',
-  double: 'DOUBLE',
-  string: 'VARCHAR',
-  date: 'DATE',
-  timestamp: 'TIMESTAMP WITH TIME ZONE',
-  'decimal(18,2)': 'DECIMAL(18,2)',
-};
+/** A sample column's Spark type as a tree (through the one vocabulary; anything else reads as a string). */
+function sampleType(sparkType: string): TypeNode {
+  try {
+    return fromSparkJson(sparkType);
+  } catch {
+    return { kind: 'primitive', name: 'string' };
+  }
+}
 
 export class BuiltinCatalogs {
   /** One generation per table at a time; later readers wait for it. */
@@ -103,11 +103,16 @@ export class BuiltinCatalogs {
 
   /** Refuses a change to anything in `samples` as Databricks refuses it (the share is read-only). */
   checkWritable(fullName: string, securable = 'Table'): void {
+    const reason = this.readOnlyReason(fullName, securable);
+    if (reason) throw permissionDenied(reason);
+  }
+
+  /** Why a name cannot be written (the samples catalog is read-only), or undefined. */
+  readOnlyReason(fullName: string, securable = 'Table'): string | undefined {
     const catalog = fullName.split('.')[0]!.toLowerCase();
     if (catalog === SAMPLES_CATALOG && this.builtinRecord(catalog))
-      throw permissionDenied(
-        `User does not have MODIFY on ${securable} '${fullName.toLowerCase()}': the samples catalog is read-only.`,
-      );
+      return `User does not have MODIFY on ${securable} '${fullName.toLowerCase()}': the samples catalog is read-only.`;
+    return undefined;
   }
 
   /** Refuses dropping or renaming hive_metastore or samples. */
@@ -216,14 +221,7 @@ export class BuiltinCatalogs {
       properties: {},
       metadata_only: true,
       columns: t.columns.map((col, i) =>
-        columnOut(
-          col.name,
-          parseDuckDbType(SPARK_TO_UC[col.type] ?? 'VARCHAR'),
-          i,
-          true,
-          undefined,
-          undefined,
-        ),
+        columnOut(col.name, sampleType(col.type), i, true, undefined, undefined),
       ),
       ...this.ctx.audit(),
       owner: SYSTEM_USER,

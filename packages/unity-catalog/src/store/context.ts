@@ -7,6 +7,7 @@ import { mkdir, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { uuid, type Clock, type Collection } from '@minilake/core';
 import { ident, type DuckDbEngine } from '@minilake/engine-duckdb';
+import type { TableFormats } from '@minilake/tables';
 import { catalogNotFound } from '../errors.js';
 import { checkName, splitFullName } from '../names.js';
 import type {
@@ -33,6 +34,8 @@ export interface UcCollections {
 export interface UcContextOptions {
   collections: UcCollections;
   engine: DuckDbEngine;
+  /** Where tables' data lives and how it is read and written (@minilake/tables). */
+  formats: TableFormats;
   clock: Clock;
   user: string;
   /** Where managed volumes keep their files (the service's `volumes` folder). */
@@ -55,6 +58,7 @@ export interface UcContextOptions {
 export class UcContext {
   readonly c: UcCollections;
   readonly engine: DuckDbEngine;
+  readonly formats: TableFormats;
   readonly clock: Clock;
   readonly user: string;
   readonly dataDir: string;
@@ -72,6 +76,7 @@ export class UcContext {
   constructor(o: UcContextOptions) {
     this.c = o.collections;
     this.engine = o.engine;
+    this.formats = o.formats;
     this.clock = o.clock;
     this.user = o.user;
     this.dataDir = o.dataDir;

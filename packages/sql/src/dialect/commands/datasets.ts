@@ -1,7 +1,7 @@
 /**
  * `CREATE [OR REFRESH | OR REPLACE] MATERIALIZED VIEW` / `STREAMING TABLE`, `REFRESH MATERIALIZED VIEW |
  * STREAMING TABLE <name> [FULL]` and `DROP MATERIALIZED VIEW`: Databricks SQL runs these as pipelines, and so
- * does MiniLake when its pipelines service is on (`uc.runDatasetStatement`): the statement becomes the
+ * does MiniLake when its pipelines service is on (`Session.datasets`): the statement becomes the
  * pipeline's source, the dataset is a Unity Catalog MATERIALIZED_VIEW or STREAMING_TABLE (Delta), and the
  * statement ends when the pipeline's update does, with its error when it fails. Names resolve against the
  * session's current catalog and schema.
@@ -61,7 +61,7 @@ export async function datasetCommand(c: Cursor, s: Session, text: string): Promi
     parts.length === 3 ? parts : parts.length === 2 ? [s.catalog, ...parts] : [s.catalog, s.schema, ...parts];
   const rest = c.tokens.slice(c.i).map((t) => t.text.toUpperCase());
   try {
-    await s.uc!.runDatasetStatement!({
+    await s.datasets!({
       action: what.action,
       full_name: full.join('.'),
       ...(what.action === 'create' || what.action === 'upsert' || what.action === 'replace'
