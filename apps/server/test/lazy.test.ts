@@ -10,12 +10,20 @@ describe('services started on their first request', () => {
   it('declare prefixes that cover every route they serve', async () => {
     // Each lazily started service, alone: the routes it adds to those of the host and its required peers
     // are all under its `paths`.
+    // Persistent too: a required peer that is itself lazy (pipelines' workspace) then has its routes listed.
     const routesOf = async (services: string) => {
+      const dir = mkdtempSync(path.join(os.tmpdir(), 'minilake-lazy-'));
       const ml = await createMinilake(
-        parseConfig({ MINILAKE_SERVICES: services, MINILAKE_LOG_LEVEL: 'silent' }),
+        parseConfig({
+          MINILAKE_SERVICES: services,
+          MINILAKE_LOG_LEVEL: 'silent',
+          MINILAKE_PERSIST: '1',
+          MINILAKE_DATA_DIR: dir,
+        }),
       );
       const routes = new Set(ml.app.routes.map((r) => r.path));
       await ml.close();
+      rmSync(dir, { recursive: true, force: true });
       return routes;
     };
     for (const def of registry.values()) {
