@@ -12,6 +12,7 @@ import { lakeviewService } from '@minilake/lakeview';
 import { mcpService } from '@minilake/mcp';
 import { mlflowService } from '@minilake/mlflow';
 import { reposService } from '@minilake/repos';
+import { pipelinesService } from '@minilake/pipelines';
 import { secretsService } from '@minilake/secrets';
 import { sqlService } from '@minilake/sql';
 import { sqlObjectsService } from '@minilake/sql-objects';
@@ -35,6 +36,7 @@ const ordered = [
   jobsService,
   lakeviewService,
   mlflowService,
+  pipelinesService,
   // Last: its tools call every other service through the host's routes.
   mcpService,
 ] as ServiceDefinition<unknown>[];

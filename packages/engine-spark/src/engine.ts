@@ -22,7 +22,7 @@ import {
 } from './install.js';
 import { startProc, type Proc } from './proc.js';
 import { fsConf, joinClassPath, type FsOptions } from './fs.js';
-import { ucTaskConf } from './uc.js';
+import { pipelineListenerConf, ucTaskConf } from './uc.js';
 import { Zygote } from './zygote.js';
 import type { SparkEngine, SparkRun, SparkTask, SparkTaskResult } from './types.js';
 
@@ -115,7 +115,13 @@ class Engine implements SparkEngine {
       startTimeoutMs: this.settings.connectStartTimeoutMs,
       logger: this.logger,
       commonArgs: (logFile, localDir) =>
-        this.commonArgs(this.install!, logFile, localDir, {}, this.connectFs ?? this.defaultFs()),
+        this.commonArgs(
+          this.install!,
+          logFile,
+          localDir,
+          pipelineListenerConf(this.install!.jars),
+          this.connectFs ?? this.defaultFs(),
+        ),
       env: (extra) => this.childEnv({ ...extra, SPARK_LOCAL_IP: '127.0.0.1' }),
     });
   }
@@ -376,6 +382,7 @@ class Engine implements SparkEngine {
           widgets: task.widgets,
           wheel: task.wheel ?? null,
           dbt: task.dbt ?? null,
+          pipeline: task.pipeline ?? null,
           taskValues: task.taskValues,
           context: task.context,
           sourcePath: task.sourcePath ?? null,

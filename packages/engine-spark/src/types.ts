@@ -6,14 +6,19 @@ export interface SparkTask {
   /**
    * Python kinds run MiniLake's runtime (dbutils, widgets, task values); `jar` and `submit` are JVM
    * applications spark-submit starts itself (always classic, on this machine's Spark); `dbt` runs dbt
-   * commands with the dbt its dependencies install, as a plain process (no Spark of its own).
+   * commands with the dbt its dependencies install, as a plain process (no Spark of its own); `pipeline` runs a Spark Declarative Pipelines update.
    */
-  kind: 'python' | 'notebook' | 'wheel' | 'jar' | 'submit' | 'dbt';
+  kind: 'python' | 'notebook' | 'wheel' | 'jar' | 'submit' | 'dbt' | 'pipeline';
   /**
    * Absolute local path: a .py script, a notebook source (.py Databricks source with '# COMMAND ----------'
    * cells and '# MAGIC %sql' cells, or .ipynb), or a .whl.
    */
   file: string;
+  /**
+   * A declarative pipeline update (kind `pipeline`, serverless only): what runtime/minilake_runtime/pipeline.py
+   * reads (the update id, catalog and schema, sources, refresh selection, ...). `file` is then unused.
+   */
+  pipeline?: Record<string, unknown>;
   /** argv (spark_python_task parameters / python_params). */
   args: string[];
   /** dbutils.widgets values (notebook base_parameters + notebook_params + job parameters). */

@@ -27,6 +27,18 @@ export function ucCatalogConf(names: string[], uri: string, token: string): Reco
 }
 
 /**
+ * The Spark Connect server's listeners for declarative pipelines' expectation counts (dev.minilake.spark.
+ * PipelineMetrics in the plugin jar): static conf, so set when the server starts; nothing without the jar.
+ */
+export function pipelineListenerConf(jars: string[]): Record<string, string> {
+  if (!jars.some((j) => path.basename(j) === 'minilake-uc-spark.jar' && existsSync(j))) return {};
+  return {
+    'spark.sql.queryExecutionListeners': 'dev.minilake.spark.PipelineMetrics$Batch',
+    'spark.sql.streaming.streamingQueryListeners': 'dev.minilake.spark.PipelineMetrics$Stream',
+  };
+}
+
+/**
  * The catalogs the server at `selfUrl` lists (through its own REST route, as a task would see them); none
  * when the server has no Unity Catalog or does not answer in time: the task then runs without them.
  */

@@ -4,6 +4,7 @@ import { computeService } from '@minilake/compute';
 import { filesService } from '@minilake/files';
 import { iamService, type IamApi } from '@minilake/iam';
 import { lakeviewService } from '@minilake/lakeview';
+import { pipelinesService } from '@minilake/pipelines';
 import { secretsService } from '@minilake/secrets';
 import { sparkEngine } from '@minilake/engine-spark';
 import { sqlService } from '@minilake/sql';
@@ -81,6 +82,7 @@ export function createJobs(ctx: ServiceContext<JobsSettings>): ServiceInstance<J
       sqlObjects: ctx.optionalPeer(sqlObjectsService),
       lakeview: ctx.optionalPeer(lakeviewService),
       clusterLibraries: new ClusterLibraries(path.join(ctx.dir, 'cluster-libraries')),
+      pipelines: ctx.optionalPeer(pipelinesService),
     },
   });
   // Recovered queued runs start once the server listens (onListening): their tasks get its URL.

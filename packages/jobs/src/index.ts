@@ -44,6 +44,7 @@ export const jobsService = defineService<JobsApi, typeof jobsSettings>({
     'sql',
     'sql-objects',
     'lakeview',
+    'pipelines',
   ],
   // The shared Spark engine this service opens keeps its files in <dataDir>/spark.
   folders: ['spark'],

@@ -4,6 +4,7 @@ import { Hono } from 'hono';
 import { defineService, numberSetting, switchSetting, type SettingsOf } from '@minilake/core';
 import { DUCKDB_FOLDER, duckDbEngine, duckDbSettings } from '@minilake/engine-duckdb';
 import { iamService } from '@minilake/iam';
+import { pipelinesService } from '@minilake/pipelines';
 import { unityCatalogService } from '@minilake/unity-catalog';
 import { sqlApp } from './app.js';
 import { QueryHistoryStore } from './history.js';
@@ -91,12 +92,13 @@ export const sqlService = defineService<SqlApi, typeof sqlSettings>({
   description: 'Statement Execution API, SQL warehouses, query history',
   // Without unity-catalog statements run on the engine alone (no catalogs to manage); with iam, warehouses
   // are a permissions object type.
-  optionalUses: ['unity-catalog', 'iam'],
+  optionalUses: ['unity-catalog', 'iam', 'pipelines'],
   folders: [DUCKDB_FOLDER],
   settings: sqlSettings,
   async create(ctx) {
     const engine = await duckDbEngine(ctx);
     const uc = ctx.optionalPeer(unityCatalogService);
+    const pipelines = ctx.optionalPeer(pipelinesService);
     const warmer = sqlWarmer({ engine, uc, user: ctx.identity.userName, logger: ctx.logger });
     const settings = ctx.settings;
     const transitionMs = settings.MINILAKE_WAREHOUSE_START_DELAY * 1000;
@@ -143,7 +145,9 @@ export const sqlService = defineService<SqlApi, typeof sqlSettings>({
     await rm(resultsDir, { recursive: true, force: true });
     const statements = new StatementManager({
       engine,
+      // CREATE MATERIALIZED VIEW / STREAMING TABLE run as pipelines (the pipelines service's Api).
       uc,
+      datasets: pipelines?.runDatasetStatement,
       warehouses,
       history,
       clock: ctx.clock,

@@ -38,7 +38,7 @@ import {
   type ResultShape,
 } from './results.js';
 import { T, withDatabricksType, type ColumnInfo, type TypeLike, type VectorLike } from './render.js';
-import type { StatementParameter } from './dialect/index.js';
+import type { DatasetStatementRunner, StatementParameter } from './dialect/index.js';
 import { formatNeedsExternalLinks } from './errors.js';
 import type { QueryTag } from './history.js';
 import type { WarehouseStore } from './warehouses.js';
@@ -112,6 +112,8 @@ export interface StatementManagerOptions {
   engine: DuckDbEngine;
   /** The unity-catalog peer's API, when that service is enabled (SQL DDL shows up in Unity Catalog). */
   uc?: UnityCatalogApi | undefined;
+  /** CREATE MATERIALIZED VIEW / STREAMING TABLE and friends: the pipelines peer's runner, when it is on. */
+  datasets?: DatasetStatementRunner | undefined;
   warehouses: WarehouseStore;
   history: QueryHistoryStore;
   clock: Clock;
@@ -229,6 +231,7 @@ export class StatementManager implements StatementService {
   private readonly shapes = new WeakMap<object, ResultShape>();
   private readonly engine: DuckDbEngine;
   private readonly uc: UnityCatalogApi | undefined;
+  private readonly datasets: DatasetStatementRunner | undefined;
   private readonly warehouses: WarehouseStore;
   private readonly history: QueryHistoryStore;
   private readonly clock: Clock;
@@ -240,6 +243,7 @@ export class StatementManager implements StatementService {
   constructor(o: StatementManagerOptions) {
     this.engine = o.engine;
     this.uc = o.uc;
+    this.datasets = o.datasets;
     this.warehouses = o.warehouses;
     this.history = o.history;
     this.clock = o.clock;
@@ -391,6 +395,7 @@ export class StatementManager implements StatementService {
       const result = (await executeDatabricksSql(conn as never, execInput, {
         engine: this.engine,
         uc: this.uc,
+        datasets: this.datasets,
       })) as unknown as StreamResult;
       const dir = path.join(this.resultsDir, stmt.id);
       if (result.returnType === RETURN_CHANGED_ROWS || result.returnType === RETURN_NOTHING) {

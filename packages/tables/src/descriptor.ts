@@ -20,7 +20,8 @@ export type TableStorage =
 export interface TableDescriptor {
   /** `catalog.schema.table` (lower case); null for a Delta folder named by its path (`delta.\`/path\``). */
   fullName: string | null;
-  tableType: 'MANAGED' | 'EXTERNAL' | 'VIEW';
+  /** MATERIALIZED_VIEW and STREAMING_TABLE: a declarative pipeline's datasets (Delta folders). */
+  tableType: 'MANAGED' | 'EXTERNAL' | 'VIEW' | 'MATERIALIZED_VIEW' | 'STREAMING_TABLE';
   /** Databricks' data_source_format (DELTA, PARQUET, ...); undefined for views. */
   dataSourceFormat?: string;
   storage: TableStorage;

@@ -150,6 +150,8 @@ export const unityCatalogService = defineService<UnityCatalogApi, typeof unityCa
       samplesDir: path.join(ctx.dir, 'samples'),
       // MANAGED Delta tables live in this service's own folder, in Databricks' storage-root layout.
       ...(managedFormat === 'delta' ? { managedDeltaDir: ctx.dir } : {}),
+      // A pipeline's materialized views and streaming tables: Delta, in the same storage root.
+      datasetsDir: ctx.dir,
     });
     await store.open();
     return {

@@ -26,7 +26,7 @@ import { Functions } from './store/functions.js';
 import { Grants } from './store/grants.js';
 import type { PermissionChange, Props, TableMetadataInput } from './store/records.js';
 import { Schemas } from './store/schemas.js';
-import { ExternalDeltaSource, ManagedDeltaSource } from './store/delta-source.js';
+import { ExternalDeltaSource, ManagedDeltaSource, PipelineDatasetSource } from './store/delta-source.js';
 import { ExternalFilesSource, ManagedDuckDbSource } from './store/table-sources.js';
 import { Tables, type TableInput } from './store/tables.js';
 import { Volumes } from './store/volumes.js';
@@ -82,14 +82,17 @@ export class UnityCatalogStore extends CollectionStore {
       volumesDir: o.volumesDir,
       dataDir: o.dataDir,
       ...(o.managedDeltaDir ? { managedDeltaDir: o.managedDeltaDir } : {}),
+      ...(o.datasetsDir ? { datasetsDir: o.datasetsDir } : {}),
       workspaceId: o.workspaceId,
     });
     this.volumesRoot = this.ctx.volumesRoot;
     this.view = new EngineView(this.ctx, o.logger ?? silentLogger);
     this.catalogs = new Catalogs(this.ctx, this.view);
     this.schemas = new Schemas(this.ctx, this.view, this.catalogs);
-    // First match wins: MANAGED Delta (when enabled) before MANAGED DuckDB, EXTERNAL Delta before files.
+    // First match wins: a pipeline's datasets, MANAGED Delta (when enabled) before MANAGED DuckDB, EXTERNAL
+    // Delta before files.
     this.tables = new Tables(this.ctx, this.view, this.schemas, [
+      new PipelineDatasetSource(this.ctx),
       new ManagedDeltaSource(this.ctx),
       new ManagedDuckDbSource(this.ctx),
       new ExternalDeltaSource(this.ctx),
@@ -258,12 +261,15 @@ export class UnityCatalogStore extends CollectionStore {
    * CREATE TABLE ... USING DELTA LOCATION: writes the first Delta commit at the (checked) location unless a
    * Delta log is already there, then registers the EXTERNAL table, whose columns come from that log. Without
    * a location (MANAGED Delta tables on, see `managedFormat`): a MANAGED table in a fresh folder under the
-   * managed storage root.
+   * managed storage root. `table_type` MATERIALIZED_VIEW or STREAMING_TABLE (with `pipeline_id`): a pipeline's
+   * dataset, a Delta folder under the datasets root whatever MANAGED tables are.
    */
   async createDeltaTable(r: {
     catalog_name: string;
     schema_name: string;
     name: string;
+    table_type?: 'MATERIALIZED_VIEW' | 'STREAMING_TABLE';
+    pipeline_id?: string;
     storage_location?: string;
     fields: unknown[];
     partition_columns: string[];
@@ -272,6 +278,22 @@ export class UnityCatalogStore extends CollectionStore {
   }) {
     this.builtins.checkWritable(r.catalog_name, 'Catalog');
     const schema = { type: 'struct' as const, fields: r.fields as SparkSchema['fields'] };
+    if (r.table_type) {
+      if (!this.ctx.datasetsDir) throw invalidParameter('Pipeline datasets are not served by this store.');
+      return this.tables.create(
+        {
+          name: r.name,
+          catalog_name: r.catalog_name,
+          schema_name: r.schema_name,
+          table_type: r.table_type,
+          data_source_format: 'DELTA',
+          ...(r.pipeline_id ? { pipeline_id: r.pipeline_id } : {}),
+          ...(r.comment ? { comment: r.comment } : {}),
+          ...(r.properties ? { properties: r.properties } : {}),
+        },
+        { schema, partitionColumns: r.partition_columns },
+      );
+    }
     if (r.storage_location === undefined) {
       if (this.managedFormat !== 'DELTA')
         throw invalidParameter('MANAGED Delta tables are off (MINILAKE_MANAGED_FORMAT=delta turns them on).');

@@ -68,6 +68,7 @@ export interface TableInfo extends SecurableAudit {
   storage_location?: string;
   view_definition?: string;
   table_id?: string;
+  pipeline_id?: string;
   properties?: Record<string, string>;
   columns?: ColumnInfo[];
   table_constraints?: TableConstraint[];

@@ -64,6 +64,7 @@ export function createWorkspace(ctx: ServiceContext): ServiceInstance<WorkspaceA
       moveObject: (from, to) => store.moveForeign(canonicalPath(from), canonicalPath(to)),
       removeObject: (p, id) => store.removeForeign(canonicalPath(p), id),
       objectAt: (p, type) => store.foreignAt(canonicalPath(p), type),
+      list: (p) => store.list(canonicalPath(p)),
     },
   };
 }

@@ -38,6 +38,8 @@ export interface WorkspaceApi {
   removeObject(path: string, resourceId: string): Promise<void>;
   /** The object of that type at `path`, if any. */
   objectAt(path: string, type: string): ObjectInfo | undefined;
+  /** A folder's children (an object itself when it is not a folder), as `workspace/list` answers. */
+  list(path: string): ReturnType<WorkspaceStore['list']>;
 }
 
 export const workspaceService = defineService<WorkspaceApi>({

@@ -210,6 +210,20 @@ def main():
 
     shim.DBUtils = _DBUtilsShim
     sys.modules["pyspark.dbutils"] = shim
+    # `from databricks.sdk.runtime import spark, dbutils` (what the CLI's templates' wheels do) asks DBR's
+    # `dbruntime` for the notebook namespace; this one answers with the task's.
+    runtime = types.ModuleType("dbruntime")
+
+    class UserNamespaceInitializer:
+        @classmethod
+        def getOrCreate(cls):
+            return cls()
+
+        def get_namespace_globals(self):
+            return injected
+
+    runtime.UserNamespaceInitializer = UserNamespaceInitializer
+    sys.modules["dbruntime"] = runtime
     injected = {
         "spark": spark,
         "dbutils": dbutils,
@@ -237,6 +251,10 @@ def main():
             _run_wheel(task)
         elif kind == "dbt":
             _run_dbt(task)
+        elif kind == "pipeline":
+            from .pipeline import run_pipeline
+
+            run_pipeline(task, spark, injected)
         else:
             raise ValueError("Unknown task kind %r" % kind)
     except NotebookExit as e:

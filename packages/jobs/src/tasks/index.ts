@@ -12,6 +12,7 @@ import type { TaskSpec } from '../settings.js';
 import { conditionTask } from './condition.js';
 import { refContext } from './context.js';
 import { forEachTask } from './for-each.js';
+import { pipelineTask } from './pipeline.js';
 import { runJobTask } from './run-job.js';
 import { dbtTask } from './dbt.js';
 import { sparkJarTask, sparkSubmitTask } from './jvm.js';
@@ -42,6 +43,7 @@ const EXECUTORS: TaskExecutor[] = [
   sparkJarTask,
   sparkSubmitTask,
   dbtTask,
+  pipelineTask,
 ];
 
 /** Every task type Databricks has (the settings field naming it), in the order a task's type is looked for. */

@@ -5,6 +5,7 @@
  */
 import type { Clock } from '@minilake/core';
 import type { ComputeApi } from '@minilake/compute';
+import type { PipelinesApi } from '@minilake/pipelines';
 import type { SecretsApi } from '@minilake/secrets';
 import type { SqlApi } from '@minilake/sql';
 import type { SqlObjectsApi } from '@minilake/sql-objects';
@@ -49,6 +50,7 @@ export interface ExecDeps {
   git: GitCheckouts;
   /** Wheels installed on all-purpose clusters (libraries.ts). */
   clusterLibraries?: ClusterLibraries | undefined;
+  pipelines?: PipelinesApi | undefined;
   /** Runs a task through the registry (a for-each iteration). */
   execute(input: ExecInput): Promise<Outcome>;
   runJob(

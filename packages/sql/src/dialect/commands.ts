@@ -18,6 +18,7 @@ import { emptyResult, type CommandStages, type Outcome } from './commands/common
 import { alter, commentOn, create, drop, grant, insertOverwrite } from './commands/ddl.js';
 import { truncate } from './commands/delta-write.js';
 import { createFunction, dropFunction } from './commands/functions.js';
+import { datasetCommand, datasetStatement } from './commands/datasets.js';
 import { copy, explain, optimize, setCommand, vacuum } from './commands/other.js';
 
 export { ensureCatalog, ensureSchema, sparkType, type CommandStages } from './commands/common.js';
@@ -54,6 +55,17 @@ export function classify(stmt: SplitStatement): Command | undefined {
     stmt.tokens.some((t, k) => k > 0 && c.is('PARTITION', k) && stmt.tokens[k + 1]?.type === 'L_PAREN')
   )
     throw unsupported('INSERT ... PARTITION (...)');
+  // A pipeline's dataset (CREATE MATERIALIZED VIEW / STREAMING TABLE, REFRESH, DROP MATERIALIZED VIEW) runs
+  // as a pipeline when the pipelines service is on; otherwise the statement goes where it went before.
+  if (datasetStatement(c)) {
+    const fallback = classifyOther(stmt, c);
+    return (s, h) =>
+      s.datasets ? datasetCommand(at(stmt), s, stmt.text) : fallback ? fallback(s, h) : emptyResult(s);
+  }
+  return classifyOther(stmt, c);
+}
+
+function classifyOther(stmt: SplitStatement, c: Cursor): Command | undefined {
   const first = c.peek()?.text.toUpperCase();
   switch (first) {
     case 'USE':

@@ -29,8 +29,7 @@ import { locate } from './positions.js';
 import { SqlError, syntaxError } from './sql-error.js';
 import { splitStatementsCached, type SplitStatement } from './tokens.js';
 import { noteTempView, syncTempViews } from './temp-views.js';
-import type { UnityCatalogApi } from '@minilake/unity-catalog';
-import type { DuckDBConnectionLike, DuckDBResultLike, DuckDbEngineLike } from './types.js';
+import type { DialectEnv, DuckDBConnectionLike, DuckDBResultLike } from './types.js';
 
 export { SqlError, sqlError } from './sql-error.js';
 export { loadPolyglot, warmPolyglot } from './polyglot.js';
@@ -55,7 +54,14 @@ export function failureOf(e: unknown, text: string): Error {
   return err;
 }
 export { databricksColumnTypes, resultShapeKey } from './execute.js';
-export type { DuckDBConnectionLike, DuckDBResultLike, DuckDbEngineLike } from './types.js';
+export type {
+  DatasetStatement,
+  DatasetStatementRunner,
+  DialectEnv,
+  DuckDBConnectionLike,
+  DuckDBResultLike,
+  DuckDbEngineLike,
+} from './types.js';
 
 export interface StatementParameter {
   name: string;
@@ -87,7 +93,7 @@ export async function executeDatabricksSql<R extends DuckDBResultLike>(
     'stream'
   >,
   input: ExecuteInput,
-  env: { engine: DuckDbEngineLike; uc?: UnityCatalogApi | undefined },
+  env: DialectEnv,
 ): Promise<R> {
   await loadPolyglot();
   const c = conn as unknown as DuckDBConnectionLike;

@@ -1,13 +1,20 @@
 /** Per-request state shared by the pipeline stages and the commands MiniLake handles itself. */
 import { ident } from '@minilake/engine-duckdb';
 import type { UnityCatalogApi } from '@minilake/unity-catalog';
-import type { DuckDBConnectionLike, DuckDBResultLike, DuckDbEngineLike } from './types.js';
+import type {
+  DatasetStatementRunner,
+  DuckDBConnectionLike,
+  DuckDBResultLike,
+  DuckDbEngineLike,
+} from './types.js';
 
 export interface Session {
   conn: DuckDBConnectionLike;
   engine: DuckDbEngineLike;
   /** Absent when the server runs without Unity Catalog (statements on the engine alone). */
   uc: UnityCatalogApi | undefined;
+  /** Pipeline dataset statements (commands/datasets.ts); absent when the pipelines service is off. */
+  datasets?: DatasetStatementRunner;
   catalog: string;
   schema: string;
   /** The caller (current_user()). */

@@ -4,6 +4,7 @@
  * Proxy) and test wrappers pass without casts.
  */
 import type { DuckDbEngine } from '@minilake/engine-duckdb';
+import type { UnityCatalogApi } from '@minilake/unity-catalog';
 export interface DuckDBResultLike {
   readonly columnCount: number;
 }
@@ -36,3 +37,27 @@ export type DuckDbEngineLike = Pick<
   DuckDbEngine,
   'alias' | 'catalogForAlias' | 'catalogEpoch' | 'notifyChange'
 >;
+
+/** A pipeline dataset statement as commands/datasets.ts hands it to the pipelines service. */
+export interface DatasetStatement {
+  action: 'create' | 'upsert' | 'replace' | 'refresh' | 'drop';
+  full_name: string;
+  statement?: string;
+  full_refresh?: boolean;
+  if_exists?: boolean;
+  if_not_exists?: boolean;
+}
+
+/**
+ * CREATE MATERIALIZED VIEW / STREAMING TABLE, REFRESH and DROP of them, run as a pipeline (the pipelines
+ * service's Api); resolves when the pipeline's update ends, rejects with its error. Absent: the pipelines
+ * service is off and the statements go where they went before.
+ */
+export type DatasetStatementRunner = (req: DatasetStatement) => Promise<unknown>;
+
+/** What a statement runs against: the engine, Unity Catalog when it is on, the pipelines service's runner. */
+export interface DialectEnv {
+  engine: DuckDbEngineLike;
+  uc?: UnityCatalogApi | undefined;
+  datasets?: DatasetStatementRunner | undefined;
+}

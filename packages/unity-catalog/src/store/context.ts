@@ -49,6 +49,11 @@ export interface UcContextOptions {
    * id>`, Databricks' layout under a storage root); unset: MANAGED tables are DuckDB tables only.
    */
   managedDeltaDir?: string;
+  /**
+   * Where a declarative pipeline's MATERIALIZED_VIEW and STREAMING_TABLE datasets keep their Delta folders
+   * (same layout); they are Delta whatever MANAGED tables are, since Spark writes them.
+   */
+  datasetsDir?: string;
 }
 
 export class UcContext {
@@ -62,6 +67,8 @@ export class UcContext {
   readonly workspaceId: string;
   /** See UcContextOptions.managedDeltaDir. */
   readonly managedDeltaDir: string | undefined;
+  /** See UcContextOptions.datasetsDir. */
+  readonly datasetsDir: string | undefined;
   /** Names being created right now (two concurrent creates of one name: the second is refused). */
   readonly creating = new Set<string>();
   /** How many of this API's own multi-step changes are under way (the engine view then drops no records). */
@@ -79,15 +86,16 @@ export class UcContext {
     this.volumesRoot = o.volumesDir;
     this.workspaceId = o.workspaceId;
     this.managedDeltaDir = o.managedDeltaDir;
+    this.datasetsDir = o.datasetsDir;
   }
 
   /** The folder of a MANAGED Delta table (ids, not names: a rename moves no file, as on Databricks). */
-  managedTableDir(schemaId: string | undefined, tableId: string): string {
-    if (!this.managedDeltaDir) throw new Error('MANAGED Delta tables are not enabled');
+  managedTableDir(schemaId: string | undefined, tableId: string, root = this.managedDeltaDir): string {
+    if (!root) throw new Error('MANAGED Delta tables are not enabled');
     // A schema the engine made (no record, so no id yet) gets the metastore-level layout.
     return schemaId
-      ? path.join(this.managedDeltaDir, '__unitystorage', 'schemas', schemaId, 'tables', tableId)
-      : path.join(this.managedDeltaDir, this.metastoreId, 'tables', tableId);
+      ? path.join(root, '__unitystorage', 'schemas', schemaId, 'tables', tableId)
+      : path.join(root, this.metastoreId, 'tables', tableId);
   }
 
   /**
@@ -95,15 +103,20 @@ export class UcContext {
    * a cascading drop removes their data as Databricks does for managed tables.
    */
   async dropManagedData(prefix: string, schemaId?: string): Promise<void> {
-    const root = this.managedDeltaDir;
-    if (!root) return;
-    if (schemaId)
-      await rm(path.join(root, '__unitystorage', 'schemas', schemaId), { recursive: true, force: true });
-    for (const [k, r] of this.c.tables.entries()) {
-      if (!k.startsWith(prefix) || r.table_type !== 'MANAGED' || !r.metadata_only) continue;
-      const dir = r.storage_location?.startsWith('file://') ? r.storage_location.slice(7) : undefined;
-      // Only a folder inside the managed root is ever removed.
-      if (dir && dir.startsWith(root + path.sep)) await rm(dir, { recursive: true, force: true });
+    const roots = [this.managedDeltaDir, this.datasetsDir].filter((r): r is string => r !== undefined);
+    for (const root of new Set(roots)) {
+      if (schemaId)
+        await rm(path.join(root, '__unitystorage', 'schemas', schemaId), { recursive: true, force: true });
+      for (const [k, r] of this.c.tables.entries()) {
+        const owned =
+          r.table_type === 'MANAGED' ||
+          r.table_type === 'MATERIALIZED_VIEW' ||
+          r.table_type === 'STREAMING_TABLE';
+        if (!k.startsWith(prefix) || !owned || !r.metadata_only) continue;
+        const dir = r.storage_location?.startsWith('file://') ? r.storage_location.slice(7) : undefined;
+        // Only a folder inside a managed root is ever removed.
+        if (dir && dir.startsWith(root + path.sep)) await rm(dir, { recursive: true, force: true });
+      }
     }
   }
 

@@ -66,10 +66,15 @@ export class ExternalDeltaSource implements TableSource {
  * Reads and writes are those of EXTERNAL Delta tables; only creation and drop differ.
  */
 export class ManagedDeltaSource extends ExternalDeltaSource {
-  override readonly name = 'managed-delta';
+  override readonly name: string = 'managed-delta';
 
   override handles(req: { tableType: string; format: string }): boolean {
     return req.tableType === 'MANAGED' && req.format === 'DELTA' && this.ctx.managedDeltaDir !== undefined;
+  }
+
+  /** The storage root this source's folders live under. */
+  protected root(): string | undefined {
+    return this.ctx.managedDeltaDir;
   }
 
   /** The first commit (from the declared columns) in a fresh folder, then the record over it. */
@@ -92,7 +97,7 @@ export class ManagedDeltaSource extends ExternalDeltaSource {
     };
     if (schema.fields.length === 0) throw invalidParameter('A MANAGED table needs at least one column.');
     const schemaId = this.ctx.c.schemas.get(`${t.catalog}.${t.schema}`)?.schema_id;
-    const dir = this.ctx.managedTableDir(schemaId, t.base.table_id);
+    const dir = this.ctx.managedTableDir(schemaId, t.base.table_id, this.root());
     await this.ctx.formats.delta.create(dir, {
       schema,
       partitionColumns: t.delta?.partitionColumns ?? t.partitions,
@@ -104,8 +109,29 @@ export class ManagedDeltaSource extends ExternalDeltaSource {
 
   /** A managed table's data goes with it (the folder, never anything outside the managed root). */
   async drop(record: TableRecord): Promise<void> {
-    const root = this.ctx.managedDeltaDir;
+    const root = this.root();
     const dir = localPath(record.storage_location);
     if (root && dir && dir.startsWith(root + path.sep)) await this.ctx.formats.delta.drop(dir);
+  }
+}
+
+/**
+ * A declarative pipeline's datasets: MATERIALIZED_VIEW and STREAMING_TABLE, Delta folders Unity Catalog owns
+ * (`<datasetsDir>/__unitystorage/...`, as MANAGED Delta tables), created for the pipeline that Spark writes
+ * them from and dropped with their data. Reads are those of any Delta table.
+ */
+export class PipelineDatasetSource extends ManagedDeltaSource {
+  override readonly name = 'pipeline-dataset';
+
+  override handles(req: { tableType: string; format: string }): boolean {
+    return (
+      (req.tableType === 'MATERIALIZED_VIEW' || req.tableType === 'STREAMING_TABLE') &&
+      req.format === 'DELTA' &&
+      this.ctx.datasetsDir !== undefined
+    );
+  }
+
+  protected override root(): string | undefined {
+    return this.ctx.datasetsDir;
   }
 }

@@ -92,8 +92,10 @@ export interface TableRecord extends Audit {
   schema_name: string;
   name: string;
   /** Declared type; engine objects without one report MANAGED (table) or VIEW (view). */
-  table_type?: 'MANAGED' | 'EXTERNAL' | 'VIEW';
+  table_type?: TableType;
   data_source_format?: string;
+  /** The pipeline that owns a MATERIALIZED_VIEW or STREAMING_TABLE (Databricks' TableInfo.pipeline_id). */
+  pipeline_id?: string;
   storage_location?: string;
   comment?: string;
   properties: Props;
@@ -102,6 +104,9 @@ export interface TableRecord extends Audit {
   columns?: ColumnOut[];
   metadata_only?: boolean;
 }
+
+/** MATERIALIZED_VIEW and STREAMING_TABLE are a declarative pipeline's datasets (Delta folders). */
+export type TableType = 'MANAGED' | 'EXTERNAL' | 'VIEW' | 'MATERIALIZED_VIEW' | 'STREAMING_TABLE';
 
 export interface VolumeRecord extends Audit {
   volume_id: string;
@@ -127,7 +132,7 @@ export interface TableMetadataInput {
   comment?: string;
   properties?: Props;
   data_source_format?: string;
-  table_type?: 'MANAGED' | 'EXTERNAL' | 'VIEW';
+  table_type?: TableType;
   storage_location?: string;
   partition_columns?: string[];
 }

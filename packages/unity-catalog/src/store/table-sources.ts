@@ -31,7 +31,7 @@ export interface TableCreate {
   fullName: string;
   /** Engine spelling of the schema. */
   engineSchema: string;
-  tableType: 'MANAGED' | 'EXTERNAL';
+  tableType: 'MANAGED' | 'EXTERNAL' | 'MATERIALIZED_VIEW' | 'STREAMING_TABLE';
   /** Upper case, DELTA when the request named none. */
   format: string;
   storageLocation?: string | null;

@@ -61,7 +61,9 @@ export interface TableInput {
   name: string;
   catalog_name: string;
   schema_name: string;
-  table_type: 'MANAGED' | 'EXTERNAL';
+  table_type: 'MANAGED' | 'EXTERNAL' | 'MATERIALIZED_VIEW' | 'STREAMING_TABLE';
+  /** The owning pipeline of a MATERIALIZED_VIEW or STREAMING_TABLE. */
+  pipeline_id?: string;
   data_source_format?: string | null;
   storage_location?: string | null;
   columns?: ColumnInput[] | null;
@@ -155,6 +157,7 @@ export class Tables {
     // Kept even when empty: Databricks' tables carry their Delta properties, and the Spark connector and
     // DuckDB's unity_catalog extension read the map.
     if (!omit.properties) out.properties = r.properties;
+    if (r.pipeline_id !== undefined) out.pipeline_id = r.pipeline_id;
     out.owner = r.owner;
     out.table_id = r.table_id;
     out.metastore_id = this.ctx.metastoreId;
@@ -332,6 +335,7 @@ export class Tables {
         name: n,
         table_type: input.table_type,
         data_source_format: format,
+        ...(input.pipeline_id ? { pipeline_id: input.pipeline_id } : {}),
         ...(input.comment ? { comment: input.comment } : {}),
         properties: input.properties ?? {},
         ...(partitions.length ? { partition_columns: partitions } : {}),

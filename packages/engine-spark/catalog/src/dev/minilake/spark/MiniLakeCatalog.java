@@ -42,6 +42,8 @@ public class MiniLakeCatalog implements TableCatalog, SupportsNamespaces {
   private String name;
   private UcClient uc;
   private DeltaCatalog delta;
+  /** Set on the sessions of a declarative pipeline's update: its tables are created by the server. */
+  private String pipelineUpdate;
 
   @Override
   public void initialize(String name, CaseInsensitiveStringMap options) {
@@ -51,6 +53,7 @@ public class MiniLakeCatalog implements TableCatalog, SupportsNamespaces {
       throw new IllegalArgumentException(
           "spark.sql.catalog." + name + ".uri is not set (the Unity Catalog server, e.g. http://localhost:8000)");
     this.uc = new UcClient(uri, options.get("token"));
+    this.pipelineUpdate = options.get("pipelineUpdate");
   }
 
   @Override
@@ -216,12 +219,15 @@ public class MiniLakeCatalog implements TableCatalog, SupportsNamespaces {
   }
 
   private JsonNode getTable(Identifier ident) throws NoSuchTableException {
+    JsonNode t;
     try {
-      return uc.call("GET", "/tables/" + UcClient.enc(fullName(ident)), null);
+      t = uc.call("GET", "/tables/" + UcClient.enc(fullName(ident)), null);
     } catch (UcClient.UcException e) {
       if (notFound(e)) throw new NoSuchTableException(ident);
       throw e;
     }
+    if (PipelineTables.hiddenWhileDefining(t)) throw new NoSuchTableException(ident);
+    return t;
   }
 
   /** The local folder of an EXTERNAL Delta table, or a clear refusal for what Spark cannot read here. */
@@ -232,7 +238,10 @@ public class MiniLakeCatalog implements TableCatalog, SupportsNamespaces {
     String loc = t.path("storage_location").asText("");
     // A MANAGED table kept as a Delta folder (MINILAKE_MANAGED_FORMAT=delta) reads like an EXTERNAL one; a
     // MANAGED DuckDB table reports its catalog's .duckdb file.
-    boolean managedDelta = type.equals("MANAGED") && format.equalsIgnoreCase("DELTA") && !loc.endsWith(".duckdb");
+    boolean managedDelta =
+        (type.equals("MANAGED") || type.equals("MATERIALIZED_VIEW") || type.equals("STREAMING_TABLE"))
+            && format.equalsIgnoreCase("DELTA")
+            && !loc.endsWith(".duckdb");
     if (type.equals("MANAGED") && !managedDelta)
       throw new UnsupportedOperationException(
           full
@@ -270,7 +279,7 @@ public class MiniLakeCatalog implements TableCatalog, SupportsNamespaces {
   @Override
   public Table loadTable(Identifier ident) throws NoSuchTableException {
     String path = deltaPath(ident, getTable(ident));
-    return delta().loadPathTable(pathIdent(path));
+    return CatalogTables.withEntry(delta().loadPathTable(pathIdent(path)), name, ident.namespace()[0], ident.name(), path);
   }
 
   @Override
@@ -309,6 +318,14 @@ public class MiniLakeCatalog implements TableCatalog, SupportsNamespaces {
       throw new UnsupportedOperationException(
           "MiniLake's Spark catalog creates Delta tables only (USING " + provider + " asked for " + full + ")");
     String location = properties.get(TableCatalog.PROP_LOCATION);
+    if ((location == null || location.isEmpty()) && pipelineUpdate != null) {
+      PipelineTables.create(uc, pipelineUpdate, name, ident, schema, partitions, properties);
+      try {
+        return loadTable(ident);
+      } catch (NoSuchTableException e) {
+        throw new IllegalStateException(ident + " vanished right after it was created", e);
+      }
+    }
     if (location == null || location.isEmpty())
       throw new UnsupportedOperationException(
           "MiniLake's Spark catalog creates EXTERNAL Delta tables only: give "
@@ -324,6 +341,8 @@ public class MiniLakeCatalog implements TableCatalog, SupportsNamespaces {
     deltaProps.remove(TableCatalog.PROP_EXTERNAL);
     deltaProps.remove(TableCatalog.PROP_IS_MANAGED_LOCATION);
     deltaProps.remove(TableCatalog.PROP_OWNER);
+    // Spark Declarative Pipelines names no provider: Databricks' default table format is Delta.
+    deltaProps.putIfAbsent(TableCatalog.PROP_PROVIDER, "delta");
     Table created = delta().createTable(pathIdent(path), schema, partitions, deltaProps);
     register(ident, path, created.schema(), properties.get(TableCatalog.PROP_COMMENT), deltaProps);
     return created;
@@ -402,9 +421,11 @@ public class MiniLakeCatalog implements TableCatalog, SupportsNamespaces {
 
   @Override
   public Table alterTable(Identifier ident, TableChange... changes) throws NoSuchTableException {
-    throw new UnsupportedOperationException(
-        "ALTER TABLE through MiniLake's Spark catalog is not supported yet; "
-            + "use MiniLake's SQL API or ALTER TABLE delta.`<location>`");
+    // Delta applies the change to its log (a streaming table's schema merge, properties); the server reads
+    // columns from the log, so Unity Catalog reports them at once.
+    String path = deltaPath(ident, getTable(ident));
+    delta().alterTable(pathIdent(path), changes);
+    return loadTable(ident);
   }
 
   @Override

@@ -36,12 +36,14 @@ final class UcClient {
     }
   }
 
+  private final String root;
   private final String base;
   private final String token;
   private final HttpClient http;
 
   UcClient(String uri, String token) {
     String u = uri.endsWith("/") ? uri.substring(0, uri.length() - 1) : uri;
+    this.root = u;
     this.base = u + "/api/2.1/unity-catalog";
     this.token = token;
     this.http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
@@ -61,6 +63,23 @@ final class UcClient {
   }
 
   JsonNode call(String method, String path, JsonNode body) {
+    return send(method, base, path, body);
+  }
+
+  /** A call to one of the server's own routes outside Unity Catalog (`/_minilake/pipelines/...`). */
+  JsonNode callRoot(String method, String path, JsonNode body) {
+    return send(method, root, path, body);
+  }
+
+  JsonNode parse(String json) {
+    try {
+      return JSON.readTree(json);
+    } catch (IOException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  private JsonNode send(String method, String base, String path, JsonNode body) {
     HttpRequest.Builder b =
         HttpRequest.newBuilder(URI.create(base + path))
             .timeout(Duration.ofSeconds(60))

@@ -1,0 +1,97 @@
+import type { ServiceContext, ServiceInstance } from '@minilake/core';
+import { sparkEngine, type SparkEngine } from '@minilake/engine-spark';
+import { iamService, type IamApi } from '@minilake/iam';
+import { unityCatalogService } from '@minilake/unity-catalog';
+import { workspaceService } from '@minilake/workspace';
+import { pipelinesApp } from './app.js';
+import { UpdateRunner } from './runner.js';
+import { PipelinesService } from './service.js';
+import { SourceResolver } from './sources.js';
+import { SqlDatasets } from './sql-datasets.js';
+import { PipelinesStore } from './store.js';
+import type { PipelinesApi, PipelinesSettings } from './index.js';
+
+/** The `pipelines` permission type (iam's permissions API serves it; this package owns the objects). */
+function registerPermissions(iam: IamApi | undefined, store: PipelinesStore) {
+  iam?.registerObjectType(
+    {
+      request: 'pipelines',
+      objectType: 'pipelines',
+      levels: ['CAN_VIEW', 'CAN_RUN', 'CAN_MANAGE', 'IS_OWNER'],
+      owner: 'IS_OWNER',
+      admins: 'CAN_MANAGE',
+    },
+    {
+      exists: (id) => store.hasPipeline(id),
+      owner: (id) => (store.hasPipeline(id) ? store.pipeline(id).creator_user_name : undefined),
+    },
+  );
+  return (pipelineId: string) => iam?.dropPermissions('pipelines', pipelineId);
+}
+
+/** The service itself, imported by its definition's create (index.ts) when the host starts it. */
+export function createPipelines(ctx: ServiceContext<PipelinesSettings>): ServiceInstance<PipelinesApi> {
+  const store = new PipelinesStore(ctx.state, ctx.clock);
+  const uc = ctx.peer(unityCatalogService);
+  const workspace = ctx.peer(workspaceService);
+  const onDeleted = registerPermissions(ctx.optionalPeer(iamService), store);
+  // The Spark engine is the host's one (shared with jobs), opened on the first update.
+  let engine: Promise<SparkEngine> | undefined;
+  const getEngine = () => {
+    engine ??= sparkEngine(ctx).catch((e: unknown) => {
+      engine = undefined;
+      throw e;
+    });
+    return engine;
+  };
+  const runner = new UpdateRunner({
+    store,
+    clock: ctx.clock,
+    logger: ctx.logger.child('pipelines'),
+    dir: ctx.dir,
+    engine: getEngine,
+    uc,
+    sources: new SourceResolver(workspace),
+    orgId: ctx.identity.workspaceId,
+  });
+  runner.recover();
+  const service = new PipelinesService({
+    store,
+    runner,
+    clock: ctx.clock,
+    userName: ctx.identity.userName,
+    uc,
+    onDeleted,
+  });
+  const sqlDatasets = new SqlDatasets({ store, service, runner, uc });
+  return {
+    app: pipelinesApp(service, runner),
+    state: [store],
+    api: {
+      startUpdate: async (pipelineId, opts = {}) =>
+        service.startUpdate(pipelineId, {
+          ...(opts.fullRefresh ? { full_refresh: true } : {}),
+          cause: opts.cause ?? 'API_CALL',
+        }),
+      waitForUpdate: async (pipelineId, updateId) => {
+        const u = await runner.waitFor(pipelineId, updateId);
+        return { state: u.state, ...(u.error ? { error: u.error } : {}), validateOnly: u.validate_only };
+      },
+      stop: (pipelineId) => service.stop(pipelineId),
+      runDatasetStatement: (req) => sqlDatasets.run(req),
+    },
+    // Running updates stop before the store empties, and the runner accepts updates again after.
+    beforeReset: () => runner.close(),
+    afterReset: () => runner.reopen(),
+    // A restored snapshot's running updates have no process behind them: they end as after a restart.
+    afterRestore() {
+      runner.reopen();
+      runner.recover(
+        'The MiniLake state was restored from a snapshot taken while this update was running; it did not continue.',
+      );
+    },
+    async close() {
+      await runner.close();
+    },
+  };
+}
