@@ -33,7 +33,12 @@ const die = (m) => {
   process.exit(1);
 };
 const run = (cmd, argv, opts = {}) => {
-  const r = spawnSync(cmd, argv, { cwd: root, stdio: opts.quiet ? 'pipe' : 'inherit', encoding: 'utf8', ...opts });
+  const r = spawnSync(cmd, argv, {
+    cwd: root,
+    stdio: opts.quiet ? 'pipe' : 'inherit',
+    encoding: 'utf8',
+    ...opts,
+  });
   if (r.status !== 0) die(`${cmd} ${argv.join(' ')} failed${r.stderr ? `:\n${r.stderr.slice(-3000)}` : ''}`);
   return r.stdout ?? '';
 };
@@ -56,7 +61,8 @@ if (mode !== 'check') {
     die('the working tree has changes: commit or stash them first');
   const changelog = readFileSync(path.join(root, 'CHANGELOG.md'), 'utf8');
   const unreleased = /^## Unreleased\n([\s\S]*?)(?=^## |(?![\s\S]))/m.exec(changelog);
-  if (!unreleased || unreleased[1].trim() === '') die('CHANGELOG.md has no "## Unreleased" section with entries');
+  if (!unreleased || unreleased[1].trim() === '')
+    die('CHANGELOG.md has no "## Unreleased" section with entries');
   if (changelog.includes(`## ${version} `)) die(`CHANGELOG.md already has ${version}`);
   const date = new Date().toISOString().slice(0, 10);
   writeFileSync(
@@ -75,7 +81,10 @@ if (mode !== 'check') {
     for (const init of readdirSync(path.join(root, d, 'src'))) {
       const p = path.join(root, d, 'src', init, '__init__.py');
       if (existsSync(p))
-        writeFileSync(p, readFileSync(p, 'utf8').replace(/^__version__ = "[^"]+"/m, `__version__ = "${version}"`));
+        writeFileSync(
+          p,
+          readFileSync(p, 'utf8').replace(/^__version__ = "[^"]+"/m, `__version__ = "${version}"`),
+        );
     }
   }
   log(`versions ${current} -> ${version}; CHANGELOG.md dated ${date}`);
@@ -91,7 +100,10 @@ rmSync(out, { recursive: true, force: true });
 mkdirSync(path.join(out, 'npm'), { recursive: true });
 mkdirSync(path.join(out, 'python'), { recursive: true });
 for (const d of npmPackages)
-  run('pnpm', ['pack', '--pack-destination', path.join(out, 'npm')], { cwd: path.join(root, d), quiet: true });
+  run('pnpm', ['pack', '--pack-destination', path.join(out, 'npm')], {
+    cwd: path.join(root, d),
+    quiet: true,
+  });
 for (const f of readdirSync(path.join(out, 'npm'))) {
   // What npm would publish: the manifest it reads from the tarball, every workspace: range resolved.
   const manifest = JSON.parse(
@@ -110,7 +122,13 @@ log(`npm: ${readdirSync(path.join(out, 'npm')).length} tarballs (${npmPackages.l
 const buildVenv = path.join(cache, 'venv-release-build');
 if (!existsSync(path.join(buildVenv, 'bin', 'twine'))) {
   run('python3', ['-m', 'venv', buildVenv]);
-  run(path.join(buildVenv, 'bin', 'pip'), ['install', '-q', '--disable-pip-version-check', 'build==1.3.0', 'twine==6.2.0']);
+  run(path.join(buildVenv, 'bin', 'pip'), [
+    'install',
+    '-q',
+    '--disable-pip-version-check',
+    'build==1.3.0',
+    'twine==6.2.0',
+  ]);
 }
 for (const d of pythonPackages) {
   run(path.join(buildVenv, 'bin', 'python'), ['-m', 'build', '-q', '--outdir', path.join(out, 'python'), d], {
@@ -126,16 +144,24 @@ for (const d of pythonPackages) {
   for (const ext of [`-${version}-py3-none-any.whl`, `-${version}.tar.gz`])
     if (!dists.includes(`${name}${ext}`)) die(`no ${name}${ext} in ${path.join(out, 'python')}`);
 }
-run(path.join(buildVenv, 'bin', 'twine'), ['check', '--strict', ...dists.map((f) => path.join(out, 'python', f))], {
-  quiet: true,
-});
+run(
+  path.join(buildVenv, 'bin', 'twine'),
+  ['check', '--strict', ...dists.map((f) => path.join(out, 'python', f))],
+  {
+    quiet: true,
+  },
+);
 log(`python: ${dists.join(', ')} (twine check passed)`);
 
 // -- 4. checksums ------------------------------------------------------------------------------------------
 const sums = [];
 for (const sub of ['npm', 'python'])
   for (const f of readdirSync(path.join(out, sub)).sort())
-    sums.push(`${createHash('sha256').update(readFileSync(path.join(out, sub, f))).digest('hex')}  ${sub}/${f}`);
+    sums.push(
+      `${createHash('sha256')
+        .update(readFileSync(path.join(out, sub, f)))
+        .digest('hex')}  ${sub}/${f}`,
+    );
 writeFileSync(path.join(out, 'SHA256SUMS'), `${sums.join('\n')}\n`);
 
 // -- 5. images, when a daemon answers ------------------------------------------------------------------------
@@ -152,17 +178,24 @@ const npmFiles = readdirSync(path.join(out, 'npm')).map((f) => path.join(out, 'n
 const tag = version.includes('-') ? 'next' : 'latest';
 if (!publish) {
   // What npm would do, checked by npm itself (nothing leaves the machine).
-  for (const f of npmFiles) run('npm', ['publish', '--dry-run', '--access', 'public', '--tag', tag, f], { quiet: true });
-  log(`ready: ${npmFiles.length} npm tarballs and ${dists.length} Python files in ${path.relative(root, out)}`);
+  for (const f of npmFiles)
+    run('npm', ['publish', '--dry-run', '--access', 'public', '--tag', tag, f], { quiet: true });
+  log(
+    `ready: ${npmFiles.length} npm tarballs and ${dists.length} Python files in ${path.relative(root, out)}`,
+  );
   if (mode !== 'check')
-    log(`review and commit the version bump, or run again with --publish: node scripts/release.mjs ${version} --publish`);
+    log(
+      `review and commit the version bump, or run again with --publish: node scripts/release.mjs ${version} --publish`,
+    );
   process.exit(0);
 }
 if (mode === 'check') die('--publish needs a version');
 run('git', ['commit', '-qam', `Release ${version}`]);
 run('git', ['tag', '-a', `v${version}`, '-m', `MiniLake ${version}`]);
 // The server last: it is never installable before the packages it is made of are there.
-const order = [...npmFiles].sort((a, b) => (a.includes('minilake-server-') ? 1 : 0) - (b.includes('minilake-server-') ? 1 : 0));
+const order = [...npmFiles].sort(
+  (a, b) => (a.includes('minilake-server-') ? 1 : 0) - (b.includes('minilake-server-') ? 1 : 0),
+);
 for (const f of order) run('npm', ['publish', '--access', 'public', '--tag', tag, f]);
 run(path.join(buildVenv, 'bin', 'twine'), ['upload', ...dists.map((f) => path.join(out, 'python', f))]);
 log(`published ${version}: push the commit and the tag (git push --follow-tags)`);
