@@ -1,10 +1,12 @@
 #!/usr/bin/env node
 import { createRequire } from 'node:module';
+import path from 'node:path';
 import { parseArgs } from 'node:util';
 import v8 from 'node:v8';
 import { DependencyError, StateVersionError } from '@minilake/core';
 import { ConfigError, parseConfig } from './config.js';
 import { listen } from './listen.js';
+import type { TlsMaterial } from './tls.js';
 import { registry } from './registry.js';
 import { createMinilake } from './server.js';
 
@@ -27,6 +29,7 @@ Environment:
   MINILAKE_SERVICES    comma-separated services to enable, with those they require (default all): ${[...registry.keys()].join(', ')}
   MINILAKE_LOG_LEVEL   debug, info, warn, error or silent (default info)
   MINILAKE_MCP         1 serves the MCP server for agents at /mcp
+  MINILAKE_SPARK_CONNECT_PORT  Spark Connect for Databricks Connect / PySpark (default 15002; 0 picks one; off)
   MINILAKE_WASM_OPTIMIZE  1 lets V8 optimise WebAssembly (the SQL dialect) with TurboFan (default 0)
 `;
 
@@ -70,11 +73,29 @@ async function main(): Promise<void> {
   // by @minilake/sql: a library must not change an embedding process's V8 flags.
   if (!config.wasmOptimize) v8.setFlagsFromString('--liftoff-only');
   const ml = await createMinilake(config);
-  const tls = config.tls ? await (await import('./tls.js')).tlsMaterial(config.tls, ml.dataDir) : undefined;
-  const l = await listen(ml, config.port, config.host, tls);
+  const tlsCache = path.join(config.cacheDir, 'tls');
+  const tls = config.tls
+    ? await (await import('./tls.js')).tlsMaterial({ ...config.tls, cacheDir: tlsCache }, ml.dataDir)
+    : undefined;
+  // Databricks Connect dials MiniLake's own port with TLS even when REST is plain http: the certificate it
+  // gets (and the CA file users point GRPC_DEFAULT_SSL_ROOTS_FILE_PATH at) is read or made on first use,
+  // and written to <data dir>/tls/cert.pem once the server listens.
+  let onDemand: Promise<TlsMaterial> | undefined;
+  const tlsOnDemand = () =>
+    (onDemand ??= import('./tls.js').then((m) => m.tlsMaterial({ cacheDir: tlsCache }, ml.dataDir)));
+  const l = await listen(ml, config.port, config.host, tls, {
+    ...(ml.grpc ? { grpc: ml.grpc } : {}),
+    ...(config.sparkConnect ? { sparkConnect: config.sparkConnect } : {}),
+    tlsOnDemand,
+  });
+  const connectHost = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host;
   ml.logger.info(
-    `MiniLake ${version} listening on ${l.url} (services: ${ml.services.join(', ') || 'none'}; data: ${ml.dataDir}${config.persist ? ', persistent' : ''}${tls ? `; certificate: ${tls.certFile}` : ''})`,
+    `MiniLake ${version} listening on ${l.url} (services: ${ml.services.join(', ') || 'none'}; data: ${ml.dataDir}${config.persist ? ', persistent' : ''}${tls ? `; certificate: ${tls.certFile}` : ''}${l.sparkConnectPort !== undefined ? `; spark connect: sc://${connectHost}:${l.sparkConnectPort}` : ''})`,
   );
+  if (ml.grpc && !tls) {
+    // In the background: the first Databricks Connect session should not wait for a key to be made.
+    setTimeout(() => void tlsOnDemand().catch(() => undefined), 200).unref();
+  }
 
   let signalled = false;
   const stop = (signal: string) => {

@@ -27,6 +27,11 @@ export interface MinilakeConfig {
    * then runs WebAssembly (the SQL dialect) on V8's baseline compiler only (cli.ts, bench/README.md).
    */
   wasmOptimize: boolean;
+  /**
+   * The Spark Connect port (MINILAKE_SPARK_CONNECT_PORT, default 15002; `off` turns it off) and whether it
+   * was set: a busy default is skipped with a warning, a busy explicit port stops the start.
+   */
+  sparkConnect: { port: number; explicit: boolean } | undefined;
   /** Every MINILAKE_* variable services may read, with service defaults applied. */
   serviceConfig: Record<string, string | undefined>;
 }
@@ -123,6 +128,15 @@ export function parseConfig(
     }
   }
 
+  const rawConnect = (env.MINILAKE_SPARK_CONNECT_PORT ?? '').trim().toLowerCase();
+  let sparkConnect: MinilakeConfig['sparkConnect'] = { port: 15002, explicit: false };
+  if (['off', 'none', 'false', 'no'].includes(rawConnect)) sparkConnect = undefined;
+  else if (rawConnect !== '')
+    sparkConnect = {
+      port: parsePort('MINILAKE_SPARK_CONNECT_PORT', env.MINILAKE_SPARK_CONNECT_PORT, problems),
+      explicit: true,
+    };
+
   const cacheDir = env.MINILAKE_CACHE || path.join(os.homedir(), '.cache', 'minilake');
   if (problems.length > 0) throw new ConfigError(problems);
   // A selected service brings the services it requires (its `uses`), transitively; optional ones stay off.
@@ -140,6 +154,7 @@ export function parseConfig(
     jupyterPython: env.MINILAKE_JUPYTER_PYTHON || path.join(cacheDir, 'jupyter', 'venv', 'bin', 'python'),
     cacheDir,
     wasmOptimize,
+    sparkConnect,
     serviceConfig,
   };
 }

@@ -5,6 +5,7 @@
  */
 import type { ServiceDefinition } from '@minilake/core';
 import { computeService } from '@minilake/compute';
+import { connectService } from '@minilake/connect';
 import { filesService } from '@minilake/files';
 import { iamService } from '@minilake/iam';
 import { jobsService } from '@minilake/jobs';
@@ -27,6 +28,7 @@ const ordered = [
   workspaceService,
   filesService,
   computeService,
+  connectService,
   workspaceAdminService,
   jobsService,
   // Last: its tools call every other service through the host's routes.

@@ -31,6 +31,7 @@ import { Snapshots, WriteGate } from './snapshots.js';
 import { defaultUiDir, uiApp } from './ui.js';
 import { Jupyter, sparkJars } from './jupyter.js';
 import type { IncomingMessage } from 'node:http';
+import type { IncomingHttpHeaders, ServerHttp2Stream } from 'node:http2';
 import type { Duplex } from 'node:stream';
 
 /** The host's own folder in a data dir: the persisted state (journal and snapshot). */
@@ -74,6 +75,11 @@ export interface Minilake {
   upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): boolean;
   /** Tells the services where the host now listens (ServiceContext.selfUrl). */
   listening(url: string): void;
+  /**
+   * Serves a gRPC call (an HTTP/2 stream) by the enabled service that declares its gRPC service
+   * (ServiceDefinition.grpcServices), created on first use; undefined when no enabled service serves gRPC.
+   */
+  grpc?: (stream: ServerHttp2Stream, headers: IncomingHttpHeaders) => void;
   close(): Promise<void>;
 }
 
@@ -378,5 +384,52 @@ export async function createMinilake(config: MinilakeConfig, opts: CreateOptions
   const upgrade = (req: IncomingMessage, socket: Duplex, head: Buffer) =>
     jupyter.handleUpgrade(req, socket, head);
 
-  return { app, dataDir, logger, services: order, reset, ready, listening, upgrade, close };
+  // gRPC services by name (`spark.connect.SparkConnectService`) -> the service that serves them.
+  const grpcOwners = new Map<string, string>();
+  for (const name of order) for (const g of registry.get(name)!.grpcServices ?? []) grpcOwners.set(g, name);
+  const grpc = grpcOwners.size
+    ? (stream: ServerHttp2Stream, headers: IncomingHttpHeaders) => {
+        const grpcService = String(headers[':path'] ?? '').split('/')[1] ?? '';
+        const owner = grpcOwners.get(grpcService);
+        if (!owner) return grpcStatus(stream, 12, `No gRPC service ${grpcService} here`);
+        createService(owner).then(
+          (instance) =>
+            instance.grpc
+              ? instance.grpc(stream, headers)
+              : grpcStatus(stream, 12, `${owner} does not serve gRPC`),
+          (e: unknown) => grpcStatus(stream, 14, `${owner} could not start: ${(e as Error).message}`),
+        );
+      }
+    : undefined;
+
+  return {
+    app,
+    dataDir,
+    logger,
+    services: order,
+    reset,
+    ready,
+    listening,
+    upgrade,
+    ...(grpc ? { grpc } : {}),
+    close,
+  };
+}
+
+/** Ends a gRPC call with only a status (HTTP 200, `grpc-status` in the headers), as gRPC servers refuse one. */
+function grpcStatus(stream: ServerHttp2Stream, code: number, message: string): void {
+  if (stream.destroyed || stream.headersSent) return;
+  try {
+    stream.respond(
+      {
+        ':status': 200,
+        'content-type': 'application/grpc',
+        'grpc-status': String(code),
+        'grpc-message': encodeURIComponent(message),
+      },
+      { endStream: true },
+    );
+  } catch {
+    // The client went away.
+  }
 }

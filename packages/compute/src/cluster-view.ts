@@ -39,9 +39,7 @@ export function clusterDetails(c: ClusterRecord): Spec {
   const memory = running
     ? (driverType?.memory_mb ?? 16384) + c.current_workers * (workerType?.memory_mb ?? 16384)
     : 0;
-  const cores = running
-    ? (driverType?.num_cores ?? 4) + c.current_workers * (workerType?.num_cores ?? 4)
-    : 0;
+  const cores = running ? (driverType?.num_cores ?? 4) + c.current_workers * (workerType?.num_cores ?? 4) : 0;
   const out: Spec = {
     ...structuredClone(c.attrs),
     cluster_id: c.cluster_id,
@@ -108,4 +106,3 @@ export function listClusters(all: ClusterRecord[], q: ListQuery) {
   if (size !== undefined && start > 0) out.prev_page_token = encodeOffset(Math.max(0, start - size));
   return out;
 }
-

@@ -1,4 +1,5 @@
 import type { ServiceContext, ServiceInstance } from '@minilake/core';
+import { sparkEngine } from '@minilake/engine-spark';
 import { iamService } from '@minilake/iam';
 import { computeApp } from './app.js';
 import { ComputeStore } from './store.js';
@@ -11,14 +12,22 @@ function delayMs(ctx: ServiceContext, key: string, fallback: number): number {
 }
 
 /** The service itself, imported by its definition's create (index.ts) when the host starts it. */
-export function createCompute(ctx: ServiceContext): ServiceInstance<ComputeApi> {
+export async function createCompute(ctx: ServiceContext): Promise<ServiceInstance<ComputeApi>> {
   const iam = ctx.optionalPeer(iamService);
+  const runtimeSetting = (ctx.config.MINILAKE_CLUSTER_RUNTIME ?? 'spark').toLowerCase();
+  if (runtimeSetting !== 'spark' && runtimeSetting !== 'none')
+    throw new Error(
+      `MINILAKE_CLUSTER_RUNTIME=${JSON.stringify(ctx.config.MINILAKE_CLUSTER_RUNTIME)} must be spark or none`,
+    );
+  // The host's one Spark engine: all-purpose clusters' drivers are Spark Connect servers it starts.
+  const engine = runtimeSetting === 'spark' ? await sparkEngine(ctx) : undefined;
   const store = new ComputeStore(ctx.state, {
     clock: ctx.clock,
     userName: ctx.identity.userName,
     userId: ctx.identity.userId,
     startDelayMs: delayMs(ctx, 'MINILAKE_CLUSTER_START_DELAY', 2),
     terminateDelayMs: delayMs(ctx, 'MINILAKE_CLUSTER_TERMINATE_DELAY', 1),
+    ...(engine ? { runtime: (spec) => engine.startConnectServer(spec) } : {}),
     onDeleted: (type, id) => iam?.dropPermissions(type, id),
   });
   // The permission object types as Databricks has them (levels, the creator's and the admins' level).
@@ -56,6 +65,8 @@ export function createCompute(ctx: ServiceContext): ServiceInstance<ComputeApi> 
       terminateCluster: (id, reason) => store.terminateCluster(id, reason),
       permanentDeleteCluster: (id) => store.permanentDeleteCluster(id),
       recordActivity: (id) => store.recordActivity(id),
+      sparkPort: (id) => store.sparkPort(id),
+      awaitSpark: (id, holdMs) => store.awaitSpark(id, holdMs),
     },
     close: () => store.close(),
   };

@@ -17,6 +17,16 @@ export interface ComputeApi {
   permanentDeleteCluster(clusterId: string): void;
   /** Work ran on the cluster (a job task): restarts its autotermination_minutes inactivity countdown. */
   recordActivity(clusterId: string): void;
+  /** The Spark Connect port of a RUNNING all-purpose cluster's driver (undefined otherwise). */
+  sparkPort(clusterId: string): number | undefined;
+  /**
+   * Waits (up to holdMs) for a cluster's driver to serve Spark Connect, starting a TERMINATED cluster as
+   * Databricks does; a problem otherwise, with whether the caller should retry.
+   */
+  awaitSpark(
+    clusterId: string,
+    holdMs: number,
+  ): Promise<{ port: number } | { problem: string; retry: boolean }>;
 }
 
 export const computeService = defineService<ComputeApi>({
@@ -25,10 +35,12 @@ export const computeService = defineService<ComputeApi>({
   // cluster's creator as its default owner, and forgets an ACL when its object is deleted.
   optionalUses: ['iam'],
   description:
-    'Clusters on a clock-driven state machine, cluster policies and families, instance pools, libraries',
+    'Clusters whose Spark really runs (a Spark Connect server per all-purpose cluster), cluster policies and families, instance pools, libraries',
   configDefaults: {
     MINILAKE_CLUSTER_START_DELAY: '2',
     MINILAKE_CLUSTER_TERMINATE_DELAY: '1',
+    // spark: an all-purpose cluster's RUNNING is a Spark Connect server of its own; none: states only.
+    MINILAKE_CLUSTER_RUNTIME: 'spark',
   },
   // Started on the first request to these (see ServiceDefinition.paths): its code loads then.
   paths: [

@@ -33,6 +33,7 @@ import { ClusterEventLog, type EventsQuery } from './events.js';
 import { ClusterLibraries } from './libraries.js';
 import { hex } from './paging.js';
 import { ClusterPolicies, type PolicyInput } from './policies.js';
+import { ClusterSparks, type ClusterRuntime } from './spark-clusters.js';
 import { applyPolicy, type Spec } from './policy.js';
 import { InstancePools } from './pools.js';
 
@@ -91,6 +92,11 @@ export interface ComputeOptions {
   userId: string;
   startDelayMs: number;
   terminateDelayMs: number;
+  /**
+   * Starts an all-purpose cluster's Spark (spark-clusters.ts): RUNNING then means a real Spark Connect
+   * server. Without it states move on the clock alone and nothing runs (MINILAKE_CLUSTER_RUNTIME=none).
+   */
+  runtime?: ClusterRuntime;
   /** Called when a cluster is permanently deleted or a policy or pool deleted: its ACL goes with it. */
   onDeleted?: (requestObjectType: 'clusters' | 'cluster-policies' | 'instance-pools', id: string) => void;
 }
@@ -119,6 +125,7 @@ export class ComputeStore extends CollectionStore {
   private readonly poolSet: InstancePools;
   private readonly librarySet: ClusterLibraries;
   private readonly timers = new Map<string, () => void>();
+  private readonly sparks: ClusterSparks | undefined;
   private seq = 0;
 
   constructor(
@@ -142,6 +149,37 @@ export class ComputeStore extends CollectionStore {
       cluster: (id) => this.cluster(id),
       hasCluster: (id) => this.clusters.has(id),
     });
+    this.sparks = opts.runtime
+      ? new ClusterSparks(opts.runtime, {
+          ready: (id) => this.settle(id, 'RUNNING'),
+          gone: (id) => this.settle(id, 'TERMINATED'),
+          failed: (id, message) =>
+            this.terminateCluster(
+              id,
+              {
+                code: 'SPARK_STARTUP_FAILURE',
+                type: 'SERVICE_FAULT',
+                parameters: { databricks_error_message: message },
+              },
+              null,
+            ),
+          lost: (id, exit) => {
+            const how = exit.signal ? `was killed by ${exit.signal}` : `exited with code ${exit.exitCode}`;
+            this.addEvent(id, 'DRIVER_UNAVAILABLE', {
+              reason: { code: 'DRIVER_UNREACHABLE', parameters: {} },
+            });
+            this.terminateCluster(
+              id,
+              {
+                code: 'DRIVER_UNREACHABLE',
+                type: 'SERVICE_FAULT',
+                parameters: { databricks_error_message: `The Spark driver ${how}.` },
+              },
+              null,
+            );
+          },
+        })
+      : undefined;
     this.rearmAll();
   }
 
@@ -154,8 +192,28 @@ export class ComputeStore extends CollectionStore {
   private rearmAll(): void {
     for (const c of this.clusters.values()) {
       this.seq = Math.max(this.seq, c.seq);
-      this.arm(c);
+      // A cluster whose Spark ran in an earlier process (the server restarted) starts it again.
+      if (this.runsSpark(c) && (c.state === 'RUNNING' || c.state === 'RESIZING')) {
+        this.addEvent(c.cluster_id, 'RESTARTING', {});
+        this.transition(c, 'RESTARTING', 'RUNNING', this.opts.startDelayMs);
+      } else if (this.runsSpark(c) && c.transition?.to === 'RUNNING') {
+        this.sparks!.launch(c.cluster_id, c.attrs, this.librarySet.active(c.cluster_id));
+        this.arm(c);
+      } else this.arm(c);
     }
+  }
+
+  /** Whether this cluster's RUNNING is a Spark server of its own (all-purpose clusters with a runtime). */
+  private runsSpark(c: ClusterRecord): boolean {
+    return (
+      this.sparks !== undefined && c.cluster_source !== 'JOB' && !c.cluster_source.startsWith('PIPELINE')
+    );
+  }
+
+  /** The Spark side caught up (server ready, or gone): finish a transition whose time has already come. */
+  private settle(id: string, to: 'RUNNING' | 'TERMINATED'): void {
+    const c = this.clusters.get(id);
+    if (c?.transition?.to === to && !c.transition.idle && !this.timers.has(id)) this.complete(id);
   }
 
   private cancel(id: string): void {
@@ -188,6 +246,11 @@ export class ComputeStore extends CollectionStore {
     c.state_message = STATE_MESSAGES[state];
     c.transition = { to, at: this.now + delayMs };
     this.clusters.set(c.cluster_id, c);
+    if (this.runsSpark(c)) {
+      if (to === 'TERMINATED') this.sparks!.stop(c.cluster_id);
+      else if (state !== 'RESIZING')
+        this.sparks!.launch(c.cluster_id, c.attrs, this.librarySet.active(c.cluster_id));
+    }
     this.arm(c);
   }
 
@@ -206,6 +269,11 @@ export class ComputeStore extends CollectionStore {
         null,
       );
       return;
+    }
+    // RUNNING waits for the cluster's Spark to serve, TERMINATED for its process to be gone (settle()).
+    if (this.runsSpark(c)) {
+      if (to === 'RUNNING' && from !== 'RESIZING' && this.sparks!.port(id) === undefined) return;
+      if (to === 'TERMINATED' && this.sparks!.alive(id)) return;
     }
     c.transition = undefined;
     if (to === 'TERMINATED') {
@@ -523,6 +591,7 @@ export class ComputeStore extends CollectionStore {
     const c = this.cluster(id);
     if (c.pinned) throw pinnedCluster(id);
     this.cancel(id);
+    this.sparks?.stop(id);
     this.clusters.delete(id);
     this.eventLog.forget(id);
     this.librarySet.forget(id);
@@ -648,19 +717,70 @@ export class ComputeStore extends CollectionStore {
   protected override onReset(): void {
     for (const cancel of this.timers.values()) cancel();
     this.timers.clear();
+    void this.sparks?.stopAll();
     this.seq = 0;
   }
 
   override restore(snapshot: unknown): void {
     for (const cancel of this.timers.values()) cancel();
     this.timers.clear();
+    void this.sparks?.stopAll();
     super.restore(snapshot);
     this.rearmAll();
   }
 
-  close(): void {
+  async close(): Promise<void> {
     for (const cancel of this.timers.values()) cancel();
     this.timers.clear();
+    await this.sparks?.stopAll();
+  }
+
+  // ---------------------------------------------------------------- Spark (spark-clusters.ts)
+
+  /** The Spark Connect port of a RUNNING cluster's driver, when it runs Spark. */
+  sparkPort(id: string): number | undefined {
+    const c = this.clusters.get(id);
+    return c?.state === 'RUNNING' || c?.state === 'RESIZING' ? this.sparks?.port(id) : undefined;
+  }
+
+  /**
+   * Where a Databricks Connect call to this cluster goes: its driver's port once RUNNING. A TERMINATED
+   * cluster is started, as Databricks does; one still starting is waited for up to `holdMs`, then the
+   * answer says to retry.
+   */
+  async awaitSpark(
+    id: string,
+    holdMs: number,
+  ): Promise<{ port: number } | { problem: string; retry: boolean }> {
+    const first = this.clusters.get(id);
+    if (!first) return { problem: `Cluster ${id} does not exist`, retry: false };
+    if (!this.runsSpark(first))
+      return {
+        problem: this.sparks
+          ? `Cluster ${id} is a job cluster: Spark Connect sessions need an all-purpose cluster`
+          : `Cluster ${id} runs no Spark here (MINILAKE_CLUSTER_RUNTIME=none)`,
+        retry: false,
+      };
+    if (first.state === 'TERMINATED') this.startCluster(id);
+    const until = Date.now() + holdMs;
+    for (;;) {
+      const c = this.clusters.get(id);
+      if (!c) return { problem: `Cluster ${id} does not exist`, retry: false };
+      const port = this.sparkPort(id);
+      if (port !== undefined) return { port };
+      if (c.state === 'TERMINATED' && c.termination_reason?.code === 'SPARK_STARTUP_FAILURE')
+        return {
+          problem: `Cluster ${id} could not start: ${c.termination_reason.parameters.databricks_error_message ?? ''}`,
+          retry: false,
+        };
+      if (Date.now() >= until)
+        return {
+          problem: `Cluster ${id} is ${c.state.toLowerCase()}; retry when it is running`,
+          retry: true,
+        };
+      // The wait is on a real process starting, not on the injected clock.
+      await new Promise((r) => setTimeout(r, 100));
+    }
   }
 }
 

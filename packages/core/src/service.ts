@@ -2,6 +2,7 @@
  * The contract between a service package and whatever hosts it (apps/server, or another tool that imports
  * one package). A package exports one ServiceDefinition; nothing runs at import time.
  */
+import type { IncomingHttpHeaders, ServerHttp2Stream } from 'node:http2';
 import type { Hono } from 'hono';
 import type { Clock } from './clock.js';
 import type { Logger } from './logger.js';
@@ -76,6 +77,11 @@ export interface ServiceInstance<Api = unknown> {
   api?: Api;
   /** Ready check: throws (or rejects) when a dependency is not usable. */
   ready?(): Promise<void> | void;
+  /**
+   * Serves one gRPC call (an HTTP/2 stream whose path names one of the definition's `grpcServices`), on
+   * whichever port the host received it. The handler owns the stream: it responds, ends it, or resets it.
+   */
+  grpc?(stream: ServerHttp2Stream, headers: IncomingHttpHeaders): void;
   close?(): Promise<void> | void;
 }
 
@@ -108,6 +114,11 @@ export interface ServiceDefinition<Api = unknown> {
    * `import()`), not at module load. Routes outside them would not be reached before it is created.
    */
   readonly paths?: readonly string[];
+  /**
+   * gRPC services this one serves (`spark.connect.SparkConnectService`): the host hands it every HTTP/2 call
+   * whose path is `/<service>/<method>`, creating it on the first one as it does for `paths`.
+   */
+  readonly grpcServices?: readonly string[];
   create(ctx: ServiceContext): Promise<ServiceInstance<Api>> | ServiceInstance<Api>;
 }
 

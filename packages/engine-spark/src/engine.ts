@@ -14,9 +14,17 @@ import { EnvCache, EnvInstallError } from './envs.js';
 import { firstLine, locateInstall, settingsFrom, type SparkInstall, type SparkSettings } from './install.js';
 import { startProc, type Proc } from './proc.js';
 import { fsConf, joinClassPath, type FsOptions } from './fs.js';
-import { ucTaskConf } from './uc.js';
+import { startServer } from './servers.js';
+import { ucServerConf, ucTaskConf } from './uc.js';
 import { Zygote } from './zygote.js';
-import type { SparkEngine, SparkRun, SparkTask, SparkTaskResult } from './types.js';
+import type {
+  ConnectServerHandle,
+  ConnectServerSpec,
+  SparkEngine,
+  SparkRun,
+  SparkTask,
+  SparkTaskResult,
+} from './types.js';
 
 const DELTA_CONF: Record<string, string> = {
   'spark.sql.extensions': 'io.delta.sql.DeltaSparkSessionExtension',
@@ -65,6 +73,9 @@ function onLoopback(master: string): boolean {
   return m !== null && ['127.0.0.1', 'localhost', '::1'].includes(m[1]!);
 }
 
+/** The token Spark Connect servers call Unity Catalog with (any token is accepted). */
+const SERVER_TOKEN = 'dapi-minilake-spark';
+
 interface RuntimeResult {
   notebookResult?: string | null;
   taskValues?: Record<string, unknown>;
@@ -85,6 +96,10 @@ class Engine implements SparkEngine {
   /** dbfs:/ and /Volumes for the Spark Connect server: fixed when it starts (the first task's values). */
   private connectFs?: Omit<FsOptions, 'fsJar'>;
   private readonly envs: EnvCache;
+  /** Unity Catalog for sessions that did not come from a task (Databricks Connect), fixed at the server's start. */
+  private connectConf: Record<string, string> = {};
+  /** Servers of their own (clusters' drivers) still running, stopped by close(). */
+  private readonly servers = new Set<() => Promise<void>>();
   private log4jReady?: Promise<string>;
   private dockerSwept?: Promise<void>;
   private closed = false;
@@ -101,7 +116,13 @@ class Engine implements SparkEngine {
       startTimeoutMs: this.settings.connectStartTimeoutMs,
       logger: this.logger,
       commonArgs: (logFile, localDir) =>
-        this.commonArgs(this.install!, logFile, localDir, {}, this.connectFs ?? this.defaultFs()),
+        this.commonArgs(
+          this.install!,
+          logFile,
+          localDir,
+          this.connectConf,
+          this.connectFs ?? this.defaultFs(),
+        ),
       env: (extra) => this.childEnv({ ...extra, SPARK_LOCAL_IP: '127.0.0.1' }),
     });
   }
@@ -124,6 +145,43 @@ class Engine implements SparkEngine {
 
   async check(): Promise<void> {
     await this.locate();
+  }
+
+  async connectPort(): Promise<number> {
+    const inst = await this.locate();
+    await this.log4jFile();
+    if (!this.connect.url())
+      this.connectConf = await ucServerConf(inst.jars, this.ctx.selfUrl(), SERVER_TOKEN);
+    return this.connect.ensure(inst);
+  }
+
+  startConnectServer(spec: ConnectServerSpec): ConnectServerHandle {
+    return startServer(
+      {
+        dir: this.dir,
+        master: this.settings.connectMaster,
+        startTimeoutMs: this.settings.connectStartTimeoutMs,
+        logger: this.logger,
+        locate: () => {
+          if (this.closed) return Promise.reject(new EngineUnavailable('Spark', 'the engine is closed'));
+          return this.locate();
+        },
+        prepare: () => this.log4jFile(),
+        python: (inst, deps) =>
+          deps.length
+            ? this.envs.python(deps, undefined, new AbortController().signal)
+            : Promise.resolve(inst.python),
+        args: (inst, logFile, localDir, conf, jars) =>
+          this.commonArgs(inst, logFile, localDir, conf, this.defaultFs(), jars),
+        conf: (inst) => ucServerConf(inst.jars, this.ctx.selfUrl(), SERVER_TOKEN),
+        env: (extra) => this.childEnv(extra),
+        track: (stop) => {
+          this.servers.add(stop);
+          return () => this.servers.delete(stop);
+        },
+      },
+      spec,
+    );
   }
 
   async prewarm(): Promise<void> {
@@ -167,6 +225,7 @@ class Engine implements SparkEngine {
     localDir: string,
     userConf: Record<string, string>,
     fs: Omit<FsOptions, 'fsJar'>,
+    extraJars: string[] = [],
   ): string[] {
     const mapped = fsConf({ ...fs, fsJar: inst.fsJar });
     const log4j = path.join(this.dir, 'log4j2.properties');
@@ -187,7 +246,8 @@ class Engine implements SparkEngine {
     const userJava = userConf['spark.driver.extraJavaOptions'];
     conf['spark.driver.extraJavaOptions'] = [...javaOpts, ...(userJava ? [userJava] : [])].join(' ');
     const args: string[] = [];
-    if (inst.jars.length > 0) args.push('--jars', inst.jars.join(','));
+    const jars = [...inst.jars, ...extraJars];
+    if (jars.length > 0) args.push('--jars', jars.join(','));
     for (const [k, v] of Object.entries(conf)) args.push('--conf', `${k}=${v}`);
     return args;
   }
@@ -488,7 +548,7 @@ class Engine implements SparkEngine {
   async close(): Promise<void> {
     this.closed = true;
     await this.stopAll();
-    await Promise.all([this.connect.stop(), this.zygote?.stop()]);
+    await Promise.all([this.connect.stop(), this.zygote?.stop(), ...[...this.servers].map((stop) => stop())]);
   }
 }
 

@@ -54,3 +54,16 @@ export async function ucTaskConf(opts: {
     return {};
   return ucCatalogConf(await ucCatalogNames(opts.selfUrl, opts.token), opts.selfUrl, opts.token);
 }
+
+/**
+ * What a Spark Connect server's own sessions get (Databricks Connect, command execution: sessions no task
+ * configured): every catalog the server lists when the Spark server starts, and Unity Catalog's `main` as
+ * the current catalog, as on a Unity Catalog workspace. {} without the plugin jar or a server to ask.
+ */
+export async function ucServerConf(
+  jars: string[],
+  selfUrl: string | undefined,
+  token: string,
+): Promise<Record<string, string>> {
+  return ucTaskConf({ jars, selfUrl, token });
+}

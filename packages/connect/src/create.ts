@@ -1,0 +1,40 @@
+import { Hono } from 'hono';
+import type { ServiceContext, ServiceInstance } from '@minilake/core';
+import { computeService } from '@minilake/compute';
+import { sparkEngine } from '@minilake/engine-spark';
+import type { ConnectApi } from './index.js';
+import { Upstreams } from './proxy.js';
+import { Router } from './router.js';
+
+/** The runtime a serverless session reports to a client that does not say which one it targets. */
+const NEWEST_RUNTIME = '19.3.x-scala2.13';
+
+/** The service itself, imported by its definition's create (index.ts) when the host starts it. */
+export async function createConnect(ctx: ServiceContext): Promise<ServiceInstance<ConnectApi>> {
+  const compute = ctx.peer(computeService);
+  const spark = await sparkEngine(ctx);
+  const upstreams = new Upstreams();
+  const hold = Number(ctx.config.MINILAKE_CONNECT_HOLD ?? '20');
+  let calls = 0;
+  const router = new Router({
+    compute,
+    spark,
+    upstreams,
+    logger: ctx.logger,
+    holdMs: (Number.isFinite(hold) ? hold : 20) * 1000,
+    newestRuntime: NEWEST_RUNTIME,
+  });
+  const app = new Hono();
+  return {
+    app,
+    state: [],
+    api: { calls: () => calls },
+    grpc(stream, headers) {
+      calls++;
+      router.handle(stream, headers);
+    },
+    close() {
+      upstreams.close();
+    },
+  };
+}
