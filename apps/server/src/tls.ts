@@ -25,7 +25,7 @@ export interface TlsMaterial {
 }
 
 /** The cached key and certificate (see TlsConfig.cacheDir). */
-const CACHED = 'localhost.json';
+const CACHED = 'localhost-ca.json';
 
 export async function tlsMaterial(config: TlsConfig, dataDir: string): Promise<TlsMaterial> {
   if (config.certFile && config.keyFile)
@@ -63,8 +63,11 @@ export async function tlsMaterial(config: TlsConfig, dataDir: string): Promise<T
     algorithm: 'sha256',
     notAfterDate: new Date(Date.now() + 10 * 365 * 24 * 3600 * 1000),
     extensions: [
-      { name: 'basicConstraints', cA: false },
-      { name: 'keyUsage', digitalSignature: true, keyEncipherment: true },
+      // Its own CA as well as the server's certificate: clients trust it as a root (`--cacert`,
+      // GRPC_DEFAULT_SSL_ROOTS_FILE_PATH). gRPC's TLS (BoringSSL) refuses a root whose keyUsage lacks
+      // keyCertSign ("unable to get local issuer certificate"), so the usage says it may sign.
+      { name: 'basicConstraints', cA: true, critical: true },
+      { name: 'keyUsage', digitalSignature: true, keyEncipherment: true, keyCertSign: true },
       { name: 'extKeyUsage', serverAuth: true },
       {
         name: 'subjectAltName',
