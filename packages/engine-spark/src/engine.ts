@@ -15,7 +15,7 @@ import { firstLine, locateInstall, settingsFrom, type SparkInstall, type SparkSe
 import { startProc, type Proc } from './proc.js';
 import { fsConf, joinClassPath, type FsOptions } from './fs.js';
 import { startServer } from './servers.js';
-import { ucServerConf, ucTaskConf } from './uc.js';
+import { DATABRICKS_SQL_EXTENSION, hasUcJar, ucServerConf, ucTaskConf } from './uc.js';
 import { Zygote } from './zygote.js';
 import type {
   ConnectServerHandle,
@@ -29,6 +29,8 @@ import type {
 const DELTA_CONF: Record<string, string> = {
   'spark.sql.extensions': 'io.delta.sql.DeltaSparkSessionExtension',
   'spark.sql.catalog.spark_catalog': 'org.apache.spark.sql.delta.catalog.DeltaCatalog',
+  // Tables are Delta unless said otherwise, as on Databricks (saveAsTable, CREATE TABLE without USING).
+  'spark.sql.sources.default': 'delta',
   // Delta's SQL parser drops named parameter markers on Spark 4.1 (spark.sql(text, args=...) fails with
   // UNBOUND_SQL_PARAMETER); the legacy constants-only substitution binds them, which %sql cells need.
   'spark.sql.legacy.parameterSubstitution.constantsOnly': 'true',
@@ -150,8 +152,7 @@ class Engine implements SparkEngine {
   async connectPort(): Promise<number> {
     const inst = await this.locate();
     await this.log4jFile();
-    if (!this.connect.url())
-      this.connectConf = await ucServerConf(inst.jars, this.ctx.selfUrl(), SERVER_TOKEN);
+    if (!this.connect.url()) this.connectConf = await ucServerConf(this.ucOptions(inst, SERVER_TOKEN));
     return this.connect.ensure(inst);
   }
 
@@ -173,7 +174,7 @@ class Engine implements SparkEngine {
             : Promise.resolve(inst.python),
         args: (inst, logFile, localDir, conf, jars) =>
           this.commonArgs(inst, logFile, localDir, conf, this.defaultFs(), jars),
-        conf: (inst) => ucServerConf(inst.jars, this.ctx.selfUrl(), SERVER_TOKEN),
+        conf: (inst) => ucServerConf(this.ucOptions(inst, SERVER_TOKEN)),
         env: (extra) => this.childEnv(extra),
         track: (stop) => {
           this.servers.add(stop);
@@ -182,6 +183,25 @@ class Engine implements SparkEngine {
       },
       spec,
     );
+  }
+
+  /**
+   * How Spark reaches Unity Catalog: the server's URL, the token, MiniLake's local certificate when the
+   * server speaks TLS (the host writes it to <dataDir>/tls/cert.pem, or MINILAKE_TLS_CERT names it), and
+   * the host's routes in process for the engine's own look-ups.
+   */
+  private ucOptions(inst: SparkInstall, token: string) {
+    const selfUrl = this.ctx.selfUrl();
+    const caCert = selfUrl?.startsWith('https:')
+      ? this.ctx.config.MINILAKE_TLS_CERT || path.join(this.ctx.dataDir, 'tls', 'cert.pem')
+      : undefined;
+    return {
+      jars: inst.jars,
+      selfUrl,
+      token,
+      caCert,
+      request: (p: string, init?: RequestInit) => this.ctx.request(p, init),
+    };
   }
 
   async prewarm(): Promise<void> {
@@ -232,6 +252,10 @@ class Engine implements SparkEngine {
     const javaOpts = [`-Dlog4j2.configurationFile=file:${log4j}`, `-Dminilake.log.file=${logFile}`];
     const conf: Record<string, string> = {
       ...DELTA_CONF,
+      // Databricks SQL (USE CATALOG, CREATE CATALOG, GRANT...) beside Delta's, with MiniLake's plugin jar.
+      ...(hasUcJar(inst.jars)
+        ? { 'spark.sql.extensions': `${DELTA_CONF['spark.sql.extensions']},${DATABRICKS_SQL_EXTENSION}` }
+        : {}),
       ...QUIET_CONF,
       // Spark's scratch space (shuffle, block manager) inside the attempt's folder, so a killed task
       // leaves nothing in /tmp.
@@ -401,7 +425,7 @@ class Engine implements SparkEngine {
       }
       if (stopped) return stoppedResult();
       // Unity Catalog's catalogs as Spark catalogs (the task's own conf wins over them).
-      const sparkConf = { ...(await ucTaskConf({ jars: inst.jars, selfUrl, token })), ...task.sparkConf };
+      const sparkConf = { ...(await ucTaskConf(this.ucOptions(inst, token))), ...task.sparkConf };
       if (stopped) return stoppedResult();
       const resultFile = path.join(task.workDir, 'minilake-result.json');
       const taskFile = path.join(task.workDir, 'minilake-task.json');

@@ -142,8 +142,10 @@ export const unityCatalogService = defineService<UnityCatalogApi>({
       workspaceId: ctx.identity.workspaceId,
       logger: ctx.logger,
       deltaReader: delta,
-      // MANAGED Delta tables live in this service's own folder, in Databricks' storage-root layout.
-      ...(managedFormat === 'delta' ? { managedDeltaDir: ctx.dir } : {}),
+      // MANAGED Delta tables live in this service's own folder, in Databricks' storage-root layout: those
+      // Spark creates always, every MANAGED table with MINILAKE_MANAGED_FORMAT=delta.
+      managedDeltaDir: ctx.dir,
+      managedDeltaDefault: managedFormat === 'delta',
       tableSources: (uc) => [
         new ManagedDeltaSource(uc, delta),
         new ManagedDuckDbSource(uc),

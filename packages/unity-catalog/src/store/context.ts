@@ -27,6 +27,17 @@ export interface UcCollections {
   /** `<type>/<full name>` to principal to privileges. */
   grants: Collection<Record<string, string[]>>;
   meta: Collection<{ metastore_id: string; created_at: number }>;
+  /** Staging tables by id: a MANAGED Delta folder handed out before its table is created (Spark, UC OSS). */
+  staging: Collection<StagingRecord>;
+}
+
+export interface StagingRecord {
+  id: string;
+  catalog_name: string;
+  schema_name: string;
+  name: string;
+  staging_location: string;
+  created_at: number;
 }
 
 export interface UcContextOptions {
@@ -44,6 +55,12 @@ export interface UcContextOptions {
    * id>`, Databricks' layout under a storage root); unset: MANAGED tables are DuckDB tables only.
    */
   managedDeltaDir?: string;
+  /**
+   * Whether a MANAGED table created without saying more (SQL without USING, the Tables API) is a Delta
+   * folder (MINILAKE_MANAGED_FORMAT=delta) rather than a DuckDB table. Spark's MANAGED tables are Delta
+   * either way: they come through a staging table.
+   */
+  managedDeltaDefault?: boolean;
 }
 
 export class UcContext {
@@ -56,6 +73,7 @@ export class UcContext {
   readonly workspaceId: string;
   /** See UcContextOptions.managedDeltaDir. */
   readonly managedDeltaDir: string | undefined;
+  readonly managedDeltaDefault: boolean;
   /** Names being created right now (two concurrent creates of one name: the second is refused). */
   readonly creating = new Set<string>();
   /** How many of this API's own multi-step changes are under way (the engine view then drops no records). */
@@ -70,6 +88,7 @@ export class UcContext {
     this.volumesRoot = o.volumesDir;
     this.workspaceId = o.workspaceId;
     this.managedDeltaDir = o.managedDeltaDir;
+    this.managedDeltaDefault = o.managedDeltaDefault ?? false;
   }
 
   /** The folder of a MANAGED Delta table (ids, not names: a rename moves no file, as on Databricks). */

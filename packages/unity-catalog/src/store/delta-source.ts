@@ -146,12 +146,22 @@ export class ManagedDeltaSource extends ExternalDeltaSource {
     super(uc, deltaReader);
   }
 
-  override handles(req: { tableType: string; format: string }): boolean {
-    return req.tableType === 'MANAGED' && req.format === 'DELTA' && this.uc.managedDeltaDir !== undefined;
+  override handles(req: {
+    tableType: string;
+    format: string;
+    creating?: boolean;
+    staged?: boolean;
+  }): boolean {
+    if (req.tableType !== 'MANAGED' || req.format !== 'DELTA' || this.uc.managedDeltaDir === undefined)
+      return false;
+    // A new MANAGED table is Delta when asked for by default, or when Spark staged its folder; a stored
+    // record is Delta when it is one (DuckDB tables have an engine object and never get this far).
+    return !req.creating || req.staged === true || this.uc.managedDeltaDefault;
   }
 
   /** The first commit (from the declared columns) in a fresh folder, then the record over it. */
   override async create(t: TableCreate): Promise<CreatedTable> {
+    if (t.stagedDir) return this.adopt(t, t.stagedDir);
     if (t.storageLocation)
       throw invalidParameter(
         `A MANAGED table cannot have a storage_location: its data lives under the catalog's managed storage (${t.fullName}).`,
@@ -179,6 +189,23 @@ export class ManagedDeltaSource extends ExternalDeltaSource {
         managed: true,
         now: this.uc.clock.now(),
       });
+    const snap = await this.deltaReader.snapshot(dir);
+    const record: TableRecord = {
+      ...t.base,
+      storage_location: `file://${dir}`,
+      metadata_only: true,
+      columns: deltaColumns(snap),
+    };
+    if (snap.partitionColumns.length)
+      record.partition_columns = snap.partitionColumns.map((p) => p.toLowerCase());
+    else delete record.partition_columns;
+    return { record };
+  }
+
+  /** A staging table's folder, where Spark has written the first commit, becomes the table's. */
+  private async adopt(t: TableCreate, dir: string): Promise<CreatedTable> {
+    if (!existsSync(path.join(dir, LOG_DIR)))
+      throw invalidParameter(`The staging location of ${t.fullName} has no Delta table yet: ${dir}`);
     const snap = await this.deltaReader.snapshot(dir);
     const record: TableRecord = {
       ...t.base,
