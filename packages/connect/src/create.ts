@@ -1,7 +1,8 @@
-import { Hono } from 'hono';
-import type { ServiceContext, ServiceInstance } from '@minilake/core';
+import type { ServiceContext, ServiceInstance, StateModule } from '@minilake/core';
 import { computeService } from '@minilake/compute';
 import { sparkEngine } from '@minilake/engine-spark';
+import { connectApp } from './app.js';
+import { Contexts } from './contexts.js';
 import type { ConnectApi } from './index.js';
 import { Upstreams } from './proxy.js';
 import { Router } from './router.js';
@@ -24,16 +25,25 @@ export async function createConnect(ctx: ServiceContext): Promise<ServiceInstanc
     holdMs: (Number.isFinite(hold) ? hold : 20) * 1000,
     newestRuntime: NEWEST_RUNTIME,
   });
-  const app = new Hono();
+  const contexts = new Contexts({ compute, spark, logger: ctx.logger, holdMs: 180_000 });
+  // Execution contexts are processes, not persisted state: a reset ends them, a snapshot has none.
+  const state: StateModule = {
+    name: 'connect',
+    version: 1,
+    reset: () => contexts.clear(),
+    snapshot: () => null,
+    restore: () => contexts.clear(),
+  };
   return {
-    app,
-    state: [],
+    app: connectApp(contexts),
+    state: [state],
     api: { calls: () => calls },
     grpc(stream, headers) {
       calls++;
       router.handle(stream, headers);
     },
     close() {
+      contexts.clear();
       upstreams.close();
     },
   };

@@ -20,6 +20,7 @@ import { Zygote } from './zygote.js';
 import type {
   ConnectServerHandle,
   ConnectServerSpec,
+  PythonRuntime,
   SparkEngine,
   SparkRun,
   SparkTask,
@@ -154,6 +155,24 @@ class Engine implements SparkEngine {
     await this.log4jFile();
     if (!this.connect.url()) this.connectConf = await ucServerConf(this.ucOptions(inst, SERVER_TOKEN));
     return this.connect.ensure(inst);
+  }
+
+  async pythonRuntime(): Promise<PythonRuntime> {
+    const inst = await this.locate();
+    const selfUrl = this.ctx.selfUrl();
+    return {
+      python: inst.python,
+      supervisor: inst.supervisor,
+      runtimeDir: inst.runtimeDir,
+      env: (extra) =>
+        this.childEnv({
+          DATABRICKS_AUTH_TYPE: 'pat',
+          DATABRICKS_TOKEN: SERVER_TOKEN,
+          ...(selfUrl ? { DATABRICKS_HOST: selfUrl } : {}),
+          PYTHONPATH: inst.runtimeDir,
+          ...extra,
+        }),
+    };
   }
 
   startConnectServer(spec: ConnectServerSpec): ConnectServerHandle {
@@ -403,13 +422,14 @@ class Engine implements SparkEngine {
         }
       }
       if (stopped) return stoppedResult();
-      const serverless = task.compute === 'serverless';
-      let remote: string | undefined;
+      // A task on a cluster's own Spark Connect server runs as a serverless one does, on that server.
+      const serverless = task.compute === 'serverless' || task.remote !== undefined;
+      let remote: string | undefined = task.remote;
       // Only the install's own Python is pre-imported: a task with its own venv runs as a plain process.
       const warm = serverless && python === inst.python ? this.warmPython(inst) : Promise.resolve(false);
       const selfUrl = this.ctx.selfUrl();
       const token = task.token ?? 'dapi-minilake-task';
-      if (serverless) {
+      if (serverless && !remote) {
         if (!this.connect.url()) this.connectFs = { dbfsRoot: task.dbfsRoot, selfUrl, token };
         try {
           remote = `sc://127.0.0.1:${await this.connect.ensure(inst)}`;
@@ -425,7 +445,10 @@ class Engine implements SparkEngine {
       }
       if (stopped) return stoppedResult();
       // Unity Catalog's catalogs as Spark catalogs (the task's own conf wins over them).
-      const sparkConf = { ...(await ucTaskConf(this.ucOptions(inst, token))), ...task.sparkConf };
+      const sparkConf = {
+        ...(await ucTaskConf(this.ucOptions(inst, token))),
+        ...(task.remote ? {} : task.sparkConf),
+      };
       if (stopped) return stoppedResult();
       const resultFile = path.join(task.workDir, 'minilake-result.json');
       const taskFile = path.join(task.workDir, 'minilake-task.json');

@@ -8,6 +8,7 @@ export type {
   ConnectServerExit,
   ConnectServerHandle,
   ConnectServerSpec,
+  PythonRuntime,
   SparkEngine,
   SparkRun,
   SparkTask,

@@ -20,6 +20,12 @@ export interface SparkTask {
   /** classic: spark-submit (or MINILAKE_SPARK_MASTER); serverless: warm Spark Connect. */
   compute: 'classic' | 'serverless';
   /**
+   * A Spark Connect server the task runs on instead (`sc://127.0.0.1:<port>`: an all-purpose cluster's
+   * driver, for `existing_cluster_id`): a Connect client as serverless tasks are, sharing the cluster's
+   * Spark application (its cache, its global temp views). Its sparkConf is the server's already.
+   */
+  remote?: string;
+  /**
    * Where a classic task runs: `subprocess` (spark-submit on this machine) or `docker` (a sibling container
    * of `image`); default MINILAKE_SPARK_EXECUTOR. Serverless tasks always use the Spark Connect server.
    */
@@ -84,6 +90,12 @@ export interface SparkEngine {
   prewarm(): Promise<void>;
   /** The warm (serverless) Spark Connect server's port, starting it when needed. */
   connectPort(): Promise<number>;
+  /**
+   * What a Python process beside Spark needs (a command execution context's REPL): the install's Python,
+   * the supervisor that ends it with the server, the task runtime's folder (for `minilake_runtime`, with
+   * dbutils) and an environment with DATABRICKS_HOST/TOKEN pointing back at MiniLake.
+   */
+  pythonRuntime(): Promise<PythonRuntime>;
   /** Starts a Spark Connect server of its own (a cluster's driver); stopped by its handle or by close(). */
   startConnectServer(spec: ConnectServerSpec): ConnectServerHandle;
   /** Kills every running task and stops the Spark Connect server. */
@@ -123,4 +135,11 @@ export interface ConnectServerHandle {
   pid(): number | undefined;
   /** SIGTERM to the group, SIGKILL after `graceMs`; resolves when it is gone. */
   stop(graceMs?: number): Promise<void>;
+}
+
+export interface PythonRuntime {
+  python: string;
+  supervisor: string;
+  runtimeDir: string;
+  env(extra: Record<string, string>): Record<string, string>;
 }

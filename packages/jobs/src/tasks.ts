@@ -28,7 +28,7 @@ export interface Outcome {
 export type SecretsPeer = Pick<SecretsApi, 'readSecret'>;
 export type ComputePeer = Pick<
   ComputeApi,
-  'getCluster' | 'startCluster' | 'recordActivity' | 'createCluster' | 'terminateCluster'
+  'getCluster' | 'startCluster' | 'recordActivity' | 'createCluster' | 'terminateCluster' | 'sparkPort'
 >;
 
 export interface ExecDeps {
@@ -164,6 +164,8 @@ interface Compute {
   dependencies?: string[];
   /** `docker_image.url` of the cluster spec: the task runs in a container of that image. */
   image?: string;
+  /** The Spark Connect URL of the all-purpose cluster's driver the task runs on (existing_cluster_id). */
+  remote?: string;
 }
 
 /** Terminates the run's job clusters (or the one in `slot`): the work they were made for is done. */
@@ -250,6 +252,11 @@ async function computeFor(
     clusterId = spec.existing_cluster_id;
     cluster = await waitForCluster(d, clusterId, signal);
     d.compute.recordActivity(clusterId);
+    // A cluster whose Spark really runs: the task is a session on its driver, as on Databricks, where the
+    // tasks and notebooks attached to one cluster share its Spark application.
+    const port = d.compute.sparkPort(clusterId);
+    if (port !== undefined)
+      return { compute: 'classic', env: {}, conf: {}, clusterId, remote: `sc://127.0.0.1:${port}` };
   } else if (spec.new_cluster) {
     cluster = spec.new_cluster;
     clusterId = jobCluster(d, input, cluster, undefined);
@@ -666,7 +673,8 @@ async function sparkTask(d: ExecDeps, input: ExecInput, type: string, refs: RefC
     ...(timeout > 0 ? { timeoutMs: timeout * 1000 } : {}),
     ...(secrets.size ? { redact: [...secrets] } : {}),
     ...(sourcePath ? { sourcePath } : {}),
-    ...(compute.image ? { executor: 'docker' as const, image: compute.image } : {}),
+    ...(compute.image && !compute.remote ? { executor: 'docker' as const, image: compute.image } : {}),
+    ...(compute.remote ? { remote: compute.remote } : {}),
     ...(d.files.dbfsRoot ? { dbfsRoot: d.files.dbfsRoot } : {}),
   };
   if (signal.canceled) return { result: 'CANCELED', message: 'Run cancelled.', output: {} };
