@@ -19,7 +19,11 @@ class Server:
         if not os.path.exists(ENTRY):
             raise RuntimeError(f"{ENTRY} is missing: run 'pnpm build' first")
         self.data_dir = data_dir or tempfile.mkdtemp(prefix="minilake-py-")
-        full_env = dict(os.environ, MINILAKE_DATA_DIR=self.data_dir, MINILAKE_LOG_LEVEL="info")
+        # Clusters run no Spark (their states move on the clock) unless a suite asks for it: most tests are
+        # about the control plane, and a JVM per cluster is minutes of CPU. The Spark Connect port is a free
+        # one, so parallel servers never contend for 15002.
+        full_env = dict(os.environ, MINILAKE_DATA_DIR=self.data_dir, MINILAKE_LOG_LEVEL="info",
+                        MINILAKE_CLUSTER_RUNTIME="none", MINILAKE_SPARK_CONNECT_PORT="0")
         full_env.update(env or {})
         self.proc = subprocess.Popen(
             ["node", ENTRY, "--port", "0"],
@@ -30,14 +34,17 @@ class Server:
         )
         self.output = []
         self.url = None
+        self.spark_connect_port = None
         ready = threading.Event()
 
         def pump():
             for line in self.proc.stdout:
                 self.output.append(line)
-                m = re.search(r"listening on (http://\S+) ", line)
+                m = re.search(r"listening on (https?://\S+) ", line)
                 if m and not self.url:
                     self.url = m.group(1)
+                    c = re.search(r"spark connect: sc://([^:]+):(\d+)", line)
+                    self.spark_connect_port = int(c.group(2)) if c else None
                     ready.set()
             ready.set()
 

@@ -114,9 +114,15 @@ export class Contexts {
     if ('problem' in target) throw new Error(target.problem);
     const rt = await this.d.spark.pythonRuntime();
     if (ctx.status !== 'Pending') return; // destroyed meanwhile
+    // A notebook's Python on Databricks runs on the driver, with the cluster's spark_env_vars.
+    const clusterEnv: Record<string, string> = {};
+    const vars = this.d.compute.getCluster(ctx.clusterId)?.spark_env_vars;
+    if (vars && typeof vars === 'object')
+      for (const [k, v] of Object.entries(vars as Record<string, unknown>)) clusterEnv[k] = String(v);
     // Not under the supervisor: SIGINT must reach the REPL (a cancel), which ends itself with the server.
     const proc = spawn(rt.python, [path.join(rt.runtimeDir, 'minilake_repl.py')], {
       env: rt.env({
+        ...clusterEnv,
         SPARK_REMOTE: `sc://127.0.0.1:${target.port}/;x-databricks-cluster-id=${ctx.clusterId}`,
         PYTHONUNBUFFERED: '1',
         MINILAKE_SERVER_PID: String(process.pid),

@@ -56,12 +56,9 @@ export function startServer(d: ServerDeps, spec: ConnectServerSpec): ConnectServ
       master: spec.master ?? d.master,
       startTimeoutMs: d.startTimeoutMs,
       args: (log, local) => d.args(inst, log, local, conf, spec.jars ?? []),
-      // The cluster's variables, then what the engine needs (its Python for the workers) on top.
-      env: d.env({
-        ...spec.env,
-        PYSPARK_PYTHON: python,
-        SPARK_LOCAL_IP: spec.env.SPARK_LOCAL_IP ?? '127.0.0.1',
-      }),
+      // The engine's Python for the workers unless the cluster names its own (PYSPARK_PYTHON in
+      // spark_env_vars, as on Databricks: a Python matching a newer client's, for its UDFs).
+      env: d.env({ PYSPARK_PYTHON: python, SPARK_LOCAL_IP: '127.0.0.1', ...spec.env }),
       isClosed: () => stopping,
     });
     const untrack = d.track(() => handle.stop());

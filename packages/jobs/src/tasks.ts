@@ -255,8 +255,16 @@ async function computeFor(
     // A cluster whose Spark really runs: the task is a session on its driver, as on Databricks, where the
     // tasks and notebooks attached to one cluster share its Spark application.
     const port = d.compute.sparkPort(clusterId);
-    if (port !== undefined)
-      return { compute: 'classic', env: {}, conf: {}, clusterId, remote: `sc://127.0.0.1:${port}` };
+    if (port !== undefined) {
+      // The driver's Python sees the cluster's spark_env_vars (its spark_conf is the server's already).
+      const env = resolveSecrets(
+        d,
+        'spark_env_vars',
+        (cluster.spark_env_vars as Record<string, string>) ?? {},
+        secrets,
+      );
+      return { compute: 'classic', env, conf: {}, clusterId, remote: `sc://127.0.0.1:${port}` };
+    }
   } else if (spec.new_cluster) {
     cluster = spec.new_cluster;
     clusterId = jobCluster(d, input, cluster, undefined);

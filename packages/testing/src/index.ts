@@ -91,7 +91,16 @@ export async function startServer(
   if (!existsSync(serverEntry)) throw new Error(`${serverEntry} is missing: run 'pnpm build' first`);
   const dataDir = opts.dataDir ?? mkdtempSync(path.join(os.tmpdir(), 'minilake-test-'));
   const proc = spawn(process.execPath, [serverEntry, '--port', '0'], {
-    env: { ...process.env, MINILAKE_DATA_DIR: dataDir, MINILAKE_LOG_LEVEL: 'info', ...opts.env },
+    // Clusters run no Spark unless a test asks (MINILAKE_CLUSTER_RUNTIME=spark): most tests are about the
+    // control plane. The Spark Connect port is a free one, so parallel servers never contend for 15002.
+    env: {
+      ...process.env,
+      MINILAKE_DATA_DIR: dataDir,
+      MINILAKE_LOG_LEVEL: 'info',
+      MINILAKE_CLUSTER_RUNTIME: 'none',
+      MINILAKE_SPARK_CONNECT_PORT: '0',
+      ...opts.env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const exited = new Promise<number | null>((resolve) => proc.once('exit', (code) => resolve(code)));
