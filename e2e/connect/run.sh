@@ -25,5 +25,10 @@ py312=${MINILAKE_PYTHON312:-$(command -v python3.12 2>/dev/null || true)}
 if [ -n "$py312" ] && "$py312" -c 'import sys; assert sys.version_info[:2] == (3, 12)' 2>/dev/null; then
   export MINILAKE_DBCONNECT_NEWEST=$(venv_for "$here/requirements-newest.txt" "$py312")
 fi
-[ $# -gt 0 ] || set -- "$here"
-exec bash "$here/../python/run.sh" -c "$here/pytest.ini" --rootdir "$here/.." "$@"
+# pytest runs from e2e/python: path arguments are made absolute; with none, this folder.
+args=() paths=0
+for a in "$@"; do
+  if [ -e "${a%%::*}" ]; then args+=("$(realpath "${a%%::*}")${a#"${a%%::*}"}") paths=1; else args+=("$a"); fi
+done
+[ $paths = 1 ] || args+=("$here")
+exec bash "$here/../python/run.sh" -c "$here/pytest.ini" --rootdir "$here" "${args[@]}"

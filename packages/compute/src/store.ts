@@ -317,7 +317,7 @@ export class ComputeStore extends CollectionStore {
 
   /**
    * A RUNNING cluster with autotermination_minutes terminates (reason INACTIVITY) once it has been idle that
-   * long. Nothing runs on MiniLake clusters, so only recordActivity (used by jobs) counts as activity.
+   * long. Activity is what other services report (recordActivity): job tasks, Spark Connect calls, commands.
    */
   private armIdle(c: ClusterRecord): void {
     const minutes = c.attrs.autotermination_minutes;

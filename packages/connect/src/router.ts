@@ -101,6 +101,8 @@ export class Router {
         return;
       }
       port = target.port;
+      // Work on the cluster: its autotermination countdown starts again, as on Databricks.
+      this.d.compute.recordActivity(clusterId);
     } else {
       try {
         port = await this.d.spark.connectPort();

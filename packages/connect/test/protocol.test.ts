@@ -67,7 +67,9 @@ describe('the Spark version reply', () => {
   });
 
   it('names the runtime a Databricks Connect client targets', () => {
-    expect(runtimeOfClient('_SPARK_CONNECT_PYTHON dbconnect/16.1.7 spark/3.5.2 os/linux')).toBe('16.1.x-scala2.12');
+    expect(runtimeOfClient('_SPARK_CONNECT_PYTHON dbconnect/16.1.7 spark/3.5.2 os/linux')).toBe(
+      '16.1.x-scala2.12',
+    );
     expect(runtimeOfClient('_SPARK_CONNECT_PYTHON spark/4.1.1')).toBeUndefined();
   });
 });

@@ -28,7 +28,9 @@ function onUpstream(stream: ServerHttp2Stream, headers: http2.IncomingHttpHeader
   stream.on('end', () => {
     if (path.endsWith('/Echo')) {
       stream.respond({ ':status': 200, 'content-type': 'application/grpc' }, { waitForTrailers: true });
-      stream.on('wantTrailers', () => stream.sendTrailers({ 'grpc-status': '0', 'x-seen-auth': String(headers.authorization ?? 'none') }));
+      stream.on('wantTrailers', () =>
+        stream.sendTrailers({ 'grpc-status': '0', 'x-seen-auth': String(headers.authorization ?? 'none') }),
+      );
       stream.end(Buffer.concat(chunks));
     } else if (path.endsWith('/Many')) {
       stream.respond({ ':status': 200, 'content-type': 'application/grpc' }, { waitForTrailers: true });
@@ -37,7 +39,12 @@ function onUpstream(stream: ServerHttp2Stream, headers: http2.IncomingHttpHeader
       stream.end();
     } else if (path.endsWith('/Fail')) {
       stream.respond(
-        { ':status': 200, 'content-type': 'application/grpc', 'grpc-status': '13', 'grpc-message': 'boom%20here' },
+        {
+          ':status': 200,
+          'content-type': 'application/grpc',
+          'grpc-status': '13',
+          'grpc-message': 'boom%20here',
+        },
         { endStream: true },
       );
     }
@@ -134,7 +141,11 @@ describe('pipeCall', () => {
 
   it("passes a client's cancel on to the server", async () => {
     const c = http2.connect(`http://127.0.0.1:${frontPort}`);
-    const req = c.request({ ':method': 'POST', ':path': '/test.Service/Hang', 'content-type': 'application/grpc' });
+    const req = c.request({
+      ':method': 'POST',
+      ':path': '/test.Service/Hang',
+      'content-type': 'application/grpc',
+    });
     req.write(frame(Buffer.from('x')));
     await new Promise((r) => req.once('response', r));
     req.close(http2.constants.NGHTTP2_CANCEL);

@@ -68,7 +68,7 @@ export function listening(
     const timer = setTimeout(() => reject(new Error(`server did not start:\n${out}`)), timeoutMs);
     const onData = (d: Buffer) => {
       out += d.toString();
-      const m = /listening on (http:\/\/\S+) /.exec(out);
+      const m = /listening on (https?:\/\/\S+) /.exec(out);
       if (m) {
         clearTimeout(timer);
         resolve(m[1]!);
