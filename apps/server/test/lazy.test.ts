@@ -11,11 +11,19 @@ describe('services started on their first request', () => {
     // Each lazily started service, alone: the routes it adds to those of the host and its required peers
     // are all under its `paths`.
     const routesOf = async (services: string) => {
+      // Persistent, so peers that declare paths (compute for connect) are mounted and listed too.
+      const hostDir = mkdtempSync(path.join(os.tmpdir(), 'minilake-lazy-host-'));
       const ml = await createMinilake(
-        parseConfig({ MINILAKE_SERVICES: services, MINILAKE_LOG_LEVEL: 'silent' }),
+        parseConfig({
+          MINILAKE_SERVICES: services,
+          MINILAKE_LOG_LEVEL: 'silent',
+          MINILAKE_PERSIST: '1',
+          MINILAKE_DATA_DIR: hostDir,
+        }),
       );
       const routes = new Set(ml.app.routes.map((r) => r.path));
       await ml.close();
+      rmSync(hostDir, { recursive: true, force: true });
       return routes;
     };
     for (const def of registry.values()) {

@@ -10,7 +10,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import type { Writable } from 'node:stream';
-import { DatabricksError, invalidParameter, notFound, uuid, type Logger } from '@minilake/core';
+import { DatabricksError, invalidParameter, notFound, numericId, uuid, type Logger } from '@minilake/core';
 import type { ComputeApi } from '@minilake/compute';
 import type { SparkEngine } from '@minilake/engine-spark';
 
@@ -97,7 +97,7 @@ export class Contexts {
     if (c.state !== 'RUNNING' && c.state !== 'PENDING' && c.state !== 'RESTARTING' && c.state !== 'RESIZING')
       throw notRunning(clusterId, String(c.state));
     const ctx: Context = {
-      id: uuid().replace(/-/g, '').slice(0, 19),
+      id: String(numericId()),
       clusterId,
       language,
       status: 'Pending',

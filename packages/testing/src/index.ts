@@ -36,7 +36,9 @@ export async function serviceApp<Api>(
   } = {},
 ): Promise<{ app: Hono; instance: ServiceInstance<Api>; ctx: ServiceContext }> {
   const app = new Hono();
-  const ctx = contextFor(def, { logger: silentLogger, hostApp: () => app, ...opts });
+  // Clusters run no Spark in tier-2 tests (as startServer's default): they are about the control plane.
+  const config = { MINILAKE_CLUSTER_RUNTIME: 'none', ...opts.config };
+  const ctx = contextFor(def, { logger: silentLogger, hostApp: () => app, ...opts, config });
   const instance = await def.create(ctx);
   installErrorHandling(app, silentLogger);
   app.route('/', instance.app);
