@@ -70,13 +70,13 @@ def cluster(w, lake):
     return c.cluster_id
 
 
-def run_client(version, way, env, schema, timeout=600):
+def run_client(version, way, env, schema, timeout=600, quick=False):
     """Runs dbc_client.py with the client's own python; returns {step: result}."""
     py = client_python(version)
     full = {k: v for k, v in os.environ.items() if not k.startswith(("DATABRICKS_", "SPARK_", "PYSPARK_"))}
     full.update(env)
-    p = subprocess.run([py, os.path.join(HERE, "dbc_client.py"), way, schema], env=full, capture_output=True,
-                       text=True, timeout=timeout)
+    p = subprocess.run([py, os.path.join(HERE, "dbc_client.py"), way, schema, *(["quick"] if quick else [])],
+                       env=full, capture_output=True, text=True, timeout=timeout)
     steps = {}
     for line in p.stdout.splitlines():
         if line.startswith("{"):

@@ -11,10 +11,12 @@ import pytest
 
 from conftest import run_client, sql, unique
 
-# (client version, way in): the full matrix for 16.1, the main doors for 15.4 LTS.
-CASES = [("16.1", way) for way in ("sc-cluster", "sc-plain", "spark-remote", "remote-cluster", "serverless",
-                                    "env-cluster", "env-serverless", "profile", "sdk-runtime")] + [
-    ("15.4", way) for way in ("sc-cluster", "remote-cluster", "serverless")]
+# (client version, way in): every step through the three doors (plain Spark Connect to a cluster, Databricks'
+# TLS door to a cluster, serverless) on 16.1 and 15.4 LTS; the other ways in with 16.1 run the quick steps
+# (each client run costs the client's start-up; the doors behind them are the same).
+FULL = [(v, way) for v in ("16.1", "15.4") for way in ("sc-cluster", "remote-cluster", "serverless")]
+QUICK = [("16.1", way) for way in ("sc-plain", "spark-remote", "env-cluster", "env-serverless", "profile",
+                                   "sdk-runtime")]
 
 
 def way_env(way, server, cluster, tmp_path):
@@ -41,7 +43,19 @@ def way_env(way, server, cluster, tmp_path):
     raise AssertionError(way)
 
 
-@pytest.mark.parametrize("version,way", CASES, ids=[f"{v}-{w}" for v, w in CASES])
+@pytest.mark.parametrize("version,way", QUICK, ids=[f"{v}-{w}" for v, w in QUICK])
+def test_way_in_quick(version, way, server, w, cluster, lake, tmp_path):
+    schema = unique(f"q{version.replace('.', '')}_{way.replace('-', '_')}")
+    s = run_client(version, way, {**way_env(way, server, cluster, tmp_path), **lake}, schema, quick=True)
+    failed = {k: v for k, v in s.items() if not v["ok"] and k != "error"}
+    assert not failed, failed
+    assert s["sql"]["value"] == 42 and s["catalog"]["value"] == ["main", "default"]
+    assert s["table"]["value"] == [[1, "a"], [2, "b"]] and s["udf"]["value"] == [1, 2, 3]
+    assert sql(w, f"SELECT count(*) FROM main.{schema}.t") == [["2"]]
+    assert s["error"]["errorClass"] == "TABLE_OR_VIEW_NOT_FOUND"
+
+
+@pytest.mark.parametrize("version,way", FULL, ids=[f"{v}-{w}" for v, w in FULL])
 def test_way_in(version, way, server, w, cluster, lake, tmp_path):
     schema = unique(f"c{version.replace('.', '')}_{way.replace('-', '_')}")
     env = {**way_env(way, server, cluster, tmp_path), **lake}
