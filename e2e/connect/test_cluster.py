@@ -127,3 +127,41 @@ def test_unknown_cluster_is_not_found(server):
         "x-databricks-cluster-id=0000-000000-nosuchcl').getOrCreate()\n"
         "try:\n    s.sql('SELECT 1').collect()\nexcept Exception as e:\n    print('ERR', type(e).__name__, e)\n"), {})
     assert "ERR" in out and "does not exist" in out
+
+
+def test_running_cluster_survives_a_crash(tmp_path):
+    """MINILAKE_PERSIST=1 and kill -9: the driver dies with the server (its supervisor sees to it); on restart
+    the cluster, persisted RUNNING, restarts its driver and serves Connect sessions again."""
+    from databricks.sdk import WorkspaceClient
+
+    from conftest import Server
+
+    env = {"MINILAKE_CLUSTER_RUNTIME": "spark", "MINILAKE_PERSIST": "1", "MINILAKE_CLUSTER_START_DELAY": "0.2",
+           "MINILAKE_CLUSTER_TERMINATE_DELAY": "0.2"}
+    data = str(tmp_path / "data")
+    first = Server(env=env, data_dir=data)
+    try:
+        w = WorkspaceClient(host=first.url, token="dapi-crash", auth_type="pat")
+        c = w.clusters.create_and_wait(cluster_name=unique("crash"), spark_version="16.4.x-scala2.12",
+                                       node_type_id="i3.xlarge", num_workers=0)
+        assert processes_of(c.cluster_id)
+    finally:
+        first.kill9()
+    for _ in range(100):
+        if not processes_of(c.cluster_id):
+            break
+        time.sleep(0.1)
+    assert processes_of(c.cluster_id) == [], "the driver outlived the server"
+    second = Server(env=env, data_dir=data)
+    try:
+        w = WorkspaceClient(host=second.url, token="dapi-crash", auth_type="pat")
+        assert w.clusters.wait_get_cluster_running(c.cluster_id).state == compute.State.RUNNING
+        assert compute.EventType.RESTARTING in [e.type for e in w.clusters.events(c.cluster_id)]
+        out = run_py("16.1", (
+            "from databricks.connect import DatabricksSession\n"
+            f"s = DatabricksSession.builder.remote('sc://localhost:{second.spark_connect_port}/;"
+            f"x-databricks-cluster-id={c.cluster_id}').getOrCreate()\n"
+            "print('answer', s.sql('SELECT 42').collect()[0][0])\n"), {})
+        assert "answer 42" in out
+    finally:
+        second.stop()

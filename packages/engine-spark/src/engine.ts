@@ -193,7 +193,13 @@ class Engine implements SparkEngine {
             : Promise.resolve(inst.python),
         args: (inst, logFile, localDir, conf, jars) =>
           this.commonArgs(inst, logFile, localDir, conf, this.defaultFs(), jars),
-        conf: (inst) => ucServerConf(this.ucOptions(inst, SERVER_TOKEN)),
+        conf: async (inst) => {
+          // A cluster restarted with a persisted server starts before the host listens: its Spark needs
+          // the server's URL for Unity Catalog, so it waits for it (briefly: the host listens right after).
+          for (let i = 0; i < 600 && !this.ctx.selfUrl() && !this.closed; i++)
+            await new Promise((r) => setTimeout(r, 50));
+          return ucServerConf(this.ucOptions(inst, SERVER_TOKEN));
+        },
         env: (extra) => this.childEnv(extra),
         track: (stop) => {
           this.servers.add(stop);
