@@ -17,11 +17,15 @@ HERE = os.path.dirname(__file__)
 CLIENTS = {
     "16.1": os.environ.get("MINILAKE_DBCONNECT_16"),
     "15.4": os.environ.get("MINILAKE_DBCONNECT_15"),
+    "newest": os.environ.get("MINILAKE_DBCONNECT_NEWEST"),
 }
 
 
 def client_python(version):
     py = CLIENTS.get(version)
+    if version == "newest" and not py:
+        pytest.skip("the newest databricks-connect needs Python 3.12 and there is no python3.12 here "
+                    "(MINILAKE_PYTHON312 names one)")
     if not py or not os.path.exists(py):
         pytest.skip(f"databricks-connect {version} venv missing: run e2e/connect/run.sh, which makes it")
     return py
@@ -67,6 +71,17 @@ def cluster(w, lake):
                                    node_type_id="i3.xlarge", num_workers=0,
                                    spark_conf={"spark.sql.shuffle.partitions": "4"},
                                    spark_env_vars={"CONNECT_SUITE": "yes"})
+    return c.cluster_id
+
+
+@pytest.fixture(scope="session")
+def cluster_newest(w, lake):
+    """A cluster on the runtime the newest client targets, its Python workers on 3.12 like the client
+    (PYSPARK_PYTHON in spark_env_vars, as Databricks lets a cluster choose), for its UDFs."""
+    client_python("newest")
+    c = w.clusters.create_and_wait(cluster_name=unique("connect19"), spark_version="19.3.x-scala2.13",
+                                   node_type_id="i3.xlarge", num_workers=0,
+                                   spark_env_vars={"PYSPARK_PYTHON": os.environ["MINILAKE_PYTHON312"]})
     return c.cluster_id
 
 

@@ -24,6 +24,7 @@ export MINILAKE_DBCONNECT_15=$(venv_for "$here/requirements-15.4.txt" python3)
 py312=${MINILAKE_PYTHON312:-$(command -v python3.12 2>/dev/null || true)}
 if [ -n "$py312" ] && "$py312" -c 'import sys; assert sys.version_info[:2] == (3, 12)' 2>/dev/null; then
   export MINILAKE_DBCONNECT_NEWEST=$(venv_for "$here/requirements-newest.txt" "$py312")
+  export MINILAKE_PYTHON312=$py312  # the Python workers of the newest client's cluster (its UDFs)
 fi
 # pytest runs from e2e/python: path arguments are made absolute; with none, this folder.
 args=() paths=0

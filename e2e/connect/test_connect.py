@@ -57,6 +57,15 @@ def test_way_in_quick(version, way, server, w, cluster, lake, tmp_path):
 
 @pytest.mark.parametrize("version,way", FULL, ids=[f"{v}-{w}" for v, w in FULL])
 def test_way_in(version, way, server, w, cluster, lake, tmp_path):
+    check_full(version, way, server, w, cluster, lake, tmp_path)
+
+
+def test_newest_client_on_its_runtime(server, w, cluster_newest, lake, tmp_path):
+    """databricks-connect 19.3 (Python 3.12) through Databricks' own way, on a 19.3 cluster."""
+    check_full("newest", "remote-cluster", server, w, cluster_newest, lake, tmp_path)
+
+
+def check_full(version, way, server, w, cluster, lake, tmp_path):
     schema = unique(f"c{version.replace('.', '')}_{way.replace('-', '_')}")
     env = {**way_env(way, server, cluster, tmp_path), **lake}
     s = run_client(version, way, env, schema)

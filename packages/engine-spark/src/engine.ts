@@ -32,6 +32,9 @@ const DELTA_CONF: Record<string, string> = {
   'spark.sql.catalog.spark_catalog': 'org.apache.spark.sql.delta.catalog.DeltaCatalog',
   // Tables are Delta unless said otherwise, as on Databricks (saveAsTable, CREATE TABLE without USING).
   'spark.sql.sources.default': 'delta',
+  // Spark renders this default with a unit ("3221225472b"); newer Databricks Connect clients (19.x) read it
+  // with int() before sending a local relation (createDataFrame). The same value, as a plain number.
+  'spark.sql.session.localRelationSizeLimit': '3221225472',
   // Delta's SQL parser drops named parameter markers on Spark 4.1 (spark.sql(text, args=...) fails with
   // UNBOUND_SQL_PARAMETER); the legacy constants-only substitution binds them, which %sql cells need.
   'spark.sql.legacy.parameterSubstitution.constantsOnly': 'true',
