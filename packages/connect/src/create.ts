@@ -16,7 +16,6 @@ export async function createConnect(ctx: ServiceContext): Promise<ServiceInstanc
   const spark = await sparkEngine(ctx);
   const upstreams = new Upstreams();
   const hold = Number(ctx.config.MINILAKE_CONNECT_HOLD ?? '20');
-  let calls = 0;
   const router = new Router({
     compute,
     spark,
@@ -37,11 +36,7 @@ export async function createConnect(ctx: ServiceContext): Promise<ServiceInstanc
   return {
     app: connectApp(contexts),
     state: [state],
-    api: { calls: () => calls },
-    grpc(stream, headers) {
-      calls++;
-      router.handle(stream, headers);
-    },
+    grpc: (stream, headers) => router.handle(stream, headers),
     close() {
       contexts.clear();
       upstreams.close();

@@ -9,11 +9,8 @@ import { computeService } from '@minilake/compute';
 
 export const CONNECT_GRPC_SERVICE = 'spark.connect.SparkConnectService';
 
-/** What the host's start-up line and the admin routes may ask. */
-export interface ConnectApi {
-  /** Spark Connect calls routed so far (the bench and the tests read it). */
-  calls(): number;
-}
+/** Nothing for other services yet: clients reach it over gRPC and /api/1.2. */
+export type ConnectApi = Record<string, never>;
 
 export const connectService = defineService<ConnectApi>({
   name: 'connect',
