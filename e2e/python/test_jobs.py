@@ -3,6 +3,7 @@
 Tests that execute Python skip only when the Spark install is missing (`bash packages/engine-spark/install.sh`
 sets it up; CI runs it). The API and persistence tests run everywhere."""
 import base64
+import json
 import time
 
 import pytest
@@ -97,6 +98,32 @@ def test_spark_python_task_with_parameters(w, home, spark):
     assert run.status.state == jobs.RunLifecycleStateV2State.TERMINATED
     out = w.jobs.get_run_output(run.tasks[0].run_id)
     assert f"count=7 args=['a', '{created.job_id}']" in out.logs
+
+
+def test_each_run_calls_back_with_its_own_token(w, home, spark):
+    """A task's DATABRICKS_TOKEN is its run's own: listed by token management while the run is active (owned by
+    the run's identity), gone once it ended; two runs never share one."""
+    path = put(w, f"{home}/token.py", """
+import hashlib, json, os, urllib.request
+token = os.environ["DATABRICKS_TOKEN"]
+req = urllib.request.Request(os.environ["DATABRICKS_HOST"] + "/api/2.0/token-management/tokens",
+                             headers={"Authorization": "Bearer " + token})
+infos = json.load(urllib.request.urlopen(req))["token_infos"]
+mine = [t for t in infos if t["token_id"] == hashlib.sha256(token.encode()).hexdigest()]
+print(json.dumps({"id": mine[0]["token_id"] if mine else None, "comment": mine[0].get("comment") if mine else None,
+                  "owner": mine[0]["owner_id"] if mine else None}))
+""")
+    seen = []
+    for _ in range(2):
+        run = w.jobs.submit_and_wait(run_name="token", tasks=[jobs.SubmitTask(task_key="t", spark_python_task=jobs.SparkPythonTask(python_file=path))])
+        out = w.jobs.get_run_output(run.tasks[0].run_id)
+        assert run.state.result_state == jobs.RunResultState.SUCCESS, out.error
+        info = json.loads(out.logs.strip().splitlines()[-1])
+        assert info["comment"] == f"Job run {run.run_id}"
+        assert str(info["owner"]) == w.current_user.me().id
+        assert info["id"] not in [t.token_id for t in w.token_management.list()]
+        seen.append(info["id"])
+    assert seen[0] != seen[1]
 
 
 def test_notebook_task_widgets_and_exit(w, home, spark):

@@ -62,8 +62,9 @@ export interface ServiceContext {
   selfUrl(): string | undefined;
   /**
    * Sends a request through the host's whole app in process (every route, middleware, error renderer and the
-   * persistence barrier), exactly as a client's request would go: what MCP tools and jobs call instead of
-   * reaching into another service's store. `path` starts with `/`. Rejects when the host has no app yet.
+   * persistence barrier), exactly as a client's request would go. For MCP only: an MCP tool is a REST client
+   * by design. Services call each other through peer Apis (`peer` / `optionalPeer`), never through this.
+   * `path` starts with `/`. Rejects when the host has no app yet.
    */
   request(path: string, init?: RequestInit): Promise<Response>;
 }

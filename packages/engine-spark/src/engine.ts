@@ -4,6 +4,7 @@
  * --master local[*] or MINILAKE_SPARK_MASTER) for classic compute, and the warm Spark Connect server for
  * serverless. It knows nothing of HTTP or Databricks JSON: the caller maps SparkTaskResult onto run output.
  */
+import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -79,9 +80,6 @@ function onLoopback(master: string): boolean {
   return m !== null && ['127.0.0.1', 'localhost', '::1'].includes(m[1]!);
 }
 
-/** The token Spark Connect servers call Unity Catalog with (any token is accepted). */
-const SERVER_TOKEN = 'dapi-minilake-spark';
-
 interface RuntimeResult {
   notebookResult?: string | null;
   taskValues?: Record<string, unknown>;
@@ -99,8 +97,13 @@ class Engine implements SparkEngine {
   private readonly running = new Map<{ cancel(): void }, Promise<unknown>>();
   private readonly connect: ConnectServer;
   private zygote?: Zygote;
-  /** dbfs:/ and /Volumes for the Spark Connect server: fixed when it starts (the first task's values). */
+  /** dbfs:/ and /Volumes for the Spark Connect server: fixed when it starts (the first task's dbfs root). */
   private connectFs?: Omit<FsOptions, 'fsJar'>;
+  /**
+   * The engine's own token, for what outlives any one task (the shared Spark Connect server's Unity Catalog
+   * calls) and for a task that brings none: a run's token ends with its run, so the server must not borrow it.
+   */
+  private readonly ownToken = `dapi${randomBytes(16).toString('hex')}`;
   private readonly envs: EnvCache;
   /** Unity Catalog for sessions that did not come from a task (Databricks Connect), fixed at the server's start. */
   private connectConf: Record<string, string> = {};
@@ -156,7 +159,7 @@ class Engine implements SparkEngine {
   async connectPort(): Promise<number> {
     const inst = await this.locate();
     await this.log4jFile();
-    if (!this.connect.url()) this.connectConf = await ucServerConf(this.ucOptions(inst, SERVER_TOKEN));
+    if (!this.connect.url()) this.connectConf = await ucServerConf(this.ucOptions(inst, this.ownToken));
     return this.connect.ensure(inst);
   }
 
@@ -170,7 +173,7 @@ class Engine implements SparkEngine {
       env: (extra) =>
         this.childEnv({
           DATABRICKS_AUTH_TYPE: 'pat',
-          DATABRICKS_TOKEN: SERVER_TOKEN,
+          DATABRICKS_TOKEN: this.ownToken,
           ...(selfUrl ? { DATABRICKS_HOST: selfUrl } : {}),
           PYTHONPATH: inst.runtimeDir,
           ...extra,
@@ -201,7 +204,7 @@ class Engine implements SparkEngine {
           // the server's URL for Unity Catalog, so it waits for it (briefly: the host listens right after).
           for (let i = 0; i < 600 && !this.ctx.selfUrl() && !this.closed; i++)
             await new Promise((r) => setTimeout(r, 50));
-          return ucServerConf(this.ucOptions(inst, SERVER_TOKEN));
+          return ucServerConf(this.ucOptions(inst, this.ownToken));
         },
         env: (extra) => this.childEnv(extra),
         track: (stop) => {
@@ -359,7 +362,7 @@ class Engine implements SparkEngine {
 
   /** Without a task to say where DBFS is: only /Volumes is mapped (through the server's Unity Catalog). */
   private defaultFs(): Omit<FsOptions, 'fsJar'> {
-    return { selfUrl: this.ctx.selfUrl(), token: 'dapi-minilake-task' };
+    return { selfUrl: this.ctx.selfUrl(), token: this.ownToken };
   }
 
   launch(task: SparkTask): SparkRun {
@@ -437,9 +440,9 @@ class Engine implements SparkEngine {
       // Only the install's own Python is pre-imported: a task with its own venv runs as a plain process.
       const warm = serverless && python === inst.python ? this.warmPython(inst) : Promise.resolve(false);
       const selfUrl = this.ctx.selfUrl();
-      const token = task.token ?? 'dapi-minilake-task';
+      const token = task.token ?? this.ownToken;
       if (serverless && !remote) {
-        if (!this.connect.url()) this.connectFs = { dbfsRoot: task.dbfsRoot, selfUrl, token };
+        if (!this.connect.url()) this.connectFs = { dbfsRoot: task.dbfsRoot, selfUrl, token: this.ownToken };
         try {
           remote = `sc://127.0.0.1:${await this.connect.ensure(inst)}`;
         } catch (e) {

@@ -48,7 +48,10 @@ export interface SparkTask {
   redact?: string[];
   /** The task file's workspace path, so dbutils.notebook.run and %run resolve relative paths. */
   sourcePath?: string;
-  /** The token the task's DATABRICKS_TOKEN carries (any token is accepted by MiniLake). */
+  /**
+   * The token the task's DATABRICKS_TOKEN carries: its run's own (jobs mints one per run); without one, the
+   * engine's. MiniLake accepts any token today.
+   */
   token?: string;
   /**
    * The DBFS root folder (the files service's `dbfsRoot`): `dbfs:/x` in spark.read / write is

@@ -1,12 +1,14 @@
-import { defineService } from '@minilake/core';
+import { defineService, validate } from '@minilake/core';
 import { iamApp } from './app.js';
+import { SetObjectPermissions } from './schemas.js';
+import type { TokenPrincipal } from './tokens.js';
 import { PermissionTypes, type ObjectHooks, type ObjectTypeDefinition } from './permission-types.js';
 import { IamStore } from './store.js';
 
 export { IamStore } from './store.js';
 export { Directory } from './directory.js';
 export { PermissionsStore } from './permissions.js';
-export { TokenStore } from './tokens.js';
+export { TokenStore, type TokenPrincipal } from './tokens.js';
 export { PermissionTypes, type ObjectHooks, type ObjectTypeDefinition } from './permission-types.js';
 export { iamApp } from './app.js';
 export { ScimError } from './errors.js';
@@ -29,6 +31,21 @@ export interface IamApi {
   registerObjectType(definition: ObjectTypeDefinition, hooks: ObjectHooks): void;
   /** Forgets the stored ACL of a deleted object (`requestObjectType` may be any of the type's names). */
   dropPermissions(requestObjectType: string, id: string): void;
+  /**
+   * What PUT /api/2.0/permissions/<requestObjectType>/<id> does with `access_control_list` (validated as
+   * that request's body is; a DatabricksError for a bad entry or an unknown object), answering the new ACL.
+   */
+  setPermissions(requestObjectType: string, id: string, accessControlList: unknown): unknown;
+  /**
+   * A short-lived token acting as `principal` (a job run's run_as), for work a service runs on someone's
+   * behalf; the token APIs list it like any other. The caller revokes it when the work ends.
+   */
+  mintToken(
+    principal: TokenPrincipal,
+    opts: { lifetimeSeconds: number; comment: string },
+  ): { value: string; tokenId: string };
+  /** Revokes a minted token (one already deleted is no error). */
+  revokeToken(tokenId: string): void;
 }
 
 export const iamService = defineService<IamApi>({
@@ -56,6 +73,13 @@ export const iamService = defineService<IamApi>({
           const t = types.get(type);
           if (t) store.permissions.drop(t.request, id);
         },
+        setPermissions: (type, id, accessControlList) => {
+          const o = types.resolve(`${type}/${encodeURIComponent(id)}`);
+          const body = validate(SetObjectPermissions, { access_control_list: accessControlList });
+          return store.permissions.set(o.type, o.id, body.access_control_list ?? []);
+        },
+        mintToken: (principal, opts) => store.tokens.mintToken(principal, opts.lifetimeSeconds, opts.comment),
+        revokeToken: (tokenId) => store.tokens.revokeToken(tokenId),
       },
     };
   },

@@ -46,6 +46,7 @@ export class IamStore extends CollectionStore {
       {
         meId: () => directory.meId(),
         servicePrincipalId: (appId) => directory.findServicePrincipal(appId)?.id,
+        userId: (userName) => directory.findUser(userName)?.id,
       },
       clock,
       identity,

@@ -24,6 +24,13 @@ export interface TokenOwners {
   /** The current user's SCIM id. */
   meId(): string;
   servicePrincipalId(applicationId: string): string | undefined;
+  userId(userName: string): string | undefined;
+}
+
+/** Who a token minted for a job run acts as: the run's `run_as` (a user or a service principal). */
+export interface TokenPrincipal {
+  userName?: string;
+  servicePrincipalName?: string;
 }
 
 type Json = Record<string, unknown>;
@@ -174,6 +181,27 @@ export class TokenStore {
 
   deleteToken(tokenId: string): void {
     if (!this.tokens.delete(tokenId)) throw tokenNotFound(tokenId);
+  }
+
+  /**
+   * A token another service mints for work it runs on someone's behalf (a job run's tasks): owned by that
+   * principal (the current user when the principal is unknown), short-lived, listed by the token APIs like
+   * any other token, and revoked by the minting service when the work ends (revokeToken).
+   */
+  mintToken(principal: TokenPrincipal, lifetimeSeconds: number, comment: string) {
+    const owner =
+      (principal.servicePrincipalName !== undefined
+        ? this.owners.servicePrincipalId(principal.servicePrincipalName)
+        : principal.userName !== undefined
+          ? this.owners.userId(principal.userName)
+          : undefined) ?? this.meId();
+    const { value, record } = this.newToken({ id: owner }, lifetimeSeconds, comment, undefined);
+    return { value, tokenId: record.token_id };
+  }
+
+  /** Deletes a minted token; one already gone (deleted through the API, a reset) is no error. */
+  revokeToken(tokenId: string): void {
+    this.tokens.delete(tokenId);
   }
 
   /** True when `value` is a live token this workspace issued (for embedders that want to check). */

@@ -1,9 +1,11 @@
-import { DatabricksError, type ServiceContext, type ServiceInstance } from '@minilake/core';
+import type { ServiceContext, ServiceInstance } from '@minilake/core';
 import { computeService } from '@minilake/compute';
 import { filesService } from '@minilake/files';
 import { iamService, type IamApi } from '@minilake/iam';
 import { secretsService } from '@minilake/secrets';
 import { sparkEngine } from '@minilake/engine-spark';
+import { sqlService } from '@minilake/sql';
+import { sqlObjectsService } from '@minilake/sql-objects';
 import { unityCatalogService } from '@minilake/unity-catalog';
 import { workspaceService } from '@minilake/workspace';
 import { jobsApp } from './app.js';
@@ -12,6 +14,7 @@ import { FileResolver } from './resolve.js';
 import { Scheduler } from './scheduler.js';
 import { JobsService } from './service.js';
 import { JobsStore } from './store.js';
+import { runTokens } from './tokens.js';
 import { Triggers } from './triggers.js';
 import type { JobsApi } from './index.js';
 
@@ -43,7 +46,8 @@ function positiveInt(text: string | undefined, fallback: number): number {
 /** The service itself, imported by its definition's create (index.ts) when the host starts it. */
 export function createJobs(ctx: ServiceContext): ServiceInstance<JobsApi> {
   const store = new JobsStore(ctx.state, ctx.clock);
-  const onJobDeleted = registerJobPermissions(ctx.optionalPeer(iamService), store);
+  const iam = ctx.optionalPeer(iamService);
+  const onJobDeleted = registerJobPermissions(iam, store);
   const files = new FileResolver({
     workspace: ctx.optionalPeer(workspaceService),
     files: ctx.optionalPeer(filesService),
@@ -65,12 +69,17 @@ export function createJobs(ctx: ServiceContext): ServiceInstance<JobsApi> {
     dir: ctx.dir,
     userName: ctx.identity.userName,
     taskConcurrency: positiveInt(ctx.config.MINILAKE_JOBS_TASK_CONCURRENCY, 4),
+    tokens: runTokens(iam),
     deps: {
+      clock: ctx.clock,
+      workspaceId: ctx.identity.workspaceId,
+      selfUrl: () => ctx.selfUrl(),
       engine: getEngine,
       files,
       secrets: ctx.optionalPeer(secretsService),
       compute: ctx.optionalPeer(computeService),
-      ctx,
+      sql: ctx.optionalPeer(sqlService),
+      sqlObjects: ctx.optionalPeer(sqlObjectsService),
     },
   });
   const { queued } = scheduler.recover();
@@ -102,22 +111,9 @@ export function createJobs(ctx: ServiceContext): ServiceInstance<JobsApi> {
     baseUrl: () => ctx.selfUrl() ?? '',
     hooks: {
       onJobDeleted,
-      // The permissions API is iam's: the ACL goes through it exactly as a client's PUT would.
+      // The permissions API is iam's: the ACL is validated and stored exactly as a client's PUT would be.
       setAcl: async (jobId, acl) => {
-        if (!ctx.optionalPeer(iamService)) return;
-        const res = await ctx.request(`/api/2.0/permissions/jobs/${jobId}`, {
-          method: 'PUT',
-          headers: { 'content-type': 'application/json' },
-          body: JSON.stringify({ access_control_list: acl }),
-        });
-        if (!res.ok) {
-          const b = (await res.json().catch(() => ({}))) as { error_code?: string; message?: string };
-          throw new DatabricksError(
-            res.status,
-            b.error_code ?? 'INVALID_PARAMETER_VALUE',
-            b.message ?? 'Invalid access_control_list',
-          );
-        }
+        iam?.setPermissions('jobs', String(jobId), acl);
       },
     },
   });
@@ -145,7 +141,7 @@ export function createJobs(ctx: ServiceContext): ServiceInstance<JobsApi> {
   return {
     app: jobsApp(service),
     state: [state],
-    api: { service, idle: () => triggers.idle() },
+    api: { service, idle: () => triggers.idle(), waitForRun: (runId) => scheduler.waitFor(runId) },
     async close() {
       clearInterval(resume);
       triggers.close();

@@ -2,6 +2,7 @@ import { defineService } from '@minilake/core';
 import { sparkConfigDefaults } from '@minilake/engine-spark';
 
 import type { JobsService } from './service.js';
+import type { RunRecord } from './store.js';
 
 export type { JobRecord, RunRecord, TaskRunRecord, TaskOutput, LifeCycle } from './store.js';
 export type { RefContext } from './refs.js';
@@ -13,13 +14,15 @@ export interface JobsApi {
   service: JobsService;
   /** Resolves once the triggers have finished the folder polls the clock started (tests step the clock). */
   idle(): Promise<void>;
+  /** Resolves with the run once it is no longer active (at once for a finished or unknown run). */
+  waitForRun(runId: number): Promise<RunRecord | undefined>;
 }
 
 export const jobsService = defineService<JobsApi>({
   name: 'jobs',
   description: 'Jobs API and a real scheduler: task DAGs on Spark, run_if, retries, timeouts, triggers',
   // Every peer is optional: the API and the non-code tasks work alone; each peer adds what it owns.
-  optionalUses: ['iam', 'secrets', 'workspace', 'files', 'unity-catalog', 'compute', 'sql'],
+  optionalUses: ['iam', 'secrets', 'workspace', 'files', 'unity-catalog', 'compute', 'sql', 'sql-objects'],
   // The shared Spark engine this service opens keeps its files in <dataDir>/spark.
   folders: ['spark'],
   // The Spark engine is not a service: its MINILAKE_SPARK_* settings are declared by its user.

@@ -11,12 +11,6 @@ import type { FilesApi } from '@minilake/files';
 import type { UnityCatalogApi } from '@minilake/unity-catalog';
 import type { WorkspaceApi } from '@minilake/workspace';
 
-/** The parts of the peers' apis this package uses (structural: no package dependency on them). */
-// The peers' APIs, as their packages export them (type-only: the services themselves are optional).
-export type WorkspacePeer = Pick<WorkspaceApi, 'read' | 'getStatus'>;
-export type FilesPeer = Pick<FilesApi, 'dbfsRoot'>;
-export type VolumesPeer = Pick<UnityCatalogApi, 'volumeDirectory'>;
-
 export class TaskFileError extends Error {}
 
 /**
@@ -38,10 +32,11 @@ export function sqlNotebookAsPython(source: string): string {
   return `# Databricks notebook source\n${out.join('\n\n# COMMAND ----------\n\n')}\n`;
 }
 
+/** The peers that own each path family (each optional: a path of a service that is off fails the task). */
 export interface FileResolverOptions {
-  workspace?: WorkspacePeer | undefined;
-  files?: FilesPeer | undefined;
-  volumes?: VolumesPeer | undefined;
+  workspace?: WorkspaceApi | undefined;
+  files?: FilesApi | undefined;
+  volumes?: UnityCatalogApi | undefined;
 }
 
 const WORKSPACE_ROOTS = ['/Workspace/', '/Users/', '/Shared/', '/Repos/'];

@@ -6,29 +6,19 @@
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import type { Clock, Logger } from '@minilake/core';
-import { endJobClusters, executeTask, type ExecDeps, type Outcome } from './tasks.js';
+import { decide, isTerminal, latest, runResult, skipMessage, succeeded } from './dag.js';
+import { jobParameters, newTaskRun, originalAttempt, runTasks } from './plan.js';
 import { normalizeTask, type JobSettings, type Json, type TaskSpec } from './settings.js';
 import {
   isActive,
   termination,
   type JobRecord,
   type JobsStore,
-  type LifeCycle,
-  type RepairItem,
   type RunRecord,
   type TaskRunRecord,
-  type Termination,
 } from './store.js';
-
-const TERMINAL: readonly LifeCycle[] = ['TERMINATED', 'SKIPPED', 'INTERNAL_ERROR'];
-const isTerminal = (l: LifeCycle) => TERMINAL.includes(l);
-const SUCCEEDED = ['SUCCESS', 'SUCCESS_WITH_FAILURES', 'EXCLUDED', 'DISABLED'];
-const CANCELED = ['CANCELED', 'UPSTREAM_CANCELED'];
-const succeeded = (t: TaskRunRecord) => t.result !== undefined && SUCCEEDED.includes(t.result);
-const canceled = (t: TaskRunRecord) => t.result !== undefined && CANCELED.includes(t.result);
-const failed = (t: TaskRunRecord) => !succeeded(t) && !canceled(t);
-
-export const WORKLOAD_FAILED = 'Workload failed, see run output for details';
+import { endJobClusters, executeTask, type ExecDeps, type Outcome } from './tasks/index.js';
+import type { RunTokens } from './tokens.js';
 
 export interface RunRequest {
   trigger?: string;
@@ -39,49 +29,9 @@ export interface RunRequest {
   only?: string[];
 }
 
-/**
- * The tasks a run executes. A legacy single-task job (API 2.0: the task fields at the top of the settings)
- * runs as one task named after the job; `only` keeps the named tasks and drops dependencies on the rest.
- */
-export function runTasks(settings: JobSettings, only?: string[]): TaskSpec[] {
-  let tasks = settings.tasks ?? [];
-  if (tasks.length === 0) {
-    const single = SINGLE_TASK_FIELDS.filter((f) => settings[f] !== undefined);
-    if (single.some((f) => f.endsWith('_task'))) {
-      const t: TaskSpec = {
-        task_key: (settings.name ?? 'task').replace(/[^\w.-]/g, '_').slice(0, 100) || 'task',
-      };
-      const from = settings as Json;
-      const to = t as Json;
-      for (const f of single) to[f] = from[f];
-      for (const f of ['max_retries', 'min_retry_interval_millis', 'retry_on_timeout']) {
-        if (from[f] !== undefined) to[f] = from[f];
-      }
-      tasks = [normalizeTask(t, false)];
-    }
-  }
-  if (only?.length) {
-    const keep = new Set(only);
-    tasks = tasks
-      .filter((t) => keep.has(t.task_key))
-      .map((t) => ({ ...t, depends_on: (t.depends_on ?? []).filter((d) => keep.has(d.task_key)) }));
-  }
-  return tasks;
-}
-
-const SINGLE_TASK_FIELDS = [
-  'notebook_task',
-  'spark_python_task',
-  'python_wheel_task',
-  'spark_jar_task',
-  'spark_submit_task',
-  'pipeline_task',
-  'existing_cluster_id',
-  'new_cluster',
-  'libraries',
-] as const;
-
 interface Live {
+  /** The run's own token (tokens.ts), revoked when the run ends. */
+  token: string;
   cancels: Map<number, () => void>;
   reason?: 'USER' | 'TIMEOUT';
   stopTimeout?: () => void;
@@ -96,7 +46,8 @@ export interface SchedulerOptions {
   dir: string;
   userName: string;
   taskConcurrency: number;
-  deps: Omit<ExecDeps, 'runJob' | 'store'>;
+  tokens: RunTokens;
+  deps: Omit<ExecDeps, 'runJob' | 'store' | 'execute'>;
 }
 
 /** A counting semaphore: bounds how many tasks run at once across all runs. */
@@ -151,7 +102,10 @@ export class Scheduler {
         queued++;
         continue;
       }
+      // The token of a run that died goes with it (the process that held it is gone).
+      this.o.tokens.revoke(r.token_id);
       this.store.updateRun(r.run_id, (run) => {
+        delete run.token_id;
         run.life = 'INTERNAL_ERROR';
         run.message = message;
         run.end_time = this.now();
@@ -185,28 +139,7 @@ export class Scheduler {
   }
 
   private newTaskRun(spec: TaskSpec, attempt = 0): TaskRunRecord {
-    return {
-      run_id: this.store.newRunId(),
-      task_key: spec.task_key,
-      spec,
-      attempt_number: attempt,
-      life: 'BLOCKED',
-      message: '',
-      start_time: 0,
-      end_time: 0,
-    };
-  }
-
-  private jobParameters(settings: JobSettings, overrides: Record<string, string> = {}) {
-    const out = (settings.parameters ?? []).map((p) => ({
-      name: p.name,
-      default: p.default ?? '',
-      value: overrides[p.name] ?? p.default ?? '',
-    }));
-    for (const [name, value] of Object.entries(overrides)) {
-      if (!out.some((p) => p.name === name)) out.push({ name, default: '', value });
-    }
-    return out.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    return newTaskRun(this.store.newRunId(), spec, attempt);
   }
 
   /** run-now (and every trigger): a run of a stored job. */
@@ -228,7 +161,7 @@ export class Scheduler {
       tasks: runTasks(settings, req.only).map((t) => this.newTaskRun(t)),
       repair_history: [],
     };
-    const params = this.jobParameters(settings, req.job_parameters);
+    const params = jobParameters(settings, req.job_parameters);
     if (params.length) run.job_parameters = params;
     if (req.overriding_parameters && Object.keys(req.overriding_parameters).length) {
       run.overriding_parameters = req.overriding_parameters;
@@ -291,9 +224,11 @@ export class Scheduler {
   }
 
   private begin(runId: number): void {
-    const live: Live = { cancels: new Map(), timers: new Set() };
+    const token = this.o.tokens.issue(this.store.getRun(runId));
+    const live: Live = { token: token.value, cancels: new Map(), timers: new Set() };
     this.live.set(runId, live);
     const run = this.store.updateRun(runId, (r) => {
+      if (token.tokenId !== undefined) r.token_id = token.tokenId;
       r.life = 'RUNNING';
       r.message = '';
       delete r.queue_reason;
@@ -309,53 +244,6 @@ export class Scheduler {
     queueMicrotask(() => this.guard(() => this.drive(runId)));
   }
 
-  /** The latest attempt of each task key (retries and repairs add attempts). */
-  private latest(run: RunRecord): Map<string, TaskRunRecord> {
-    const m = new Map<string, TaskRunRecord>();
-    for (const t of run.tasks) {
-      if (t.superseded) continue;
-      const cur = m.get(t.task_key);
-      if (!cur || t.attempt_number >= cur.attempt_number) m.set(t.task_key, t);
-    }
-    return m;
-  }
-
-  private decide(t: TaskRunRecord, latest: Map<string, TaskRunRecord>): 'RUN' | 'WAIT' | string {
-    const deps = t.spec.depends_on ?? [];
-    if (t.spec.disabled) return 'DISABLED';
-    if (deps.length === 0) return 'RUN';
-    let s = 0;
-    let f = 0;
-    let c = 0;
-    let x = 0;
-    for (const d of deps) {
-      const dt = latest.get(d.task_key);
-      if (!dt || !isTerminal(dt.life)) return 'WAIT';
-      if (d.outcome !== undefined && dt.condition && succeeded(dt)) {
-        if (dt.condition.outcome === d.outcome) s++;
-        else x++;
-      } else if (dt.result === 'EXCLUDED') x++;
-      else if (succeeded(dt)) s++;
-      else if (canceled(dt)) c++;
-      else f++;
-    }
-    const n = deps.length;
-    switch (t.spec.run_if ?? 'ALL_SUCCESS') {
-      case 'ALL_DONE':
-        return 'RUN';
-      case 'NONE_FAILED':
-        return f > 0 ? 'UPSTREAM_FAILED' : x === n ? 'EXCLUDED' : 'RUN';
-      case 'AT_LEAST_ONE_SUCCESS':
-        return s > 0 ? 'RUN' : f > 0 ? 'UPSTREAM_FAILED' : c > 0 ? 'UPSTREAM_CANCELED' : 'EXCLUDED';
-      case 'ALL_FAILED':
-        return f === n ? 'RUN' : 'EXCLUDED';
-      case 'AT_LEAST_ONE_FAILED':
-        return f > 0 ? 'RUN' : 'EXCLUDED';
-      default:
-        return f > 0 ? 'UPSTREAM_FAILED' : c > 0 ? 'UPSTREAM_CANCELED' : x > 0 ? 'EXCLUDED' : 'RUN';
-    }
-  }
-
   private drive(runId: number): void {
     const live = this.live.get(runId);
     if (!live || this.closed) return;
@@ -365,10 +253,10 @@ export class Scheduler {
     let changed = true;
     while (changed) {
       changed = false;
-      const latest = this.latest(run);
-      for (const t of latest.values()) {
+      const byKey = latest(run);
+      for (const t of byKey.values()) {
         if (t.life !== 'BLOCKED') continue;
-        const d = live.reason ? 'CANCELED' : this.decide(t, latest);
+        const d = live.reason ? 'CANCELED' : decide(t, byKey);
         if (d === 'WAIT') continue;
         changed = true;
         run = this.store.updateRun(runId, (r) => {
@@ -379,23 +267,13 @@ export class Scheduler {
           } else {
             rt.life = 'TERMINATED';
             rt.result = d;
-            rt.message =
-              d === 'EXCLUDED'
-                ? 'This task was excluded: its run_if condition was not met.'
-                : d === 'DISABLED'
-                  ? 'This task is disabled.'
-                  : d === 'CANCELED'
-                    ? live.reason === 'TIMEOUT'
-                      ? 'The run timed out.'
-                      : 'Run cancelled.'
-                    : `Upstream task ${d === 'UPSTREAM_FAILED' ? 'failed' : 'was canceled'}.`;
+            rt.message = skipMessage(d, live.reason);
           }
         });
       }
     }
     for (const id of toStart) this.launch(runId, id);
-    const latest = [...this.latest(run).values()];
-    if (latest.every((t) => isTerminal(t.life))) this.finish(runId);
+    if ([...latest(run).values()].every((t) => isTerminal(t.life))) this.finish(runId);
   }
 
   /**
@@ -438,10 +316,19 @@ export class Scheduler {
       const task = run.tasks.find((x) => x.run_id === taskRunId)!;
       const workDir = path.join(this.o.dir, 'runs', String(runId), String(taskRunId));
       await mkdir(workDir, { recursive: true });
-      const outcome = await executeTask(
-        { ...this.o.deps, store: this.store, runJob: (jobId, req) => this.runChild(jobId, req) },
-        { run, task, workDir, register: (fn) => void live.cancels.set(taskRunId, fn) },
-      ).catch((e: unknown): Outcome => {
+      const deps: ExecDeps = {
+        ...this.o.deps,
+        store: this.store,
+        runJob: (jobId, req) => this.runChild(jobId, req),
+        execute: (input) => executeTask(deps, input),
+      };
+      const outcome = await executeTask(deps, {
+        run,
+        task,
+        workDir,
+        token: live.token,
+        register: (fn) => void live.cancels.set(taskRunId, fn),
+      }).catch((e: unknown): Outcome => {
         this.o.logger.error('task failed to run', { error: (e as Error)?.stack ?? String(e) });
         return {
           result: 'FAILED',
@@ -531,43 +418,13 @@ export class Scheduler {
     this.live.delete(runId);
     live.stopTimeout?.();
     for (const stop of live.timers) stop();
+    let tokenId: string | undefined;
     const run = this.store.updateRun(runId, (r) => {
-      const latest = [...this.latest(r).values()];
-      const dependedOn = new Set(latest.flatMap((t) => (t.spec.depends_on ?? []).map((d) => d.task_key)));
-      const leaves = latest.filter((t) => !dependedOn.has(t.task_key));
-      let result: string;
-      let term: Termination;
-      if (live.reason === 'USER') {
-        result = 'CANCELED';
-        term = { code: 'USER_CANCELED', type: 'SUCCESS', message: 'Run cancelled.' };
-        r.user_cancelled_or_timedout = true;
-      } else if (live.reason === 'TIMEOUT') {
-        result = 'TIMEDOUT';
-        const message = `Run timed out after ${r.settings.timeout_seconds} seconds.`;
-        term = { code: 'RUN_EXECUTION_ERROR', type: 'CLIENT_ERROR', message };
-        r.user_cancelled_or_timedout = true;
-      } else if (latest.every(succeeded)) {
-        result = 'SUCCESS';
-        term = { code: 'SUCCESS', type: 'SUCCESS', message: '' };
-      } else if (leaves.every(succeeded)) {
-        result = 'SUCCESS_WITH_FAILURES';
-        term = {
-          code: 'SUCCESS_WITH_FAILURES',
-          type: 'SUCCESS',
-          message: 'Some tasks failed, but every leaf task succeeded.',
-        };
-      } else {
-        const bad =
-          latest.find((t) => failed(t) && !t.result?.startsWith('UPSTREAM')) ??
-          leaves.find((t) => !succeeded(t))!;
-        result = latest.some((t) => failed(t))
-          ? bad.result === 'TIMEDOUT'
-            ? 'TIMEDOUT'
-            : 'FAILED'
-          : 'CANCELED';
-        const message = `Task ${bad.task_key} failed with message: ${bad.message || WORKLOAD_FAILED}.`;
-        term = { code: 'RUN_EXECUTION_ERROR', type: 'CLIENT_ERROR', message };
-      }
+      // The run's token ends with the run (tokens.ts).
+      tokenId = r.token_id;
+      delete r.token_id;
+      const { result, termination: term } = runResult(r, live.reason);
+      if (live.reason) r.user_cancelled_or_timedout = true;
       r.life = 'TERMINATED';
       r.result = result;
       r.message = term.message;
@@ -577,6 +434,7 @@ export class Scheduler {
       if (last) last.end_time = r.end_time;
     });
     endJobClusters({ compute: this.o.deps.compute, store: this.store }, runId);
+    this.o.tokens.revoke(tokenId);
     this.emitFinished(run);
   }
 
@@ -677,16 +535,16 @@ export class Scheduler {
     },
   ): number {
     const run = this.store.getRun(runId);
-    const latest = this.latest(run);
+    const byKey = latest(run);
     const keys = new Set<string>(body.rerun_tasks ?? []);
     for (const k of keys)
-      if (!latest.has(k)) throw new RepairError(`Task ${k} does not exist in run ${runId}.`);
-    if (body.rerun_all_failed_tasks) for (const t of latest.values()) if (!succeeded(t)) keys.add(t.task_key);
+      if (!byKey.has(k)) throw new RepairError(`Task ${k} does not exist in run ${runId}.`);
+    if (body.rerun_all_failed_tasks) for (const t of byKey.values()) if (!succeeded(t)) keys.add(t.task_key);
     if (body.rerun_dependent_tasks) {
       let grew = true;
       while (grew) {
         grew = false;
-        for (const t of latest.values()) {
+        for (const t of byKey.values()) {
           if (keys.has(t.task_key)) continue;
           if ((t.spec.depends_on ?? []).some((d) => keys.has(d.task_key))) {
             keys.add(t.task_key);
@@ -702,7 +560,7 @@ export class Scheduler {
     this.store.updateRun(runId, (r) => {
       for (const t of r.tasks) if (keys.has(t.task_key)) t.superseded = true;
       for (const k of keys) {
-        const spec = latest.get(k)!.spec;
+        const spec = byKey.get(k)!.spec;
         const n = this.newTaskRun(spec);
         fresh.push(n);
         r.tasks.push(n);
@@ -747,14 +605,3 @@ export class Scheduler {
 }
 
 export class RepairError extends Error {}
-
-/** The first entry of a run's repair history: the attempt it started as (run-now and submit alike). */
-function originalAttempt(run: RunRecord): RepairItem {
-  return {
-    id: run.run_id,
-    type: 'ORIGINAL',
-    start_time: run.start_time,
-    end_time: 0,
-    task_run_ids: run.tasks.map((t) => t.run_id),
-  };
-}

@@ -108,6 +108,8 @@ export interface RunRecord {
   parent_task_run_id?: number;
   /** Job clusters created for this run in the compute service: job_cluster_key (or `task:<id>`) -> id. */
   job_cluster_ids?: Record<string, string>;
+  /** token_id of the run's own token while it is active (tokens.ts); never rendered. */
+  token_id?: string;
 }
 
 export interface TaskOutput {

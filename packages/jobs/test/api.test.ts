@@ -1,13 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { serviceApp } from '@minilake/testing';
-import { jobsService } from '../src/index.js';
+import { jobsService, type JobsApi } from '../src/index.js';
 
 let app: Awaited<ReturnType<typeof serviceApp>>['app'];
+let api: JobsApi;
 let close: (() => Promise<void> | void) | undefined;
 
 beforeAll(async () => {
   const s = await serviceApp(jobsService);
   app = s.app;
+  api = s.instance.api!;
   close = s.instance.close;
 });
 afterAll(async () => {
@@ -24,13 +26,15 @@ async function call(method: string, path: string, body?: unknown) {
   return { status: res.status, body: (await res.json()) as any };
 }
 
+/** The run once it ended: the scheduler says when, no polling. */
 async function waitRun(runId: number, version = '2.2') {
-  for (let i = 0; i < 500; i++) {
-    const r = await call('GET', `/api/${version}/jobs/runs/get?run_id=${runId}`);
-    if (['TERMINATED', 'SKIPPED', 'INTERNAL_ERROR'].includes(r.body.state.life_cycle_state)) return r.body;
-    await new Promise((res) => setTimeout(res, 10));
-  }
-  throw new Error(`run ${runId} did not finish`);
+  await api.waitForRun(runId);
+  return (await call('GET', `/api/${version}/jobs/runs/get?run_id=${runId}`)).body;
+}
+
+/** Turns the event loop until `done()` holds (bounded): a task's start waits on the file system's thread pool. */
+async function until(done: () => Promise<boolean>) {
+  for (let i = 0; i < 2000 && !(await done()); i++) await new Promise((r) => setImmediate(r));
 }
 
 const cond = (key: string, left: string, right: string, extra: Record<string, unknown> = {}) => ({
@@ -341,11 +345,11 @@ describe('runs', () => {
     const first = await call('POST', '/api/2.2/jobs/run-now', { job_id: parent.body.job_id });
     // wait until the child run is queued
     let childRun: any;
-    for (let i = 0; i < 200 && !childRun; i++) {
+    await until(async () => {
       const l = await call('GET', `/api/2.2/jobs/runs/list?job_id=${child.body.job_id}`);
       childRun = l.body.runs?.[0];
-      if (!childRun) await new Promise((r) => setTimeout(r, 10));
-    }
+      return childRun !== undefined;
+    });
     expect(childRun.state.life_cycle_state).toBe('QUEUED');
     expect(childRun.status.state).toBe('QUEUED');
     const second = await call('POST', '/api/2.2/jobs/run-now', { job_id: parent.body.job_id });

@@ -2,13 +2,14 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { createContext, ManualClock, StateDb } from '@minilake/core';
+import { ManualClock, StateDb } from '@minilake/core';
 import { serviceApp } from '@minilake/testing';
 import { jobsService } from '../src/index.js';
 import { Scheduler } from '../src/scheduler.js';
 import { JobsStore } from '../src/store.js';
 import { quartz } from '../src/triggers.js';
 import { FileResolver } from '../src/resolve.js';
+import { runTokens } from '../src/tokens.js';
 
 const cond = (key: string) => ({ task_key: key, condition_task: { op: 'EQUAL_TO', left: '1', right: '1' } });
 const flush = async () => {
@@ -34,7 +35,7 @@ async function setup() {
     await s.instance.api!.idle();
     await flush();
   };
-  return { clock, call, runs, settle, close: () => s.instance.close?.() };
+  return { clock, call, runs, settle, api: s.instance.api!, close: () => s.instance.close?.() };
 }
 
 describe('triggers', () => {
@@ -84,7 +85,7 @@ describe('triggers', () => {
   });
 
   it('periodic and continuous triggers start runs', async () => {
-    const { clock, call, runs, close } = await setup();
+    const { clock, call, runs, api, close } = await setup();
     const p = await call('POST', '/api/2.2/jobs/create', {
       tasks: [cond('a')],
       trigger: { periodic: { interval: 2, unit: 'HOURS' } },
@@ -99,7 +100,7 @@ describe('triggers', () => {
     await flush();
     expect(await runs(c.job_id)).toHaveLength(1);
     // The next continuous run starts a second after this one ends.
-    await until(async () => (await runs(c.job_id))[0].state.life_cycle_state === 'TERMINATED');
+    await api.waitForRun((await runs(c.job_id))[0].run_id);
     clock.advance(1_000);
     await until(async () => (await runs(c.job_id)).length === 2);
     const r = await runs(c.job_id);
@@ -183,10 +184,13 @@ describe('persistence', () => {
       dir,
       userName: 'u',
       taskConcurrency: 1,
+      tokens: runTokens(undefined),
       deps: {
+        clock,
+        workspaceId: '1',
+        selfUrl: () => undefined,
         engine: () => Promise.reject(new Error('none')),
         files: new FileResolver({}),
-        ctx: {} as never,
       },
     });
     scheduler.recover();
@@ -248,10 +252,13 @@ describe('persistence', () => {
       dir,
       userName: 'u',
       taskConcurrency: 1,
+      tokens: runTokens(undefined),
       deps: {
+        clock,
+        workspaceId: '1',
+        selfUrl: () => undefined,
         engine: () => Promise.reject(new Error('none')),
         files: new FileResolver({}),
-        ctx: createContext({ dataDir: dir }),
       },
     });
     expect(scheduler.recover()).toEqual({ queued: 2 });
@@ -259,9 +266,7 @@ describe('persistence', () => {
     expect(store2.getRun(70).life).toBe('INTERNAL_ERROR');
     scheduler.resumeQueued();
     // One at a time (max_concurrent_runs 1), oldest first: both end SUCCESS.
-    // Bounded by time, not turns: a loaded machine needs more of them.
-    for (const end = Date.now() + 15_000; store2.getRun(60).life !== 'TERMINATED' && Date.now() < end;)
-      await new Promise((r) => setTimeout(r, 10));
+    await scheduler.waitFor(60);
     expect(store2.getRun(50).result).toBe('SUCCESS');
     expect(store2.getRun(60).result).toBe('SUCCESS');
     expect(store2.getRun(50).end_time).toBeLessThanOrEqual(store2.getRun(60).start_time);

@@ -256,6 +256,8 @@ export interface AlertsV2Deps extends NotifierDeps {
   clock: Clock;
   logger: Logger;
   warehouseExists(id: string): boolean;
+  /** Called with each evaluation a schedule starts, so `idle()` can wait for it (tests step the clock). */
+  track?(work: Promise<unknown>): void;
 }
 
 /** The alerts' schedules on the injected clock, and evaluation. */
@@ -287,11 +289,12 @@ export class AlertsV2 {
     this.timers.set(
       id,
       this.d.clock.setTimeout(() => {
-        void this.evaluate(id)
+        const work = this.evaluate(id)
           .catch((e: Error) => this.d.logger.warn(`scheduled evaluation of alert ${id} failed: ${e.message}`))
           .finally(() => {
             if (this.timers.has(id)) this.arm(id);
           });
+        this.d.track?.(work);
       }, next.getTime() - this.d.clock.now()),
     );
   }
@@ -379,28 +382,34 @@ function validate(a: Partial<AlertV2Record>, d: AlertsV2Deps) {
   cronOf(a.schedule);
 }
 
-export function alertsV2App(d: AlertsV2Deps, alerts: AlertsV2): Hono {
-  const app = new Hono();
-  const BASE = '/api/2.0/alerts';
-  const fields = (body: Json): Partial<AlertV2Record> => {
-    const {
-      id: _i,
-      state: _s,
-      lifecycle_state: _l,
-      create_time: _c,
-      update_time: _u,
-      effective_run_as: _e,
-      ...rest
-    } = body;
-    if (rest.evaluation) {
-      const { state: _st, last_evaluated_at: _le, ...ev } = rest.evaluation as Json;
-      rest.evaluation = ev;
-    }
-    return rest as Partial<AlertV2Record>;
-  };
+/** What a client may write: the server's own fields (id, state, times) are dropped from a body. */
+function writable(body: Json): Partial<AlertV2Record> {
+  const {
+    id: _i,
+    state: _s,
+    lifecycle_state: _l,
+    create_time: _c,
+    update_time: _u,
+    effective_run_as: _e,
+    ...rest
+  } = body;
+  if (rest.evaluation) {
+    const { state: _st, last_evaluated_at: _le, ...ev } = rest.evaluation as Json;
+    rest.evaluation = ev;
+  }
+  return rest as Partial<AlertV2Record>;
+}
 
-  app.post(BASE, async (c) => {
-    const body = fields((await readJson(c, AlertV2Body)) as Json);
+/** The Alerts V2 operations over the store (the handlers below validate, call these, answer JSON). */
+export class AlertsV2Service {
+  constructor(
+    private readonly d: AlertsV2Deps,
+    private readonly alerts: AlertsV2,
+  ) {}
+
+  create(input: Json): Json {
+    const d = this.d;
+    const body = writable(input);
     validate(body, d);
     const now = d.clock.now();
     const seq = [...d.store.alertsV2.values()].reduce((m, a) => Math.max(m, a.seq), 0) + 1;
@@ -415,13 +424,13 @@ export function alertsV2App(d: AlertsV2Deps, alerts: AlertsV2): Hono {
       state: 'UNKNOWN' as const,
     }) as AlertV2Record;
     d.store.alertsV2.set(rec.id, rec);
-    alerts.arm(rec.id);
-    return c.json(renderAlertV2(rec));
-  });
-  app.get(BASE, (c) => {
-    const q = readQuery(c, ListQuery);
+    this.alerts.arm(rec.id);
+    return renderAlertV2(rec);
+  }
+
+  list(q: { page_size?: number | undefined; page_token?: string | undefined }): Json {
     if (q.page_size !== undefined && q.page_size < 0) throw invalidParameter('page_size must be >= 0.');
-    const sorted = [...d.store.alertsV2.values()]
+    const sorted = [...this.d.store.alertsV2.values()]
       .filter((a) => a.trashed_at === undefined)
       .sort((a, b) => a.seq - b.seq);
     const page = keysetPage(
@@ -430,13 +439,17 @@ export function alertsV2App(d: AlertsV2Deps, alerts: AlertsV2): Hono {
       q.page_size || 100,
       q.page_token || undefined,
     );
-    return c.json(compact({ alerts: page.items.map(renderAlertV2), next_page_token: page.nextPageToken }));
-  });
-  app.get(`${BASE}/:id`, (c) => c.json(renderAlertV2(alerts.get(c.req.param('id')))));
-  app.patch(`${BASE}/:id`, async (c) => {
-    const mask = readQuery(c, UpdateQuery).update_mask;
-    const body = fields((await readJson(c, AlertV2Body)) as Json);
-    const current = alerts.get(c.req.param('id'));
+    return compact({ alerts: page.items.map(renderAlertV2), next_page_token: page.nextPageToken });
+  }
+
+  get(id: string): Json {
+    return renderAlertV2(this.alerts.get(id));
+  }
+
+  update(id: string, input: Json, mask: string | undefined): Json {
+    const d = this.d;
+    const body = writable(input);
+    const current = this.alerts.get(id);
     if (current.trashed_at !== undefined) throw trashed('Alert', current.id);
     const next = applyMask(current, body as Json, mask, MASK, [
       'display_name',
@@ -448,28 +461,44 @@ export function alertsV2App(d: AlertsV2Deps, alerts: AlertsV2): Hono {
     next.owner_user_name ??= d.store.user;
     validate(next, d);
     const rec = d.store.alertsV2.set(next.id, compact({ ...next, update_time: d.clock.now() }));
-    alerts.arm(rec.id);
-    return c.json(renderAlertV2(rec));
+    this.alerts.arm(rec.id);
+    return renderAlertV2(rec);
+  }
+
+  trash(id: string): void {
+    const a = this.alerts.get(id);
+    this.d.store.alertsV2.update(a.id, (r) => {
+      r.trashed_at ??= this.d.clock.now();
+    });
+    this.alerts.arm(a.id);
+  }
+
+  async evaluate(id: string): Promise<Json> {
+    const r = await this.alerts.evaluate(id);
+    return compact({
+      alert: renderAlertV2(r.alert),
+      value: r.verdict.value,
+      error: r.verdict.error,
+      notified: r.notified,
+      deliveries: r.deliveries,
+    });
+  }
+}
+
+export function alertsV2App(svc: AlertsV2Service): Hono {
+  const app = new Hono();
+  const BASE = '/api/2.0/alerts';
+  app.post(BASE, async (c) => c.json(svc.create((await readJson(c, AlertV2Body)) as Json)));
+  app.get(BASE, (c) => c.json(svc.list(readQuery(c, ListQuery))));
+  app.get(`${BASE}/:id`, (c) => c.json(svc.get(c.req.param('id'))));
+  app.patch(`${BASE}/:id`, async (c) => {
+    const mask = readQuery(c, UpdateQuery).update_mask;
+    return c.json(svc.update(c.req.param('id'), (await readJson(c, AlertV2Body)) as Json, mask));
   });
   app.delete(`${BASE}/:id`, (c) => {
-    const a = alerts.get(c.req.param('id'));
-    d.store.alertsV2.update(a.id, (r) => {
-      r.trashed_at ??= d.clock.now();
-    });
-    alerts.arm(a.id);
+    svc.trash(c.req.param('id'));
     return c.json({});
   });
-  app.post('/_minilake/alerts/:id/evaluate', async (c) => {
-    const r = await alerts.evaluate(c.req.param('id'));
-    return c.json(
-      compact({
-        alert: renderAlertV2(r.alert),
-        value: r.verdict.value,
-        error: r.verdict.error,
-        notified: r.notified,
-        deliveries: r.deliveries,
-      }),
-    );
-  });
+  app.post('/_minilake/alerts/:id/evaluate', async (c) => c.json(await svc.evaluate(c.req.param('id'))));
   return app;
 }

@@ -2,13 +2,15 @@ import type { ServiceContext, ServiceInstance } from '@minilake/core';
 import { iamService } from '@minilake/iam';
 import { sqlService } from '@minilake/sql';
 import { workspaceAdminService } from '@minilake/workspace-admin';
-import { AlertsV2, alertsV2App, type AlertsV2Deps } from './alerts-v2.js';
+import { AlertsV2, alertsV2App, AlertsV2Service, type AlertsV2Deps } from './alerts-v2.js';
 import { sqlObjectsApp } from './app.js';
 import { evaluateAlert, type EvaluatorDeps } from './evaluate.js';
+import { SqlObjectsService } from './service.js';
 import { SqlObjectsStore } from './store.js';
+import type { SqlObjectsApi } from './index.js';
 
 /** The service itself, imported by its definition's create (index.ts) when the host starts it. */
-export function createSqlObjects(ctx: ServiceContext): ServiceInstance<unknown> {
+export function createSqlObjects(ctx: ServiceContext): ServiceInstance<SqlObjectsApi> {
   const sql = ctx.peer(sqlService);
   const admin = ctx.optionalPeer(workspaceAdminService);
   const store = new SqlObjectsStore({ db: ctx.state, clock: ctx.clock, user: ctx.identity.userName });
@@ -18,6 +20,16 @@ export function createSqlObjects(ctx: ServiceContext): ServiceInstance<unknown> 
     clock: ctx.clock,
     logger: ctx.logger,
     ...(admin ? { deliveryTarget: (id: string) => admin.deliveryTarget(id) } : {}),
+  };
+
+  // Evaluations the clock started, so idle() can wait for them (a test steps the clock, then waits).
+  const inFlight = new Set<Promise<unknown>>();
+  const track = (work: Promise<unknown>) => {
+    inFlight.add(work);
+    void work.finally(() => inFlight.delete(work));
+  };
+  const idle = async () => {
+    while (inFlight.size > 0) await Promise.allSettled(inFlight);
   };
 
   // A legacy query's refresh schedule (`schedule.interval`, seconds) re-evaluates the alerts on it, on the
@@ -37,14 +49,16 @@ export function createSqlObjects(ctx: ServiceContext): ServiceInstance<unknown> 
         const alerts = [...store.alerts.values()].filter(
           (a) => a.query_id === id && a.trashed_at === undefined,
         );
-        void (async () => {
-          for (const a of alerts) {
-            await evaluateAlert(evaluator, a.id).catch((e: Error) =>
-              ctx.logger.warn(`scheduled evaluation of alert ${a.id} failed: ${e.message}`),
-            );
-          }
-          if (timers.has(id)) arm(id);
-        })();
+        track(
+          (async () => {
+            for (const a of alerts) {
+              await evaluateAlert(evaluator, a.id).catch((e: Error) =>
+                ctx.logger.warn(`scheduled evaluation of alert ${a.id} failed: ${e.message}`),
+              );
+            }
+            if (timers.has(id)) arm(id);
+          })(),
+        );
       }, interval * 1000),
     );
   };
@@ -96,12 +110,7 @@ export function createSqlObjects(ctx: ServiceContext): ServiceInstance<unknown> 
     },
   );
 
-  const dataSources = async () => {
-    const res = await ctx.request('/api/2.0/preview/sql/data_sources');
-    if (res.status !== 200) return [];
-    return (await res.json()) as { id: string; warehouse_id: string }[];
-  };
-  const v2deps: AlertsV2Deps = { ...evaluator, warehouseExists: (id) => sql.warehouseExists(id) };
+  const v2deps: AlertsV2Deps = { ...evaluator, warehouseExists: (id) => sql.warehouseExists(id), track };
   const alertsV2 = new AlertsV2(v2deps);
   const resetTimers = {
     name: 'sql-objects-schedules',
@@ -113,19 +122,25 @@ export function createSqlObjects(ctx: ServiceContext): ServiceInstance<unknown> 
     snapshot: () => ({}),
     restore: () => undefined,
   };
-  const app = sqlObjectsApp({
+  const service = new SqlObjectsService({
     store,
     statements: sql.statements,
     evaluator,
     warehouseExists: (id) => sql.warehouseExists(id),
-    dataSources,
+    dataSources: () => sql.dataSources(),
     userId: Number(ctx.identity.userId) || 1,
     onQueryChanged: arm,
   });
-  app.route('/', alertsV2App(v2deps, alertsV2));
+  const app = sqlObjectsApp(service);
+  app.route('/', alertsV2App(new AlertsV2Service(v2deps, alertsV2)));
   return {
     app,
     state: [store, resetTimers],
+    api: {
+      runQuery: (id, opts) => service.runQuery(id, opts),
+      evaluateAlert: (id, opts) => service.evaluateAlert(id, opts),
+      idle,
+    },
     close: () => {
       disarmAll();
       alertsV2.close();

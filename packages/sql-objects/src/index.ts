@@ -1,6 +1,31 @@
 import { defineService } from '@minilake/core';
+import type { StatementOutcome } from '@minilake/sql';
+import type { EvaluationResult, Subscription } from './evaluate.js';
 
-export const sqlObjectsService = defineService({
+export type { EvaluationResult, Subscription, Delivery, Verdict } from './evaluate.js';
+export type { AlertRecord, QueryRecord } from './store.js';
+
+/** What other services may use (`ctx.optionalPeer(sqlObjectsService)`; jobs' sql_task query and alert). */
+export interface SqlObjectsApi {
+  /**
+   * Runs the saved query on its warehouse, in its catalog and schema, its parameters bound by the engine
+   * (`parameters` replace the saved values by name). A DatabricksError for a missing or trashed query or
+   * one without a warehouse; a SQL failure is a FAILED outcome.
+   */
+  runQuery(queryId: string, opts?: { parameters?: Record<string, string> }): Promise<StatementOutcome>;
+  /**
+   * Evaluates the alert now (its query's real result against its condition), records the state, and
+   * notifies `subscriptions` when the state calls for it (not with `pauseSubscriptions`).
+   */
+  evaluateAlert(
+    alertId: string,
+    opts?: { subscriptions?: Subscription[]; pauseSubscriptions?: boolean },
+  ): Promise<EvaluationResult>;
+  /** Resolves once the evaluations the clock's schedules started have finished (tests step the clock). */
+  idle(): Promise<void>;
+}
+
+export const sqlObjectsService = defineService<SqlObjectsApi>({
   name: 'sql-objects',
   description:
     'Databricks SQL queries and alerts (evaluated on real results), legacy dashboards, widgets, visualizations',

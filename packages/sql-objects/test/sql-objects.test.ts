@@ -6,7 +6,7 @@ import { ManualClock } from '@minilake/core';
 import { sqlService, type SqlApi } from '@minilake/sql';
 import { jsonInit, serviceApp } from '@minilake/testing';
 import { workspaceAdminService, type WorkspaceAdminApi } from '@minilake/workspace-admin';
-import { sqlObjectsService } from '../src/index.js';
+import { sqlObjectsService, type SqlObjectsApi } from '../src/index.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Any = any;
@@ -16,6 +16,8 @@ let admin: Hono;
 let sql: SqlApi;
 let hook: Server;
 let hookUrl: string;
+let devSource: string;
+let api: SqlObjectsApi;
 const received: { body: Any; auth: string | undefined }[] = [];
 const clock = new ManualClock(Date.now());
 
@@ -42,8 +44,7 @@ beforeAll(async () => {
     ]),
   });
   app = made.app;
-  // The legacy adapter reads data sources through the host; answer for the SQL service in this test.
-  app.get('/api/2.0/preview/sql/data_sources', (c) => c.json([{ id: 'dev', warehouse_id: 'dev' }]));
+  api = made.instance.api as SqlObjectsApi;
   hook = createServer((req: IncomingMessage, res) => {
     let text = '';
     req.on('data', (d: Buffer) => (text += d.toString()));
@@ -56,6 +57,8 @@ beforeAll(async () => {
   hookUrl = `http://127.0.0.1:${(hook.address() as AddressInfo).port}/hook`;
   await sqlRun('CREATE TABLE so_orders (id INT, amount DOUBLE)');
   await sqlRun('INSERT INTO so_orders VALUES (1, 10.0), (2, 20.0)');
+  // The legacy API names warehouses by data source id: the SQL service's, as GET data_sources lists it.
+  devSource = sql.dataSources().find((d) => d.warehouseId === 'dev')!.id;
 });
 
 afterAll(() => new Promise<void>((r) => hook.close(() => r())));
@@ -106,6 +109,9 @@ describe('queries', () => {
     const badMask = await call('PATCH', `/api/2.0/sql/queries/${q.id}`, { update_mask: 'id', query: {} });
     expect(badMask.body.error_code).toBe('INVALID_PARAMETER_VALUE');
 
+    const byApi = await api.runQuery(q.id, { parameters: { min: '5' } });
+    expect(byApi).toMatchObject({ state: 'SUCCEEDED', rows: [['2']] });
+    await expect(api.runQuery('nope')).rejects.toMatchObject({ errorCode: 'RESOURCE_DOES_NOT_EXIST' });
     const run = await call('POST', `/_minilake/sql/queries/${q.id}/run`, { parameters: { min: '15' } });
     expect(run.body).toMatchObject({ state: 'SUCCEEDED', row_count: 1 });
 
@@ -118,15 +124,15 @@ describe('queries', () => {
 
   it('legacy queries are the same store, with legacy parameters', async () => {
     const made = await call('POST', '/api/2.0/preview/sql/queries', {
-      data_source_id: 'dev',
+      data_source_id: devSource,
       name: 'Legacy',
       query: 'SELECT :p AS v',
       options: { parameters: [{ name: 'p', title: 'P', type: 'text', value: 'hello' }] },
     });
-    expect(made.status).toBe(200);
+    expect(made.status, JSON.stringify(made.body)).toBe(200);
     expect(made.body).toMatchObject({
       name: 'Legacy',
-      data_source_id: 'dev',
+      data_source_id: devSource,
       options: { parameters: [{ type: 'text', value: 'hello' }] },
     });
     const now = await call('GET', `/api/2.0/sql/queries/${made.body.id}`);
@@ -189,8 +195,13 @@ describe('alerts', () => {
     expect(received[0]!.auth).toBe(`Basic ${Buffer.from('u:p').toString('base64')}`);
     expect(hit.body.deliveries[1]).toMatchObject({ delivered: false });
 
-    // Still triggered: no second notification without seconds_to_retrigger.
-    await call('POST', `/_minilake/sql/alerts/${a.body.id}/evaluate`, subs);
+    // Still triggered: no second notification without seconds_to_retrigger (the Api jobs' alert task uses).
+    const again = await api.evaluateAlert(a.body.id, { subscriptions: subs.subscriptions });
+    expect(again).toMatchObject({
+      alert: { state: 'TRIGGERED' },
+      verdict: { value: '530.0' },
+      notified: false,
+    });
     expect(received).toHaveLength(1);
 
     const legacy = await call('GET', `/api/2.0/preview/sql/alerts/${a.body.id}`);
@@ -217,7 +228,7 @@ describe('alerts', () => {
 
   it('legacy alerts: empty result state and the refresh schedule on the clock', async () => {
     const q = await call('POST', '/api/2.0/preview/sql/queries', {
-      data_source_id: 'dev',
+      data_source_id: devSource,
       name: 'Empty',
       query: 'SELECT id FROM so_orders WHERE id > 100',
       schedule: { interval: 60 },
@@ -231,9 +242,8 @@ describe('alerts', () => {
     expect(a.status).toBe(200);
     expect(a.body).toMatchObject({ state: 'unknown', rearm: 30, options: { op: '>', value: '1' } });
     clock.advance(60_000);
-    await expect
-      .poll(async () => (await call('GET', `/api/2.0/preview/sql/alerts/${a.body.id}`)).body.state)
-      .toBe('triggered');
+    await api.idle();
+    expect((await call('GET', `/api/2.0/preview/sql/alerts/${a.body.id}`)).body.state).toBe('triggered');
     const all = await call('GET', '/api/2.0/preview/sql/alerts');
     expect(Array.isArray(all.body)).toBe(true);
     expect((await call('DELETE', `/api/2.0/preview/sql/alerts/${a.body.id}`)).status).toBe(200);
@@ -271,12 +281,14 @@ describe('alerts v2', () => {
     const get = async () => (await call('GET', `/api/2.0/alerts/${made.body.id}`)).body;
     const before = received.length;
     clock.advance(60_000);
-    await expect.poll(async () => (await get()).evaluation.state).toBe('OK');
+    await api.idle();
+    expect((await get()).evaluation.state).toBe('OK');
     expect((await get()).evaluation.last_evaluated_at).toBeTruthy();
     await sqlRun('INSERT INTO so_orders VALUES (4, 2000.0)');
     clock.advance(60_000);
-    await expect.poll(async () => (await get()).evaluation.state).toBe('TRIGGERED');
-    await expect.poll(() => received.length).toBe(before + 1);
+    await api.idle();
+    expect((await get()).evaluation.state).toBe('TRIGGERED');
+    expect(received).toHaveLength(before + 1);
     expect(received.at(-1)!.body).toMatchObject({ alert_id: made.body.id, state: 'TRIGGERED' });
 
     const paused = await app.request(
@@ -308,7 +320,7 @@ describe('alerts v2', () => {
 describe('legacy dashboards', () => {
   it('dashboards with widgets over visualizations, as the Terraform provider reads them', async () => {
     const q = await call('POST', '/api/2.0/preview/sql/queries', {
-      data_source_id: 'dev',
+      data_source_id: devSource,
       name: 'Viz',
       query: 'SELECT 1 AS x',
     });

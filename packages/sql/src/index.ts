@@ -41,11 +41,14 @@ export interface SqlApi {
   /** Whether a statement may name this warehouse (exists and is not deleted). */
   warehouseExists(id: string): boolean;
   /**
-   * Statement execution, the same service the REST Statement API uses: Thrift, MCP tools, the UI and jobs'
-   * sql_task adapt only the wire shape, and every statement lands in query history (`client` names the
-   * front end there). See README.md, "Statement service".
+   * Statement execution, the same service the REST Statement API uses: Thrift, jobs' sql_task and
+   * sql-objects' queries and alerts adapt only the wire shape (MCP tools and the UI are REST clients), and
+   * every statement lands in query history (`client` names the front end there). See README.md,
+   * "Statement service".
    */
   statements: StatementService;
+  /** The legacy data sources (GET /api/2.0/preview/sql/data_sources): each warehouse's data source id. */
+  dataSources(): { id: string; warehouseId: string }[];
 }
 
 function numberSetting(text: string | undefined, fallback: number): number {
@@ -154,6 +157,7 @@ export const sqlService = defineService<SqlApi>({
       api: {
         warehouseExists: (id) => warehouses.exists(id),
         statements,
+        dataSources: () => warehouses.dataSources().map((w) => ({ id: w.data_source_id, warehouseId: w.id })),
       },
       close: async () => {
         warehouses.close();

@@ -1,6 +1,7 @@
 /**
- * Statement execution, the service every SQL front end shares (the REST Statement API in app.ts, and next the
- * Thrift endpoint, MCP tools, the UI and jobs' sql_task): run this Databricks SQL on this warehouse in this
+ * Statement execution, the service every SQL front end in the server shares (the REST Statement API in app.ts,
+ * the Thrift endpoint, jobs' sql_task files, sql-objects' queries and alerts; MCP tools and the UI are clients
+ * of the REST API): run this Databricks SQL on this warehouse in this
  * namespace (catalog, schema), get typed results, cancel. Every statement runs asynchronously on a pooled
  * DuckDB connection through the dialect layer; its result is cut into chunks in the requested format as the
  * engine streams it (columns carry Databricks types); a front end only waits for the outcome and adapts the
@@ -122,7 +123,7 @@ export interface StatementOutcome {
 
 /**
  * The statement service as other packages see it (`ctx.peer(sqlService).statements`): the REST
- * Statement API is one front end; Thrift, MCP, the UI and jobs' sql_task adapt only the wire shape.
+ * Statement API is one front end; Thrift, jobs' sql_task and sql-objects adapt only the wire shape.
  */
 export interface StatementService {
   /** Starts a statement (404 DatabricksError for a missing warehouse); it is in query history from now on. */
@@ -556,7 +557,7 @@ export class StatementManager implements StatementService {
 
   /**
    * Runs a statement to its end (or `timeoutMs`, then cancels it) and reads its rows: the one call for a
-   * front end that wants the whole answer (MCP's run_sql, jobs' sql_task). JSON_ARRAY, INLINE by default.
+   * front end that wants the whole answer (sql-objects' queries and alerts). JSON_ARRAY, INLINE by default.
    */
   async run(input: SqlRequest, timeoutMs = 10 * 60 * 1000): Promise<StatementOutcome> {
     const stmt = this.execute(input);
