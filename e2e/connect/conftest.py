@@ -100,3 +100,13 @@ def run_client(version, way, env, schema, timeout=600, quick=False):
     if "session" not in steps or not steps["session"]["ok"]:
         raise AssertionError(f"{way} with databricks-connect {version}: no session\n{p.stdout}\n{p.stderr[-3000:]}")
     return steps
+
+
+def driver_log(server, cluster_id, lines=60):
+    """The tail of a cluster's driver log (its Spark Connect server's), for a failure's message."""
+    path = os.path.join(server.data_dir, "spark", "servers", cluster_id, "server.log")
+    try:
+        with open(path, errors="replace") as f:
+            return "".join(f.readlines()[-lines:])
+    except OSError:
+        return f"(no driver log at {path})"

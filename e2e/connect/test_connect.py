@@ -9,7 +9,7 @@ import re
 
 import pytest
 
-from conftest import run_client, sql, unique
+from conftest import driver_log, run_client, sql, unique
 
 # (client version, way in): every step through the three doors (plain Spark Connect to a cluster, Databricks'
 # TLS door to a cluster, serverless) on 16.1 and 15.4 LTS; the other ways in with 16.1 run the quick steps
@@ -48,7 +48,7 @@ def test_way_in_quick(version, way, server, w, cluster, lake, tmp_path):
     schema = unique(f"q{version.replace('.', '')}_{way.replace('-', '_')}")
     s = run_client(version, way, {**way_env(way, server, cluster, tmp_path), **lake}, schema, quick=True)
     failed = {k: v for k, v in s.items() if not v["ok"] and k != "error"}
-    assert not failed, failed
+    assert not failed, f"{failed}\n{driver_log(server, cluster)}"
     assert s["sql"]["value"] == 42 and s["catalog"]["value"] == ["main", "default"]
     assert s["table"]["value"] == [[1, "a"], [2, "b"]] and s["udf"]["value"] == [1, 2, 3]
     assert sql(w, f"SELECT count(*) FROM main.{schema}.t") == [["2"]]
@@ -70,7 +70,7 @@ def check_full(version, way, server, w, cluster, lake, tmp_path):
     env = {**way_env(way, server, cluster, tmp_path), **lake}
     s = run_client(version, way, env, schema)
     failed = {k: v for k, v in s.items() if not v["ok"] and k not in ("DeltaTable", "warehouse duckdb table", "error")}
-    assert not failed, failed
+    assert not failed, f"{failed}\n{driver_log(server, cluster)}"
     assert s["sql"]["value"] == 42 and s["range"]["value"] == [0, 1, 2, 3, 4]
     # A Unity Catalog workspace's defaults.
     assert s["catalog"]["value"] == ["main", "default"]
