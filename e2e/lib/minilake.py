@@ -55,7 +55,9 @@ class Server:
 
     def reset(self):
         r = requests.post(f"{self.url}/_minilake/reset", timeout=30)
-        r.raise_for_status()
+        if not r.ok:
+            # The server's own account of the failure, not just the status.
+            raise RuntimeError(f"reset failed: {r.status_code} {r.text}\n" + "".join(self.output[-20:]))
 
     def stop(self, keep_data=False):
         self.proc.terminate()

@@ -2,12 +2,13 @@
 capabilities, the seeds' three-call agent flow, Databricks errors as isError, resources and prompts."""
 import asyncio
 import json
+import os
 
 import pytest
 from mcp import ClientSession
 from mcp.client.streamable_http import streamable_http_client
 
-from conftest import Server, unique
+from conftest import ROOT, Server, unique
 
 
 @pytest.fixture(scope="module")
@@ -264,3 +265,66 @@ def test_every_tool_once(mcp_url, tmp_path):
     names, called, outputs = session(mcp_url, body)
     assert sorted(names - called) == []
     assert secret not in "\n".join(outputs)
+
+
+def test_seed_table_is_all_or_nothing(mcp_url):
+    schema = unique("seed")
+    cols = [{"name": "id", "type_text": "BIGINT"}, {"name": "name", "type_text": "STRING"}]
+
+    async def body(s, _):
+        ok(await s.call_tool("setup_fixture", {"catalog": "main", "schema": schema}))
+        fresh = await s.call_tool("seed_table", {"full_name": f"main.{schema}.t", "columns": cols,
+                                                 "rows": [[1, "a"], ["not a number", "b"]]})
+        after_fresh = ok(await s.call_tool("table_exists", {"full_name": f"main.{schema}.t"}))
+        ok(await s.call_tool("seed_table", {"full_name": f"main.{schema}.t", "columns": cols, "rows": [[1, "a"]]}))
+        replace = await s.call_tool("seed_table", {"full_name": f"main.{schema}.t", "columns": cols,
+                                                   "rows": [[2, "b"], ["x", "c"]]})
+        append = await s.call_tool("seed_table", {"full_name": f"main.{schema}.t", "columns": cols,
+                                                  "rows": [[3, "c"], ["y", "d"]], "recreate": False})
+        rows = ok(await s.call_tool("run_sql", {"statement": f"SELECT id, name FROM main.{schema}.t"}))
+        tables = ok(await s.call_tool("list_tables", {"catalog_name": "main", "schema_name": schema}))
+        return fresh, after_fresh, replace, append, rows, tables
+
+    fresh, after_fresh, replace, append, rows, tables = session(mcp_url, body)
+    assert fresh.is_error and after_fresh["table_exists"] is False
+    assert replace.is_error and append.is_error
+    # Neither failure changed the table, and no staging table was left behind.
+    assert rows["rows"] == [["1", "a"]]
+    assert [t["name"] for t in tables["tables"]] == ["t"]
+
+
+def test_the_dialect_resource_matches_the_dialect_and_run_sql_names_its_warehouse(mcp_url):
+    async def body(s, _):
+        dialect = (await s.read_resource("minilake://sql-dialect")).contents[0].text
+        travel = ok(await s.call_tool("run_sql", {"statement": "SELECT count(*) FROM samples.tpch.region VERSION AS OF 1"}))
+        tools = {t.name: t for t in (await s.list_tools()).tools}
+        return dialect, travel, tools
+
+    dialect, travel, tools = session(mcp_url, body)
+    refused = dialect.split("## Refused")[1].split("##")[0]
+    assert "VERSION AS OF" not in refused and "DESCRIBE HISTORY" not in refused
+    assert "time travel" in dialect.split("## Works as on Databricks")[1].split("## Refused")[0]
+    assert travel["rows"] == [["5"]]
+    # The warehouse run_sql names in its description is the one it used.
+    assert travel["warehouse_id"] == "dev"
+    assert "`dev`" in tools["run_sql"].input_schema["properties"]["warehouse_id"]["description"]
+
+
+_versions = json.load(open(os.path.join(ROOT, "packages", "engine-spark", "versions.json")))
+_spark = os.path.join(os.environ.get("MINILAKE_CACHE") or os.path.expanduser("~/.cache/minilake"),
+                      f"spark-{_versions['pyspark']}-delta-{_versions['deltaSpark']}", ".complete")
+
+
+@pytest.mark.skipif(not os.path.exists(_spark), reason="Spark is not installed: bash packages/engine-spark/install.sh")
+def test_a_failed_run_is_an_error(mcp_url):
+    async def body(s, _):
+        good = await s.call_tool("run_python_script", {"script": "print('fine')", "timeout_seconds": 600})
+        bad = await s.call_tool("run_python_script", {"script": "raise ValueError('boom')", "timeout_seconds": 600})
+        output = await s.call_tool("get_run_output", {"run_id": bad.structured_content["run_id"]})
+        return good, bad, output
+
+    good, bad, output = session(mcp_url, body)
+    assert not good.is_error and "fine" in good.structured_content["stdout"]
+    assert bad.is_error and bad.structured_content["result_state"] == "FAILED"
+    assert "boom" in bad.content[0].text
+    assert output.is_error

@@ -59,3 +59,34 @@ def test_job_task_uses_uc_tables_by_name(w):
     assert run.state.result_state == jobs.RunResultState.SUCCESS, f"{out.error}\n{out.logs}"
     assert "before=2 after=3" in out.logs
     assert sql(w, f"SELECT id, item FROM {cat}.sales.orders ORDER BY id") == [["1", "pen"], ["2", "ink"], ["3", "pad"]]
+
+
+def test_job_task_reads_the_samples_catalog(w):
+    """samples.* are real Delta tables: a Spark task reads them through the catalog plugin, joined and typed
+    as the SQL warehouse reads them (the first reader, here Spark, has them generated)."""
+    home = f"/Users/{w.current_user.me().user_name}/{unique('samples')}"
+    w.workspace.mkdirs(home)
+    script = "\n".join([
+        "o = spark.table('samples.tpch.orders')",
+        "l = spark.table('samples.tpch.lineitem')",
+        "joined = l.join(o, l.l_orderkey == o.o_orderkey).count()",
+        "t = spark.table('samples.nyctaxi.trips')",
+        "types = ','.join(f.dataType.simpleString() for f in t.schema.fields)",
+        "print(f'orders={o.count()} joined={joined} trips={t.count()} types={types}')",
+    ])
+    w.workspace.upload(f"{home}/samples.py", script.encode(), format=ImportFormat.AUTO, overwrite=True)
+    run = w.jobs.submit_and_wait(
+        run_name="samples",
+        tasks=[jobs.SubmitTask(
+            task_key="samples",
+            spark_python_task=jobs.SparkPythonTask(python_file=f"{home}/samples.py"),
+            new_cluster=compute.ClusterSpec(
+                spark_version="15.4.x-scala2.12", num_workers=0,
+                spark_conf={"spark.sql.shuffle.partitions": "1", "spark.databricks.delta.snapshotPartitions": "1"},
+            ),
+        )],
+    )
+    out = w.jobs.get_run_output(run.tasks[0].run_id)
+    assert run.state.result_state == jobs.RunResultState.SUCCESS, f"{out.error}\n{out.logs}"
+    joined = sql(w, "SELECT count(*) FROM samples.tpch.lineitem l JOIN samples.tpch.orders o ON l.l_orderkey = o.o_orderkey")
+    assert f"orders=15000 joined={joined[0][0]} trips=21932 types=timestamp,timestamp,double,double,int,int" in out.logs

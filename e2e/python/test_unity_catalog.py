@@ -71,7 +71,8 @@ def test_catalog_lifecycle(w):
 
 
 def test_main_catalog_and_paging(w):
-    w.catalogs.create(name="main")
+    # A fresh workspace has main (with default), hive_metastore and samples.
+    assert w.schemas.get("main.default").name == "default"
     for i in range(23):
         w.schemas.create(name=f"s{i:02d}", catalog_name="main")
     names = [s.name for s in bounded(w.schemas.list(catalog_name="main", max_results=10))]
@@ -81,7 +82,7 @@ def test_main_catalog_and_paging(w):
     for i in range(7):
         w.catalogs.create(name=f"pc_{i}")
     cats = [c.name for c in bounded(w.catalogs.list(max_results=3))]
-    assert sorted(cats) == sorted(["main"] + [f"pc_{i}" for i in range(7)])
+    assert sorted(cats) == sorted(["hive_metastore", "main", "samples"] + [f"pc_{i}" for i in range(7)])
     with pytest.raises(BadRequest):
         list(itertools.islice(w.catalogs.list(max_results=-1), 1))
 
@@ -280,7 +281,6 @@ def test_quickstart_and_sql_agreement(w):
     """The seeds' quickstart: catalog -> schema -> table through the API, INSERT and SELECT through SQL; then
     objects made or dropped through SQL show up in (or leave) the API at once, and API functions run in SQL."""
     wh = w.warehouses.create(name=unique("wh"), cluster_size="Small").id
-    w.catalogs.create(name="main")
     w.schemas.create(name="shop", catalog_name="main")
     w.tables.create(
         name="orders", catalog_name="main", schema_name="shop", table_type=uc.TableType.MANAGED,

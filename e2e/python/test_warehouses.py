@@ -63,7 +63,8 @@ def test_data_sources_is_a_bare_array(w, url):
     r = requests.get(f"{url}/api/2.0/preview/sql/data_sources", headers={"Authorization": "Bearer x"}, timeout=10)
     body = r.json()
     assert isinstance(body, list)
-    assert {d["warehouse_id"] for d in body} == {a, b}
+    # The starter warehouse is a data source from the start, as on a new workspace.
+    assert {d["warehouse_id"] for d in body} == {a, b, "dev"}
     assert all(d["id"] and d["name"] for d in body)
     ds = w.data_sources.list()
-    assert {d.warehouse_id for d in ds} == {a, b}
+    assert {d.warehouse_id for d in ds} == {a, b, "dev"}

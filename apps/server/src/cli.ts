@@ -4,11 +4,14 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import v8 from 'node:v8';
 import { DependencyError, StateVersionError } from '@minilake/core';
-import { ConfigError, parseConfig } from './config.js';
+import { ConfigError } from './config.js';
+import { StartupError } from './host/data-dir.js';
 import { listen } from './listen.js';
 import type { TlsMaterial } from './tls.js';
 import { registry } from './registry.js';
 import { createMinilake } from './server.js';
+import { listenProblem, loadConfig } from './startup.js';
+import { addressLines } from './welcome.js';
 
 const version = (createRequire(import.meta.url)('../package.json') as { version: string }).version;
 
@@ -23,15 +26,20 @@ Options:
   -h, --help        show this help
   -v, --version     show the version
 
-Environment:
+Environment (all of them: the README's configuration table):
   MINILAKE_DATA_DIR    where data lives (default: a temp folder removed on exit; ~/.minilake/data with persistence)
-  MINILAKE_PERSIST     1 keeps every acknowledged write across restarts and crashes
+  MINILAKE_PERSIST     1 (or true) keeps every acknowledged write across restarts and crashes; 0 (or false) not
   MINILAKE_SERVICES    comma-separated services to enable, with those they require (default all): ${[...registry.keys()].join(', ')}
   MINILAKE_LOG_LEVEL   debug, info, warn, error or silent (default info)
   MINILAKE_MCP         1 serves the MCP server for agents at /mcp
-  MINILAKE_SPARK_CONNECT_PORT  Spark Connect for Databricks Connect / PySpark (default 15002; 0 picks one; off)
   MINILAKE_WASM_OPTIMIZE  1 lets V8 optimise WebAssembly (the SQL dialect) with TurboFan (default 0)
 `;
+
+/** A problem the user can fix: its lines alone (no stack trace, which would only hide them), exit 2. */
+function refuse(lines: string): never {
+  process.stderr.write(`${lines}\n`);
+  process.exit(2);
+}
 
 async function main(): Promise<void> {
   // Loaded on use: the MCP SDK and the certificate generator cost ~0.2 s of start-up each (bench/README.md).
@@ -57,12 +65,9 @@ async function main(): Promise<void> {
 
   let config;
   try {
-    config = parseConfig(process.env, { port: flags.port, host: flags.host });
+    config = await loadConfig(process.env, { port: flags.port, host: flags.host });
   } catch (e) {
-    if (e instanceof ConfigError) {
-      process.stderr.write(`${e.message}\n`);
-      process.exit(2);
-    }
+    if (e instanceof ConfigError) refuse(e.message);
     throw e;
   }
   // The SQL dialect (@polyglot-sql/sdk) is a 22.7 MB WebAssembly module. With V8's default tiering its first
@@ -87,11 +92,21 @@ async function main(): Promise<void> {
     ...(ml.grpc ? { grpc: ml.grpc } : {}),
     ...(config.sparkConnect ? { sparkConnect: config.sparkConnect } : {}),
     tlsOnDemand,
+  }).catch(async (e: unknown) => {
+    // The port was free a moment ago (loadConfig checked): another process took it since.
+    await ml.close().catch(() => undefined);
+    return refuse(new ConfigError([listenProblem(e, config)]).message);
   });
-  const connectHost = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host;
   ml.logger.info(
-    `MiniLake ${version} listening on ${l.url} (services: ${ml.services.join(', ') || 'none'}; data: ${ml.dataDir}${config.persist ? ', persistent' : ''}${tls ? `; certificate: ${tls.certFile}` : ''}${l.sparkConnectPort !== undefined ? `; spark connect: sc://${connectHost}:${l.sparkConnectPort}` : ''})`,
+    `MiniLake ${version} listening on ${l.url} (services: ${ml.services.join(', ') || 'none'}; data: ${ml.dataDir}${config.persist ? ', persistent' : ''}${tls ? `; certificate: ${tls.certFile}` : ''})`,
   );
+  for (const line of addressLines({
+    url: l.url.replace(/\/\/(0\.0\.0\.0|\[::\])(?=:)/, '//127.0.0.1'),
+    mcp: ml.services.includes('mcp'),
+    jupyterPython: config.jupyterPython,
+    ...(l.sparkConnectPort !== undefined ? { sparkConnectPort: String(l.sparkConnectPort) } : {}),
+  }))
+    ml.logger.info(line);
   if (ml.grpc && !tls) {
     // In the background: the first Databricks Connect session should not wait for a key to be made.
     setTimeout(() => void tlsOnDemand().catch(() => undefined), 200).unref();
@@ -118,6 +133,7 @@ async function main(): Promise<void> {
 
 main().catch((e: unknown) => {
   // Problems the user can fix: the message says what to do; a stack would only hide it.
+  if (e instanceof StartupError) refuse(new ConfigError([e.message]).message);
   if (e instanceof StateVersionError || e instanceof DependencyError) {
     process.stderr.write(`minilake cannot start: ${e.message}\n`);
     process.exit(1);

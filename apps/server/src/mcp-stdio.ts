@@ -11,6 +11,7 @@ import { buildMcpServer, mcpHost, Rest } from '@minilake/mcp/host';
 import { ConfigError, parseConfig } from './config.js';
 import { listen } from './listen.js';
 import { createMinilake } from './server.js';
+import { loadConfig } from './startup.js';
 
 export const mcpHelp = `Usage: minilake mcp --stdio [--url URL]
 
@@ -35,7 +36,9 @@ export async function runMcpStdio(argv: string[], env: NodeJS.ProcessEnv): Promi
   let close = async () => {};
   let config;
   try {
-    config = parseConfig(env, { port: env.MINILAKE_PORT ?? '0' });
+    // A server started in process is checked against the machine too (data dir, host, port).
+    const flags = env.MINILAKE_PORT === undefined ? { port: '0' } : {};
+    config = url ? parseConfig(env, flags) : await loadConfig(env, flags);
   } catch (e) {
     if (!(e instanceof ConfigError)) throw e;
     process.stderr.write(`${e.message}\n`);

@@ -40,8 +40,13 @@ export interface SnapshotsOptions {
   instances: Map<string, ServiceInstance>;
   sharedResources: Map<string, Promise<SharedResource>>;
   state: StateDb;
-  /** Empties every service and shared resource, as `POST /_minilake/reset` does. */
-  reset: () => Promise<void>;
+  /** Empties every service and shared resource (their beforeReset hooks first), as a reset does. */
+  empty: () => Promise<void>;
+  /**
+   * The services' afterRestore hooks (re-arm schedules, recover runs, accept work again): called once the
+   * state is back, and also when the restore failed midway, so no service stays stopped.
+   */
+  restored: () => Promise<void>;
   gate: WriteGate;
   now: () => number;
 }
@@ -125,23 +130,32 @@ export class Snapshots {
           );
       }
     return this.o.gate.exclusive(async () => {
-      await this.o.reset();
-      for (const folder of this.o.folders()) {
-        const src = path.join(dir, 'files', folder);
-        if (!(await exists(src))) continue;
-        const dst = path.join(this.o.dataDir, folder);
-        await rm(dst, { recursive: true, force: true });
-        await cp(src, dst, { recursive: true, mode: constants.COPYFILE_FICLONE });
+      await this.o.empty();
+      try {
+        await this.copyBack(dir, saved);
+      } finally {
+        await this.o.restored();
       }
-      // In start order: a service finds the ones it uses already back (Unity Catalog re-attaches catalogs).
-      for (const instance of this.o.instances.values())
-        for (const m of instance.state) {
-          const s = saved.modules[m.name];
-          if (s) await m.restore(s.snapshot);
-        }
       await this.o.state.flush();
       return info;
     });
+  }
+
+  /** The owned folders and every state module as the snapshot holds them. */
+  private async copyBack(dir: string, saved: StateFile): Promise<void> {
+    for (const folder of this.o.folders()) {
+      const src = path.join(dir, 'files', folder);
+      if (!(await exists(src))) continue;
+      const dst = path.join(this.o.dataDir, folder);
+      await rm(dst, { recursive: true, force: true });
+      await cp(src, dst, { recursive: true, mode: constants.COPYFILE_FICLONE });
+    }
+    // In start order: a service finds the ones it uses already back (Unity Catalog re-attaches catalogs).
+    for (const instance of this.o.instances.values())
+      for (const m of instance.state) {
+        const s = saved.modules[m.name];
+        if (s) await m.restore(s.snapshot);
+      }
   }
 
   async delete(name: string): Promise<void> {

@@ -3,7 +3,7 @@
  * and persistence across a clean restart and across kill -9.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync } from 'node:fs';
+import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
@@ -31,6 +31,36 @@ describe('the minilake process', () => {
     expect(r.status).toBe(2);
     expect(r.stderr).toContain('warp-drive');
     expect(r.stderr).toContain('secrets');
+  });
+
+  it('lists every start-up problem on its own line naming the setting, without a stack trace, and exits 2', async () => {
+    const busy = await startServer({ env: { MINILAKE_SERVICES: 'secrets' } });
+    try {
+      const file = path.join(mkdtempSync(path.join(os.tmpdir(), 'minilake-bad-')), 'f');
+      writeFileSync(file, '');
+      const r = spawnSync(process.execPath, [serverEntry, '--port', String(busy.port)], {
+        encoding: 'utf8',
+        env: {
+          ...process.env,
+          MINILAKE_DUCKDB_MEMORY_LIMIT: 'lots',
+          MINILAKE_PERSIST: 'yes',
+          MINILAKE_DATA_DIR: file,
+        },
+        timeout: 20_000,
+      });
+      expect(r.status, r.stderr).toBe(2);
+      const lines = r.stderr.trim().split('\n');
+      expect(lines[0]).toBe('MiniLake cannot start:');
+      expect(lines.slice(1)).toEqual([
+        expect.stringContaining('MINILAKE_PERSIST="yes"'),
+        expect.stringContaining('MINILAKE_DUCKDB_MEMORY_LIMIT="lots"'),
+        expect.stringContaining(`MINILAKE_DATA_DIR=${file} is a file`),
+        expect.stringContaining(`--port=${busy.port}: port ${busy.port} is already in use`),
+      ]);
+      expect(r.stderr).not.toMatch(/^\s+at .+:\d+:\d+\)?$/m);
+    } finally {
+      await busy.stop();
+    }
   });
 
   it('serves only the selected services', async () => {

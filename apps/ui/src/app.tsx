@@ -1,6 +1,7 @@
 /** The shell: navigation between the views (path routing under /ui/), notices, the help panel. */
 import { useEffect, useState } from 'preact/hooks';
 import { CatalogView, HelpPanel, HistoryView, JobsView, QueriesView } from './panels';
+import { navigate, useRoute } from './route';
 import { activeWarehouse, Workspace } from './workspace';
 
 const VIEWS = [
@@ -18,15 +19,13 @@ const viewFromPath = (): View => {
 };
 
 export function App() {
-  const [view, setView] = useState<View>(viewFromPath);
+  const route = useRoute();
+  const view = viewFromPath();
   const [help, setHelp] = useState(false);
   const [notice, setNotice] = useState('');
-  const go = (v: View) => {
-    setView(v);
-    history.pushState(null, '', v === 'editor' ? '/ui/' : `/ui/${v}`);
-  };
+  void route; // the view follows the address (useRoute re-renders on every change)
+  const go = (v: View) => navigate(v === 'editor' ? '/ui/' : `/ui/${v}`);
   useEffect(() => {
-    const onPop = () => setView(viewFromPath());
     const onKey = (e: KeyboardEvent) => {
       const typing = (e.target as HTMLElement)?.closest?.('input, textarea, select, .monaco-editor');
       if (e.key === '?' && !typing) {
@@ -38,10 +37,8 @@ export function App() {
         go(VIEWS[Number(e.key) - 1]![0]);
       }
     };
-    window.addEventListener('popstate', onPop);
     window.addEventListener('keydown', onKey);
     return () => {
-      window.removeEventListener('popstate', onPop);
       window.removeEventListener('keydown', onKey);
     };
   }, [help]);

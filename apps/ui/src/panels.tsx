@@ -1,5 +1,5 @@
 /** The other views: saved queries, query history, the catalog explorer, jobs and runs, keyboard help. */
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import {
   api,
   ApiError,
@@ -16,6 +16,7 @@ import {
 } from './api';
 import { Grid } from './grid';
 import { ErrorBox } from './results';
+import { navigate, uiPath, useRoute } from './route';
 import { openInEditor } from './workspace';
 
 const when = (ms?: number | string) => (ms ? new Date(Number(ms)).toLocaleString() : '');
@@ -56,6 +57,21 @@ export function QueriesView(props: { visible: boolean }) {
   useEffect(() => {
     if (props.visible) void load();
   }, [props.visible]);
+  // A saved query's address, /ui/queries/<id> (where Databricks' /sql/editor/<id> leads), opens it in the editor.
+  const route = useRoute();
+  useEffect(() => {
+    if (route[0] !== 'queries' || !route[1]) return;
+    api<SavedQuery>('GET', `/api/2.0/sql/queries/${encodeURIComponent(route[1])}`).then(
+      (q) =>
+        openInEditor({
+          title: q.display_name ?? q.id,
+          sql: q.query_text ?? '',
+          queryId: q.id,
+          description: q.description,
+        }),
+      setError,
+    );
+  }, [route.join('/')]);
   const remove = async (q: SavedQuery) => {
     if (!window.confirm(`Move “${q.display_name}” to the trash?`)) return;
     await api('DELETE', `/api/2.0/sql/queries/${encodeURIComponent(q.id)}`).catch(setError);
@@ -255,22 +271,41 @@ export function CatalogView(props: { visible: boolean; warehouseId: () => string
   const [table, setTable] = useState<UcTable | null>(null);
   const [preview, setPreview] = useState<Preview | null>(null);
   const [error, setError] = useState<unknown>(null);
+  const route = useRoute();
   const load = () => uc.catalogs().then(setCatalogs, setError);
   useEffect(() => {
     if (props.visible) void load();
   }, [props.visible]);
+  const openCatalog = async (c: string) => {
+    setOpen((o) => ({ ...o, [c]: true }));
+    const list = await uc.schemas(c).catch(() => []);
+    setSchemas((x) => ({ ...x, [c]: list }));
+  };
+  const openSchema = async (c: string, s: string) => {
+    setOpen((o) => ({ ...o, [`${c}.${s}`]: true }));
+    const [t, v] = await Promise.all([uc.tables(c, s).catch(() => []), uc.volumes(c, s).catch(() => [])]);
+    setTables((x) => ({ ...x, [`${c}.${s}`]: { tables: t, volumes: v } }));
+  };
   const toggleCatalog = async (c: string) => {
-    setOpen((o) => ({ ...o, [c]: !o[c] }));
-    if (!open[c]) setSchemas({ ...schemas, [c]: await uc.schemas(c).catch(() => []) });
+    if (open[c]) return setOpen((o) => ({ ...o, [c]: false }));
+    navigate(uiPath('catalog', c));
   };
   const toggleSchema = async (c: string, s: string) => {
-    const key = `${c}.${s}`;
-    setOpen((o) => ({ ...o, [key]: !o[key] }));
-    if (!open[key]) {
-      const [t, v] = await Promise.all([uc.tables(c, s).catch(() => []), uc.volumes(c, s).catch(() => [])]);
-      setTables((x) => ({ ...x, [key]: { tables: t, volumes: v } }));
-    }
+    if (open[`${c}.${s}`]) return setOpen((o) => ({ ...o, [`${c}.${s}`]: false }));
+    navigate(uiPath('catalog', c, s));
   };
+  // The address names what is open: /ui/catalog/<c>[/<s>[/<table or volume>]] (a link, a reload, back).
+  useEffect(() => {
+    if (!props.visible || route[0] !== 'catalog') return;
+    const [, c, s, t] = route;
+    void (async () => {
+      if (c && !schemas[c]) await openCatalog(c);
+      else if (c) setOpen((o) => ({ ...o, [c]: true }));
+      if (c && s && !tables[`${c}.${s}`]) await openSchema(c, s);
+      else if (c && s) setOpen((o) => ({ ...o, [`${c}.${s}`]: true }));
+      if (c && s && t && table?.full_name !== `${c}.${s}.${t}`) await showTable(`${c}.${s}.${t}`);
+    })();
+  }, [props.visible, route.join('/')]);
   const showTable = async (fullName: string) => {
     setPreview(null);
     setError(null);
@@ -320,7 +355,8 @@ export function CatalogView(props: { visible: boolean; warehouseId: () => string
                             type="button"
                             class="node leaf"
                             role="treeitem"
-                            onClick={() => void showTable(t.full_name)}
+                            aria-current={table?.full_name === t.full_name ? 'page' : undefined}
+                            onClick={() => navigate(uiPath('catalog', ...t.full_name.split('.')))}
                           >
                             ▦ {t.name}
                           </button>
@@ -429,6 +465,32 @@ export function JobsView(props: { visible: boolean }) {
   const [runs, setRuns] = useState<Run[]>([]);
   const [output, setOutput] = useState<{ key: string; body: unknown } | null>(null);
   const [error, setError] = useState<unknown>(null);
+  const route = useRoute();
+  /** The task a click asked for, shown when the address it pushed arrives (else the run's first task). */
+  const wantTask = useRef<string | undefined>(undefined);
+  // The address names the job and run shown: /ui/jobs/<job>[/runs/<run>], /ui/jobs/runs/<run> (a one-time run).
+  useEffect(() => {
+    if (!props.visible || route[0] !== 'jobs') return;
+    const [, a, b, c] = route;
+    const runId = a === 'runs' ? Number(b) : b === 'runs' ? Number(c) : undefined;
+    void (async () => {
+      try {
+        let jobId = a && a !== 'runs' ? Number(a) : undefined;
+        if (runId !== undefined && Number.isFinite(runId)) {
+          const run = await api<Run & { job_id?: number }>('GET', `/api/2.2/jobs/runs/get?run_id=${runId}`);
+          jobId ??= run.job_id;
+          const t = run.tasks?.find((x) => x.task_key === wantTask.current) ?? run.tasks?.[0];
+          wantTask.current = undefined;
+          await showOutput(`${run.run_id}/${t?.task_key ?? 'run'}`, t?.run_id ?? run.run_id);
+        } else setOutput(null);
+        if (jobId !== undefined && Number.isFinite(jobId) && job?.job_id !== jobId)
+          setJob(await api<Job>('GET', `/api/2.2/jobs/get?job_id=${jobId}`));
+        setError(null);
+      } catch (e) {
+        setError(e);
+      }
+    })();
+  }, [props.visible, route.join('/')]);
   useEffect(() => {
     if (!props.visible) return;
     const load = async () => {
@@ -476,7 +538,7 @@ export function JobsView(props: { visible: boolean }) {
           <button
             type="button"
             class={`node${job?.job_id === j.job_id ? ' active' : ''}`}
-            onClick={() => setJob(j)}
+            onClick={() => navigate(uiPath('jobs', j.job_id))}
           >
             {j.settings?.name ?? j.job_id}
           </button>
@@ -511,7 +573,15 @@ export function JobsView(props: { visible: boolean }) {
                       {(r.tasks ?? [{ run_id: r.run_id, task_key: 'run' }]).map((t) => (
                         <button
                           type="button"
-                          onClick={() => void showOutput(`${r.run_id}/${t.task_key}`, t.run_id)}
+                          onClick={() => {
+                            const path = uiPath('jobs', job.job_id, 'runs', r.run_id);
+                            if (location.pathname === path)
+                              void showOutput(`${r.run_id}/${t.task_key}`, t.run_id);
+                            else {
+                              wantTask.current = t.task_key;
+                              navigate(path);
+                            }
+                          }}
                         >
                           {t.task_key} {t.state ? `(${state(t.state)})` : ''}
                         </button>

@@ -407,6 +407,46 @@ describe.skipIf(!CHROMIUM)(title, () => {
     await page.close();
   });
 
+  it("gives every object an address: the API's links open its page, and clicks keep the address in step", async () => {
+    const job = await post<{ job_id: number }>('/api/2.2/jobs/create', {
+      name: 'ui addresses',
+      tasks: [{ task_key: 'check', condition_task: { op: 'EQUAL_TO', left: '1', right: '1' } }],
+    });
+    const started = await post<{ run_id: number }>('/api/2.2/jobs/run-now', { job_id: job.json.job_id });
+    const runId = started.json.run_id;
+    let runPage = '';
+    await expect
+      .poll(async () => {
+        const r = await (await fetch(`${server.url}/api/2.2/jobs/runs/get?run_id=${runId}`)).json();
+        runPage = r.run_page_url;
+        return r.state?.life_cycle_state;
+      })
+      .toBe('TERMINATED');
+    const page = await openPage();
+    // run_page_url (Databricks' address, ?o=<workspace id>) opens the run's page: its job and output.
+    await page.goto(runPage);
+    await page.getByRole('heading', { name: /ui addresses/ }).waitFor();
+    await page.getByRole('region', { name: new RegExp(`Output of ${runId}/check`) }).waitFor();
+    expect(new URL(page.url()).pathname).toBe(`/ui/jobs/${job.json.job_id}/runs/${runId}`);
+    // A table's address opens it; a click on another one puts that one's in the address bar.
+    await page.goto(`${server.url}/ui/catalog/samples/tpch/region`);
+    await page.getByRole('heading', { name: 'samples.tpch.region' }).waitFor();
+    await page.locator('.tree .leaf', { hasText: 'nation' }).click();
+    await page.getByRole('heading', { name: 'samples.tpch.nation' }).waitFor();
+    expect(new URL(page.url()).pathname).toBe('/ui/catalog/samples/tpch/nation');
+    await page.goBack();
+    await page.getByRole('heading', { name: 'samples.tpch.region' }).waitFor();
+    await page.getByRole('link', { name: 'Jobs' }).click();
+    expect(new URL(page.url()).pathname).toBe('/ui/jobs');
+    // A saved query's Databricks address opens it in the editor.
+    const q = await post<{ id: string }>('/api/2.0/sql/queries', {
+      query: { display_name: 'addressed query', query_text: 'SELECT 7 AS addressed', warehouse_id: 'dev' },
+    });
+    await page.goto(`${server.url}/sql/editor/${q.json.id}`);
+    await page.getByRole('tab', { name: /addressed query/ }).waitFor();
+    await page.close();
+  });
+
   it('has a help panel of shortcuts, labelled controls and a sensible focus order', async () => {
     const page = await openPage();
     // Focus order from the top: the views, the help button, the query tabs, then the editor's actions.

@@ -3,30 +3,21 @@ import { sparkEngine } from '@minilake/engine-spark';
 import { iamService } from '@minilake/iam';
 import { computeApp } from './app.js';
 import { ComputeStore } from './store.js';
-import type { ComputeApi } from './index.js';
-
-/** A delay setting in seconds (the host already checked it is a non-negative number). */
-function delayMs(ctx: ServiceContext, key: string, fallback: number): number {
-  const n = Number(ctx.config[key]);
-  return Number.isFinite(n) && n >= 0 ? Math.round(n * 1000) : fallback * 1000;
-}
+import type { ComputeApi, ComputeSettings } from './index.js';
 
 /** The service itself, imported by its definition's create (index.ts) when the host starts it. */
-export async function createCompute(ctx: ServiceContext): Promise<ServiceInstance<ComputeApi>> {
+export async function createCompute(
+  ctx: ServiceContext<ComputeSettings>,
+): Promise<ServiceInstance<ComputeApi>> {
   const iam = ctx.optionalPeer(iamService);
-  const runtimeSetting = (ctx.config.MINILAKE_CLUSTER_RUNTIME ?? 'spark').toLowerCase();
-  if (runtimeSetting !== 'spark' && runtimeSetting !== 'none')
-    throw new Error(
-      `MINILAKE_CLUSTER_RUNTIME=${JSON.stringify(ctx.config.MINILAKE_CLUSTER_RUNTIME)} must be spark or none`,
-    );
   // The host's one Spark engine: all-purpose clusters' drivers are Spark Connect servers it starts.
-  const engine = runtimeSetting === 'spark' ? await sparkEngine(ctx) : undefined;
+  const engine = ctx.settings.MINILAKE_CLUSTER_RUNTIME === 'spark' ? await sparkEngine(ctx) : undefined;
   const store = new ComputeStore(ctx.state, {
     clock: ctx.clock,
     userName: ctx.identity.userName,
     userId: ctx.identity.userId,
-    startDelayMs: delayMs(ctx, 'MINILAKE_CLUSTER_START_DELAY', 2),
-    terminateDelayMs: delayMs(ctx, 'MINILAKE_CLUSTER_TERMINATE_DELAY', 1),
+    startDelayMs: Math.round(ctx.settings.MINILAKE_CLUSTER_START_DELAY * 1000),
+    terminateDelayMs: Math.round(ctx.settings.MINILAKE_CLUSTER_TERMINATE_DELAY * 1000),
     ...(engine ? { runtime: (spec) => engine.startConnectServer(spec) } : {}),
     onDeleted: (type, id) => iam?.dropPermissions(type, id),
   });

@@ -1,4 +1,5 @@
-import { defineService } from '@minilake/core';
+import { choiceSetting, defineService, numberSetting, type SettingsOf } from '@minilake/core';
+import { sparkSettings } from '@minilake/engine-spark';
 import type { ClusterSource } from './store.js';
 
 export type { ClusterState, ClusterSource, ClusterEvent, ComputeOptions } from './store.js';
@@ -29,19 +30,33 @@ export interface ComputeApi {
   ): Promise<{ port: number } | { problem: string; retry: boolean }>;
 }
 
-export const computeService = defineService<ComputeApi>({
+export const computeSettings = {
+  MINILAKE_CLUSTER_START_DELAY: numberSetting({ doc: 'Seconds a cluster spends PENDING.', default: 2 }),
+  MINILAKE_CLUSTER_TERMINATE_DELAY: numberSetting({
+    doc: 'Seconds a cluster spends TERMINATING.',
+    default: 1,
+  }),
+  // spark: an all-purpose cluster's RUNNING is a Spark Connect server of its own; none: states only.
+  MINILAKE_CLUSTER_RUNTIME: choiceSetting({
+    doc:
+      "`spark`: an all-purpose cluster's RUNNING is a real Spark Connect server with its `spark_conf`, " +
+      'environment and libraries (needs the Spark install); `none`: cluster states move on the clock alone.',
+    choices: ['spark', 'none'],
+    default: 'spark',
+  }),
+  // The Spark engine's, read when clusters run Spark.
+  ...sparkSettings,
+};
+export type ComputeSettings = SettingsOf<typeof computeSettings>;
+
+export const computeService = defineService<ComputeApi, typeof computeSettings>({
   name: 'compute',
   // With iam the permissions API answers 404 for a cluster, policy or pool that does not exist, names the
   // cluster's creator as its default owner, and forgets an ACL when its object is deleted.
   optionalUses: ['iam'],
   description:
     'Clusters whose Spark really runs (a Spark Connect server per all-purpose cluster), cluster policies and families, instance pools, libraries',
-  configDefaults: {
-    MINILAKE_CLUSTER_START_DELAY: '2',
-    MINILAKE_CLUSTER_TERMINATE_DELAY: '1',
-    // spark: an all-purpose cluster's RUNNING is a Spark Connect server of its own; none: states only.
-    MINILAKE_CLUSTER_RUNTIME: 'spark',
-  },
+  settings: computeSettings,
   // Started on the first request to these (see ServiceDefinition.paths): its code loads then.
   paths: [
     '/api/2.1/clusters',

@@ -1,9 +1,9 @@
-import type { ServiceContext, ServiceInstance, StateModule } from '@minilake/core';
+import type { ServiceContext, ServiceInstance } from '@minilake/core';
 import { computeService } from '@minilake/compute';
 import { sparkEngine } from '@minilake/engine-spark';
 import { connectApp } from './app.js';
 import { Contexts } from './contexts.js';
-import type { ConnectApi } from './index.js';
+import type { ConnectApi, ConnectSettings } from './index.js';
 import { Upstreams } from './proxy.js';
 import { Router } from './router.js';
 
@@ -11,31 +11,26 @@ import { Router } from './router.js';
 const NEWEST_RUNTIME = '19.3.x-scala2.13';
 
 /** The service itself, imported by its definition's create (index.ts) when the host starts it. */
-export async function createConnect(ctx: ServiceContext): Promise<ServiceInstance<ConnectApi>> {
+export async function createConnect(
+  ctx: ServiceContext<ConnectSettings>,
+): Promise<ServiceInstance<ConnectApi>> {
   const compute = ctx.peer(computeService);
   const spark = await sparkEngine(ctx);
   const upstreams = new Upstreams();
-  const hold = Number(ctx.config.MINILAKE_CONNECT_HOLD ?? '20');
   const router = new Router({
     compute,
     spark,
     upstreams,
     logger: ctx.logger,
-    holdMs: (Number.isFinite(hold) ? hold : 20) * 1000,
+    holdMs: ctx.settings.MINILAKE_CONNECT_HOLD * 1000,
     newestRuntime: NEWEST_RUNTIME,
   });
   const contexts = new Contexts({ compute, spark, logger: ctx.logger, holdMs: 180_000 });
-  // Execution contexts are processes, not persisted state: a reset ends them, a snapshot has none.
-  const state: StateModule = {
-    name: 'connect',
-    version: 1,
-    reset: () => contexts.clear(),
-    snapshot: () => null,
-    restore: () => contexts.clear(),
-  };
   return {
     app: connectApp(contexts),
-    state: [state],
+    // Execution contexts are processes, not persisted state: a reset (or a restore) ends them.
+    state: [],
+    beforeReset: () => contexts.clear(),
     grpc: (stream, headers) => router.handle(stream, headers),
     close() {
       contexts.clear();

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { systemClock, type Clock } from './clock.js';
 import { silentLogger, type Logger } from './logger.js';
 import type { Identity, ServiceContext, ServiceDefinition, SharedResource } from './service.js';
+import { readSettings, type SettingsSchema } from './settings.js';
 import { StateDb } from './state.js';
 
 export const defaultIdentity: Identity = {
@@ -21,7 +22,14 @@ export interface ContextOptions {
   logger?: Logger;
   state?: StateDb;
   identity?: Identity;
+  /** The service's settings, already parsed (what the host passes). */
+  settings?: object;
+  /**
+   * Raw MINILAKE_* values (what a test or an embedder gives), parsed with `settingsSchema` (contextFor: the
+   * definition's `settings`) when `settings` is not given. A bad value throws a SettingsError.
+   */
   config?: Record<string, string | undefined>;
+  settingsSchema?: SettingsSchema;
   peers?: Map<string, unknown>;
   /**
    * What the service declares (ServiceDefinition.uses / optionalUses). When given, a peer lookup outside
@@ -42,7 +50,9 @@ export interface ContextOptions {
  * Builds a ServiceContext. apps/server uses it with everything filled in; an embedder or a test can call it
  * with nothing and get a temp data dir, in-memory state and the system clock.
  */
-export function createContext(opts: ContextOptions = {}): ServiceContext {
+// The settings type is the caller's to name (a test context for an engine); the host passes parsed values.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export function createContext<S extends object = any>(opts: ContextOptions = {}): ServiceContext<S> {
   const shared = opts.sharedResources ?? new Map<string, Promise<SharedResource>>();
   const peers = opts.peers ?? new Map<string, unknown>();
   const dataDir = path.resolve(opts.dataDir ?? mkdtempSync(path.join(os.tmpdir(), 'minilake-')));
@@ -58,8 +68,9 @@ export function createContext(opts: ContextOptions = {}): ServiceContext {
         ` (ServiceDefinition in its src/index.ts).`,
     );
   };
+  const settings = opts.settings ?? readSettings(opts.settingsSchema ?? {}, opts.config ?? {});
   return {
-    config: opts.config ?? {},
+    settings: settings as S,
     clock: opts.clock ?? systemClock,
     logger: opts.logger ?? silentLogger,
     dataDir,
@@ -85,7 +96,7 @@ export function createContext(opts: ContextOptions = {}): ServiceContext {
       }
       return p as Promise<T>;
     },
-    peer<A>(def: ServiceDefinition<A>): A {
+    peer<A>(def: ServiceDefinition<A, SettingsSchema>): A {
       const name = def.name;
       checkDeclared(name, false);
       if (!peers.has(name)) {
@@ -96,7 +107,7 @@ export function createContext(opts: ContextOptions = {}): ServiceContext {
       }
       return peers.get(name) as A;
     },
-    optionalPeer<A>(def: ServiceDefinition<A>): A | undefined {
+    optionalPeer<A>(def: ServiceDefinition<A, SettingsSchema>): A | undefined {
       checkDeclared(def.name, true);
       return peers.get(def.name) as A | undefined;
     },
@@ -110,15 +121,18 @@ export function createContext(opts: ContextOptions = {}): ServiceContext {
 }
 
 /**
- * The context for one service definition: its name names its folder, and its declared `uses` /
- * `optionalUses` bound what ctx.peer may look up. What hosts (apps/server, the test helpers) call.
+ * The context for one service definition: its name names its folder, its declared `uses` / `optionalUses`
+ * bound what ctx.peer may look up, and `opts.config` (raw values) is parsed with its `settings` unless
+ * `opts.settings` is given. What hosts (apps/server, the test helpers) call.
  */
-export function contextFor(
-  def: Pick<ServiceDefinition, 'name' | 'uses' | 'optionalUses' | 'folders'>,
-  opts: Omit<ContextOptions, 'service' | 'uses' | 'optionalUses' | 'folders'> = {},
-): ServiceContext {
-  return createContext({
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export function contextFor<S extends object = any>(
+  def: Pick<ServiceDefinition, 'name' | 'uses' | 'optionalUses' | 'folders' | 'settings'>,
+  opts: Omit<ContextOptions, 'service' | 'uses' | 'optionalUses' | 'folders' | 'settingsSchema'> = {},
+): ServiceContext<S> {
+  return createContext<S>({
     ...opts,
+    settingsSchema: def.settings ?? {},
     service: def.name,
     uses: def.uses ?? [],
     optionalUses: def.optionalUses ?? [],

@@ -14,3 +14,4 @@ export * from './text.js';
 export * from './node-io.js';
 export * from './multipart.js';
 export * from './mutex.js';
+export * from './settings.js';

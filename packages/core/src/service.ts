@@ -6,6 +6,7 @@ import type { IncomingHttpHeaders, ServerHttp2Stream } from 'node:http2';
 import type { Hono } from 'hono';
 import type { Clock } from './clock.js';
 import type { Logger } from './logger.js';
+import type { Setting, SettingsOf, SettingsSchema } from './settings.js';
 import type { StateDb, StateModule } from './state.js';
 
 /** The identity every request acts as: any token is accepted, and it maps to this user. */
@@ -24,9 +25,12 @@ export interface SharedResource {
   close?(): Promise<void> | void;
 }
 
-export interface ServiceContext {
-  /** This service's slice of the configuration, parsed by the host from MINILAKE_* variables. */
-  readonly config: Readonly<Record<string, string | undefined>>;
+export interface ServiceContext<S extends object = Readonly<Record<string, unknown>>> {
+  /**
+   * This service's settings, typed: the values of the variables its definition declares in `settings`,
+   * parsed once by the host (defaults applied, bad values refused at start-up).
+   */
+  readonly settings: S;
   readonly clock: Clock;
   readonly logger: Logger;
   /** Absolute data directory; engines keep their files under `<dataDir>/<engine>/`. */
@@ -52,12 +56,13 @@ export interface ServiceContext {
    * The host creates it first; a service not declared in `uses`, or a required peer the host did not provide,
    * throws with a message saying what to declare or enable.
    */
-  peer<A>(def: ServiceDefinition<A>): A;
+  peer<A>(def: ServiceDefinition<A, any>): A;
   /** Like peer, for a service declared in `optionalUses` (or `uses`): undefined when it is not enabled. */
-  optionalPeer<A>(def: ServiceDefinition<A>): A | undefined;
+  optionalPeer<A>(def: ServiceDefinition<A, any>): A | undefined;
   /**
    * The URL the host listens on (`http://127.0.0.1:8000`), once it listens; undefined before that and for an
-   * embedder that never listens. Child processes a service starts (Spark tasks) call back through it.
+   * embedder that never listens. Child processes a service starts (Spark tasks) call back through it. A
+   * service that must act once the URL is known implements ServiceInstance.onListening instead of polling.
    */
   selfUrl(): string | undefined;
   /**
@@ -83,21 +88,40 @@ export interface ServiceInstance<Api = unknown> {
    * whichever port the host received it. The handler owns the stream: it responds, ends it, or resets it.
    */
   grpc?(stream: ServerHttp2Stream, headers: IncomingHttpHeaders): void;
+  /**
+   * Lifecycle hooks, called by the host (none is required). Every beforeReset is followed by exactly one
+   * afterReset (a reset) or afterRestore (a snapshot restore).
+   *
+   * - onListening: the host listens at `url` (the same as ctx.selfUrl() from now on): work that needs to be
+   *   reachable (recovered job runs whose tasks call back) starts here. A service created after the host
+   *   listens gets it right after it is created.
+   * - beforeReset: its state modules are about to be emptied (`POST /_minilake/reset`, or a snapshot restore,
+   *   which empties everything first): stop timers, cancel live work.
+   * - afterReset: after `POST /_minilake/reset` emptied the services (and, for a full reset, the shared
+   *   engines), in start order: lay down what a new workspace has (Unity Catalog's built-in catalogs,
+   *   users' home folders) and accept work again.
+   * - afterRestore: every service's state modules hold a restored snapshot (in start order): re-arm
+   *   schedules, recover runs, accept work again. The snapshot brings its own built-ins.
+   */
+  onListening?(url: string): void;
+  beforeReset?(): Promise<void> | void;
+  afterReset?(): Promise<void> | void;
+  afterRestore?(): Promise<void> | void;
   close?(): Promise<void> | void;
 }
 
-export interface ServiceDefinition<Api = unknown> {
+export interface ServiceDefinition<Api = unknown, S extends SettingsSchema = SettingsSchema> {
   /** The name used in MINILAKE_SERVICES. */
   readonly name: string;
   readonly description: string;
   /**
    * Services this one cannot work without. The host creates them first (start order is derived from these
-   * declarations) and MINILAKE_SERVICES pulls them in; read them with ctx.peer(name).
+   * declarations) and MINILAKE_SERVICES pulls them in; read them with ctx.peer(definition).
    */
   readonly uses?: readonly string[];
   /**
    * Services this one uses when they are enabled (created first when they are; never pulled in). Read them
-   * with ctx.optionalPeer(name), which is undefined when the peer is off.
+   * with ctx.optionalPeer(definition), which is undefined when the peer is off.
    */
   readonly optionalUses?: readonly string[];
   /**
@@ -106,8 +130,13 @@ export interface ServiceDefinition<Api = unknown> {
    * opens. The host derives the non-persistent clean-up from these declarations.
    */
   readonly folders?: readonly string[];
-  /** MINILAKE_* variables this service reads, with their defaults (documented in the README table). */
-  readonly configDefaults?: Readonly<Record<string, string>>;
+  /**
+   * The MINILAKE_* variables this service reads (its own and those of the engines it opens, spread in from
+   * the engine's package), each a schema with its default and doc (see settings.ts). The host parses them
+   * once and passes the values as ctx.settings; the README's configuration table is generated from them.
+   * A definition that declares settings names their type: `defineService<Api, typeof mySettings>`.
+   */
+  readonly settings?: S;
   /**
    * The path prefixes every route of this service starts with (`/api/2.0/secrets/`). A service that declares
    * them may be created on the first request to one of them instead of at start-up (the host does so when
@@ -120,9 +149,23 @@ export interface ServiceDefinition<Api = unknown> {
    * whose path is `/<service>/<method>`, creating it on the first one as it does for `paths`.
    */
   readonly grpcServices?: readonly string[];
-  create(ctx: ServiceContext): Promise<ServiceInstance<Api>> | ServiceInstance<Api>;
+  create(ctx: ServiceContext<SettingsOf<S>>): Promise<ServiceInstance<Api>> | ServiceInstance<Api>;
 }
 
-export function defineService<Api>(def: ServiceDefinition<Api>): ServiceDefinition<Api> {
+/**
+ * What `POST /_minilake/reset` does to one service on its own: its beforeReset hook, every state module's
+ * reset, its afterReset hook (the host resets the shared engines between the two for a full reset). Tests
+ * call this rather than resetting the modules themselves.
+ */
+export async function resetInstance(instance: ServiceInstance<unknown>): Promise<void> {
+  await instance.beforeReset?.();
+  for (const module of instance.state) await module.reset();
+  await instance.afterReset?.();
+}
+
+/** A definition, typed; without settings its ctx.settings is empty. */
+export function defineService<Api, S extends SettingsSchema = Record<never, Setting>>(
+  def: ServiceDefinition<Api, S>,
+): ServiceDefinition<Api, S> {
   return def;
 }

@@ -70,6 +70,7 @@ describe('schema and protocol (no Spark needed)', () => {
 });
 
 describe.skipIf(!install)('tables written by Spark (needs bash packages/engine-spark/install.sh)', () => {
+  let root: string | undefined;
   let dir: string;
   let engine: DuckDbEngine;
   let reader: DeltaReader;
@@ -82,7 +83,10 @@ describe.skipIf(!install)('tables written by Spark (needs bash packages/engine-s
   const prebuilt = process.env.DELTA_TEST_TABLES;
 
   beforeAll(async () => {
-    dir = await mkdtemp(path.join(os.tmpdir(), 'ml-delta-'));
+    // The temp root is kept apart from `dir`: when making the tables fails, `dir` is still the root, and
+    // removing its parent removed the whole temp folder (every other process's files in /tmp).
+    root = await mkdtemp(path.join(os.tmpdir(), 'ml-delta-'));
+    dir = root;
     if (prebuilt) await cp(prebuilt, path.join(dir, 'tables'), { recursive: true });
     else
       await promisify(execFile)(
@@ -97,7 +101,7 @@ describe.skipIf(!install)('tables written by Spark (needs bash packages/engine-s
 
   afterAll(async () => {
     await engine?.close();
-    if (dir) await rm(path.dirname(dir), { recursive: true, force: true });
+    if (root) await rm(root, { recursive: true, force: true });
   });
 
   it('reads a simple table with its types', async () => {

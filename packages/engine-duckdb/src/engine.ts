@@ -70,6 +70,9 @@ const ALIAS_SUFFIX = '__ml';
 const needsSuffix = (n: string) => RESERVED_ALIASES.has(n) || n.endsWith(ALIAS_SUFFIX);
 
 /** Engine alias for a catalog name; injective, and the inverse is catalogAliasToName. */
+/** How many times an ATTACH waits for an earlier DETACH of the same file to finish (~2 s in all). */
+const DETACHING_ATTEMPTS = 20;
+
 export function catalogAlias(catalog: string): string {
   const n = catalog.toLowerCase();
   return needsSuffix(n) ? n + ALIAS_SUFFIX : n;
@@ -332,16 +335,29 @@ export class DuckDbEngine implements SharedResource {
     return path.join(this.catalogsDir, catalogFileName(name));
   }
 
-  /** ATTACHes (creating if needed) the catalog's database file. Idempotent. */
-  async attachCatalog(name: string): Promise<void> {
+  /**
+   * ATTACHes (creating if needed) the catalog's database file. Idempotent. `readOnly` attaches an existing
+   * file READ_ONLY: the engine itself then refuses every write to the catalog, whatever SQL sends it.
+   */
+  async attachCatalog(name: string, opts: { readOnly?: boolean } = {}): Promise<void> {
     const key = name.toLowerCase();
     if (this.attached.has(key)) return;
     const alias = catalogAlias(key);
     await mkdir(this.catalogsDir, { recursive: true });
     // STORAGE_VERSION: VARIANT columns need the v1.5 storage format.
-    await this.run(
-      `ATTACH IF NOT EXISTS ${literal(this.catalogFile(key))} AS ${ident(alias)} (STORAGE_VERSION 'v1.5.0')`,
-    );
+    const attach = `ATTACH IF NOT EXISTS ${literal(this.catalogFile(key))} AS ${ident(alias)} (STORAGE_VERSION 'v1.5.0'${opts.readOnly ? ', READ_ONLY' : ''})`;
+    // A file detached a moment ago (a reset, then the same catalog made again) stays attached ("in the
+    // process of being detached", "already attached by") until the last query that still reads it ends,
+    // such as a metadata query over every database: wait for that, briefly.
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await this.run(attach);
+        break;
+      } catch (e) {
+        if (attempt >= DETACHING_ATTEMPTS || !/Unique file handle conflict/.test(String(e))) throw e;
+        await sleep(attempt * 10);
+      }
+    }
     this.attached.set(key, alias);
     this.notifyChange({ catalog: key });
   }

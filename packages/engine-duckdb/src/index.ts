@@ -1,5 +1,5 @@
 import os from 'node:os';
-import type { ServiceContext } from '@minilake/core';
+import { numberSetting, textSetting, type ServiceContext, type SettingsOf } from '@minilake/core';
 import { DuckDbEngine } from './engine.js';
 
 export {
@@ -12,7 +12,6 @@ export {
   type DuckDbEngineOptions,
   type PooledConnection,
 } from './engine.js';
-export * from './types.js';
 export { ident, literal, qualified, SqlTextError } from './sql.js';
 export type { DuckDBConnection, DuckDBType } from '@duckdb/node-api';
 
@@ -22,11 +21,28 @@ export type { DuckDBConnection, DuckDBType } from '@duckdb/node-api';
  */
 export const DUCKDB_FOLDER = 'duckdb';
 
-/** Config keys the engine reads (documented in the server README). */
-export const duckDbConfigDefaults = {
-  MINILAKE_DUCKDB_MEMORY_LIMIT: '',
-  MINILAKE_DUCKDB_THREADS: '',
-} as const;
+/**
+ * The settings the engine reads: every service that opens it spreads these into its own settings schema.
+ * The memory limit takes what DuckDB's `memory_limit` takes (a number and a unit), checked at start-up rather
+ * than when the engine opens.
+ */
+export const duckDbSettings = {
+  MINILAKE_DUCKDB_MEMORY_LIMIT: textSetting({
+    doc: 'DuckDB memory limit, e.g. `4GB` or `512MiB` (larger operators spill to the data dir).',
+    shown: 'a quarter of RAM (≥ 1 GB)',
+    pattern: [
+      /^\s*\d+(\.\d+)?\s*(b|bytes?|k|m|g|t|kb|mb|gb|tb|kib|mib|gib|tib)\s*$/i,
+      'must be a size such as 4GB, 512MB or 2GiB',
+    ],
+  }),
+  MINILAKE_DUCKDB_THREADS: numberSetting({
+    doc: 'DuckDB worker threads.',
+    shown: "DuckDB's (one per core)",
+    integer: true,
+    min: 1,
+  }),
+};
+export type DuckDbSettings = SettingsOf<typeof duckDbSettings>;
 
 /**
  * DuckDB's own default is 80% of the machine's memory, which on a laptop leaves little for everything else
@@ -38,11 +54,10 @@ export function defaultMemoryLimit(totalBytes = os.totalmem()): string {
 }
 
 /** The host's one engine: created by the first service that asks, shared by all of them. */
-export function duckDbEngine(ctx: ServiceContext): Promise<DuckDbEngine> {
+export function duckDbEngine(ctx: ServiceContext<DuckDbSettings>): Promise<DuckDbEngine> {
   return ctx.shared('duckdb', () => {
-    const memoryLimit = ctx.config.MINILAKE_DUCKDB_MEMORY_LIMIT || defaultMemoryLimit();
-    const threadsText = ctx.config.MINILAKE_DUCKDB_THREADS;
-    const threads = threadsText && /^\d+$/.test(threadsText) ? Number(threadsText) : undefined;
+    const memoryLimit = ctx.settings.MINILAKE_DUCKDB_MEMORY_LIMIT?.trim() || defaultMemoryLimit();
+    const threads = ctx.settings.MINILAKE_DUCKDB_THREADS;
     return DuckDbEngine.open({
       dir: ctx.folder(DUCKDB_FOLDER),
       ...(memoryLimit ? { memoryLimit } : {}),

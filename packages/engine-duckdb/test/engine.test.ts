@@ -9,8 +9,6 @@ import {
   catalogAliasToName,
   catalogFileName,
   ident,
-  parseDuckDbType,
-  toDuckDbTypeText,
   type CatalogChange,
 } from '../src/index.js';
 
@@ -125,16 +123,6 @@ describe('catalogs', () => {
     } finally {
       release();
     }
-  });
-});
-
-describe('DuckDB type strings', () => {
-  it('reads doubled quotes in names and writes DuckDB DDL back', () => {
-    expect(parseDuckDbType('STRUCT("a""b" INTEGER)')).toMatchObject({
-      kind: 'struct',
-      fields: [{ name: 'a"b' }],
-    });
-    expect(toDuckDbTypeText(parseDuckDbType('STRUCT("a""b" INTEGER[])'))).toBe('STRUCT("a""b" INTEGER[])');
   });
 });
 

@@ -12,7 +12,14 @@ import { EngineUnavailable, type Logger, type ServiceContext } from '@minilake/c
 import { ConnectServer } from './connect.js';
 import { dockerProblem, removeLeftovers, startContainer } from './docker.js';
 import { EnvCache, EnvInstallError } from './envs.js';
-import { firstLine, locateInstall, settingsFrom, type SparkInstall, type SparkSettings } from './install.js';
+import {
+  firstLine,
+  locateInstall,
+  sparkSettingsOf,
+  type SparkInstall,
+  type SparkSettings,
+  type SparkSettingValues,
+} from './install.js';
 import { startProc, type Proc } from './proc.js';
 import { fsConf, joinClassPath, type FsOptions } from './fs.js';
 import { startServer } from './servers.js';
@@ -113,8 +120,8 @@ class Engine implements SparkEngine {
   private dockerSwept?: Promise<void>;
   private closed = false;
 
-  constructor(private readonly ctx: ServiceContext) {
-    this.settings = settingsFrom(ctx.config);
+  constructor(private readonly ctx: ServiceContext<SparkSettingValues>) {
+    this.settings = sparkSettingsOf(ctx.settings);
     this.logger = ctx.logger.child('spark');
     // Engines keep their files under <dataDir>/<engine>/ (the service's own ctx.dir is the caller's).
     this.dir = path.join(ctx.dataDir, 'spark');
@@ -224,7 +231,7 @@ class Engine implements SparkEngine {
   private ucOptions(inst: SparkInstall, token: string) {
     const selfUrl = this.ctx.selfUrl();
     const caCert = selfUrl?.startsWith('https:')
-      ? this.ctx.config.MINILAKE_TLS_CERT || path.join(this.ctx.dataDir, 'tls', 'cert.pem')
+      ? (this.ctx.settings.MINILAKE_TLS_CERT ?? path.join(this.ctx.dataDir, 'tls', 'cert.pem'))
       : undefined;
     return {
       jars: inst.jars,
@@ -310,7 +317,7 @@ class Engine implements SparkEngine {
   private childEnv(extra: Record<string, string>, taskEnv: Record<string, string> = {}) {
     const env: Record<string, string> = {};
     // A child inherits the host's environment as any process does (PATH, JAVA_HOME, HOME); this is not
-    // configuration, which comes through ctx.config. Variables that would redirect the task are dropped.
+    // configuration, which comes through ctx.settings. Variables that would redirect the task are dropped.
     for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !isHostOnly(k)) env[k] = v;
     Object.assign(env, taskEnv, extra, {
       PYTHONUNBUFFERED: '1',
@@ -621,11 +628,11 @@ function pidAlive(pid: number): boolean {
 }
 
 /** The host's one Spark engine (shared by every service that asks, through ctx.shared). */
-export function sparkEngine(ctx: ServiceContext): Promise<SparkEngine> {
+export function sparkEngine(ctx: ServiceContext<SparkSettingValues>): Promise<SparkEngine> {
   return ctx.shared('spark', () => new Engine(ctx));
 }
 
 /** A fresh engine not shared through the host (tests, embedders). */
-export function createSparkEngine(ctx: ServiceContext): SparkEngine {
+export function createSparkEngine(ctx: ServiceContext<SparkSettingValues>): SparkEngine {
   return new Engine(ctx);
 }

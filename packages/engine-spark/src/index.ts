@@ -16,7 +16,8 @@ export type {
 } from './types.js';
 export { sparkEngine, createSparkEngine } from './engine.js';
 export {
-  sparkConfigDefaults,
+  sparkSettings,
+  sparkSettingsOf,
   sparkVersions,
   defaultInstallDir,
   installCommand,
@@ -24,6 +25,7 @@ export {
   settingsFrom,
   type SparkInstall,
   type SparkSettings,
+  type SparkSettingValues,
 } from './install.js';
 export { freePort } from './connect.js';
 export { UC_CATALOG_CLASS, ucCatalogJar } from './uc.js';

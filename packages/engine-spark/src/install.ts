@@ -6,11 +6,20 @@
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { readdir } from 'node:fs/promises';
-import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { EngineUnavailable } from '@minilake/core';
+import {
+  cacheSetting,
+  tlsCertSetting,
+  choiceSetting,
+  EngineUnavailable,
+  numberSetting,
+  readSettings,
+  switchSetting,
+  textSetting,
+  type SettingsOf,
+} from '@minilake/core';
 import versions from '../versions.json' with { type: 'json' };
 import { ucCatalogJar } from './uc.js';
 
@@ -23,29 +32,59 @@ export const sparkVersions: {
   python: string[];
 } = versions;
 
-/** MINILAKE_SPARK_* settings with their defaults ('' means "derived", see the README). */
-export const sparkConfigDefaults: Record<string, string> = {
-  /** The Python of the Spark install; '' = <MINILAKE_CACHE>/spark-<pyspark>-delta-<delta>/venv/bin/python. */
-  MINILAKE_SPARK_PYTHON: '',
-  /** A folder of jars added to every Spark application; '' = the install's jars/ (Delta). */
-  MINILAKE_SPARK_JARS: '',
-  /** Where classic tasks run: local[*], spark://host:7077, k8s://... */
-  MINILAKE_SPARK_MASTER: 'local[*]',
-  /** The master of the warm Spark Connect server that serverless tasks use. */
-  MINILAKE_SPARK_CONNECT_MASTER: 'local[*]',
-  /** Seconds the Spark Connect server may take to start before serverless tasks fail. */
-  MINILAKE_SPARK_CONNECT_START_TIMEOUT: '180',
-  /** Bytes of a task's output kept (the tail) in its result. */
-  MINILAKE_SPARK_LOG_BYTES: '5242880',
-  /** Where classic tasks run by default: `subprocess` (spark-submit here) or `docker` (a container each). */
-  MINILAKE_SPARK_EXECUTOR: 'subprocess',
-  /** The image of the Docker executor (built by packages/engine-spark/docker/build.sh). */
-  MINILAKE_SPARK_IMAGE: 'minilake-spark:local',
-  /** The folder holding minilake_entry.py; '' = the one shipped in this package. */
-  MINILAKE_SPARK_RUNTIME: '',
-  /** Serverless tasks fork from a warm, pre-imported Python (`false`: a plain Python process each). */
-  MINILAKE_SPARK_ZYGOTE: 'true',
+/**
+ * The settings the engine reads: its user (jobs) spreads these into its own settings schema, so the host
+ * parses them once and the README table documents them.
+ */
+export const sparkSettings = {
+  ...cacheSetting,
+  ...tlsCertSetting,
+  MINILAKE_SPARK_PYTHON: textSetting({
+    doc: 'A Python with PySpark to run Spark tasks with, instead of the cached install (no Delta jars check).',
+    shown: "the install's venv",
+  }),
+  MINILAKE_SPARK_JARS: textSetting({
+    doc: 'A folder of jars added to every Spark application.',
+    shown: "the install's `jars/` (Delta)",
+  }),
+  MINILAKE_SPARK_MASTER: textSetting({
+    doc: 'Where classic Spark tasks run: `spark://host:7077`, `k8s://...` (data dir on storage both see).',
+    default: 'local[*]',
+  }),
+  MINILAKE_SPARK_CONNECT_MASTER: textSetting({
+    doc: 'The master of the warm Spark Connect server serverless tasks use.',
+    default: 'local[*]',
+  }),
+  MINILAKE_SPARK_CONNECT_START_TIMEOUT: numberSetting({
+    doc: 'Seconds the Spark Connect server may take to start before serverless tasks fail.',
+    default: 180,
+    positive: true,
+  }),
+  MINILAKE_SPARK_LOG_BYTES: numberSetting({
+    doc: "Bytes of a task's output kept (the tail) in its result; `logsTruncated` says when it was cut.",
+    default: 5242880,
+    integer: true,
+    min: 1,
+  }),
+  MINILAKE_SPARK_EXECUTOR: choiceSetting({
+    doc: 'Where classic tasks run by default: `subprocess` (spark-submit here) or `docker` (a container each).',
+    choices: ['subprocess', 'docker'],
+    default: 'subprocess',
+  }),
+  MINILAKE_SPARK_IMAGE: textSetting({
+    doc: "The Docker executor's image (`packages/engine-spark/docker/build.sh` builds it).",
+    default: 'minilake-spark:local',
+  }),
+  MINILAKE_SPARK_RUNTIME: textSetting({
+    doc: 'The folder holding `minilake_entry.py` (for a bundled server outside the repo).',
+    shown: "the package's `runtime/`",
+  }),
+  MINILAKE_SPARK_ZYGOTE: switchSetting({
+    doc: 'Serverless tasks fork from a warm, pre-imported Python beside Spark Connect (`false`: a plain Python process each).',
+    default: 'true',
+  }),
 };
+export type SparkSettingValues = SettingsOf<typeof sparkSettings>;
 
 export interface SparkSettings {
   cacheDir: string;
@@ -61,28 +100,29 @@ export interface SparkSettings {
   zygote: boolean;
 }
 
-export function settingsFrom(config: Readonly<Record<string, string | undefined>>): SparkSettings {
-  const get = (k: string) => {
-    const v = config[k] ?? sparkConfigDefaults[k];
-    return v === undefined || v === '' ? undefined : v;
-  };
-  const num = (k: string) => {
-    const n = Number(get(k));
-    return Number.isFinite(n) && n > 0 ? n : Number(sparkConfigDefaults[k]);
-  };
+/** The engine's view of its parsed settings. */
+export function sparkSettingsOf(s: SparkSettingValues): SparkSettings {
   return {
-    cacheDir: get('MINILAKE_CACHE') ?? path.join(os.homedir(), '.cache', 'minilake'),
-    python: get('MINILAKE_SPARK_PYTHON'),
-    jarsDir: get('MINILAKE_SPARK_JARS'),
-    master: get('MINILAKE_SPARK_MASTER') ?? 'local[*]',
-    connectMaster: get('MINILAKE_SPARK_CONNECT_MASTER') ?? 'local[*]',
-    connectStartTimeoutMs: num('MINILAKE_SPARK_CONNECT_START_TIMEOUT') * 1000,
-    logBytes: num('MINILAKE_SPARK_LOG_BYTES'),
-    runtimeDir: get('MINILAKE_SPARK_RUNTIME'),
-    executor: get('MINILAKE_SPARK_EXECUTOR') === 'docker' ? 'docker' : 'subprocess',
-    image: get('MINILAKE_SPARK_IMAGE') ?? 'minilake-spark:local',
-    zygote: !['false', '0', 'no', 'off'].includes((get('MINILAKE_SPARK_ZYGOTE') ?? 'true').toLowerCase()),
+    cacheDir: s.MINILAKE_CACHE,
+    python: s.MINILAKE_SPARK_PYTHON,
+    jarsDir: s.MINILAKE_SPARK_JARS,
+    master: s.MINILAKE_SPARK_MASTER,
+    connectMaster: s.MINILAKE_SPARK_CONNECT_MASTER,
+    connectStartTimeoutMs: s.MINILAKE_SPARK_CONNECT_START_TIMEOUT * 1000,
+    logBytes: s.MINILAKE_SPARK_LOG_BYTES,
+    runtimeDir: s.MINILAKE_SPARK_RUNTIME,
+    executor: s.MINILAKE_SPARK_EXECUTOR,
+    image: s.MINILAKE_SPARK_IMAGE,
+    zygote: s.MINILAKE_SPARK_ZYGOTE,
   };
+}
+
+/**
+ * The engine's settings from raw MINILAKE_* values (tests and tools that locate the install without a
+ * host); a bad value throws a SettingsError naming it.
+ */
+export function settingsFrom(raw: Readonly<Record<string, string | undefined>>): SparkSettings {
+  return sparkSettingsOf(readSettings(sparkSettings, raw));
 }
 
 /** The folder install.sh fills, derived from the pinned versions. */

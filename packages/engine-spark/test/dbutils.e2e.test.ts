@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type RunningServer } from '@minilake/testing';
 import { createContext } from '@minilake/core';
-import { createSparkEngine, type SparkEngine } from '../src/index.js';
+import { createSparkEngine, sparkSettings, type SparkEngine } from '../src/index.js';
 import { cacheDir, installed, skipReason, task, tmp, write } from './helpers.js';
 
 describe.skipIf(!installed)(
@@ -31,7 +31,12 @@ describe.skipIf(!installed)(
     beforeAll(async () => {
       server = await startServer();
       engine = createSparkEngine(
-        createContext({ dataDir: dir, config: { MINILAKE_CACHE: cacheDir }, selfUrl: () => server.url }),
+        createContext({
+          dataDir: dir,
+          settingsSchema: sparkSettings,
+          config: { MINILAKE_CACHE: cacheDir },
+          selfUrl: () => server.url,
+        }),
       );
       await call('POST', '/api/2.0/secrets/scopes/create', { scope: `sc_${id}` });
       await call('POST', '/api/2.0/secrets/put', {

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { EngineUnavailable } from '@minilake/core';
 import { describe, expect, it } from 'vitest';
-import { defaultInstallDir, settingsFrom, sparkConfigDefaults, sparkVersions } from '../src/index.js';
+import { defaultInstallDir, settingsFrom, sparkSettings, sparkVersions } from '../src/index.js';
 import { TailBuffer } from '../src/proc.js';
 import { alive, engineFor, task, tmp, within, write } from './helpers.js';
 
@@ -44,7 +44,13 @@ describe('settings', () => {
     expect(sparkVersions.jars).toContain(`io.delta:delta-spark_4.1_2.13:${sparkVersions.deltaSpark}`);
     expect(s.master).toBe('local[*]');
     expect(settingsFrom({ MINILAKE_SPARK_MASTER: 'spark://h:7077' }).master).toBe('spark://h:7077');
-    expect(Object.keys(sparkConfigDefaults).every((k) => k.startsWith('MINILAKE_SPARK_'))).toBe(true);
+    expect(
+      Object.keys(sparkSettings).every((k) => k.startsWith('MINILAKE_SPARK_') || k === 'MINILAKE_CACHE'),
+    ).toBe(true);
+    // A bad value is named, never replaced by a default.
+    expect(() => settingsFrom({ MINILAKE_SPARK_EXECUTOR: 'vm' })).toThrow(
+      'MINILAKE_SPARK_EXECUTOR="vm" must be one of subprocess, docker',
+    );
   });
 });
 

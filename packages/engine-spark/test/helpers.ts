@@ -2,7 +2,13 @@ import { existsSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } fro
 import os from 'node:os';
 import path from 'node:path';
 import { createContext, type ServiceContext } from '@minilake/core';
-import { createSparkEngine, defaultInstallDir, installCommand, type SparkTask } from '../src/index.js';
+import {
+  createSparkEngine,
+  defaultInstallDir,
+  installCommand,
+  sparkSettings,
+  type SparkTask,
+} from '../src/index.js';
 
 export const cacheDir = process.env.MINILAKE_CACHE ?? path.join(os.homedir(), '.cache', 'minilake');
 export const installed = existsSync(path.join(defaultInstallDir(cacheDir), '.complete'));
@@ -27,6 +33,7 @@ export function engineFor(opts: { config?: Record<string, string>; selfUrl?: str
   const dir = tmp();
   const ctx = createContext({
     dataDir: path.join(dir, 'data'),
+    settingsSchema: sparkSettings,
     config: { MINILAKE_CACHE: cacheDir, ...opts.config },
     selfUrl: () => opts.selfUrl,
   });

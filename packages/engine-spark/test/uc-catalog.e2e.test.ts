@@ -11,7 +11,7 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type RunningServer } from '@minilake/testing';
 import { createContext } from '@minilake/core';
-import { createSparkEngine, defaultInstallDir, type SparkEngine } from '../src/index.js';
+import { createSparkEngine, defaultInstallDir, sparkSettings, type SparkEngine } from '../src/index.js';
 import { ucCatalogJar } from '../src/uc.js';
 import { cacheDir, installed, skipReason, task, tmp, write } from './helpers.js';
 
@@ -48,7 +48,12 @@ describe.skipIf(!ready)(`Unity Catalog tables from Spark (${ready ? 'installed' 
   beforeAll(async () => {
     server = await startServer();
     engine = createSparkEngine(
-      createContext({ dataDir: dir, config: { MINILAKE_CACHE: cacheDir }, selfUrl: () => server.url }),
+      createContext({
+        dataDir: dir,
+        settingsSchema: sparkSettings,
+        config: { MINILAKE_CACHE: cacheDir },
+        selfUrl: () => server.url,
+      }),
     );
     expect((await call('POST', '/api/2.1/unity-catalog/catalogs', { name: cat })).status).toBe(200);
     await call('POST', '/api/2.1/unity-catalog/schemas', { name: 's1', catalog_name: cat });

@@ -12,7 +12,7 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type RunningServer } from '@minilake/testing';
 import { createContext } from '@minilake/core';
-import { createSparkEngine, type SparkEngine } from '../src/index.js';
+import { createSparkEngine, sparkSettings, type SparkEngine } from '../src/index.js';
 import { cacheDir, installed, skipReason, task, tmp, write } from './helpers.js';
 
 const jarsDir = process.env.MINILAKE_UC_SPARK_JARS ?? path.join(cacheDir, 'uc-spark-connector');
@@ -47,7 +47,12 @@ describe.skipIf(!installed || !hasConnector)(`the seeds' Spark example on UCSing
   beforeAll(async () => {
     server = await startServer();
     engine = createSparkEngine(
-      createContext({ dataDir: dir, config: { MINILAKE_CACHE: cacheDir }, selfUrl: () => server.url }),
+      createContext({
+        dataDir: dir,
+        settingsSchema: sparkSettings,
+        config: { MINILAKE_CACHE: cacheDir },
+        selfUrl: () => server.url,
+      }),
     );
     await post('/api/2.1/unity-catalog/catalogs', { name: cat });
     await post('/api/2.1/unity-catalog/schemas', { name: 'store', catalog_name: cat });

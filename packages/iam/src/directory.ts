@@ -302,6 +302,14 @@ export class Directory {
     return project(this.render(kind, this.get(kind, id)), attributes, excluded);
   }
 
+  /** Told the userName of every user created through SCIM (the workspace makes their home folders). */
+  readonly userCreated: ((userName: string) => void)[] = [];
+
+  /** Every user's userName (the configured user included). */
+  userNames(): string[] {
+    return [...this.users.values()].map((u) => u.userName);
+  }
+
   createUser(input: UserInput): Resource {
     const userName = input.userName?.trim();
     if (!userName) throw scimInvalidValue('userName is required.');
@@ -320,6 +328,7 @@ export class Directory {
     this.setGroupsOf(id, input.groups);
     this.joinUsersGroup(id);
     this.changed();
+    for (const l of this.userCreated) l(userName);
     return this.renderUser(u);
   }
 

@@ -46,6 +46,10 @@ export interface IamApi {
   ): { value: string; tokenId: string };
   /** Revokes a minted token (one already deleted is no error). */
   revokeToken(tokenId: string): void;
+  /** Every SCIM user's userName. */
+  userNames(): string[];
+  /** Calls `listener` with the userName of each user created from now on (workspace home folders). */
+  onUserCreated(listener: (userName: string) => void): void;
 }
 
 export const iamService = defineService<IamApi>({
@@ -80,6 +84,8 @@ export const iamService = defineService<IamApi>({
         },
         mintToken: (principal, opts) => store.tokens.mintToken(principal, opts.lifetimeSeconds, opts.comment),
         revokeToken: (tokenId) => store.tokens.revokeToken(tokenId),
+        userNames: () => store.directory.userNames(),
+        onUserCreated: (listener) => void store.directory.userCreated.push(listener),
       },
     };
   },

@@ -16,7 +16,7 @@ import { JobsService } from './service.js';
 import { JobsStore } from './store.js';
 import { runTokens } from './tokens.js';
 import { Triggers } from './triggers.js';
-import type { JobsApi } from './index.js';
+import type { JobsApi, JobsSettings } from './index.js';
 
 /** Registers the `jobs` permission type with iam (kept in one function: iam's registration call in one place). */
 function registerJobPermissions(iam: IamApi | undefined, store: JobsStore) {
@@ -34,17 +34,12 @@ function registerJobPermissions(iam: IamApi | undefined, store: JobsStore) {
 }
 
 /** The Spark engine, created on first use (so a server without a Spark install starts, and says so per task). */
-function engineLoader(ctx: ServiceContext): () => Promise<SparkEngine> {
+function engineLoader(ctx: ServiceContext<JobsSettings>): () => Promise<SparkEngine> {
   return () => sparkEngine(ctx);
 }
 
-function positiveInt(text: string | undefined, fallback: number): number {
-  const n = Number(text);
-  return Number.isInteger(n) && n > 0 ? n : fallback;
-}
-
 /** The service itself, imported by its definition's create (index.ts) when the host starts it. */
-export function createJobs(ctx: ServiceContext): ServiceInstance<JobsApi> {
+export function createJobs(ctx: ServiceContext<JobsSettings>): ServiceInstance<JobsApi> {
   const store = new JobsStore(ctx.state, ctx.clock);
   const iam = ctx.optionalPeer(iamService);
   const onJobDeleted = registerJobPermissions(iam, store);
@@ -68,7 +63,7 @@ export function createJobs(ctx: ServiceContext): ServiceInstance<JobsApi> {
     logger: ctx.logger,
     dir: ctx.dir,
     userName: ctx.identity.userName,
-    taskConcurrency: positiveInt(ctx.config.MINILAKE_JOBS_TASK_CONCURRENCY, 4),
+    taskConcurrency: ctx.settings.MINILAKE_JOBS_TASK_CONCURRENCY,
     tokens: runTokens(iam),
     deps: {
       clock: ctx.clock,
@@ -82,17 +77,8 @@ export function createJobs(ctx: ServiceContext): ServiceInstance<JobsApi> {
       sqlObjects: ctx.optionalPeer(sqlObjectsService),
     },
   });
+  // Recovered queued runs start once the server listens (onListening): their tasks get its URL.
   const { queued } = scheduler.recover();
-  // Recovered queued runs start once the server listens: their tasks get its URL (DATABRICKS_HOST).
-  let resume: NodeJS.Timeout | undefined;
-  if (queued > 0) {
-    resume = setInterval(() => {
-      if (ctx.selfUrl() === undefined) return;
-      clearInterval(resume);
-      scheduler.resumeQueued();
-    }, 25);
-    resume.unref();
-  }
   const triggers = new Triggers({
     store,
     clock: ctx.clock,
@@ -108,7 +94,7 @@ export function createJobs(ctx: ServiceContext): ServiceInstance<JobsApi> {
     triggers,
     clock: ctx.clock,
     userName: ctx.identity.userName,
-    baseUrl: () => ctx.selfUrl() ?? '',
+    links: () => ({ base: ctx.selfUrl() ?? '', workspaceId: ctx.identity.workspaceId }),
     hooks: {
       onJobDeleted,
       // The permissions API is iam's: the ACL is validated and stored exactly as a client's PUT would be.
@@ -117,33 +103,34 @@ export function createJobs(ctx: ServiceContext): ServiceInstance<JobsApi> {
       },
     },
   });
-  const state = {
-    name: store.name,
-    version: store.version,
-    reset: async () => {
+  return {
+    app: jobsApp(service),
+    state: [store],
+    api: { service, idle: () => triggers.idle(), waitForRun: (runId) => scheduler.waitFor(runId) },
+    onListening() {
+      if (queued > 0) scheduler.resumeQueued();
+    },
+    // Live runs and armed triggers stop before the store empties, and accept work again after (a reset or
+    // a restore).
+    async beforeReset() {
       await scheduler.close();
       triggers.close();
-      await store.reset();
+    },
+    afterReset() {
       scheduler.reopen();
       triggers.reopen();
     },
-    snapshot: () => store.snapshot(),
     // A restored snapshot's running runs have no process behind them: they end as after a restart; its
     // queued runs start (the server already listens).
-    restore: (snap: unknown) => {
-      store.restore(snap);
+    afterRestore() {
+      scheduler.reopen();
+      triggers.reopen();
       const { queued } = scheduler.recover(
         'The MiniLake state was restored from a snapshot taken while this run was active; the run did not continue.',
       );
       if (queued) scheduler.resumeQueued();
     },
-  };
-  return {
-    app: jobsApp(service),
-    state: [state],
-    api: { service, idle: () => triggers.idle(), waitForRun: (runId) => scheduler.waitFor(runId) },
     async close() {
-      clearInterval(resume);
       triggers.close();
       await scheduler.close();
       if (engine) await (await engine.catch(() => undefined))?.close();

@@ -108,7 +108,7 @@ function durations(start: number, end: number, now: number): Json {
   };
 }
 
-export function renderTask(run: RunRecord, t: TaskRunRecord, now: number, baseUrl: string): Json {
+export function renderTask(run: RunRecord, t: TaskRunRecord, now: number, links: RunLinks): Json {
   const spec: Json = { ...t.spec };
   const out: Json = {
     ...spec,
@@ -118,7 +118,7 @@ export function renderTask(run: RunRecord, t: TaskRunRecord, now: number, baseUr
     state: stateOf({ ...t, user_cancelled_or_timedout: t.result === 'CANCELED' || t.result === 'TIMEDOUT' }),
     status: statusOf(t),
     ...durations(t.start_time, t.end_time, now),
-    run_page_url: runPageUrl(baseUrl, run.job_id, t.run_id),
+    run_page_url: runPageUrl(links, run.job_id, t.run_id),
   };
   if (t.cluster_id) out.cluster_instance = { cluster_id: t.cluster_id };
   if (t.condition && spec.condition_task)
@@ -129,13 +129,26 @@ export function renderTask(run: RunRecord, t: TaskRunRecord, now: number, baseUr
   return out;
 }
 
-export function runPageUrl(baseUrl: string, jobId: number | undefined, runId: number): string {
-  return jobId === undefined ? `${baseUrl}/#job/run/${runId}` : `${baseUrl}/#job/${jobId}/run/${runId}`;
+/** Where run pages are: the server's address and the workspace id Databricks puts in its links (`?o=`). */
+export interface RunLinks {
+  base: string;
+  workspaceId: string;
+}
+
+/**
+ * A run's page, as Databricks links it (`<host>/jobs/<job>/runs/<run>?o=<workspace id>`, what the CLI prints):
+ * the server sends that address on to the web UI's page for the run. A one-time run (runs/submit) has no job.
+ */
+export function runPageUrl(links: RunLinks, jobId: number | undefined, runId: number): string {
+  const o = `?o=${links.workspaceId}`;
+  return jobId === undefined
+    ? `${links.base}/jobs/runs/${runId}${o}`
+    : `${links.base}/jobs/${jobId}/runs/${runId}${o}`;
 }
 
 export function renderRun(
   run: RunRecord,
-  opts: { now: number; baseUrl: string; includeHistory?: boolean; pageToken?: string; expandTasks?: boolean },
+  opts: { now: number; links: RunLinks; includeHistory?: boolean; pageToken?: string; expandTasks?: boolean },
 ): Json {
   const visible = run.tasks.filter((t) => opts.includeHistory || !t.superseded);
   const out: Json = {
@@ -152,7 +165,7 @@ export function renderRun(
     state: stateOf(run),
     status: statusOf(run),
     ...durations(run.start_time, run.end_time, opts.now),
-    run_page_url: runPageUrl(opts.baseUrl, run.job_id, run.run_id),
+    run_page_url: runPageUrl(opts.links, run.job_id, run.run_id),
   };
   if (run.job_id === undefined) delete out.job_id;
   if (run.settings.job_clusters) out.job_clusters = run.settings.job_clusters;
@@ -168,7 +181,7 @@ export function renderRun(
   }
   if (opts.expandTasks === false) return out;
   const start = pageOffset(opts.pageToken, visible.length);
-  out.tasks = visible.slice(start, start + TASK_PAGE).map((t) => renderTask(run, t, opts.now, opts.baseUrl));
+  out.tasks = visible.slice(start, start + TASK_PAGE).map((t) => renderTask(run, t, opts.now, opts.links));
   if (start + TASK_PAGE < visible.length) {
     out.has_more = true;
     out.next_page_token = String(start + TASK_PAGE);
@@ -181,11 +194,11 @@ export function renderOutput(
   t: TaskRunRecord,
   o: TaskOutput,
   now: number,
-  baseUrl: string,
+  links: RunLinks,
 ): Json {
   const out: Json = {
     metadata: {
-      ...renderTask(run, t, now, baseUrl),
+      ...renderTask(run, t, now, links),
       job_id: run.job_id,
       run_name: run.run_name,
       run_type: run.run_type,
@@ -211,9 +224,9 @@ export function renderOutput(
  * runs/get of a task run's id: the run's fields with the task run's id, state and times, the task itself in
  * `tasks` and, for a for-each task, its `iterations` (each a task run with its own id, state and output).
  */
-export function renderTaskRun(run: RunRecord, t: TaskRunRecord, now: number, baseUrl: string): Json {
-  const out = renderRun(run, { now, baseUrl, expandTasks: false });
-  const task = renderTask(run, t, now, baseUrl);
+export function renderTaskRun(run: RunRecord, t: TaskRunRecord, now: number, links: RunLinks): Json {
+  const out = renderRun(run, { now, links, expandTasks: false });
+  const task = renderTask(run, t, now, links);
   Object.assign(out, {
     run_id: t.run_id,
     original_attempt_run_id: t.run_id,
@@ -224,6 +237,6 @@ export function renderTaskRun(run: RunRecord, t: TaskRunRecord, now: number, bas
     run_page_url: task.run_page_url,
     tasks: [task],
   });
-  if (t.iterations) out.iterations = t.iterations.map((it) => renderTask(run, it, now, baseUrl));
+  if (t.iterations) out.iterations = t.iterations.map((it) => renderTask(run, it, now, links));
   return out;
 }

@@ -1,7 +1,7 @@
 /** The Jobs operations, between the thin HTTP handlers and the store, scheduler and triggers. */
 import { invalidParameter, type Clock } from '@minilake/core';
 import { jobNotFound, multiTaskOutput, runNotFound } from './errors.js';
-import { renderBaseJob, renderJob, renderOutput, renderRun, renderTaskRun } from './render.js';
+import { renderBaseJob, renderJob, renderOutput, renderRun, renderTaskRun, type RunLinks } from './render.js';
 import { RepairError, type Scheduler } from './scheduler.js';
 import {
   applyUpdate,
@@ -37,7 +37,7 @@ export class JobsService {
       triggers: Triggers;
       clock: Clock;
       userName: string;
-      baseUrl: () => string;
+      links: () => RunLinks;
       hooks?: JobsHooks;
     },
   ) {}
@@ -174,10 +174,10 @@ export class JobsService {
     // A task run's own id (a for-each task's, to read its iterations): that task run, as Databricks shows it.
     const holder = this.store.findRun(runId) ? undefined : this.store.runOfTask(runId);
     const found = holder && this.store.findTaskRun(holder, runId);
-    if (holder && found) return renderTaskRun(holder, found.task, this.o.clock.now(), this.o.baseUrl());
+    if (holder && found) return renderTaskRun(holder, found.task, this.o.clock.now(), this.o.links());
     return renderRun(this.store.getRun(runId), {
       now: this.o.clock.now(),
-      baseUrl: this.o.baseUrl(),
+      links: this.o.links(),
       ...(q.include_history !== undefined ? { includeHistory: q.include_history } : {}),
       ...(q.page_token ? { pageToken: q.page_token } : {}),
     });
@@ -193,7 +193,7 @@ export class JobsService {
       out.runs = page.items.map((r) =>
         renderRun(r, {
           now: this.o.clock.now(),
-          baseUrl: this.o.baseUrl(),
+          links: this.o.links(),
           expandTasks: q.expand_tasks ?? false,
         }),
       );
@@ -231,7 +231,7 @@ export class JobsService {
 
   output(runId: number): Json {
     const { run, task } = this.taskRun(runId);
-    return renderOutput(run, task, this.store.output(task.run_id), this.o.clock.now(), this.o.baseUrl());
+    return renderOutput(run, task, this.store.output(task.run_id), this.o.clock.now(), this.o.links());
   }
 
   repair(body: Json & { run_id: number }): { repair_id: number } {

@@ -1,8 +1,8 @@
 /**
  * The generated part of minilake://sql-dialect: a list of Databricks constructs, each run on this server
  * through the Statement API, with what came back (the value, or the refusal's error code and message). It
- * is the dialect layer's own answer, so the resource stays true when the dialect changes. Probes touch no
- * table and change nothing; the outcome is computed once per process.
+ * is the dialect layer's own answer, so the resource stays true when the dialect changes. Probes change
+ * nothing (they read the read-only samples catalog); the outcome is computed once per process.
  */
 import { RestError } from './rest.js';
 import type { ToolEnv } from './tools/define.js';
@@ -27,16 +27,17 @@ const PROBES: [construct: string, statement: string][] = [
   ['division by zero (ANSI)', 'SELECT 1 / 0 AS v'],
   ['invalid cast (ANSI)', "SELECT CAST('x' AS INT) AS v"],
   ['current_catalog()', 'SELECT current_catalog() AS v'],
-  ['Delta time travel', 'SELECT * FROM main.default.any_table VERSION AS OF 1'],
+  ['Delta time travel', 'SELECT count(*) AS v FROM samples.tpch.region VERSION AS OF 1'],
+  ['Delta time travel (@v)', 'SELECT count(*) AS v FROM samples.tpch.region@v0'],
   [': JSON path operator', 'SELECT \'{"a": 1}\':a AS v'],
   ['typeof()', 'SELECT typeof(1) AS v'],
   ['format_number()', 'SELECT format_number(1234.5, 2) AS v'],
   ['hash() (murmur3)', 'SELECT hash(1) AS v'],
-  ['SET TIME ZONE', "SET TIME ZONE 'Europe/Amsterdam'"],
+  ['sample data', 'SELECT count(*) AS v FROM samples.nyctaxi.trips'],
   ['COPY INTO', "COPY INTO main.default.any_table FROM '/tmp/x' FILEFORMAT = CSV"],
   ['CREATE VOLUME in SQL', 'CREATE VOLUME main.default.any_volume'],
-  ['SHOW CREATE TABLE', 'SHOW CREATE TABLE main.default.any_table'],
-  ['DESCRIBE HISTORY', 'DESCRIBE HISTORY main.default.any_table'],
+  ['SHOW CREATE TABLE', 'SHOW CREATE TABLE samples.tpch.region'],
+  ['DESCRIBE HISTORY', 'SELECT count(*) AS v FROM (DESCRIBE HISTORY samples.tpch.region)'],
 ];
 
 interface Outcome {

@@ -58,8 +58,13 @@ export class Fixtures {
       }
       const list = await this.rest.get<{ warehouses?: Warehouse[] }>('/api/2.0/sql/warehouses');
       const live = (list.warehouses ?? []).filter((w) => w.state !== 'DELETED' && w.state !== 'DELETING');
+      // The agent's own warehouse if it made one, else the workspace's starter warehouse (what a user of a
+      // fresh workspace runs on too), else whatever runs: run_sql's description says the same.
       const pick =
-        live.find((w) => w.name === MCP_WAREHOUSE_NAME) ?? live.find((w) => w.state === 'RUNNING') ?? live[0];
+        live.find((w) => w.name === MCP_WAREHOUSE_NAME) ??
+        live.find((w) => w.id === 'dev') ??
+        live.find((w) => w.state === 'RUNNING') ??
+        live[0];
       if (pick) {
         this.warehouseId = pick.id;
         return { id: pick.id, created: false };

@@ -23,7 +23,12 @@ export const SQL_DIALECT_BODY = `## Names
 - DML: INSERT INTO, INSERT OVERWRITE, UPDATE, DELETE, MERGE INTO (with UPDATE SET * / INSERT *): results
   carry \`num_affected_rows\` (and \`num_inserted_rows\`, ...).
 - SHOW CATALOGS/SCHEMAS/TABLES/VIEWS/COLUMNS/TBLPROPERTIES, DESCRIBE [EXTENDED] table, DESCRIBE SCHEMA/CATALOG,
-  EXPLAIN, GRANT/REVOKE (stored, not enforced), OPTIMIZE/VACUUM/ANALYZE (accepted no-ops).
+  EXPLAIN, GRANT/REVOKE (stored, not enforced), SET TIME ZONE, OPTIMIZE/VACUUM (real on Delta tables).
+- Delta tables (\`CREATE TABLE ... USING DELTA LOCATION '...'\`, and every table of the \`samples\` catalog):
+  time travel (\`VERSION AS OF 1\`, \`TIMESTAMP AS OF '2024-01-01'\`, \`t@v1\`), DESCRIBE HISTORY, DESCRIBE
+  DETAIL. Try it: \`SELECT count(*) FROM samples.tpch.region VERSION AS OF 1\`.
+- Sample data to query at once: \`samples.nyctaxi.trips\` and the TPC-H tables \`samples.tpch.*\` (customer,
+  orders, lineitem, part, partsupp, supplier, nation, region); the \`samples\` catalog is read-only.
 - Spark semantics: NULL-propagating concat, 0-based \`arr[i]\` with errors out of bounds, truncating integral
   casts, DIVIDE_BY_ZERO errors (\`try_divide\` gives NULL), \`date_add\` returning DATE, Java date_format
   patterns, \`from_json\` with a DDL schema, \`named_struct\`, \`transform/aggregate/exists\` lambdas,
@@ -34,11 +39,11 @@ export const SQL_DIALECT_BODY = `## Names
 
 ## Refused (clear error)
 
-- Delta time travel (\`VERSION AS OF\`, \`TIMESTAMP AS OF\`), DESCRIBE HISTORY/DETAIL, SHOW CREATE TABLE,
-  SHOW GRANTS/PARTITIONS.
+- Time travel on a table that is not Delta (a plain \`CREATE TABLE t (...)\` is a DuckDB table unless the
+  server runs with \`MINILAKE_MANAGED_FORMAT=delta\`), SHOW CREATE TABLE, SHOW GRANTS/PARTITIONS.
 - COPY INTO (use \`INSERT INTO t SELECT * FROM read_csv(...)\`), CREATE VOLUME in SQL (use create_volume).
-- INSERT ... PARTITION (...), REPLACE WHERE, SHALLOW/DEEP CLONE, identity columns, SORT BY / DISTRIBUTE BY,
-  SET TIME ZONE, session variables, COMMENT ON anything but a table.
+- INSERT ... PARTITION (...) on a table that is not Delta, REPLACE WHERE, SHALLOW/DEEP CLONE, identity
+  columns, SORT BY / DISTRIBUTE BY, session variables, COMMENT ON anything but a table.
 - Functions: the \`:\` JSON path operator (use \`get_json_object\`), \`typeof\`, \`format_number\`, \`conv\`,
   \`bround\`, \`str_to_map\`, \`find_in_set\`, \`nanvl\`, \`hash\` (murmur3), \`make_timestamp\` with a time zone.
 

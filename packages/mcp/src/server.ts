@@ -14,7 +14,7 @@ import { deltaTools } from './tools/delta.js';
 import { snapshotTools } from './tools/snapshots.js';
 import { clusterTools } from './tools/clusters.js';
 import { compositeTools } from './tools/composites.js';
-import type { ToolDef, ToolEnv } from './tools/define.js';
+import { Failed, type ToolDef, type ToolEnv } from './tools/define.js';
 import { jobsTools } from './tools/jobs.js';
 import { secretsTools } from './tools/secrets.js';
 import { sqlTools, warehouseTools } from './tools/sql.js';
@@ -111,6 +111,13 @@ export async function buildMcpServer(host: McpHost): Promise<McpServer> {
       async (args: Record<string, unknown>): Promise<CallToolResult> => {
         try {
           const out = await def.run(args as never, env);
+          if (out instanceof Failed)
+            return {
+              isError: true,
+              content: [{ type: 'text', text: `${out.message}\n${JSON.stringify(out.output)}` }],
+              // The output matches the tool's schema, so clients validating it on errors accept it.
+              structuredContent: out.output,
+            };
           return { content: [{ type: 'text', text: JSON.stringify(out) }], structuredContent: out };
         } catch (e) {
           if (e instanceof RestError) return errorResult(e);

@@ -1,10 +1,10 @@
 import type { ServiceContext, ServiceInstance } from '@minilake/core';
 import { secretsApp } from './app.js';
 import { SecretsStore } from './store.js';
-import type { SecretsApi } from './index.js';
+import type { SecretsApi, SecretsSettings } from './index.js';
 
 /** The service itself, imported by its definition's create (index.ts) when the host starts it. */
-export function createSecrets(ctx: ServiceContext): ServiceInstance<SecretsApi> {
+export function createSecrets(ctx: ServiceContext<SecretsSettings>): ServiceInstance<SecretsApi> {
   // The key sits beside the state it seals (the host's state folder, where it has always been), so the
   // two move together; with persistence off there is no folder and the key lives only in memory.
   const store = new SecretsStore(ctx.state, {
@@ -13,7 +13,7 @@ export function createSecrets(ctx: ServiceContext): ServiceInstance<SecretsApi> 
     ...(ctx.state.dir ? { keyDir: ctx.state.dir } : {}),
   });
   return {
-    app: secretsApp(store, { writeOnly: ctx.config.MINILAKE_SECRETS_WRITE_ONLY === '1' }),
+    app: secretsApp(store, { writeOnly: ctx.settings.MINILAKE_SECRETS_WRITE_ONLY }),
     state: [store],
     api: {
       resolveReferences: (text) => store.resolveReferences(text),

@@ -1,4 +1,4 @@
-import { defineService } from '@minilake/core';
+import { defineService, switchSetting, type SettingsOf } from '@minilake/core';
 
 /** What other services (jobs) may use: resolve `{{secrets/scope/key}}` references and read values. */
 export interface SecretsApi {
@@ -6,13 +6,20 @@ export interface SecretsApi {
   readSecret(scope: string, key: string): Buffer;
 }
 
-export const secretsService = defineService<SecretsApi>({
+export const secretsSettings = {
+  MINILAKE_SECRETS_WRITE_ONLY: switchSetting({
+    doc:
+      '`1` makes secret values write-only over REST: `GET /api/2.0/secrets/get` answers 403 (jobs still read ' +
+      'them). By default it returns the value, as Databricks does.',
+    default: '0',
+  }),
+};
+export type SecretsSettings = SettingsOf<typeof secretsSettings>;
+
+export const secretsService = defineService<SecretsApi, typeof secretsSettings>({
   name: 'secrets',
   description: 'Secrets API: scopes, secrets encrypted at rest, ACLs (stored, not enforced)',
-  configDefaults: {
-    // 1: `GET secrets/get` answers 403 as the seeds had it, and values are readable only by jobs.
-    MINILAKE_SECRETS_WRITE_ONLY: '0',
-  },
+  settings: secretsSettings,
   // Started on the first request to these (see ServiceDefinition.paths): its code loads then.
   paths: ['/api/2.0/secrets'],
   async create(ctx) {

@@ -112,16 +112,6 @@ export function createSqlObjects(ctx: ServiceContext): ServiceInstance<SqlObject
 
   const v2deps: AlertsV2Deps = { ...evaluator, warehouseExists: (id) => sql.warehouseExists(id), track };
   const alertsV2 = new AlertsV2(v2deps);
-  const resetTimers = {
-    name: 'sql-objects-schedules',
-    version: 1,
-    reset: () => {
-      disarmAll();
-      alertsV2.close();
-    },
-    snapshot: () => ({}),
-    restore: () => undefined,
-  };
   const service = new SqlObjectsService({
     store,
     statements: sql.statements,
@@ -135,11 +125,21 @@ export function createSqlObjects(ctx: ServiceContext): ServiceInstance<SqlObject
   app.route('/', alertsV2App(new AlertsV2Service(v2deps, alertsV2)));
   return {
     app,
-    state: [store, resetTimers],
+    state: [store],
     api: {
       runQuery: (id, opts) => service.runQuery(id, opts),
       evaluateAlert: (id, opts) => service.evaluateAlert(id, opts),
       idle,
+    },
+    // Schedules are timers over the store's records: stopped before it empties, armed again for the
+    // records a snapshot brings back.
+    beforeReset: () => {
+      disarmAll();
+      alertsV2.close();
+    },
+    afterRestore: () => {
+      for (const id of store.queries.keys()) arm(id);
+      for (const id of store.alertsV2.keys()) alertsV2.arm(id);
     },
     close: () => {
       disarmAll();

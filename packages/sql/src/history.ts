@@ -57,9 +57,20 @@ export class QueryHistoryStore extends CollectionStore {
   constructor(db: StateDb) {
     super('sql-history', 1, db);
     this.queries = this.collection('queries');
-    this.order = [...this.queries.values()]
+    this.order = this.startOrder();
+  }
+
+  private startOrder(): string[] {
+    return [...this.queries.values()]
       .sort((a, b) => a.query_start_time_ms - b.query_start_time_ms)
       .map((q) => q.query_id);
+  }
+
+  /** A snapshot's records, listed again: the order index is not part of the state, so it is rebuilt. */
+  override restore(snapshot: unknown): void {
+    super.restore(snapshot);
+    this.order = this.startOrder();
+    this.head = 0;
   }
 
   put(rec: QueryRecord): void {

@@ -1,8 +1,8 @@
 import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import { Hono } from 'hono';
-import { defineService } from '@minilake/core';
-import { DUCKDB_FOLDER, duckDbEngine } from '@minilake/engine-duckdb';
+import { defineService, numberSetting, switchSetting, type SettingsOf } from '@minilake/core';
+import { DUCKDB_FOLDER, duckDbEngine, duckDbSettings } from '@minilake/engine-duckdb';
 import { iamService } from '@minilake/iam';
 import { unityCatalogService } from '@minilake/unity-catalog';
 import { sqlApp } from './app.js';
@@ -51,38 +51,61 @@ export interface SqlApi {
   dataSources(): { id: string; warehouseId: string }[];
 }
 
-function numberSetting(text: string | undefined, fallback: number): number {
-  const n = text === undefined || text === '' ? NaN : Number(text);
-  return Number.isFinite(n) && n >= 0 ? n : fallback;
-}
+/** The SQL service's settings: the engine's, warehouses' timing, statements' limits. */
+export const sqlSettings = {
+  ...duckDbSettings,
+  MINILAKE_WAREHOUSE_START_DELAY: numberSetting({
+    doc:
+      'Seconds a SQL warehouse spends STARTING (and STOPPING). A statement on a stopped or starting warehouse ' +
+      'waits for it, as on Databricks: the first statement on the starter warehouse `dev` of a fresh server takes this long.',
+    default: 1,
+  }),
+  MINILAKE_SQL_RESULT_TTL: numberSetting({
+    doc: "Seconds a statement's result stays fetchable before it is CLOSED and freed.",
+    default: 3600,
+  }),
+  MINILAKE_SQL_CHUNK_BYTES: numberSetting({
+    doc: 'Target size of an EXTERNAL_LINKS result chunk.',
+    default: 16 * 1024 * 1024,
+    integer: true,
+    min: 1,
+  }),
+  MINILAKE_SQL_MAX_STATEMENTS: numberSetting({
+    doc:
+      'Statement handles (with their results) kept at most; above it the oldest finished ones are dropped early ' +
+      '(404), so memory does not grow with the number of statements.',
+    default: defaultStatementOptions.maxStatements,
+    integer: true,
+    min: 1,
+  }),
+  MINILAKE_SQL_STRICT_WAREHOUSES: switchSetting({
+    doc: '`1`: no starter warehouse `dev`; a statement naming a warehouse that was not created is 404, as on Databricks.',
+    default: '0',
+  }),
+};
 
-export const sqlService = defineService<SqlApi>({
+export type SqlSettings = SettingsOf<typeof sqlSettings>;
+
+export const sqlService = defineService<SqlApi, typeof sqlSettings>({
   name: 'sql',
   description: 'Statement Execution API, SQL warehouses, query history',
   // Without unity-catalog statements run on the engine alone (no catalogs to manage); with iam, warehouses
   // are a permissions object type.
   optionalUses: ['unity-catalog', 'iam'],
   folders: [DUCKDB_FOLDER],
-  configDefaults: {
-    MINILAKE_WAREHOUSE_START_DELAY: '1',
-    MINILAKE_SQL_RESULT_TTL: '3600',
-    MINILAKE_SQL_CHUNK_BYTES: String(16 * 1024 * 1024),
-    // 1: no starter warehouse `dev`; a statement naming a warehouse that was not created is 404, as on Databricks.
-    MINILAKE_SQL_STRICT_WAREHOUSES: '0',
-    // Statement handles kept (results included) before the oldest finished ones are dropped early.
-    MINILAKE_SQL_MAX_STATEMENTS: String(defaultStatementOptions.maxStatements),
-  },
+  settings: sqlSettings,
   async create(ctx) {
     const engine = await duckDbEngine(ctx);
     const uc = ctx.optionalPeer(unityCatalogService);
     const warmer = sqlWarmer({ engine, uc, user: ctx.identity.userName, logger: ctx.logger });
-    const transitionMs = numberSetting(ctx.config.MINILAKE_WAREHOUSE_START_DELAY, 1) * 1000;
+    const settings = ctx.settings;
+    const transitionMs = settings.MINILAKE_WAREHOUSE_START_DELAY * 1000;
     const warehouses = new WarehouseStore({
       db: ctx.state,
       clock: ctx.clock,
       creator: ctx.identity.userName,
       transitionMs,
-      strict: ctx.config.MINILAKE_SQL_STRICT_WAREHOUSES === '1',
+      strict: settings.MINILAKE_SQL_STRICT_WAREHOUSES,
       onStarting: () => void warmer.warm(),
     });
     const history = new QueryHistoryStore(ctx.state);
@@ -108,15 +131,11 @@ export const sqlService = defineService<SqlApi>({
         owner: (id) => warehouse(id)?.creator_name,
       },
     );
-    const ttl = numberSetting(ctx.config.MINILAKE_SQL_RESULT_TTL, 3600) * 1000;
-    const chunkBytes = Math.max(1, numberSetting(ctx.config.MINILAKE_SQL_CHUNK_BYTES, 16 * 1024 * 1024));
+    const chunkBytes = settings.MINILAKE_SQL_CHUNK_BYTES;
     const opts: StatementOptions = {
       ...defaultStatementOptions,
-      resultTtlMs: ttl,
-      maxStatements: Math.max(
-        1,
-        numberSetting(ctx.config.MINILAKE_SQL_MAX_STATEMENTS, defaultStatementOptions.maxStatements),
-      ),
+      resultTtlMs: settings.MINILAKE_SQL_RESULT_TTL * 1000,
+      maxStatements: settings.MINILAKE_SQL_MAX_STATEMENTS,
       limits: { ...defaultStatementOptions.limits, chunkBytes, memBytes: Math.min(1024 * 1024, chunkBytes) },
     };
     const resultsDir = path.join(ctx.dir, 'results');
@@ -133,14 +152,6 @@ export const sqlService = defineService<SqlApi>({
       logger: ctx.logger,
       options: opts,
     });
-    // Statements are live handles over engine connections and result files: reset cancels and frees them.
-    const statementState = {
-      name: 'sql-statements',
-      version: 1,
-      reset: () => statements.clear(),
-      snapshot: () => ({}),
-      restore: () => undefined,
-    };
     // The dialect's WASM loads and the statement pipeline warms up in the background on the first request to
     // the SQL API (a client lists or creates its warehouse before its first statement) or when a warehouse
     // starts, so neither `ready` nor, usually, the first statement waits for it (warm.ts); a server nobody
@@ -153,7 +164,10 @@ export const sqlService = defineService<SqlApi>({
     app.route('/', sqlApp(statements, warehouses, history));
     return {
       app,
-      state: [statementState, warehouses, history],
+      state: [warehouses, history],
+      // Statements are live handles over engine connections and result files, not state: a reset cancels
+      // and frees them before the warehouses and history are emptied.
+      beforeReset: () => statements.clear(),
       api: {
         warehouseExists: (id) => warehouses.exists(id),
         statements,

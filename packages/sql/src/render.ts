@@ -2,7 +2,7 @@
  * How DuckDB values become Databricks result values: the manifest's column types, the string form every
  * JSON_ARRAY and CSV value takes (Spark's casts to STRING), and nested values as JSON text.
  */
-import { duckDbTypeToDatabricks } from '@minilake/unity-catalog';
+import { duckDbTypeToDatabricks, upperTypeText } from '@minilake/datatypes';
 
 /** DuckDB C API type ids (stable across releases). */
 export const T = {
@@ -74,9 +74,6 @@ export interface ColumnInfo {
   type_interval_type?: string;
 }
 
-const KEYWORDS =
-  /\b(string|bigint|int|smallint|tinyint|double|float|boolean|date|timestamp_ntz|timestamp|binary|interval|variant|void|decimal|array|map|struct|day|hour|minute|second|year|month|to)\b/gi;
-
 /** The manifest column: Databricks type names, type text in the upper case the real API uses. */
 // Column types repeat across statements: parse each engine type text once (bounded, first come first kept).
 const typeInfos = new Map<string, ReturnType<typeof duckDbTypeToDatabricks>>();
@@ -105,7 +102,7 @@ export function columnInfo(name: string, position: number, type: TypeLike): Colu
   try {
     const info = databricksTypeOf(type.toString());
     col.type_name = info.type_name.toUpperCase();
-    col.type_text = info.type_text.replace(KEYWORDS, (k) => k.toUpperCase());
+    col.type_text = upperTypeText(info.type_text);
     if (info.type_precision !== undefined) col.type_precision = info.type_precision;
     if (info.type_scale !== undefined) col.type_scale = info.type_scale;
   } catch {

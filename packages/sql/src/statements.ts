@@ -12,7 +12,9 @@ import { randomFillSync, randomUUID } from 'node:crypto';
 import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import type { Clock, Identity, Logger } from '@minilake/core';
+import { isDatabricksError } from '@minilake/core';
 import type { DuckDbEngine } from '@minilake/engine-duckdb';
+import type { UnityCatalogApi } from '@minilake/unity-catalog';
 import { databricksColumnTypes, executeDatabricksSql, resultShapeKey, SqlError } from './dialect/index.js';
 import type { QueryHistoryStore, QueryRecord, QueryStatus } from './history.js';
 import {
@@ -98,7 +100,7 @@ export interface Statement {
 export interface StatementManagerOptions {
   engine: DuckDbEngine;
   /** The unity-catalog peer's API, when that service is enabled (SQL DDL shows up in Unity Catalog). */
-  uc?: unknown;
+  uc?: UnityCatalogApi | undefined;
   warehouses: WarehouseStore;
   history: QueryHistoryStore;
   clock: Clock;
@@ -215,7 +217,7 @@ export class StatementManager implements StatementService {
   /** Result columns per cached prepared statement (dropped with it: weak keys). */
   private readonly shapes = new WeakMap<object, ResultShape>();
   private readonly engine: DuckDbEngine;
-  private readonly uc: unknown;
+  private readonly uc: UnityCatalogApi | undefined;
   private readonly warehouses: WarehouseStore;
   private readonly history: QueryHistoryStore;
   private readonly clock: Clock;
@@ -377,7 +379,7 @@ export class StatementManager implements StatementService {
       execInput.user = this.identity.userName;
       const result = (await executeDatabricksSql(conn as never, execInput, {
         engine: this.engine,
-        ...(this.uc ? { uc: this.uc as Record<string, unknown> } : {}),
+        uc: this.uc,
       })) as unknown as StreamResult;
       const dir = path.join(this.resultsDir, stmt.id);
       if (result.returnType === RETURN_CHANGED_ROWS || result.returnType === RETURN_NOTHING) {
@@ -697,6 +699,13 @@ function statementType(sql: string): string {
 /** Engine failures as Databricks reports them: a ServiceError code, the message, and a SQLSTATE. */
 export function toSqlFailure(e: unknown): { code: string; message: string; sqlState: string } {
   if (e instanceof SqlError) return { code: e.errorCode, message: e.message, sqlState: e.sqlState };
+  // Unity Catalog refusing a change (the read-only samples catalog) reads as Databricks' SQL error.
+  if (isDatabricksError(e) && e.errorCode === 'PERMISSION_DENIED')
+    return {
+      code: 'BAD_REQUEST',
+      message: `[INSUFFICIENT_PERMISSIONS] Insufficient privileges: ${e.message}`,
+      sqlState: '42501',
+    };
   // A result file that could not be written (disk full, permissions): the statement fails with IO_ERROR.
   const sys = (e as { code?: unknown; syscall?: unknown } | null) ?? {};
   if (typeof sys.code === 'string' && typeof sys.syscall === 'string')

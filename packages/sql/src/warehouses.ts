@@ -4,10 +4,10 @@
  *
  * The starter warehouse: a new Databricks workspace comes with a "Serverless Starter Warehouse", and the
  * seeds' first example (`{"warehouse_id": "dev", ...}` on a fresh server) relies on one. MiniLake's has the
- * memorable id `dev` instead of a random one, so examples can name it. It is provisioned (stored, started,
- * listed) by the first statement or command that names it, not at start-up, so a fresh or reset workspace
- * still lists no warehouse (what every client and test of the list has seen so far). `strict` turns it
- * off: `dev` is then an unknown id like any other (404), exactly as on Databricks.
+ * memorable id `dev` instead of a random one, so examples can name it. A new workspace lists it from the
+ * start (STOPPED, as a fresh Databricks workspace shows its starter warehouse); it is stored (and starts)
+ * when the first statement or command uses it, and a deleted one is gone for good. `strict` turns it off:
+ * `dev` is then an unknown id like any other (404), exactly as on Databricks.
  */
 import {
   CollectionStore,
@@ -161,7 +161,8 @@ export class WarehouseStore extends CollectionStore {
       num_clusters: 0,
       created_at: this.clock.now(),
       seq: this.nextSeq++,
-      data_source_id: crypto.randomUUID(),
+      // The starter warehouse keeps the data source id it was listed with before its first use.
+      data_source_id: id === STARTER_WAREHOUSE_ID ? STARTER_WAREHOUSE_ID : crypto.randomUUID(),
     };
     if (f.instance_profile_arn) rec.instance_profile_arn = f.instance_profile_arn;
     if (f.tags) rec.tags = f.tags;
@@ -248,6 +249,8 @@ export class WarehouseStore extends CollectionStore {
     const all = [...this.warehouses.values()]
       .filter((w) => w.state !== 'DELETED')
       .sort((a, b) => a.seq - b.seq);
+    // The starter warehouse before its first use (seq 0: first, as the workspace's oldest).
+    if (!this.strict && !this.warehouses.has(STARTER_WAREHOUSE_ID)) all.unshift(this.starterPreview());
     const key = (w: WarehouseRecord) => String(w.seq).padStart(12, '0');
     return keysetPage(all, key, pageSize && pageSize > 0 ? pageSize : undefined, pageToken || undefined);
   }

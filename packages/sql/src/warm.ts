@@ -12,6 +12,7 @@
  * (REST, Thrift, MCP, jobs) does before its first statement on it and which takes longer than the warm-up.
  */
 import type { DuckDbEngine } from '@minilake/engine-duckdb';
+import type { UnityCatalogApi } from '@minilake/unity-catalog';
 import type { Logger } from '@minilake/core';
 import { executeDatabricksSql, warmPolyglot } from './dialect/index.js';
 
@@ -28,7 +29,7 @@ interface ResultLike {
 
 export interface SqlWarmerOptions {
   engine: DuckDbEngine;
-  uc?: unknown;
+  uc?: UnityCatalogApi | undefined;
   user: string;
   logger: Logger;
 }
@@ -53,7 +54,7 @@ export function sqlWarmer(opts: SqlWarmerOptions): SqlWarmer {
         const result = (await executeDatabricksSql(
           conn as never,
           { statement, namespaceMayBeMissing: true, user: opts.user },
-          { engine: opts.engine, ...(opts.uc ? { uc: opts.uc } : {}) },
+          { engine: opts.engine, uc: opts.uc },
         )) as unknown as ResultLike;
         // Read to the end: a connection goes back to the pool with nothing left running on it.
         if (typeof result.fetchChunk === 'function') while (((await result.fetchChunk())?.rowCount ?? 0) > 0);

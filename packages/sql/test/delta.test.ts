@@ -1,6 +1,7 @@
 /**
  * EXTERNAL Delta tables through the Statement API, in process: the real unity-catalog and sql services on one
- * DuckDB engine, tables written by real Spark + delta-spark (skipped without `bash packages/engine-spark/install.sh`).
+ * DuckDB engine, over tables MiniLake wrote itself (no Spark needed) and tables written by real Spark +
+ * delta-spark (that part skipped without `bash packages/engine-spark/install.sh`).
  */
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -28,7 +29,30 @@ const sparkSql = (...statements: string[]) =>
     { timeout: 420_000, maxBuffer: 16 * 1024 * 1024 },
   );
 
-describe.skipIf(!install)('EXTERNAL Delta tables (needs bash packages/engine-spark/install.sh)', () => {
+/**
+ * Runs statements on a throw-away in-process server (catalog `fx`): the Delta folders they write under `ext`
+ * stay, registered nowhere else.
+ */
+async function writeFixtures(statements: string[]): Promise<void> {
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'ml-delta-fx-'));
+  const apps = await catalogSqlApps(dir);
+  try {
+    await apps.ucApp.request('/api/2.1/unity-catalog/catalogs', jsonInit('POST', { name: 'fx' }));
+    for (const statement of statements) {
+      const res = await apps.sqlApp.request(
+        '/api/2.0/sql/statements',
+        jsonInit('POST', { warehouse_id: apps.wh, statement, wait_timeout: '30s' }),
+      );
+      const body = (await res.json()) as { status: { state: string } };
+      if (body.status.state !== 'SUCCEEDED') throw new Error(`${statement}: ${JSON.stringify(body.status)}`);
+    }
+  } finally {
+    await apps.close();
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+describe('EXTERNAL Delta tables MiniLake wrote, through SQL (no Spark needed)', () => {
   let ext: string;
   let dataDir: string;
   let ucApp: Hono;
@@ -55,26 +79,16 @@ describe.skipIf(!install)('EXTERNAL Delta tables (needs bash packages/engine-spa
   beforeAll(async () => {
     ext = await mkdtemp(path.join(os.tmpdir(), 'ml-delta-ext-'));
     dataDir = await mkdtemp(path.join(os.tmpdir(), 'ml-delta-data-'));
-    const t = (n: string) => `delta.\`${ext}/${n}\``;
-    // DELTA_TEST_SQL_TABLES=<dir> copies tables these statements wrote before (same names), to skip Spark.
-    const prebuilt = process.env.DELTA_TEST_SQL_TABLES;
-    if (prebuilt) await cp(prebuilt, ext, { recursive: true });
-    else
-      await sparkSql(
-        `CREATE TABLE ${t('events')} (id BIGINT, kind STRING, day DATE) USING DELTA PARTITIONED BY (day)`,
-        `INSERT INTO ${t('events')} VALUES (1, 'click', DATE'2024-01-01'), (2, 'view', DATE'2024-01-02'), (3, 'click', DATE'2024-01-02')`,
-        // tt: three versions whose commit times the test sets (file times: the table has no in-commit timestamps)
-        `CREATE TABLE ${t('tt')} (id BIGINT) USING DELTA`,
-        `INSERT INTO ${t('tt')} VALUES (1)`,
-        `INSERT INTO ${t('tt')} VALUES (2), (3)`,
-        // ict: in-commit timestamps, so time travel reads commitInfo.inCommitTimestamp
-        `CREATE TABLE ${t('ict')} (id BIGINT) USING DELTA TBLPROPERTIES ('delta.enableInCommitTimestamps' = 'true')`,
-        `INSERT INTO ${t('ict')} VALUES (1)`,
-        // dvt: deletion vectors
-        `CREATE TABLE ${t('dvt')} (id BIGINT, p STRING) USING DELTA PARTITIONED BY (p) TBLPROPERTIES ('delta.enableDeletionVectors' = 'true')`,
-        `INSERT INTO ${t('dvt')} SELECT id, IF(id % 2 = 0, 'even', 'odd') FROM range(20)`,
-        `DELETE FROM ${t('dvt')} WHERE id IN (3, 4, 5)`,
-      );
+    // The tables are written by MiniLake itself (SQL on another in-process server, whose catalog is then
+    // gone): this server finds plain Delta folders, as it would find Spark's.
+    await writeFixtures([
+      `CREATE TABLE fx.default.events (id BIGINT, kind STRING, day DATE) USING DELTA PARTITIONED BY (day) LOCATION '${ext}/events'`,
+      `INSERT INTO fx.default.events VALUES (1, 'click', DATE'2024-01-01'), (2, 'view', DATE'2024-01-02'), (3, 'click', DATE'2024-01-02')`,
+      // tt: three versions whose commit times the test sets (file times: the table has no in-commit timestamps)
+      `CREATE TABLE fx.default.tt (id BIGINT) USING DELTA LOCATION '${ext}/tt'`,
+      'INSERT INTO fx.default.tt VALUES (1)',
+      'INSERT INTO fx.default.tt VALUES (2), (3)',
+    ]);
     // Commit times of tt: version 0 at 2024-01-01, 1 at 2024-01-02, 2 at 2024-01-03 (midnight UTC).
     for (const v of [0, 1, 2]) {
       const when = new Date(Date.UTC(2024, 0, 1 + v));
@@ -84,7 +98,7 @@ describe.skipIf(!install)('EXTERNAL Delta tables (needs bash packages/engine-spa
     closers.push(() => apps.close());
     ({ ucApp, sqlApp, wh } = apps);
     await ucApp.request('/api/2.1/unity-catalog/catalogs', jsonInit('POST', { name: 'dc' }));
-  }, 480_000);
+  }, 120_000);
 
   afterAll(async () => {
     for (const c of closers) await c();
@@ -164,7 +178,7 @@ describe.skipIf(!install)('EXTERNAL Delta tables (needs bash packages/engine-spa
     ]);
   });
 
-  it('INSERT INTO appends a Delta commit that Spark reads; a commit by Spark is seen at once', async () => {
+  it('INSERT INTO appends a Delta commit; VERSION AS OF reads before it', async () => {
     expect(
       await rows(
         `INSERT INTO dc.default.events (id, kind, day) VALUES (10, 'buy', DATE'2024-01-03'), (11, 'buy', NULL)`,
@@ -176,17 +190,9 @@ describe.skipIf(!install)('EXTERNAL Delta tables (needs bash packages/engine-spa
       ),
     ).toEqual([['2', '2']]);
     expect(await rows('SELECT count(*), max(id) FROM dc.default.events')).toEqual([['7', '102']]);
-    // Time travel: version 1 is Spark's first INSERT, before MiniLake's two appends.
+    // Time travel: version 1 is the first INSERT, before the two appends.
     expect(await rows('SELECT count(*) FROM dc.default.events VERSION AS OF 1')).toEqual([['3']]);
-    const { stdout } = await sparkSql(
-      `SELECT count(*), count(day) FROM delta.\`${ext}/events\``,
-      `INSERT INTO delta.\`${ext}/events\` VALUES (4, 'buy', DATE'2024-01-03')`,
-    );
-    expect(JSON.parse(stdout.trim().split('\n')[0]!)).toEqual([['7', '6']]);
-    expect(await rows('SELECT count(*), max(id) FROM dc.default.events WHERE id < 100')).toEqual([
-      ['6', '11'],
-    ]);
-  }, 450_000);
+  });
 
   const register = async (name: string, location = `${ext}/${name}`) => {
     const res = await ucApp.request(
@@ -202,15 +208,6 @@ describe.skipIf(!install)('EXTERNAL Delta tables (needs bash packages/engine-spa
     );
     expect(res.status).toBe(200);
   };
-
-  it('reads deletion vectors written by Spark through SQL', async () => {
-    await register('dvt');
-    expect(await rows('SELECT p, count(*), sum(id) FROM dc.default.dvt GROUP BY p ORDER BY p')).toEqual([
-      ['even', '9', String([0, 2, 6, 8, 10, 12, 14, 16, 18].reduce((a, b) => a + b))],
-      ['odd', '8', String([1, 7, 9, 11, 13, 15, 17, 19].reduce((a, b) => a + b))],
-    ]);
-    expect(await rows('SELECT count(*) FROM dc.default.dvt VERSION AS OF 1')).toEqual([['20']]);
-  });
 
   it('time travels by VERSION AS OF, TIMESTAMP AS OF, @v and @yyyyMMddHHmmssSSS, with Delta errors', async () => {
     await register('tt');
@@ -249,19 +246,6 @@ describe.skipIf(!install)('EXTERNAL Delta tables (needs bash packages/engine-spa
     expect(managed.status.error?.message).toMatch(/which is not a Delta table/);
   });
 
-  it('time travels by in-commit timestamps when the table has them', async () => {
-    await register('ict');
-    const log = await readFile(`${ext}/ict/_delta_log/00000000000000000001.json`, 'utf8');
-    const ict = (JSON.parse(log.split('\n')[0]!) as { commitInfo: { inCommitTimestamp: number } }).commitInfo
-      .inCommitTimestamp;
-    expect(typeof ict).toBe('number');
-    // The file time is later than the in-commit timestamp: time travel must not use it.
-    const later = new Date(ict + 3_600_000);
-    await utimes(`${ext}/ict/_delta_log/00000000000000000001.json`, later, later);
-    const at = new Date(ict).toISOString().replace('T', ' ').replace('Z', '');
-    expect(await rows(`SELECT count(*) FROM dc.default.ict TIMESTAMP AS OF '${at}'`)).toEqual([['1']]);
-  });
-
   it('DESCRIBE HISTORY and DESCRIBE DETAIL answer from the Delta log', async () => {
     const r = await q('DESCRIBE HISTORY dc.default.tt');
     expect(r.status.state).toBe('SUCCEEDED');
@@ -291,24 +275,15 @@ describe.skipIf(!install)('EXTERNAL Delta tables (needs bash packages/engine-spa
     expect(String(data[2]![1])).toMatch(/^2024-01-01T00:00:00(\.000)?Z$/);
     expect(data[0]![9]).toBe('1');
     expect(JSON.parse(String(data[0]![12]))).toMatchObject({ numOutputRows: '2' });
-    expect(String(data[0]![14])).toMatch(/Apache-Spark\/4\.1\.1 Delta-Lake\/4\.4\.0/);
+    expect(String(data[0]![14])).toMatch(/MiniLake/);
     expect(await rows('DESCRIBE HISTORY tt LIMIT 1', 'dc')).toHaveLength(1);
 
-    const d = await q('DESCRIBE DETAIL dc.default.dvt');
+    const d = await q('DESCRIBE DETAIL dc.default.events');
     const cols = (d as unknown as { manifest: { schema: { columns: { name: string }[] } } }).manifest.schema
       .columns;
     const row = Object.fromEntries(cols.map((c, i) => [c.name, d.result!.data_array![0]![i]]));
-    expect(row).toMatchObject({
-      format: 'delta',
-      name: 'dc.default.dvt',
-      numFiles: '2',
-      minReaderVersion: '3',
-      minWriterVersion: '7',
-    });
-    expect(JSON.parse(String(row.partitionColumns))).toEqual(['p']);
-    expect(JSON.parse(String(row.tableFeatures))).toContain('deletionVectors');
-    expect(JSON.parse(String(row.properties))).toMatchObject({ 'delta.enableDeletionVectors': 'true' });
-    expect(JSON.parse(String(row.statistics))).toMatchObject({ numRowsDeletedByDeletionVectors: 3 });
+    expect(row).toMatchObject({ format: 'delta', name: 'dc.default.events', minReaderVersion: '1' });
+    expect(JSON.parse(String(row.partitionColumns))).toEqual(['day']);
     expect(Object.keys(row)).toEqual([
       'format',
       'id',
@@ -335,7 +310,9 @@ describe.skipIf(!install)('EXTERNAL Delta tables (needs bash packages/engine-spa
   it('reads delta.`/path` (time travel too), volume paths, and refuses paths inside the data directory', async () => {
     expect(await rows(`SELECT count(*) FROM delta.\`${ext}/tt\``)).toEqual([['3']]);
     expect(await rows(`SELECT count(*) FROM delta.\`${ext}/tt\` VERSION AS OF 1`)).toEqual([['1']]);
-    expect(await rows(`SELECT count(*) FROM delta.\`file://${ext}/dvt\``)).toEqual([['17']]);
+    expect(await rows(`SELECT count(*) FROM delta.\`file://${ext}/events\` VERSION AS OF 1`)).toEqual([
+      ['3'],
+    ]);
     const notDelta = await q(`SELECT * FROM delta.\`${ext}\``);
     expect(notDelta.status.error?.message).toMatch(/^\[DELTA_MISSING_DELTA_TABLE\]/);
     const inside = await q(`SELECT * FROM delta.\`${dataDir}/unity-catalog\``);
@@ -359,6 +336,149 @@ describe.skipIf(!install)('EXTERNAL Delta tables (needs bash packages/engine-spa
     expect(escape.status.error?.message).toMatch(/leaves the volume/);
   });
 });
+
+describe.skipIf(!install)(
+  'EXTERNAL Delta tables Spark wrote (needs bash packages/engine-spark/install.sh)',
+  () => {
+    let ext: string;
+    let dataDir: string;
+    let ucApp: Hono;
+    let sqlApp: Hono;
+    let wh: string;
+    const closers: (() => unknown)[] = [];
+
+    const q = async (statement: string, catalog?: string) => {
+      const res = await sqlApp.request(
+        '/api/2.0/sql/statements',
+        jsonInit('POST', {
+          warehouse_id: wh,
+          statement,
+          wait_timeout: '30s',
+          ...(catalog ? { catalog } : {}),
+        }),
+      );
+      return (await res.json()) as {
+        status: { state: string; error?: { message: string } };
+        result?: { data_array?: unknown[][] };
+      };
+    };
+    const rows = async (statement: string, catalog?: string) => {
+      const r = await q(statement, catalog);
+      if (r.status.state !== 'SUCCEEDED') throw new Error(`${statement}: ${JSON.stringify(r.status)}`);
+      return r.result?.data_array ?? [];
+    };
+
+    beforeAll(async () => {
+      ext = await mkdtemp(path.join(os.tmpdir(), 'ml-delta-ext-'));
+      dataDir = await mkdtemp(path.join(os.tmpdir(), 'ml-delta-data-'));
+      const t = (n: string) => `delta.\`${ext}/${n}\``;
+      // DELTA_TEST_SQL_TABLES=<dir> copies tables these statements wrote before (same names), to skip Spark.
+      const prebuilt = process.env.DELTA_TEST_SQL_TABLES;
+      if (prebuilt) await cp(prebuilt, ext, { recursive: true });
+      else
+        await sparkSql(
+          // ict: in-commit timestamps, so time travel reads commitInfo.inCommitTimestamp
+          `CREATE TABLE ${t('ict')} (id BIGINT) USING DELTA TBLPROPERTIES ('delta.enableInCommitTimestamps' = 'true')`,
+          `INSERT INTO ${t('ict')} VALUES (1)`,
+          // dvt: deletion vectors
+          `CREATE TABLE ${t('dvt')} (id BIGINT, p STRING) USING DELTA PARTITIONED BY (p) TBLPROPERTIES ('delta.enableDeletionVectors' = 'true')`,
+          `INSERT INTO ${t('dvt')} SELECT id, IF(id % 2 = 0, 'even', 'odd') FROM range(20)`,
+          `DELETE FROM ${t('dvt')} WHERE id IN (3, 4, 5)`,
+        );
+      // events: written by MiniLake, read and appended to by Spark.
+      await writeFixtures([
+        `CREATE TABLE fx.default.events (id BIGINT, kind STRING, day DATE) USING DELTA PARTITIONED BY (day) LOCATION '${ext}/events'`,
+        `INSERT INTO fx.default.events VALUES (1, 'click', DATE'2024-01-01'), (2, 'view', DATE'2024-01-02'), (3, 'click', DATE'2024-01-02')`,
+      ]);
+      const apps = await catalogSqlApps(dataDir);
+      closers.push(() => apps.close());
+      ({ ucApp, sqlApp, wh } = apps);
+      await ucApp.request('/api/2.1/unity-catalog/catalogs', jsonInit('POST', { name: 'dc' }));
+    }, 480_000);
+
+    afterAll(async () => {
+      for (const c of closers) await c();
+      await rm(ext, { recursive: true, force: true });
+      await rm(dataDir, { recursive: true, force: true });
+    });
+
+    const register = async (name: string, location = `${ext}/${name}`) => {
+      const res = await ucApp.request(
+        '/api/2.1/unity-catalog/tables',
+        jsonInit('POST', {
+          name,
+          catalog_name: 'dc',
+          schema_name: 'default',
+          table_type: 'EXTERNAL',
+          data_source_format: 'DELTA',
+          storage_location: location,
+        }),
+      );
+      expect(res.status).toBe(200);
+    };
+
+    it('Spark reads the commits MiniLake appends; a commit by Spark is seen at once', async () => {
+      await register('events');
+      expect(
+        await rows(
+          `INSERT INTO dc.default.events (id, kind, day) VALUES (10, 'buy', DATE'2024-01-03'), (11, 'buy', NULL)`,
+        ),
+      ).toEqual([['2', '2']]);
+      const { stdout } = await sparkSql(
+        `SELECT count(*), count(day) FROM delta.\`${ext}/events\``,
+        `INSERT INTO delta.\`${ext}/events\` VALUES (4, 'buy', DATE'2024-01-03')`,
+      );
+      expect(JSON.parse(stdout.trim().split('\n')[0]!)).toEqual([['5', '4']]);
+      expect(await rows('SELECT count(*), max(id) FROM dc.default.events WHERE id < 100')).toEqual([
+        ['6', '11'],
+      ]);
+    }, 450_000);
+
+    it('reads deletion vectors written by Spark through SQL', async () => {
+      await register('dvt');
+      expect(await rows('SELECT p, count(*), sum(id) FROM dc.default.dvt GROUP BY p ORDER BY p')).toEqual([
+        ['even', '9', String([0, 2, 6, 8, 10, 12, 14, 16, 18].reduce((a, b) => a + b))],
+        ['odd', '8', String([1, 7, 9, 11, 13, 15, 17, 19].reduce((a, b) => a + b))],
+      ]);
+      expect(await rows('SELECT count(*) FROM dc.default.dvt VERSION AS OF 1')).toEqual([['20']]);
+    });
+
+    it('time travels by in-commit timestamps when the table has them', async () => {
+      await register('ict');
+      const log = await readFile(`${ext}/ict/_delta_log/00000000000000000001.json`, 'utf8');
+      const ict = (JSON.parse(log.split('\n')[0]!) as { commitInfo: { inCommitTimestamp: number } })
+        .commitInfo.inCommitTimestamp;
+      expect(typeof ict).toBe('number');
+      // The file time is later than the in-commit timestamp: time travel must not use it.
+      const later = new Date(ict + 3_600_000);
+      await utimes(`${ext}/ict/_delta_log/00000000000000000001.json`, later, later);
+      const at = new Date(ict).toISOString().replace('T', ' ').replace('Z', '');
+      expect(await rows(`SELECT count(*) FROM dc.default.ict TIMESTAMP AS OF '${at}'`)).toEqual([['1']]);
+    });
+
+    it('DESCRIBE HISTORY and DETAIL show what Spark wrote (engine, deletion vectors)', async () => {
+      // dvt was registered by the deletion vector test above.
+      const h = await q('DESCRIBE HISTORY dc.default.dvt LIMIT 1');
+      expect(String(h.result!.data_array![0]![14])).toMatch(/Apache-Spark\/4\.1\.1 Delta-Lake\/4\.4\.0/);
+      const d = await q('DESCRIBE DETAIL dc.default.dvt');
+      const cols = (d as unknown as { manifest: { schema: { columns: { name: string }[] } } }).manifest.schema
+        .columns;
+      const row = Object.fromEntries(cols.map((c, i) => [c.name, d.result!.data_array![0]![i]]));
+      expect(row).toMatchObject({
+        format: 'delta',
+        name: 'dc.default.dvt',
+        numFiles: '2',
+        minReaderVersion: '3',
+        minWriterVersion: '7',
+      });
+      expect(JSON.parse(String(row.partitionColumns))).toEqual(['p']);
+      expect(JSON.parse(String(row.tableFeatures))).toContain('deletionVectors');
+      expect(JSON.parse(String(row.properties))).toMatchObject({ 'delta.enableDeletionVectors': 'true' });
+      expect(JSON.parse(String(row.statistics))).toMatchObject({ numRowsDeletedByDeletionVectors: 3 });
+      expect(await rows(`SELECT count(*) FROM delta.\`file://${ext}/dvt\``)).toEqual([['17']]);
+    });
+  },
+);
 
 describe('DML on EXTERNAL Delta tables through the Statement API', () => {
   let ext: string;

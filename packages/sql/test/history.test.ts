@@ -37,3 +37,18 @@ describe('query history eviction', () => {
     expect(last).toBe(`q${total - 10_000}`);
   });
 });
+
+describe('query history in a snapshot', () => {
+  it('lists the records as they were at the snapshot after a restore (the restore replaced an empty list)', async () => {
+    const h = new QueryHistoryStore(StateDb.memory());
+    h.put(record(1));
+    h.put(record(2));
+    const snap = h.snapshot();
+    h.put(record(3));
+    await h.reset();
+    h.restore(snap);
+    expect(h.list({}, 10, undefined, false).res.map((q) => q.query_id)).toEqual(['q2', 'q1']);
+    h.put(record(4));
+    expect(h.list({}, 10, undefined, false).res.map((q) => q.query_id)).toEqual(['q4', 'q2', 'q1']);
+  });
+});

@@ -2,10 +2,10 @@ import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { tableFromIPC } from 'apache-arrow';
-import { ManualClock, type ServiceContext, type ServiceInstance } from '@minilake/core';
+import { ManualClock, resetInstance, type ServiceContext, type ServiceInstance } from '@minilake/core';
 import { expectDatabricksError, jsonInit, serviceApp } from '@minilake/testing';
 import type { Hono } from 'hono';
-import { sqlService } from '../src/index.js';
+import { sqlService, type SqlApi } from '../src/index.js';
 
 interface Body {
   statement_id: string;
@@ -103,7 +103,9 @@ describe('warehouse state machine on the injected clock', () => {
     const poll = () => json<Body>(app.request(`/api/2.0/sql/statements/${st.statement_id}`, jsonInit('GET')));
     expect((await poll()).status.state).toBe('PENDING');
     clock.advance(5000);
-    await until(async () => (await poll()).status.state === 'SUCCEEDED', 'the statement');
+    // The statement's own end (no polling): the warehouse started on the clock step above.
+    await (instance!.api as SqlApi).statements.get(st.statement_id)!.done;
+    expect((await poll()).status.state).toBe('SUCCEEDED');
     expect((await poll()).result?.data_array).toEqual([['5']]);
 
     await expectDatabricksError(
@@ -118,10 +120,11 @@ describe('warehouse state machine on the injected clock', () => {
     );
     await app.request(`/api/2.0/sql/warehouses/${id}`, jsonInit('DELETE'));
     expect((await get()).state).toBe('DELETED');
-    const list = await json<{ warehouses?: unknown[] }>(
+    const list = await json<{ warehouses?: { id: string }[] }>(
       app.request('/api/2.0/sql/warehouses', jsonInit('GET')),
     );
-    expect(list.warehouses ?? []).toHaveLength(0);
+    // Only the starter warehouse, listed from the start.
+    expect((list.warehouses ?? []).map((w) => w.id)).toEqual(['dev']);
     await expectDatabricksError(
       await app.request(
         '/api/2.0/sql/statements',
@@ -226,7 +229,7 @@ describe('warehouse state machine on the injected clock', () => {
       if (!page.next_page_token) break;
       token = page.next_page_token;
     }
-    expect(seen).toEqual(['w0', 'w1', 'w2', 'w3', 'w4']);
+    expect(seen).toEqual(['Serverless Starter Warehouse', 'w0', 'w1', 'w2', 'w3', 'w4']);
   });
 });
 
@@ -360,7 +363,7 @@ describe('chunked results', () => {
         }),
       ),
     );
-    for (const m of instance!.state) await m.reset();
+    await resetInstance(instance!);
     await expectDatabricksError(
       await app.request(`/api/2.0/sql/statements/${st.statement_id}`, jsonInit('GET')),
       404,
@@ -370,10 +373,11 @@ describe('chunked results', () => {
       app.request('/api/2.0/sql/history/queries', jsonInit('GET')),
     );
     expect(hist.res ?? []).toHaveLength(0);
-    const list = await json<{ warehouses?: unknown[] }>(
+    const list = await json<{ warehouses?: { id: string }[] }>(
       app.request('/api/2.0/sql/warehouses', jsonInit('GET')),
     );
-    expect(list.warehouses ?? []).toHaveLength(0);
+    // Only the starter warehouse, listed from the start.
+    expect((list.warehouses ?? []).map((w) => w.id)).toEqual(['dev']);
   });
 });
 

@@ -31,12 +31,14 @@ interface Statement {
 }
 
 describe('the starter warehouse', () => {
-  it("runs the seeds' curl example on a fresh server, then lists the warehouse it provisioned", async () => {
+  it("is listed on a fresh server, runs the seeds' curl example, then lists as started", async () => {
     const { app } = await setup();
-    const before = await json<{ warehouses?: unknown[] }>(
+    const before = await json<{ warehouses?: Record<string, unknown>[] }>(
       app.request('/api/2.0/sql/warehouses', jsonInit('GET')),
     );
-    expect(before.warehouses ?? []).toHaveLength(0);
+    expect(before.warehouses).toEqual([
+      expect.objectContaining({ id: 'dev', name: STARTER_WAREHOUSE_NAME, state: 'STOPPED' }),
+    ]);
     const preview = await json<Record<string, unknown>>(
       app.request('/api/2.0/sql/warehouses/dev', jsonInit('GET')),
     );
@@ -83,6 +85,10 @@ describe('the starter warehouse', () => {
       'RESOURCE_DOES_NOT_EXIST',
     );
     expect((await app.request('/api/2.0/sql/warehouses/dev', jsonInit('DELETE'))).status).toBe(200);
+    const list = await json<{ warehouses?: unknown[] }>(
+      app.request('/api/2.0/sql/warehouses', jsonInit('GET')),
+    );
+    expect(list.warehouses ?? []).toHaveLength(0);
     await expectDatabricksError(
       await app.request(
         '/api/2.0/sql/statements',

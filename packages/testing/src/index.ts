@@ -18,6 +18,8 @@ import {
   type ServiceDefinition,
   type ServiceInstance,
   type ServiceContext,
+  type SettingsOf,
+  type SettingsSchema,
 } from '@minilake/core';
 
 export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
@@ -27,18 +29,19 @@ export const serverEntry =
 /**
  * Tier 2: one service (plus the peers it uses, given in `peers`) mounted in a fresh app, for `app.request()`,
  * with the same error handling as the real server (core's installErrorHandling) and the same peer checks
- * (a lookup of a peer the definition does not declare throws).
+ * (a lookup of a peer the definition does not declare throws). `config` holds raw MINILAKE_* values, parsed
+ * with the definition's settings schema as the host parses them (a bad value throws).
  */
-export async function serviceApp<Api>(
-  def: ServiceDefinition<Api>,
-  opts: Omit<ContextOptions, 'service' | 'uses' | 'optionalUses' | 'folders'> & {
+export async function serviceApp<Api, S extends SettingsSchema = SettingsSchema>(
+  def: ServiceDefinition<Api, S>,
+  opts: Omit<ContextOptions, 'service' | 'uses' | 'optionalUses' | 'folders' | 'settingsSchema'> & {
     peers?: Map<string, unknown>;
   } = {},
-): Promise<{ app: Hono; instance: ServiceInstance<Api>; ctx: ServiceContext }> {
+): Promise<{ app: Hono; instance: ServiceInstance<Api>; ctx: ServiceContext<SettingsOf<S>> }> {
   const app = new Hono();
   // Clusters run no Spark in tier-2 tests (as startServer's default): they are about the control plane.
   const config = { MINILAKE_CLUSTER_RUNTIME: 'none', ...opts.config };
-  const ctx = contextFor(def, { logger: silentLogger, hostApp: () => app, ...opts, config });
+  const ctx = contextFor<SettingsOf<S>>(def, { logger: silentLogger, hostApp: () => app, ...opts, config });
   const instance = await def.create(ctx);
   installErrorHandling(app, silentLogger);
   app.route('/', instance.app);

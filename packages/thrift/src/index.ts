@@ -1,29 +1,29 @@
 import { Hono, type Context } from 'hono';
-import { defineService } from '@minilake/core';
-import { DatabricksError } from '@minilake/core';
+import { DatabricksError, defineService, numberSetting } from '@minilake/core';
 import { sqlService, STARTER_WAREHOUSE_ID } from '@minilake/sql';
+import { unityCatalogService } from '@minilake/unity-catalog';
 import type { Runner } from './runner.js';
 
 export type { ThriftService } from './service.js';
 export type { Runner, Execution, RunRequest } from './runner.js';
 
-function seconds(text: string | undefined, fallback: number): number {
-  const n = text === undefined || text === '' ? NaN : Number(text);
-  return Number.isFinite(n) && n > 0 ? n : fallback;
-}
+export const thriftSettings = {
+  MINILAKE_THRIFT_SESSION_IDLE: numberSetting({
+    doc: 'Seconds a Thrift SQL session may stay unused before it is closed.',
+    default: 3600,
+    positive: true,
+  }),
+};
 
-export const thriftService = defineService({
+export const thriftService = defineService<unknown, typeof thriftSettings>({
   name: 'thrift',
   description:
     'Thrift/HS2 SQL endpoint (/sql/1.0/warehouses/<id>) for the SQL connectors, SQLAlchemy and dbt',
   uses: ['sql', 'unity-catalog'],
-  configDefaults: {
-    // Seconds a session may stay unused before it is closed.
-    MINILAKE_THRIFT_SESSION_IDLE: '3600',
-  },
+  settings: thriftSettings,
   create(ctx) {
-    const request = (p: string, init?: RequestInit) => ctx.request(p, init);
     const sql = ctx.peer(sqlService);
+    const uc = ctx.peer(unityCatalogService);
     const unavailable: Runner = {
       start: () =>
         Promise.reject(new DatabricksError(501, 'NOT_IMPLEMENTED', 'The sql service is not enabled.')),
@@ -35,10 +35,10 @@ export const thriftService = defineService({
       (loaded ??= import('./host.js').then(({ ThriftService, thriftApp, serviceRunner }) => {
         const service = new ThriftService({
           runner: sql ? serviceRunner(sql.statements) : unavailable,
-          request,
+          uc,
           clock: ctx.clock,
           logger: ctx.logger,
-          idleMs: seconds(ctx.config.MINILAKE_THRIFT_SESSION_IDLE, 3600) * 1000,
+          idleMs: ctx.settings.MINILAKE_THRIFT_SESSION_IDLE * 1000,
         });
         const app = thriftApp({
           service,
@@ -64,13 +64,7 @@ export const thriftService = defineService({
     const clear = async () => {
       if (loaded) await (await loaded).service.clear();
     };
-    const sessions = {
-      name: 'thrift-sessions',
-      version: 1,
-      reset: clear,
-      snapshot: () => ({}),
-      restore: () => undefined,
-    };
-    return { app, state: [sessions], close: clear };
+    // Sessions are live handles, not state: a reset closes them.
+    return { app, state: [], beforeReset: clear, close: clear };
   },
 });

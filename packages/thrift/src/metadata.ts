@@ -1,13 +1,15 @@
 /**
  * The metadata calls (GetCatalogs, GetSchemas, GetTables, GetColumns, GetFunctions, GetTypeInfo,
- * GetPrimaryKeys, GetCrossReference, GetTableTypes) answered from Unity Catalog through its REST routes, with
+ * GetPrimaryKeys, GetCrossReference, GetTableTypes) answered from Unity Catalog through its Api (a peer), with
  * the JDBC column sets Databricks returns. Name arguments are JDBC patterns (`%`, `_`; `*` as on Databricks).
  */
-import type { TableInfo as UcTable } from '@minilake/unity-catalog';
+import type { TableInfo as UcTable, UnityCatalogApi } from '@minilake/unity-catalog';
 import type { ResultColumn } from './results.js';
-import { parseType, scalarName } from './types.js';
+import { columnSize, JdbcType, jdbcType, scalarName } from '@minilake/datatypes';
+import { parseType } from './types.js';
 
-type Request = (path: string, init?: RequestInit) => Promise<Response>;
+/** Unity Catalog as metadata reads it: its Api (a peer), listings as the REST API shows them. */
+type Uc = Pick<UnityCatalogApi, 'store' | 'getTable'>;
 
 export interface MetaResult {
   columns: ResultColumn[];
@@ -36,73 +38,76 @@ export function pattern(p: string | null | undefined): (s: string) => boolean {
 
 const escapeRe = (c: string) => c.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
 
-async function get<T>(request: Request, path: string): Promise<T | undefined> {
-  const res = await request(path);
-  if (res.status === 404) return undefined;
-  if (!res.ok) throw new Error(`${path}: HTTP ${res.status} ${await res.text()}`);
-  return (await res.json()) as T;
+/** A listing or lookup, with a name that does not exist (any more) as absent, as a REST 404 was. */
+async function orAbsent<T>(read: () => T | Promise<T>, absent: T): Promise<T> {
+  try {
+    return await read();
+  } catch (e) {
+    if ((e as { status?: number })?.status === 404) return absent;
+    throw e;
+  }
 }
 
 interface Named {
   name: string;
 }
-const q = encodeURIComponent;
 
-async function catalogs(request: Request): Promise<string[]> {
-  const r = await get<{ catalogs?: Named[] }>(request, '/api/2.1/unity-catalog/catalogs');
-  return (r?.catalogs ?? []).map((c) => c.name).sort();
+async function catalogs(uc: Uc): Promise<string[]> {
+  return (uc.store.listCatalogs() as Named[]).map((c) => c.name).sort();
 }
 
-async function schemas(request: Request, catalog: string): Promise<string[]> {
-  const r = await get<{ schemas?: Named[] }>(
-    request,
-    `/api/2.1/unity-catalog/schemas?catalog_name=${q(catalog)}`,
+async function schemas(uc: Uc, catalog: string): Promise<string[]> {
+  return (await orAbsent(() => uc.store.listSchemas(catalog) as Promise<Named[]>, []))
+    .map((s) => s.name)
+    .sort();
+}
+
+async function tables(uc: Uc, catalog: string, schema: string): Promise<UcTable[]> {
+  const rows = await orAbsent(() => uc.store.listTables(catalog, schema), []);
+  return rows.map((r) => JSON.parse(r.json) as UcTable).sort((a, b) => a.name.localeCompare(b.name));
+}
+
+async function table(uc: Uc, full: string): Promise<UcTable | undefined> {
+  return orAbsent(async () => (await uc.getTable(full)) as UcTable, undefined);
+}
+
+async function functions(uc: Uc, catalog: string, schema: string) {
+  return orAbsent(
+    () => uc.store.listFunctions(catalog, schema) as Promise<{ name: string; comment?: string }[]>,
+    [],
   );
-  return (r?.schemas ?? []).map((s) => s.name).sort();
-}
-
-async function tables(request: Request, catalog: string, schema: string): Promise<UcTable[]> {
-  const r = await get<{ tables?: UcTable[] }>(
-    request,
-    `/api/2.1/unity-catalog/tables?catalog_name=${q(catalog)}&schema_name=${q(schema)}`,
-  );
-  return (r?.tables ?? []).sort((a, b) => a.name.localeCompare(b.name));
-}
-
-async function table(request: Request, full: string): Promise<UcTable | undefined> {
-  return get<UcTable>(request, `/api/2.1/unity-catalog/tables/${q(full)}`);
 }
 
 /** Catalog names matching: an exact name (not a pattern, as JDBC defines catalog arguments) or all. */
-async function catalogsFor(request: Request, catalog: string | null | undefined): Promise<string[]> {
-  const all = await catalogs(request);
+async function catalogsFor(uc: Uc, catalog: string | null | undefined): Promise<string[]> {
+  const all = await catalogs(uc);
   if (!catalog || catalog === '%' || catalog === '*') return all;
   const m = pattern(catalog);
   return all.filter(m);
 }
 
 async function schemasFor(
-  request: Request,
+  uc: Uc,
   catalog: string | null | undefined,
   schema: string | null | undefined,
 ): Promise<[string, string][]> {
   const out: [string, string][] = [];
   const m = pattern(schema);
-  for (const c of await catalogsFor(request, catalog))
-    for (const s of await schemas(request, c)) if (m(s)) out.push([c, s]);
+  for (const c of await catalogsFor(uc, catalog))
+    for (const s of await schemas(uc, c)) if (m(s)) out.push([c, s]);
   return out;
 }
 
-export async function getCatalogs(request: Request): Promise<MetaResult> {
-  return { columns: [S('TABLE_CAT')], rows: (await catalogs(request)).map((c) => [c]) };
+export async function getCatalogs(uc: Uc): Promise<MetaResult> {
+  return { columns: [S('TABLE_CAT')], rows: (await catalogs(uc)).map((c) => [c]) };
 }
 
 export async function getSchemas(
-  request: Request,
+  uc: Uc,
   catalog?: string | null,
   schema?: string | null,
 ): Promise<MetaResult> {
-  const rows = (await schemasFor(request, catalog, schema)).map(([c, s]) => [s, c]);
+  const rows = (await schemasFor(uc, catalog, schema)).map(([c, s]) => [s, c]);
   return { columns: [S('TABLE_SCHEM'), S('TABLE_CATALOG')], rows };
 }
 
@@ -124,7 +129,7 @@ function jdbcTableType(t: string | undefined): string {
 }
 
 export async function getTables(
-  request: Request,
+  uc: Uc,
   catalog?: string | null,
   schema?: string | null,
   tableName?: string | null,
@@ -133,74 +138,13 @@ export async function getTables(
   const m = pattern(tableName);
   const wanted = types?.length ? new Set(types.map((t) => t.toUpperCase())) : undefined;
   const rows: unknown[][] = [];
-  for (const [c, s] of await schemasFor(request, catalog, schema))
-    for (const t of await tables(request, c, s)) {
+  for (const [c, s] of await schemasFor(uc, catalog, schema))
+    for (const t of await tables(uc, c, s)) {
       const type = jdbcTableType(t.table_type);
       if (!m(t.name) || (wanted && !wanted.has(type))) continue;
       rows.push([c, s, t.name, type, t.comment ?? '', null, null, null, null, null]);
     }
   return { columns: TABLE_COLUMNS, rows };
-}
-
-/** java.sql.Types codes, as Databricks reports DATA_TYPE. */
-function jdbcType(typeText: string): number {
-  const db = parseType(typeText);
-  switch (scalarName(db)) {
-    case 'BOOLEAN':
-      return 16;
-    case 'TINYINT':
-      return -6;
-    case 'SMALLINT':
-      return 5;
-    case 'INT':
-      return 4;
-    case 'BIGINT':
-      return -5;
-    case 'FLOAT':
-      return 6;
-    case 'DOUBLE':
-      return 8;
-    case 'DECIMAL':
-      return 3;
-    case 'DATE':
-      return 91;
-    case 'TIMESTAMP':
-    case 'TIMESTAMP_NTZ':
-      return 93;
-    case 'BINARY':
-      return -2;
-    case 'ARRAY':
-      return 2003;
-    case 'STRUCT':
-      return 2002;
-    case 'MAP':
-      return 2000;
-    case 'NULL':
-      return 0;
-    case 'STRING':
-      return 12;
-    default:
-      return 1111;
-  }
-}
-
-function columnSize(typeText: string): number | null {
-  const db = parseType(typeText);
-  const sizes: Record<string, number> = {
-    BOOLEAN: 1,
-    TINYINT: 3,
-    SMALLINT: 5,
-    INT: 10,
-    BIGINT: 19,
-    FLOAT: 7,
-    DOUBLE: 15,
-    DATE: 10,
-    TIMESTAMP: 29,
-    TIMESTAMP_NTZ: 29,
-  };
-  const n = scalarName(db);
-  if (db.kind === 'decimal') return db.precision;
-  return sizes[n] ?? null;
 }
 
 const COLUMNS_COLUMNS: ResultColumn[] = [
@@ -230,7 +174,7 @@ const COLUMNS_COLUMNS: ResultColumn[] = [
 ];
 
 export async function getColumns(
-  request: Request,
+  uc: Uc,
   catalog?: string | null,
   schema?: string | null,
   tableName?: string | null,
@@ -239,10 +183,10 @@ export async function getColumns(
   const mt = pattern(tableName);
   const mc = pattern(columnName);
   const rows: unknown[][] = [];
-  for (const [c, s] of await schemasFor(request, catalog, schema))
-    for (const listed of await tables(request, c, s)) {
+  for (const [c, s] of await schemasFor(uc, catalog, schema))
+    for (const listed of await tables(uc, c, s)) {
       if (!mt(listed.name)) continue;
-      const t = listed.columns ? listed : await table(request, `${c}.${s}.${listed.name}`);
+      const t = listed.columns ? listed : await table(uc, `${c}.${s}.${listed.name}`);
       (t?.columns ?? []).forEach((col, i) => {
         if (!mc(col.name)) return;
         const typeText = (col.type_text ?? col.type_name ?? 'string').toUpperCase();
@@ -256,9 +200,9 @@ export async function getColumns(
           s,
           listed.name,
           col.name,
-          jdbcType(typeText),
+          jdbcType(db),
           typeText,
-          columnSize(typeText),
+          columnSize(db),
           null,
           db.kind === 'decimal' ? db.scale : numeric ? 0 : null,
           numeric ? 10 : null,
@@ -283,19 +227,16 @@ export async function getColumns(
 }
 
 export async function getFunctions(
-  request: Request,
+  uc: Uc,
   catalog?: string | null,
   schema?: string | null,
   functionName?: string | null,
 ): Promise<MetaResult> {
   const m = pattern(functionName);
   const rows: unknown[][] = [];
-  for (const [c, s] of await schemasFor(request, catalog, schema)) {
-    const r = await get<{ functions?: { name: string; comment?: string }[] }>(
-      request,
-      `/api/2.1/unity-catalog/functions?catalog_name=${q(c)}&schema_name=${q(s)}`,
-    );
-    for (const f of r?.functions ?? []) if (m(f.name)) rows.push([c, s, f.name, f.comment ?? '', 0, f.name]);
+  for (const [c, s] of await schemasFor(uc, catalog, schema)) {
+    for (const f of await functions(uc, c, s))
+      if (m(f.name)) rows.push([c, s, f.name, f.comment ?? '', 0, f.name]);
   }
   return {
     columns: [
@@ -311,14 +252,14 @@ export async function getFunctions(
 }
 
 export async function getPrimaryKeys(
-  request: Request,
+  uc: Uc,
   catalog?: string | null,
   schema?: string | null,
   tableName?: string | null,
 ): Promise<MetaResult> {
   const rows: unknown[][] = [];
   if (catalog && schema && tableName) {
-    const t = await table(request, `${catalog}.${schema}.${tableName}`);
+    const t = await table(uc, `${catalog}.${schema}.${tableName}`);
     for (const k of t?.table_constraints ?? []) {
       const pk = k.primary_key_constraint;
       if (pk)
@@ -339,13 +280,13 @@ export async function getPrimaryKeys(
 }
 
 export async function getCrossReference(
-  request: Request,
+  uc: Uc,
   parent: { catalog?: string | null; schema?: string | null; table?: string | null },
   foreign: { catalog?: string | null; schema?: string | null; table?: string | null },
 ): Promise<MetaResult> {
   const rows: unknown[][] = [];
   if (foreign.catalog && foreign.schema && foreign.table) {
-    const t = await table(request, `${foreign.catalog}.${foreign.schema}.${foreign.table}`);
+    const t = await table(uc, `${foreign.catalog}.${foreign.schema}.${foreign.table}`);
     for (const k of t?.table_constraints ?? []) {
       const fk = k.foreign_key_constraint;
       if (!fk) continue;
@@ -398,25 +339,26 @@ export function getTableTypes(): MetaResult {
   return { columns: [S('TABLE_TYPE')], rows: [['TABLE'], ['VIEW']] };
 }
 
+/** GetTypeInfo's rows: name, java.sql.Types code, precision, case sensitive. */
 const TYPE_INFO: [string, number, number | null, boolean][] = [
-  ['TINYINT', -6, 3, false],
-  ['SMALLINT', 5, 5, false],
-  ['INT', 4, 10, false],
-  ['BIGINT', -5, 19, false],
-  ['FLOAT', 6, 7, false],
-  ['DOUBLE', 8, 15, false],
-  ['DECIMAL', 3, 38, false],
-  ['BOOLEAN', 16, null, false],
-  ['STRING', 12, null, true],
-  ['BINARY', -2, null, false],
-  ['DATE', 91, null, false],
-  ['TIMESTAMP', 93, null, false],
-  ['TIMESTAMP_NTZ', 93, null, false],
-  ['INTERVAL', 1111, null, false],
-  ['ARRAY', 2003, null, false],
-  ['MAP', 2000, null, false],
-  ['STRUCT', 2002, null, false],
-  ['VOID', 0, null, false],
+  ['TINYINT', JdbcType.TINYINT, 3, false],
+  ['SMALLINT', JdbcType.SMALLINT, 5, false],
+  ['INT', JdbcType.INTEGER, 10, false],
+  ['BIGINT', JdbcType.BIGINT, 19, false],
+  ['FLOAT', JdbcType.FLOAT, 7, false],
+  ['DOUBLE', JdbcType.DOUBLE, 15, false],
+  ['DECIMAL', JdbcType.DECIMAL, 38, false],
+  ['BOOLEAN', JdbcType.BOOLEAN, null, false],
+  ['STRING', JdbcType.VARCHAR, null, true],
+  ['BINARY', JdbcType.BINARY, null, false],
+  ['DATE', JdbcType.DATE, null, false],
+  ['TIMESTAMP', JdbcType.TIMESTAMP, null, false],
+  ['TIMESTAMP_NTZ', JdbcType.TIMESTAMP, null, false],
+  ['INTERVAL', JdbcType.OTHER, null, false],
+  ['ARRAY', JdbcType.ARRAY, null, false],
+  ['MAP', JdbcType.MAP, null, false],
+  ['STRUCT', JdbcType.STRUCT, null, false],
+  ['VOID', JdbcType.NULL, null, false],
 ];
 
 export function getTypeInfo(): MetaResult {

@@ -4,6 +4,7 @@
  * Catalog), direct results (a small statement is one POST), paging, cancel and close. The generated
  * processor from @databricks/sql calls these methods; they return plain objects the generated structs accept.
  */
+import type { UnityCatalogApi } from '@minilake/unity-catalog';
 import { randomUUID } from 'node:crypto';
 import { DatabricksError, type Clock, type Logger } from '@minilake/core';
 import * as meta from './metadata.js';
@@ -72,7 +73,8 @@ interface Operation {
 
 export interface ServiceOptions {
   runner: Runner;
-  request: (path: string, init?: RequestInit) => Promise<Response>;
+  /** Unity Catalog, which the metadata calls read (a peer's Api). */
+  uc: UnityCatalogApi;
   clock: Clock;
   logger: Logger;
   idleMs: number;
@@ -134,37 +136,35 @@ export class ThriftService {
       GetInfo: wrap((r) => this.getInfo(r)),
       ExecuteStatement: wrap((r) => this.executeStatement(r, client)),
       GetTypeInfo: wrap((r) => this.metadata(r, OpType.GET_TYPE_INFO, () => meta.getTypeInfo())),
-      GetCatalogs: wrap((r) => this.metadata(r, OpType.GET_CATALOGS, () => meta.getCatalogs(this.o.request))),
+      GetCatalogs: wrap((r) => this.metadata(r, OpType.GET_CATALOGS, () => meta.getCatalogs(this.o.uc))),
       GetSchemas: wrap((r) =>
-        this.metadata(r, OpType.GET_SCHEMAS, () =>
-          meta.getSchemas(this.o.request, r.catalogName, r.schemaName),
-        ),
+        this.metadata(r, OpType.GET_SCHEMAS, () => meta.getSchemas(this.o.uc, r.catalogName, r.schemaName)),
       ),
       GetTables: wrap((r) =>
         this.metadata(r, OpType.GET_TABLES, () =>
-          meta.getTables(this.o.request, r.catalogName, r.schemaName, r.tableName, r.tableTypes),
+          meta.getTables(this.o.uc, r.catalogName, r.schemaName, r.tableName, r.tableTypes),
         ),
       ),
       GetTableTypes: wrap((r) => this.metadata(r, OpType.GET_TABLE_TYPES, () => meta.getTableTypes())),
       GetColumns: wrap((r) =>
         this.metadata(r, OpType.GET_COLUMNS, () =>
-          meta.getColumns(this.o.request, r.catalogName, r.schemaName, r.tableName, r.columnName),
+          meta.getColumns(this.o.uc, r.catalogName, r.schemaName, r.tableName, r.columnName),
         ),
       ),
       GetFunctions: wrap((r) =>
         this.metadata(r, OpType.GET_FUNCTIONS, () =>
-          meta.getFunctions(this.o.request, r.catalogName, r.schemaName, r.functionName),
+          meta.getFunctions(this.o.uc, r.catalogName, r.schemaName, r.functionName),
         ),
       ),
       GetPrimaryKeys: wrap((r) =>
         this.metadata(r, OpType.UNKNOWN, () =>
-          meta.getPrimaryKeys(this.o.request, r.catalogName, r.schemaName, r.tableName),
+          meta.getPrimaryKeys(this.o.uc, r.catalogName, r.schemaName, r.tableName),
         ),
       ),
       GetCrossReference: wrap((r) =>
         this.metadata(r, OpType.UNKNOWN, () =>
           meta.getCrossReference(
-            this.o.request,
+            this.o.uc,
             { catalog: r.parentCatalogName, schema: r.parentSchemaName, table: r.parentTableName },
             { catalog: r.foreignCatalogName, schema: r.foreignSchemaName, table: r.foreignTableName },
           ),

@@ -4,9 +4,19 @@
  */
 import { createRequire } from 'node:module';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ManualClock, systemClock, type Clock, type ServiceInstance } from '@minilake/core';
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import {
+  ManualClock,
+  systemClock,
+  type Clock,
+  type ServiceInstance,
+  type SharedResource,
+} from '@minilake/core';
 import { serviceApp } from '@minilake/testing';
 import { sqlService, type SqlApi } from '@minilake/sql';
+import { unityCatalogService, type UnityCatalogApi } from '@minilake/unity-catalog';
 import type { Hono } from 'hono';
 import { thriftService } from '../src/index.js';
 import { pattern } from '../src/metadata.js';
@@ -20,16 +30,33 @@ const thrift = require('thrift') as Any;
 const TCLIService = require('@databricks/sql/thrift/TCLIService.js') as Any;
 
 const instances: ServiceInstance[] = [];
+const dirs: string[] = [];
 afterEach(async () => {
-  for (const i of instances.splice(0)) await i.close?.();
+  for (const i of instances.splice(0).reverse()) await i.close?.();
+  for (const d of dirs.splice(0)) await rm(d, { recursive: true, force: true });
 });
 
 async function setup<C extends Clock>(clock: C = systemClock as C): Promise<{ app: Hono; clock: C }> {
-  const sql = await serviceApp(sqlService, { clock, config: { MINILAKE_WAREHOUSE_START_DELAY: '0' } });
+  // Unity Catalog and sql on one engine (one data dir, shared resources), as the host runs them.
+  const dataDir = await mkdtemp(path.join(os.tmpdir(), 'ml-thrift-'));
+  dirs.push(dataDir);
+  const sharedResources = new Map<string, Promise<SharedResource>>();
+  const uc = await serviceApp(unityCatalogService, { clock, dataDir, sharedResources });
+  instances.push(uc.instance);
+  const sql = await serviceApp(sqlService, {
+    clock,
+    dataDir,
+    sharedResources,
+    peers: new Map<string, unknown>([['unity-catalog', uc.instance.api]]),
+    config: { MINILAKE_WAREHOUSE_START_DELAY: '0' },
+  });
   instances.push(sql.instance);
   const made = await serviceApp(thriftService, {
     clock,
-    peers: new Map<string, unknown>([['sql', sql.instance.api as SqlApi]]),
+    peers: new Map<string, unknown>([
+      ['sql', sql.instance.api as SqlApi],
+      ['unity-catalog', uc.instance.api as UnityCatalogApi],
+    ]),
     config: { MINILAKE_THRIFT_SESSION_IDLE: '60' },
   });
   instances.push(made.instance);

@@ -231,7 +231,7 @@ export function unityCatalogApp(store: UnityCatalogStore): Hono {
   // The SDKs call these under /api/2.0, the Spark connector under /api/2.1.
   for (const base of [BASE, '/api/2.0/unity-catalog']) {
     app.post(`${base}/temporary-table-credentials`, async (c) => {
-      store.tableById((await readJson(c, s.TemporaryTableCredentialsRequest)).table_id);
+      await store.tableCredentials((await readJson(c, s.TemporaryTableCredentialsRequest)).table_id);
       return c.json(expiry());
     });
     app.post(`${base}/temporary-path-credentials`, async (c) => {

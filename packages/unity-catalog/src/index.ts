@@ -1,19 +1,10 @@
-import { defineService } from '@minilake/core';
-import { deltaReader, type DeltaTable, type DetailRow, type HistoryRow } from '@minilake/delta';
-import { DUCKDB_FOLDER, duckDbEngine, type DuckDbEngine } from '@minilake/engine-duckdb';
+import path from 'node:path';
+import { choiceSetting, defineService, switchSetting } from '@minilake/core';
+import { deltaReader } from '@minilake/delta';
+import { DUCKDB_FOLDER, duckDbEngine, duckDbSettings, type DuckDbEngine } from '@minilake/engine-duckdb';
+import { TableFormats, type TableDescriptor, type TableRef } from '@minilake/tables';
 import { unityCatalogApp } from './app.js';
-import {
-  ExternalDeltaSource,
-  ExternalFilesSource,
-  ManagedDeltaSource,
-  ManagedDuckDbSource,
-  UnityCatalogStore,
-  type DeltaAsOf,
-  type DeltaRef,
-  type PermissionChange,
-  type TableMetadataInput,
-  type TableScan,
-} from './store.js';
+import { UnityCatalogStore, type PermissionChange, type TableMetadataInput } from './store.js';
 
 export {
   UnityCatalogStore,
@@ -23,22 +14,7 @@ export {
   type TableSource,
   type TableCreate,
   type CreatedTable,
-  type TableScan,
-  type DeltaAsOf,
-  type DeltaRef,
 } from './store.js';
-export {
-  databricksToDuckDbType,
-  databricksTypeInfo,
-  duckDbTypeToDatabricks,
-  normalizeDatabricksType,
-  parseDatabricksType,
-  sparkTypeJson,
-  structFieldJson,
-  toDatabricksTypeName,
-  toDatabricksTypeText,
-  type DatabricksTypeInfo,
-} from './types.js';
 export type {
   CatalogInfo,
   ColumnInfo,
@@ -80,25 +56,13 @@ export interface UnityCatalogApi {
   /** GRANT / REVOKE from SQL; stored, not enforced. */
   updatePermissions(securableType: string, fullName: string, changes: PermissionChange[]): void;
   /**
-   * A DuckDB SELECT over an EXTERNAL Delta table's snapshot (log version checked per call), or over the Delta
-   * folder `{ path }` (`delta.\`/path\``); `at`: a version or `{ timestamp }` (ms). Undefined for other tables.
+   * What a table's data is and where it lives: a full name (undefined when it is neither an engine object
+   * nor a registered table), or a Delta folder by path (checked: volumes map into their folder, anything
+   * else must lie outside the data directory). `tables.of(descriptor)` then reads and writes it.
    */
-  tableScan(ref: DeltaRef, at?: DeltaAsOf): Promise<TableScan | undefined>;
-  /** DESCRIBE HISTORY rows (newest first) of an EXTERNAL Delta table or a Delta path, else undefined. */
-  tableHistory(ref: DeltaRef, limit?: number): Promise<HistoryRow[] | undefined>;
-  /** DESCRIBE DETAIL of an EXTERNAL Delta table or a Delta path, else undefined. */
-  tableDetail(ref: DeltaRef): Promise<DetailRow | undefined>;
-  /** Appends a relation's rows (on the connection `sql` runs on) to an EXTERNAL Delta table as one commit. */
-  tableAppend(
-    fullName: string,
-    source: string,
-    sql: { all(sql: string): Promise<Record<string, unknown>[]> },
-  ): Promise<{ rows: number; version: number | undefined } | undefined>;
-  /** A Delta writer for an EXTERNAL Delta table (DML, INSERT OVERWRITE, TRUNCATE, OPTIMIZE, VACUUM), else undefined. */
-  deltaTable(
-    fullName: string,
-    sql: { all(sql: string): Promise<Record<string, unknown>[]> },
-  ): Promise<DeltaTable | undefined>;
+  describeTable(ref: TableRef): Promise<TableDescriptor | undefined>;
+  /** The table layer: one format per kind of storage (DuckDB objects, Delta folders, files). */
+  tables: TableFormats;
   /** How SQL's CREATE TABLE without LOCATION stores a table: DuckDB (default) or a MANAGED Delta folder. */
   managedFormat: 'DUCKDB' | 'DELTA';
   /** DROP TABLE of a table with no engine object (Delta): the record, and a MANAGED table's folder. */
@@ -113,24 +77,40 @@ export interface UnityCatalogApi {
   store: UnityCatalogStore;
 }
 
-export const unityCatalogService = defineService<UnityCatalogApi>({
+/** Unity Catalog's settings: the engine's, and where MANAGED tables live. */
+export const unityCatalogSettings = {
+  ...duckDbSettings,
+  MINILAKE_MANAGED_FORMAT: choiceSetting({
+    doc:
+      '`delta`: MANAGED tables (SQL `CREATE TABLE` without `LOCATION`, `USING DELTA` or no `USING`; CTAS; the ' +
+      'Tables API) are real Delta folders under `<dataDir>/unity-catalog/__unitystorage/schemas/<schema id>/tables/<table id>`, ' +
+      'as Databricks lays managed tables out under a storage root, so Spark and deltalake read and write them; ' +
+      '`DROP TABLE` deletes the folder. `duckdb` (the default, fastest): MANAGED tables are DuckDB tables.',
+    choices: ['duckdb', 'delta'],
+    default: 'duckdb',
+  }),
+  MINILAKE_EMPTY: switchSetting({
+    doc:
+      '`1`: a bare metastore, without the catalogs a new workspace has (`main` with `default`, `hive_metastore`, ' +
+      '`samples`). A reset brings back what the server started with.',
+    default: '0',
+  }),
+};
+
+export const unityCatalogService = defineService<UnityCatalogApi, typeof unityCatalogSettings>({
   name: 'unity-catalog',
   description: 'Unity Catalog on DuckDB: catalogs, schemas, tables, volumes, functions, grants',
-  configDefaults: {
-    MINILAKE_DUCKDB_MEMORY_LIMIT: '',
-    MINILAKE_DUCKDB_THREADS: '',
-    MINILAKE_MANAGED_FORMAT: 'duckdb',
-  },
+  settings: unityCatalogSettings,
   // Volumes have always lived in `<dataDir>/volumes`: kept, so persisted volumes stay where they are.
   folders: ['volumes', DUCKDB_FOLDER],
   async create(ctx) {
     const engine = await duckDbEngine(ctx);
-    const delta = await deltaReader(ctx, engine);
-    const managedFormat = (ctx.config.MINILAKE_MANAGED_FORMAT || 'duckdb').toLowerCase();
-    if (managedFormat !== 'duckdb' && managedFormat !== 'delta')
-      throw new Error(
-        `MINILAKE_MANAGED_FORMAT=${JSON.stringify(ctx.config.MINILAKE_MANAGED_FORMAT)} must be duckdb or delta`,
-      );
+    const formats = new TableFormats({
+      engine,
+      deltaReader: await deltaReader(ctx, engine),
+      now: () => ctx.clock.now(),
+    });
+    const managedFormat = ctx.settings.MINILAKE_MANAGED_FORMAT;
     const store = new UnityCatalogStore({
       db: ctx.state,
       engine,
@@ -141,17 +121,14 @@ export const unityCatalogService = defineService<UnityCatalogApi>({
       dataDir: ctx.dataDir,
       workspaceId: ctx.identity.workspaceId,
       logger: ctx.logger,
-      deltaReader: delta,
+      formats,
+      empty: ctx.settings.MINILAKE_EMPTY,
+      // The samples catalog's Delta tables, generated on first read (builtin.ts).
+      samplesDir: path.join(ctx.dir, 'samples'),
       // MANAGED Delta tables live in this service's own folder, in Databricks' storage-root layout: those
       // Spark creates always, every MANAGED table with MINILAKE_MANAGED_FORMAT=delta.
       managedDeltaDir: ctx.dir,
       managedDeltaDefault: managedFormat === 'delta',
-      tableSources: (uc) => [
-        new ManagedDeltaSource(uc, delta),
-        new ManagedDuckDbSource(uc),
-        new ExternalDeltaSource(uc, delta),
-        new ExternalFilesSource(uc),
-      ],
     });
     await store.open();
     return {
@@ -170,11 +147,8 @@ export const unityCatalogService = defineService<UnityCatalogApi>({
         setTableMetadata: (fullName, meta) => store.setTableMetadata(fullName, meta),
         updatePermissions: (type, fullName, changes) => store.applyPermissions(type, fullName, changes),
         volumeDirectory: (c, s, v) => store.volumeDirectory(c, s, v),
-        tableScan: (ref, at) => store.tableScan(ref, at),
-        tableHistory: (ref, limit) => store.tableHistory(ref, limit),
-        tableDetail: (ref) => store.tableDetail(ref),
-        tableAppend: (fullName, source, sql) => store.tableAppend(fullName, source, sql),
-        deltaTable: (fullName, sql) => store.tableDelta(fullName, sql),
+        describeTable: (ref) => store.describeTable(ref),
+        tables: formats,
         createDeltaTable: (r) => store.createDeltaTable(r),
         managedFormat: store.managedFormat,
         deleteTable: (fullName) => store.deleteTable(fullName),
@@ -182,6 +156,8 @@ export const unityCatalogService = defineService<UnityCatalogApi>({
       async ready() {
         await engine.all('SELECT 1');
       },
+      afterReset: () => store.ensureBuiltins(),
+      close: () => store.close(),
     };
   },
 });

@@ -1,12 +1,10 @@
-import { existsSync } from 'node:fs';
-import path from 'node:path';
-import { createTable as createDeltaLog, type DeltaReader, LOG_DIR, type SparkSchema } from '@minilake/delta';
-import { DeltaAccess, type DeltaAsOf, type DeltaRef } from './store/delta-access.js';
-import { localPath } from './store/delta-source.js';
+import type { SparkSchema } from '@minilake/delta';
+import { localPath, type TableDescriptor, type TableFormats, type TableRef } from '@minilake/tables';
+import { deltaPathDescriptor } from './store/delta-access.js';
 import { externalLocation } from './store/locations.js';
 /**
  * Unity Catalog state, split by securable under `store/`: catalogs (and the metastore), schemas, tables
- * (with their sources: MANAGED in DuckDB, EXTERNAL files), volumes, functions, grants, and the engine
+ * (with their sources: MANAGED in DuckDB or Delta, EXTERNAL Delta or files), volumes, functions, grants, and the engine
  * view that keeps records in step with the engine. This class owns the collections (the StateModule) and
  * keeps the store's public API in one place. No Hono or HTTP types here.
  *
@@ -20,6 +18,7 @@ import { CollectionStore, invalidParameter, silentLogger, type Logger, type Stat
 import type { DuckDbEngine } from '@minilake/engine-duckdb';
 import { tableNotFound } from './errors.js';
 import type { FunctionInput } from './schemas.js';
+import { BuiltinCatalogs } from './store/builtin.js';
 import { Catalogs } from './store/catalogs.js';
 import { UcContext, type UcContextOptions } from './store/context.js';
 import { EngineView } from './store/engine-view.js';
@@ -27,24 +26,22 @@ import { Functions } from './store/functions.js';
 import { Grants } from './store/grants.js';
 import type { PermissionChange, Props, TableMetadataInput } from './store/records.js';
 import { Schemas } from './store/schemas.js';
-import type { TableSource } from './store/table-sources.js';
+import { ExternalDeltaSource, ManagedDeltaSource } from './store/delta-source.js';
+import { ExternalFilesSource, ManagedDuckDbSource } from './store/table-sources.js';
 import { Tables, type TableInput } from './store/tables.js';
 import { Volumes } from './store/volumes.js';
 
 export type { ColumnOut, PermissionChange, TableMetadataInput } from './store/records.js';
-export type { TableSource, TableCreate, CreatedTable, TableScan } from './store/table-sources.js';
-export type { DeltaAsOf, DeltaRef } from './store/delta-access.js';
-export { ManagedDuckDbSource, ExternalFilesSource } from './store/table-sources.js';
-export { ExternalDeltaSource, ManagedDeltaSource } from './store/delta-source.js';
+export type { TableSource, TableCreate, CreatedTable } from './store/table-sources.js';
 
 /** The context's options (the store opens the collections itself), plus the store's own. */
 export interface UnityCatalogStoreOptions extends Omit<UcContextOptions, 'collections'> {
   db: StateDb;
   logger?: Logger;
-  /** Table sources, first match wins; default MANAGED in DuckDB, then EXTERNAL files. */
-  tableSources?: (ctx: UcContext) => TableSource[];
-  /** The Delta reader EXTERNAL Delta tables share (needed by createDeltaTable). */
-  deltaReader?: DeltaReader;
+  /** No built-in catalogs (main, hive_metastore, samples): MINILAKE_EMPTY=1. */
+  empty?: boolean;
+  /** Where the samples catalog's tables are generated; without it there is no samples catalog. */
+  samplesDir?: string;
 }
 
 export class UnityCatalogStore extends CollectionStore {
@@ -58,12 +55,14 @@ export class UnityCatalogStore extends CollectionStore {
   private readonly volumes: Volumes;
   private readonly functions: Functions;
   private readonly grants: Grants;
-  private readonly deltaReader: DeltaReader | undefined;
+  /** Where tables' data lives and how it is read and written. */
+  readonly formats: TableFormats;
+  private readonly builtins: BuiltinCatalogs;
 
   constructor(o: UnityCatalogStoreOptions) {
     super('unity-catalog', 1, o.db);
     this.engine = o.engine;
-    this.deltaReader = o.deltaReader;
+    this.formats = o.formats;
     this.ctx = new UcContext({
       collections: {
         catalogs: this.collection('catalogs'),
@@ -76,6 +75,7 @@ export class UnityCatalogStore extends CollectionStore {
         staging: this.collection('staging'),
       },
       engine: o.engine,
+      formats: o.formats,
       clock: o.clock,
       user: o.user,
       volumesDir: o.volumesDir,
@@ -88,7 +88,13 @@ export class UnityCatalogStore extends CollectionStore {
     this.view = new EngineView(this.ctx, o.logger ?? silentLogger);
     this.catalogs = new Catalogs(this.ctx, this.view);
     this.schemas = new Schemas(this.ctx, this.view, this.catalogs);
-    this.tables = new Tables(this.ctx, this.view, this.schemas, o.tableSources?.(this.ctx));
+    // First match wins: MANAGED Delta (when enabled) before MANAGED DuckDB, EXTERNAL Delta before files.
+    this.tables = new Tables(this.ctx, this.view, this.schemas, [
+      new ManagedDeltaSource(this.ctx),
+      new ManagedDuckDbSource(this.ctx),
+      new ExternalDeltaSource(this.ctx),
+      new ExternalFilesSource(this.ctx),
+    ]);
     this.volumes = new Volumes(this.ctx, this.schemas);
     this.functions = new Functions(this.ctx, this.view, this.schemas);
     this.grants = new Grants(this.ctx, {
@@ -103,19 +109,36 @@ export class UnityCatalogStore extends CollectionStore {
       volumeFullName: (n) => this.volumes.get(n).full_name,
       functionFullName: (n) => this.functions.get(n).full_name,
     });
+    this.builtins = new BuiltinCatalogs(this.ctx, {
+      empty: o.empty ?? false,
+      ...(o.samplesDir ? { samplesDir: o.samplesDir } : {}),
+      deltaReader: o.formats.delta.reader,
+      createCatalog: (name, extra, o) => this.catalogs.createBuiltin(name, extra, o),
+    });
+  }
+
+  /** Attaches every recorded catalog's database (samples READ_ONLY, so the engine refuses writes to it). */
+  private async attachAll(): Promise<void> {
+    for (const name of this.ctx.c.catalogs.keys())
+      await this.engine.attachCatalog(name, { readOnly: this.builtins.readOnly(name) });
   }
 
   /** Re-attaches every catalog after a restart and starts following the engine's changes. */
   async open(): Promise<void> {
     this.ctx.ensureMetastore();
-    for (const name of this.ctx.c.catalogs.keys()) await this.engine.attachCatalog(name);
+    await this.attachAll();
+    await this.builtins.ensure();
     this.view.start();
     await this.view.settled();
   }
 
-  /** Stops following the engine (the engine itself is shared and closed by its owner). */
-  close(): void {
+  /**
+   * Stops following the engine and waits for a reconcile in flight (the engine itself is shared and closed
+   * by its owner after this: a reconcile still querying a closed DuckDB crashed the process).
+   */
+  async close(): Promise<void> {
     this.view.stop();
+    await this.view.settled();
   }
 
   protected override async onReset(): Promise<void> {
@@ -125,11 +148,20 @@ export class UnityCatalogStore extends CollectionStore {
     this.ctx.ensureMetastore();
   }
 
+  /**
+   * The catalogs a new workspace has (store/builtin.ts), after a reset: not inside the reset itself, which
+   * the shared engine's reset follows (detaching every catalog) and a snapshot's restore too (which copies
+   * the catalogs' files back while none is attached).
+   */
+  ensureBuiltins(): Promise<void> {
+    return this.builtins.ensure();
+  }
+
   /** The catalogs' database files are back in place when the host restores a snapshot: attach them. */
   override async restore(snapshot: unknown): Promise<void> {
     super.restore(snapshot);
     this.ctx.ensureMetastore();
-    for (const name of this.ctx.c.catalogs.keys()) await this.engine.attachCatalog(name);
+    await this.attachAll();
   }
 
   // ---- metastore ----
@@ -154,9 +186,12 @@ export class UnityCatalogStore extends CollectionStore {
     return this.catalogs.list();
   }
   updateCatalog(name: string, u: Parameters<Catalogs['update']>[1]) {
+    this.builtins.checkWritable(name, 'Catalog');
+    if (u.new_name) this.builtins.checkDroppable(name);
     return this.catalogs.update(name, u);
   }
-  deleteCatalog(name: string, force: boolean) {
+  async deleteCatalog(name: string, force: boolean) {
+    this.builtins.checkDroppable(name);
     return this.catalogs.delete(name, force);
   }
 
@@ -168,6 +203,7 @@ export class UnityCatalogStore extends CollectionStore {
     properties?: Props | null;
     storage_root?: string | null;
   }) {
+    this.builtins.checkWritable(input.catalog_name, 'Catalog');
     return this.schemas.create(input);
   }
   getSchema(fullName: string) {
@@ -177,60 +213,35 @@ export class UnityCatalogStore extends CollectionStore {
     return this.schemas.list(catalog);
   }
   updateSchema(fullName: string, u: Parameters<Schemas['update']>[1]) {
+    this.builtins.checkWritable(fullName, 'Schema');
     return this.schemas.update(fullName, u);
   }
-  deleteSchema(fullName: string, force: boolean) {
+  async deleteSchema(fullName: string, force: boolean) {
+    this.builtins.checkWritable(fullName, 'Schema');
     return this.schemas.delete(fullName, force);
   }
 
   // ---- tables ----
-  createTable(input: TableInput) {
+  async createTable(input: TableInput) {
+    this.builtins.checkWritable(input.catalog_name, 'Catalog');
     return this.tables.create(input);
   }
   getTable(fullName: string, omit: { columns?: boolean; properties?: boolean } = {}) {
     return this.tables.get(fullName, omit);
   }
   /**
-   * A DuckDB SELECT over an EXTERNAL Delta table's snapshot (undefined for any other table), or over the
-   * Delta folder at `{ path }`; `at` is a version or `{ timestamp }` (TIMESTAMP AS OF, ms since the epoch).
+   * What a table's data is and where it lives (the table layer's descriptor): a full name (undefined when it
+   * is neither an engine object nor a registered table), or a Delta folder by path (checked; a folder
+   * without a log is DELTA_MISSING_DELTA_TABLE).
    */
-  async tableScan(ref: DeltaRef, at?: DeltaAsOf) {
-    if (typeof ref !== 'string') return this.delta().scan(ref, at);
-    const version = typeof at === 'object' ? await this.delta().versionOf(ref, at) : at;
-    return this.tables.scan(ref, version);
-  }
-  /** DESCRIBE HISTORY of an EXTERNAL Delta table or a Delta path (undefined when the name is not one). */
-  tableHistory(ref: DeltaRef, limit?: number) {
-    return this.delta().history(ref, limit);
-  }
-  /** DESCRIBE DETAIL of an EXTERNAL Delta table or a Delta path (undefined when the name is not one). */
-  tableDetail(ref: DeltaRef) {
-    return this.delta().detail(ref);
-  }
-  private deltaAccess: DeltaAccess | undefined;
-  private delta(): DeltaAccess {
-    if (!this.deltaReader) throw invalidParameter('Delta tables are not served by this store.');
-    this.deltaAccess ??= new DeltaAccess({
-      ctx: this.ctx,
-      reader: this.deltaReader,
-      record: async (fullName) => {
-        const t = await this.tables.resolve(fullName);
-        return t.object || !t.record?.metadata_only ? undefined : t.record;
-      },
-      volumeDirectory: (c, sch, v) => this.volumes.directory(c, sch, v),
-    });
-    return this.deltaAccess;
-  }
-  tableAppend(
-    fullName: string,
-    source: string,
-    sql: { all(sql: string): Promise<Record<string, unknown>[]> },
-  ) {
-    return this.tables.append(fullName, source, sql);
-  }
-  /** A Delta writer (DML, overwrite, OPTIMIZE, VACUUM) for an EXTERNAL Delta table, else undefined. */
-  tableDelta(fullName: string, sql: { all(sql: string): Promise<Record<string, unknown>[]> }) {
-    return this.tables.deltaTable(fullName, sql);
+  async describeTable(ref: TableRef): Promise<TableDescriptor | undefined> {
+    if (typeof ref !== 'string')
+      return deltaPathDescriptor(this.ctx, ref.path, (c, sch, v) => this.volumes.directory(c, sch, v));
+    // A sample table's data is generated the first time anything opens it.
+    await this.builtins.prepare(ref);
+    const d = await this.tables.describe(ref);
+    const readOnly = d?.fullName ? this.builtins.readOnlyReason(d.fullName) : undefined;
+    return d && readOnly ? { ...d, readOnly } : d;
   }
   /**
    * CREATE TABLE ... USING DELTA LOCATION: writes the first Delta commit at the (checked) location unless a
@@ -248,7 +259,7 @@ export class UnityCatalogStore extends CollectionStore {
     comment?: string;
     properties?: Record<string, string>;
   }) {
-    if (!this.deltaReader) throw invalidParameter('Delta tables are not served by this store.');
+    this.builtins.checkWritable(r.catalog_name, 'Catalog');
     const schema = { type: 'struct' as const, fields: r.fields as SparkSchema['fields'] };
     if (r.storage_location === undefined) {
       if (this.managedFormat !== 'DELTA')
@@ -269,14 +280,11 @@ export class UnityCatalogStore extends CollectionStore {
     const loc = await externalLocation(this.ctx, r.storage_location, 'table');
     const dir = localPath(loc);
     if (!dir) throw invalidParameter(`MiniLake writes Delta tables only to local locations: ${loc}`);
-    if (!existsSync(path.join(dir, LOG_DIR))) {
-      await createDeltaLog(this.deltaReader, dir, {
-        schema,
-        partitionColumns: r.partition_columns,
-        configuration: r.properties ?? {},
-        now: this.ctx.clock.now(),
-      });
-    }
+    await this.formats.delta.create(dir, {
+      schema,
+      partitionColumns: r.partition_columns,
+      configuration: r.properties ?? {},
+    });
     return this.tables.create({
       name: r.name,
       catalog_name: r.catalog_name,
@@ -305,21 +313,32 @@ export class UnityCatalogStore extends CollectionStore {
   tableSummaries(catalog: string, schemaPattern?: string, tablePattern?: string) {
     return this.tables.summaries(catalog, schemaPattern, tablePattern);
   }
-  updateTable(fullName: string, u: { owner?: string | null; comment?: string | null }) {
+  async updateTable(fullName: string, u: { owner?: string | null; comment?: string | null }) {
+    this.builtins.checkWritable(fullName);
     return this.tables.update(fullName, u);
   }
-  deleteTable(fullName: string) {
+  async deleteTable(fullName: string) {
+    this.builtins.checkWritable(fullName);
     return this.tables.delete(fullName);
   }
   tableById(tableId: string | null | undefined) {
     return this.tables.byId(tableId);
   }
+  /**
+   * What temporary table credentials need (Spark asks for them before it opens the folder): the table must
+   * exist, and a sample table's data is generated now.
+   */
+  async tableCredentials(tableId: string | null | undefined): Promise<void> {
+    await this.builtins.prepare(this.tables.byId(tableId));
+  }
   setTableMetadata(fullName: string, meta: TableMetadataInput) {
+    this.builtins.checkWritable(fullName);
     this.tables.setMetadata(fullName, meta);
   }
 
   // ---- volumes ----
   createVolume(input: Parameters<Volumes['create']>[0]) {
+    this.builtins.checkVolumeCatalog(input.catalog_name);
     return this.volumes.create(input);
   }
   getVolume(fullName: string) {
@@ -340,6 +359,7 @@ export class UnityCatalogStore extends CollectionStore {
 
   // ---- functions ----
   createFunction(fi: FunctionInput) {
+    this.builtins.checkWritable(fi.catalog_name, 'Catalog');
     return this.functions.create(fi);
   }
   getFunction(fullName: string) {
@@ -356,16 +376,19 @@ export class UnityCatalogStore extends CollectionStore {
   }
 
   // ---- grants ----
-  getPermissions(type: string, fullName: string, principal?: string) {
+  async getPermissions(type: string, fullName: string, principal?: string) {
+    if (type.toLowerCase() !== 'metastore') this.builtins.checkGrantable(fullName);
     return this.grants.get(type, fullName, principal);
   }
-  updatePermissionsChecked(type: string, fullName: string, changes: PermissionChange[]) {
+  async updatePermissionsChecked(type: string, fullName: string, changes: PermissionChange[]) {
+    if (type.toLowerCase() !== 'metastore') this.builtins.checkGrantable(fullName);
     return this.grants.updateChecked(type, fullName, changes);
   }
   applyPermissions(type: string, fullName: string, changes: PermissionChange[]): void {
     this.grants.apply(type, fullName, changes);
   }
-  getEffectivePermissions(type: string, fullName: string, principal?: string) {
+  async getEffectivePermissions(type: string, fullName: string, principal?: string) {
+    if (type.toLowerCase() !== 'metastore') this.builtins.checkGrantable(fullName);
     return this.grants.getEffective(type, fullName, principal);
   }
 }

@@ -10,6 +10,7 @@ import { unityCatalogService, type UnityCatalogApi } from '../src/index.js';
 const B = '/api/2.1/unity-catalog';
 let app: Hono;
 let api: UnityCatalogApi;
+let close: (() => Promise<void> | void) | undefined;
 let dataDir: string;
 
 const req = async (method: string, p: string, body?: unknown) => {
@@ -28,23 +29,25 @@ beforeAll(async () => {
   const s = await serviceApp(unityCatalogService, { dataDir });
   app = s.app;
   api = s.instance.api!;
+  close = s.instance.close;
 });
 afterAll(async () => {
+  await close?.();
   await api.engine.close();
 });
 
 describe('catalogs', () => {
-  it('creates main with a default schema, rejects duplicates and hostile names', async () => {
-    const cat = await ok('POST', `${B}/catalogs`, { name: 'main', comment: 'c', properties: { a: 'b' } });
+  it('creates a catalog with a default schema, rejects duplicates and hostile names', async () => {
+    const cat = await ok('POST', `${B}/catalogs`, { name: 'sales', comment: 'c', properties: { a: 'b' } });
     expect(cat).toMatchObject({
-      name: 'main',
+      name: 'sales',
       comment: 'c',
       properties: { a: 'b' },
       catalog_type: 'MANAGED_CATALOG',
     });
-    await ok('GET', `${B}/schemas/main.default`);
+    await ok('GET', `${B}/schemas/sales.default`);
     await expectDatabricksError(
-      await req('POST', `${B}/catalogs`, { name: 'main' }),
+      await req('POST', `${B}/catalogs`, { name: 'sales' }),
       409,
       'CATALOG_ALREADY_EXISTS',
     );
@@ -55,7 +58,7 @@ describe('catalogs', () => {
         400,
         'INVALID_PARAMETER_VALUE',
       );
-    expect(existsSync(path.join(dataDir, 'duckdb', 'catalogs', 'main.duckdb'))).toBe(true);
+    expect(existsSync(path.join(dataDir, 'duckdb', 'catalogs', 'sales.duckdb'))).toBe(true);
   });
   it('keeps hostile names out of SQL and the file system', async () => {
     const cat = await ok('POST', `${B}/catalogs`, { name: 'Café_Ünï' });
@@ -572,9 +575,13 @@ describe('volumes, functions, grants, metastore', () => {
     });
     const a2 = s.instance.api!;
     await a2.createCatalog({ name: 'r1' });
+    await a2.deleteCatalog('main', true);
     for (const m of s.instance.state) await m.reset();
-    expect(a2.engine.catalogNames()).toEqual([]);
+    await s.instance.afterReset?.();
+    // A reset workspace is a new one: its built-in catalogs again, main included.
+    expect(a2.engine.catalogNames()).toEqual(['hive_metastore', 'main', 'samples']);
     expect(existsSync(path.join(s.ctx.dataDir, 'duckdb', 'catalogs', 'r1.duckdb'))).toBe(false);
+    await s.instance.close?.();
     await a2.engine.close();
   });
 });

@@ -114,7 +114,7 @@ describe('persistence', () => {
     let s2: RunningServer | undefined;
     try {
       const w1 = workspaceClient(s1.url);
-      await w1.catalogs.create({ name: 'main' });
+      // main is there from the start (a fresh workspace's default catalog).
       await w1.schemas.create({ name: 'kept', catalog_name: 'main' });
       const t = await w1.tables.create({
         name: 't',

@@ -14,13 +14,15 @@ const PERMISSION_TYPES: Record<ObjectType, { request: string; objectType: string
 
 /** The service itself, imported by its definition's create (index.ts) when the host starts it. */
 export function createWorkspace(ctx: ServiceContext): ServiceInstance<WorkspaceApi> {
+  const iam = ctx.optionalPeer(iamService);
   const store = new WorkspaceStore(ctx.state, {
     clock: ctx.clock,
     dir: ctx.dir,
     userName: ctx.identity.userName,
+    ...(iam ? { users: () => iam.userNames() } : {}),
   });
-  const iam = ctx.optionalPeer(iamService);
   if (iam) {
+    iam.onUserCreated((userName) => store.ensureHome(userName));
     for (const [type, names] of Object.entries(PERMISSION_TYPES) as [
       ObjectType,
       (typeof PERMISSION_TYPES)[ObjectType],
@@ -41,6 +43,7 @@ export function createWorkspace(ctx: ServiceContext): ServiceInstance<WorkspaceA
   return {
     app: workspaceApp(store),
     state: [store],
+    afterReset: () => store.ensureHomes(),
     api: {
       read: async (p) => (await store.export(canonicalPath(p), 'SOURCE')).content,
       getStatus: (p) => store.getStatus(canonicalPath(p)),

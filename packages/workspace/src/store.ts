@@ -113,6 +113,10 @@ interface WriteOptions {
   onExists: (p: string, existing: ObjectRecord) => Error;
 }
 
+/** A userName usable as one path segment (SCIM accepts names a path could not hold: those get no home). */
+const validHomeName = (u: string) =>
+  u !== '' && u !== '.' && u !== '..' && !/[/\\\0]/.test(u) && Buffer.byteLength(u) <= 255;
+
 export class WorkspaceStore extends CollectionStore {
   private readonly objects: Collection<ObjectRecord>;
   /** Told about every object a delete removes (the service drops its ACL in iam). */
@@ -122,6 +126,8 @@ export class WorkspaceStore extends CollectionStore {
 
   private readonly clock: Clock;
   private readonly userName: string;
+  /** Every workspace user's userName (iam's SCIM users), each with a home folder; undefined: only ours. */
+  private readonly users: (() => string[]) | undefined;
   /**
    * Serializes what changes the tree (mkdirs, delete, the last step of an import): each checks the records,
    * then changes the records and the disk, and a delete of a parent in between left a record without its
@@ -131,11 +137,18 @@ export class WorkspaceStore extends CollectionStore {
 
   constructor(
     db: StateDb,
-    opts: { clock: Clock; userName: string; /** The service's folder. */ dir: string },
+    opts: {
+      clock: Clock;
+      userName: string;
+      /** The service's folder. */ dir: string;
+      /** The workspace's users (SCIM): each has a home folder, as on Databricks. */
+      users?: () => string[];
+    },
   ) {
     super('workspace', 1, db);
     this.clock = opts.clock;
     this.userName = opts.userName;
+    this.users = opts.users;
     this.objects = this.collection('objects');
     this.root = path.join(opts.dir, 'root');
     this.tmp = path.join(opts.dir, 'tmp');
@@ -145,7 +158,25 @@ export class WorkspaceStore extends CollectionStore {
   }
 
   private get defaultDirs(): string[] {
-    return ['/', '/Users', `/Users/${this.userName}`, '/Shared'];
+    const homes = new Set([this.userName, ...(this.users?.() ?? [])].filter(validHomeName));
+    return ['/', '/Users', ...[...homes].map((u) => `/Users/${u}`), '/Shared'];
+  }
+
+  /** The home folders of every user (after a reset, once the users are what they now are). */
+  ensureHomes(): void {
+    for (const u of this.users?.() ?? []) this.ensureHome(u);
+  }
+
+  /**
+   * A user created through SCIM gets a home folder `/Users/<userName>` at once, as Databricks creates it (the
+   * record first, synchronously, so the request that created the user is journaled with it).
+   */
+  ensureHome(userName: string): void {
+    if (!validHomeName(userName)) return;
+    const p = `/Users/${userName}`;
+    if (this.objects.has(p)) return;
+    mkdirSync(path.join(this.root, 'Users', userName), { recursive: true });
+    this.objects.set(p, this.newRecord(p, 'DIRECTORY'));
   }
 
   /** `/`, `/Users`, `/Users/<me>` and `/Shared` exist from the start, as in a new workspace. */
@@ -156,9 +187,9 @@ export class WorkspaceStore extends CollectionStore {
     }
   }
 
-  /** The same, without blocking the event loop (reset). */
+  /** The same, without blocking the event loop (reset): the caller's own folders (users' homes: ensureHomes). */
   private async restoreDefaults(): Promise<void> {
-    for (const p of this.defaultDirs) {
+    for (const p of ['/', '/Users', `/Users/${this.userName}`, '/Shared']) {
       await mkdir(path.join(this.root, ...p.split('/').filter(Boolean)), { recursive: true });
       if (!this.objects.has(p)) this.objects.set(p, this.newRecord(p, 'DIRECTORY'));
     }

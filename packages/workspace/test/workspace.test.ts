@@ -4,6 +4,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import type { Hono } from 'hono';
 import { expectDatabricksError, jsonInit, serviceApp } from '@minilake/testing';
 import type { ServiceContext } from '@minilake/core';
+import { iamService } from '@minilake/iam';
 import { workspaceService } from '../src/index.js';
 
 const ME = 'dev@minilake.local';
@@ -412,6 +413,8 @@ describe('permissions hooks given to iam', () => {
         defs.set(def.request, def);
       },
       dropPermissions: (type: string, id: string) => dropped.push(`${type}:${id}`),
+      userNames: () => [],
+      onUserCreated: () => undefined,
     };
     ({ app } = await serviceApp(workspaceService, { peers: new Map([['iam', iam]]) }));
     expect([...hooks.keys()].sort()).toEqual(['directories', 'files', 'notebooks']);
@@ -452,5 +455,31 @@ describe('permissions hooks given to iam', () => {
       ['files', file],
     ] as const)
       expect(hooks.get(type)!.exists(id)).toBe(false);
+  });
+});
+
+describe('home folders of SCIM users', () => {
+  it('gives every user a /Users/<userName> DIRECTORY, made at once for new users, never deletable', async () => {
+    const iam = await serviceApp(iamService);
+    const scim = (userName: string) =>
+      iam.app.request('/api/2.0/preview/scim/v2/Users', jsonInit('POST', { userName }));
+    expect((await scim('early@example.com')).status).toBe(201);
+    ({ app } = await serviceApp(workspaceService, { peers: new Map([['iam', iam.instance.api]]) }));
+    expect(await status('/Users/early@example.com')).toMatchObject({ object_type: 'DIRECTORY' });
+    expect((await scim('newcomer@example.com')).status).toBe(201);
+    expect(await status('/Users/newcomer@example.com')).toMatchObject({ object_type: 'DIRECTORY' });
+    const listed = await app.request('/api/2.0/workspace/list?path=/Users', jsonInit('GET'));
+    const paths = ((await listed.json()) as { objects: { path: string }[] }).objects.map((o) => o.path);
+    expect(paths).toEqual(
+      expect.arrayContaining(['/Users/early@example.com', '/Users/newcomer@example.com']),
+    );
+    const del = await post('/api/2.0/workspace/delete', {
+      path: '/Users/newcomer@example.com',
+      recursive: true,
+    });
+    expect(del.status).toBe(403);
+    // A name no path can hold gets no home, and breaks nothing.
+    expect((await scim('a/../b')).status).toBe(201);
+    expect(await status('/Users/early@example.com')).toMatchObject({ object_type: 'DIRECTORY' });
   });
 });

@@ -2,6 +2,7 @@
  * Composites: one call for what takes an SDK client four or five. They are built only from the REST routes
  * the other tools use, so their errors are the same Databricks errors.
  */
+import { randomUUID } from 'node:crypto';
 import * as z from 'zod';
 import { compact, RestError } from '../rest.js';
 import { anyList, DESTROY, READ, tool, type ToolEnv } from './define.js';
@@ -152,31 +153,7 @@ export const compositeTools = [
     async run({ full_name, columns, rows, recreate }, env) {
       const [catalog, schema, name] = splitFullName(full_name);
       const path = `${UC}/tables/${enc(full_name)}`;
-      const present =
-        (await env.rest.get<{ table_exists?: boolean }>(`${path}/exists`)).table_exists === true;
-      let created = false;
-      if (present && (recreate ?? true)) await env.rest.delete(path);
-      if (!present || (recreate ?? true)) {
-        await env.rest.post(`${UC}/tables`, {
-          name,
-          catalog_name: catalog,
-          schema_name: schema,
-          table_type: 'MANAGED',
-          data_source_format: 'DELTA',
-          columns: columns.map((c, position) => ({ name: c.name, type_text: c.type_text, position })),
-        });
-        created = true;
-      }
-      // Types come back from Unity Catalog, which parsed them: only its canonical type text enters the statement.
-      const table = await env.rest.get<{ columns?: { name: string; type_text: string }[] }>(path);
-      const types = new Map((table.columns ?? []).map((c) => [c.name.toLowerCase(), c.type_text]));
-      const typeOf = (col: string): string => {
-        const t = types.get(col.toLowerCase());
-        if (!t)
-          throw new RestError(400, 'INVALID_PARAMETER_VALUE', `Table ${full_name} has no column '${col}'.`);
-        return t;
-      };
-      const castTypes = columns.map((c) => typeOf(c.name));
+      // Every row's shape is checked before anything changes.
       const cells = rows.map((row, i) => {
         const values = Array.isArray(row)
           ? row
@@ -189,27 +166,83 @@ export const compositeTools = [
           );
         return values.map(cellText);
       });
-      const { id: warehouse_id } = await env.fixtures.warehouse();
-      const target = [catalog, schema, name].map(quoteName).join('.');
-      const columnList = columns.map((c) => quoteName(c.name)).join(', ');
-      for (let start = 0; start < cells.length; start += ROWS_PER_INSERT) {
-        const batch = cells.slice(start, start + ROWS_PER_INSERT);
-        const parameters: { name: string; value?: string }[] = [];
-        const tuples = batch.map((row, r) => {
-          const markers = row.map((value, c) => {
-            const p = `r${r}c${c}`;
-            parameters.push(value === null ? { name: p } : { name: p, value });
-            // The cast makes a text parameter the column's type, as an INSERT of a typed literal would.
-            return `CAST(:${p} AS ${castTypes[c]})`;
-          });
-          return `(${markers.join(', ')})`;
+      const present =
+        (await env.rest.get<{ table_exists?: boolean }>(`${path}/exists`)).table_exists === true;
+      const create = !present || (recreate ?? true);
+      // All or nothing: a new table is filled under a staging name and takes its name only once every row is
+      // in (a failure drops it, and a table it replaces is untouched); an append first checks every value
+      // against the column types with a SELECT, so a bad value fails before any row lands.
+      const stagingName = `__ml_seed_${randomUUID().replaceAll('-', '').slice(0, 12)}`;
+      const tableName = create ? stagingName : name;
+      const tablePath = `${UC}/tables/${enc(`${catalog}.${schema}.${tableName}`)}`;
+      if (create)
+        await env.rest.post(`${UC}/tables`, {
+          name: stagingName,
+          catalog_name: catalog,
+          schema_name: schema,
+          table_type: 'MANAGED',
+          data_source_format: 'DELTA',
+          columns: columns.map((c, position) => ({ name: c.name, type_text: c.type_text, position })),
         });
+      const { id: warehouse_id } = await env.fixtures.warehouse();
+      const target = [catalog, schema, tableName].map(quoteName).join('.');
+      try {
+        // Types come back from Unity Catalog, which parsed them: only its canonical type text enters the statement.
+        const table = await env.rest.get<{ columns?: { name: string; type_text: string }[] }>(tablePath);
+        const types = new Map((table.columns ?? []).map((c) => [c.name.toLowerCase(), c.type_text]));
+        const castTypes = columns.map((c) => {
+          const t = types.get(c.name.toLowerCase());
+          if (!t)
+            throw new RestError(
+              400,
+              'INVALID_PARAMETER_VALUE',
+              `Table ${full_name} has no column '${c.name}'.`,
+            );
+          return t;
+        });
+        const columnList = columns.map((c) => quoteName(c.name)).join(', ');
+        const batches = (): { tuples: string[]; parameters: { name: string; value?: string }[] }[] => {
+          const out = [];
+          for (let start = 0; start < cells.length; start += ROWS_PER_INSERT) {
+            const parameters: { name: string; value?: string }[] = [];
+            const tuples = cells.slice(start, start + ROWS_PER_INSERT).map((row, r) => {
+              const markers = row.map((value, c) => {
+                const p = `r${r}c${c}`;
+                parameters.push(value === null ? { name: p } : { name: p, value });
+                // The cast makes a text parameter the column's type, as an INSERT of a typed literal would.
+                return `CAST(:${p} AS ${castTypes[c]})`;
+              });
+              return `(${markers.join(', ')})`;
+            });
+            out.push({ tuples, parameters });
+          }
+          return out;
+        };
+        if (!create)
+          for (const b of batches())
+            await runStatement(env, {
+              statement: `SELECT count(*) FROM (VALUES ${b.tuples.join(', ')})`,
+              warehouse_id,
+              parameters: b.parameters,
+            });
+        for (const b of batches())
+          await runStatement(env, {
+            statement: `INSERT INTO ${target} (${columnList}) VALUES ${b.tuples.join(', ')}`,
+            warehouse_id,
+            parameters: b.parameters,
+          });
+      } catch (e) {
+        if (create) await env.rest.delete(tablePath).catch(() => undefined);
+        throw e;
+      }
+      if (create) {
+        if (present) await env.rest.delete(path);
         await runStatement(env, {
-          statement: `INSERT INTO ${target} (${columnList}) VALUES ${tuples.join(', ')}`,
+          statement: `ALTER TABLE ${target} RENAME TO ${[catalog, schema, name].map(quoteName).join('.')}`,
           warehouse_id,
-          parameters,
         });
       }
+      const created = create;
       return { full_name, rows_inserted: cells.length, created, warehouse_id };
     },
   }),

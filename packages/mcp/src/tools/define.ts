@@ -68,7 +68,18 @@ export interface ToolDef<S extends z.ZodRawShape = z.ZodRawShape> {
   input: S;
   output: z.ZodRawShape;
   hints: Hints;
-  run(args: z.infer<z.ZodObject<S>>, env: ToolEnv): Promise<Record<string, unknown>>;
+  run(args: z.infer<z.ZodObject<S>>, env: ToolEnv): Promise<Record<string, unknown> | Failed>;
+}
+
+/**
+ * What a tool returns when the work it waited for ended in failure (a job run that did not succeed): the full
+ * output, which the server sends with `isError: true` so an agent cannot mistake it for a success.
+ */
+export class Failed {
+  constructor(
+    readonly output: Record<string, unknown>,
+    readonly message: string,
+  ) {}
 }
 
 /** Keeps each tool's argument types while collecting them in one list. */

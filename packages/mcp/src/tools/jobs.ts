@@ -10,6 +10,7 @@ import {
   CREATE,
   DESTROY,
   DESTROY_ONCE,
+  Failed,
   READ,
   tool,
   UPDATE,
@@ -28,6 +29,13 @@ interface Run {
 }
 
 const TERMINAL = new Set(['TERMINATED', 'SKIPPED', 'INTERNAL_ERROR']);
+
+/** Why a finished run failed, or undefined when it succeeded or is not finished. */
+function failure(run: Pick<Run, 'state'>): string | undefined {
+  const s = run.state;
+  if (!TERMINAL.has(s?.life_cycle_state ?? '') || s?.result_state === 'SUCCESS') return undefined;
+  return `The run ended ${[s?.life_cycle_state, s?.result_state].filter(Boolean).join(' / ')}${s?.state_message ? `: ${s.state_message}` : ''}`;
+}
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** The output of every task of a run (get-output answers per task run). */
@@ -139,12 +147,17 @@ export const jobsTools = [
   tool({
     name: 'get_run_output',
     title: 'Get run output',
-    description: "The output of a run's tasks: logs (stdout), notebook_output, error and error_trace.",
+    description:
+      "The output of a run's tasks: logs (stdout), notebook_output, error and error_trace. A run that ended without success comes back with isError (and the same output).",
     needs: ['jobs'],
     input: { run_id: runId },
     output: { run_id: z.number(), state: anyObject, outputs: anyList('RunOutput per task run') },
     hints: READ,
-    run: ({ run_id }, env) => runOutput(env, run_id),
+    async run({ run_id }, env) {
+      const out = await runOutput(env, run_id);
+      const why = failure(out as Pick<Run, 'state'>);
+      return why ? new Failed(out, why) : out;
+    },
   }),
   tool({
     name: 'list_runs',
@@ -180,7 +193,7 @@ export const jobsTools = [
     name: 'run_python_script',
     title: 'Run a Python script on Spark',
     description:
-      'Stages a PySpark script in the workspace, submits it as a one-time run (spark_python_task on real Spark), waits for it and returns its stdout. `spark` and `dbutils` are available as on Databricks; read minilake://pyspark-guide.',
+      'Stages a PySpark script in the workspace, submits it as a one-time run (spark_python_task on real Spark), waits for it and returns its stdout. A script that fails comes back with isError, its error and trace. `spark` and `dbutils` are available as on Databricks; read minilake://pyspark-guide.',
     needs: ['jobs', 'workspace'],
     input: {
       script: z.string().min(1).describe('Python source'),
@@ -237,7 +250,7 @@ export const jobsTools = [
       }
       const out = (await runOutput(env, run_id)).outputs as Record<string, unknown>[];
       const first = out[0] ?? {};
-      return compact({
+      const result = compact({
         run_id,
         life_cycle_state: run.state?.life_cycle_state ?? 'PENDING',
         result_state: run.state?.result_state,
@@ -245,6 +258,8 @@ export const jobsTools = [
         error: (first.error as string | undefined) ?? run.state?.state_message,
         error_trace: first.error_trace as string | undefined,
       });
+      const why = failure(run);
+      return why ? new Failed(result, why) : result;
     },
   }),
 ];

@@ -113,7 +113,9 @@ const sqlArgs = {
   warehouse_id: z
     .string()
     .optional()
-    .describe('warehouse to run on; when omitted MiniLake uses (or creates) its "MiniLake MCP" warehouse'),
+    .describe(
+      'warehouse to run on; when omitted: a warehouse named "MiniLake MCP" if there is one, else the starter warehouse `dev` every fresh MiniLake has, else a running one (one named "MiniLake MCP" is created only when there is no warehouse at all)',
+    ),
 };
 
 export const sqlTools = [

@@ -141,6 +141,13 @@ export function mapDuckError(msg: string): Error {
   if (first.startsWith('Binder Error')) return sqlError('DATATYPE_MISMATCH', '42K09', first);
   if (first.startsWith('Constraint Error')) return sqlError('CONSTRAINT_VIOLATION', '23000', first);
   if (first.startsWith('Out of Range Error')) return sqlError('ARITHMETIC_OVERFLOW', '22003', first);
+  // A catalog the engine attached READ_ONLY (samples): Databricks refuses such writes for want of MODIFY.
+  if ((m = first.match(/on database "([^"]+)" which is attached in read-only mode/)))
+    return sqlError(
+      'INSUFFICIENT_PERMISSIONS',
+      '42501',
+      `Insufficient privileges: User does not have MODIFY on Catalog '${m[1]}': the catalog is read-only.`,
+    );
   if (first.startsWith('Invalid Input Error')) return sqlError('INVALID_INPUT', '22023', first);
   if (first.startsWith('Not implemented Error')) return sqlError('UNSUPPORTED_FEATURE', '0A000', first);
   if (first.includes('Type with name')) return sqlError('UNSUPPORTED_DATATYPE', '0A000', first);

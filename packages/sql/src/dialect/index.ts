@@ -28,24 +28,15 @@ import type { Session } from './session.js';
 import { syntaxError } from './sql-error.js';
 import { splitStatementsCached, type SplitStatement } from './tokens.js';
 import { noteTempView, syncTempViews } from './temp-views.js';
-import type {
-  DuckDBConnectionLike,
-  DuckDBResultLike,
-  DuckDbEngineLike,
-  UnityCatalogApiLike,
-} from './types.js';
+import type { UnityCatalogApi } from '@minilake/unity-catalog';
+import type { DuckDBConnectionLike, DuckDBResultLike, DuckDbEngineLike } from './types.js';
 
 export { SqlError, sqlError } from './sql-error.js';
 export { loadPolyglot, warmPolyglot } from './polyglot.js';
 export { sparkType } from './commands.js';
 export { mapError } from './engine-errors.js';
 export { databricksColumnTypes, resultShapeKey } from './execute.js';
-export type {
-  DuckDBConnectionLike,
-  DuckDBResultLike,
-  DuckDbEngineLike,
-  UnityCatalogApiLike,
-} from './types.js';
+export type { DuckDBConnectionLike, DuckDBResultLike, DuckDbEngineLike } from './types.js';
 
 export interface StatementParameter {
   name: string;
@@ -77,7 +68,7 @@ export async function executeDatabricksSql<R extends DuckDBResultLike>(
     'stream'
   >,
   input: ExecuteInput,
-  env: { engine: DuckDbEngineLike; uc?: UnityCatalogApiLike | unknown },
+  env: { engine: DuckDbEngineLike; uc?: UnityCatalogApi | undefined },
 ): Promise<R> {
   await loadPolyglot();
   const c = conn as unknown as DuckDBConnectionLike;

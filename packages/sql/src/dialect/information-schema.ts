@@ -9,6 +9,7 @@
  * Row filters, column masks and tags are not modelled in MiniLake's Unity Catalog: their views exist with
  * Databricks' columns and no rows, which is what such a workspace answers.
  */
+import { sqlTypeName } from '@minilake/datatypes';
 import { createHash } from 'node:crypto';
 import { ident, literal } from '@minilake/engine-duckdb';
 import type {
@@ -19,6 +20,7 @@ import type {
   SecurableAudit,
   TableInfo,
   VolumeInfo,
+  UnityCatalogStore,
 } from '@minilake/unity-catalog';
 import type { Session } from './session.js';
 import { sqlError } from './sql-error.js';
@@ -39,17 +41,10 @@ const cols = (
 ): Columns => names.map((n) => [n, types]);
 
 /** What this module reads of Unity Catalog: its store's listings (REST shapes). */
-interface UcListings {
-  listCatalogs(): CatalogInfo[];
-  listSchemas(catalog: string): Promise<SchemaInfo[]>;
-  listTables(catalog: string, schema: string): Promise<{ key: string; json: string }[]>;
-  listFunctions(catalog: string, schema: string): Promise<FunctionInfo[]>;
-  listVolumes(catalog: string, schema: string): Promise<VolumeInfo[]> | VolumeInfo[];
-  getPermissions(
-    type: string,
-    fullName: string,
-  ): Promise<{ privilege_assignments?: { principal: string; privileges: string[] }[] }>;
-}
+type UcListings = Pick<
+  UnityCatalogStore,
+  'listCatalogs' | 'listSchemas' | 'listTables' | 'listFunctions' | 'listVolumes' | 'getPermissions'
+>;
 /** Everything a view is built from, read once per statement (and only the parts a view needs). */
 class Snapshot {
   private schemasP?: Promise<SchemaInfo[]>;
@@ -138,17 +133,8 @@ const FACETS = cols(
   'datetime_precision',
 ).concat(cols(S, 'interval_type'), cols(I, 'interval_precision', 'maximum_cardinality'));
 
-/** The Databricks type name (COLUMNS.DATA_TYPE) from Unity Catalog's type_name (INT, LONG, ...). */
-const UC_TYPE_NAMES: Record<string, string> = {
-  BYTE: 'TINYINT',
-  SHORT: 'SMALLINT',
-  LONG: 'BIGINT',
-  TIMESTAMP_NTZ: 'TIMESTAMP_NTZ',
-};
-const dataType = (c: ColumnInfo): string => {
-  const n = (c.type_name ?? c.type_text ?? 'STRING').toUpperCase();
-  return UC_TYPE_NAMES[n] ?? n;
-};
+/** COLUMNS.DATA_TYPE: the SQL type name of Unity Catalog's type_name (INT, LONG, ...). */
+const dataType = (c: ColumnInfo): string => sqlTypeName(c.type_name ?? c.type_text ?? 'STRING');
 
 interface View {
   columns: Columns;
@@ -644,8 +630,7 @@ export function isInformationSchemaKey(key: string): boolean {
 }
 
 function listings(s: Session): UcListings | undefined {
-  const store = (s.uc as { store?: Partial<UcListings> } | undefined)?.store;
-  return store && typeof store.listCatalogs === 'function' ? (store as UcListings) : undefined;
+  return s.uc?.store;
 }
 
 /**

@@ -8,7 +8,8 @@ import { MACRO_DB, macroStatements, MACRO_SCHEMA } from './macros.js';
 import type { Session } from './session.js';
 import { sqlError } from './sql-error.js';
 import type { SplitStatement } from './tokens.js';
-import type { DuckDBConnectionLike, DuckDbEngineLike, UnityCatalogApiLike } from './types.js';
+import type { UnityCatalogApi } from '@minilake/unity-catalog';
+import type { DuckDBConnectionLike, DuckDbEngineLike } from './types.js';
 
 /** The namespace last applied to each pooled connection (keyed by its native handle) and the engine's epoch. */
 export const namespaces = new WeakMap<object, { target: string; epoch: number | undefined; ok: boolean }>();
@@ -123,7 +124,7 @@ export interface SessionInput {
 export async function openSession(
   c: DuckDBConnectionLike,
   input: SessionInput,
-  env: { engine: DuckDbEngineLike; uc?: UnityCatalogApiLike | unknown },
+  env: { engine: DuckDbEngineLike; uc?: UnityCatalogApi | undefined },
 ): Promise<Session> {
   await ensureMacros(c, env.engine);
   const params = new Map<string, { value: string | null; type: string | undefined }>();
@@ -138,7 +139,7 @@ export async function openSession(
   const s: Session = {
     conn: c,
     engine: env.engine,
-    uc: (env.uc ?? undefined) as UnityCatalogApiLike | undefined,
+    uc: env.uc,
     catalog: input.catalog || 'main',
     schema: input.schema || 'default',
     ...(input.user !== undefined ? { user: input.user } : {}),

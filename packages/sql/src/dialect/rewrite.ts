@@ -6,7 +6,6 @@
  */
 import { createHash } from 'node:crypto';
 import { ident } from '@minilake/engine-duckdb';
-import { connRunner } from './commands/delta-write.js';
 import { polyglot } from './polyglot.js';
 import type { Session } from './session.js';
 import { SqlError, sqlError, unsupported } from './sql-error.js';
@@ -20,8 +19,9 @@ import {
   type TranslateOptions,
 } from './translate.js';
 import { resolveVolumes } from './volumes.js';
-import type { StagedRewriteLike } from './types.js';
+import { INTERNAL_COLUMNS, type StagedRewrite } from '@minilake/tables';
 import type { DeltaPruneTerm } from './translate/common.js';
+import { connRunner, tableData } from './tables.js';
 import { informationSchemaTables, refuseWrite } from './information-schema.js';
 
 export interface Prepared {
@@ -86,7 +86,7 @@ export async function prepare(text: string, s: Session): Promise<Prepared> {
     let after: (() => Promise<void>) | undefined;
     // The tables the text names, before Delta views replace them (the type probe's cache key).
     const named = t.tables;
-    if ((t.tables.length > 0 || t.insertTarget !== undefined) && s.uc?.tableScan) {
+    if ((t.tables.length > 0 || t.insertTarget !== undefined) && s.uc) {
       const target = t.insertTarget;
       const views = await deltaViews(t.tables, s, o);
       const kind = t.writeKind;
@@ -102,7 +102,7 @@ export async function prepare(text: string, s: Session): Promise<Prepared> {
         | undefined;
       if (target !== undefined)
         staged =
-          kind === 'INSERT' || !s.uc.deltaTable
+          kind === 'INSERT'
             ? await deltaStaging(target, kind, s)
             : await deltaRewrite(target, kind as 'UPDATE' | 'DELETE' | 'MERGE', s);
       if (staged) {
@@ -203,8 +203,9 @@ async function deltaViews(tables: string[], s: Session, o: TranslateOptions): Pr
     const { table, path, at: spec } = parseTravelKey(key);
     const ref = path !== undefined ? { path } : table!;
     const at = spec && 'expr' in spec ? await travelValue(spec, s, o) : spec;
-    const scan = await s.uc!.tableScan!(
-      ref,
+    const data = await tableData(s, ref);
+    const scan = await data?.format.scan(
+      data.descriptor,
       at === undefined ? undefined : 'version' in at ? at.version : { timestamp: at.timestamp },
     );
     if (!scan) continue;
@@ -277,9 +278,10 @@ async function deltaStaging(
   kind: string | undefined,
   s: Session,
 ): Promise<{ table: string; commit: () => Promise<void> } | undefined> {
-  const scan = await s.uc!.tableScan!(full);
-  if (!scan) return undefined;
-  if (kind !== 'INSERT' || !s.uc!.tableAppend)
+  const data = await tableData(s, full);
+  const scan = await data?.format.scan(data.descriptor);
+  if (!data || !scan) return undefined;
+  if (kind !== 'INSERT')
     throw unsupported(`${kind ?? 'This statement'} on an EXTERNAL Delta table (INSERT INTO is supported)`);
   const table = `__ml_delta_ins_${createHash('sha256').update(full).digest('hex').slice(0, 16)}`;
   const ref = `temp.main.${ident(table)}`;
@@ -289,19 +291,12 @@ async function deltaStaging(
     ? `(${scan.columns.map((c) => `${ident(c.name)} ${c.type}`).join(', ')})`
     : `AS SELECT * FROM (${scan.sql}) LIMIT 0`;
   await s.conn.run(`CREATE OR REPLACE TEMP TABLE ${ident(table)} ${shape}`);
-  const runner = {
-    all: async (q: string) => {
-      const r = (await s.conn.runAndReadAll(q)) as unknown as {
-        getRowObjectsJson(): Record<string, unknown>[];
-      };
-      return r.getRowObjectsJson();
-    },
-  };
+  const runner = connRunner(s);
   return {
     table,
     commit: async () => {
       try {
-        await s.uc!.tableAppend!(full, ref, runner);
+        await data.format.append(data.descriptor, ref, runner);
       } finally {
         await s.conn.run(`DROP TABLE IF EXISTS ${ref}`);
       }
@@ -330,19 +325,20 @@ async function deltaRewrite(
     }
   | undefined
 > {
-  const dt = await s.uc!.deltaTable!(full, connRunner(s));
+  const data = await tableData(s, full);
+  const dt = data?.format.writer(data.descriptor, connRunner(s));
   if (!dt) return undefined;
   const table = `__ml_delta_dml_${createHash('sha256').update(full).digest('hex').slice(0, 16)}`;
   const view = `${table}_scan`;
   const columns = await dt.columnNames();
-  let staged: StagedRewriteLike | undefined;
+  let staged: StagedRewrite | undefined;
   // commitInfo.operationParameters: Spark prints its analysed predicates there; MiniLake has no such form, so
   // the keys Databricks readers look for are present and empty rather than filled with something else.
   const dml: DeltaDml = {
     // The staged table tells which rows changed (deleted, or marked by the update). UPDATE and DELETE only
     // need their count, which DuckDB answers itself (10,000 row ids read into JavaScript just to be counted
     // cost more); MERGE returns each row's action (its counters) and row id (a target row updated twice).
-    ...(kind === 'MERGE' ? { returning: 'merge_action, __ml_row' } : {}),
+    ...(kind === 'MERGE' ? { returning: `merge_action, ${INTERNAL_COLUMNS.row}` } : {}),
     cleanup: async () => {
       await staged?.drop();
     },

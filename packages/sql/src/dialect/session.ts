@@ -1,16 +1,13 @@
 /** Per-request state shared by the pipeline stages and the commands MiniLake handles itself. */
 import { ident } from '@minilake/engine-duckdb';
-import type {
-  DuckDBConnectionLike,
-  DuckDBResultLike,
-  DuckDbEngineLike,
-  UnityCatalogApiLike,
-} from './types.js';
+import type { UnityCatalogApi } from '@minilake/unity-catalog';
+import type { DuckDBConnectionLike, DuckDBResultLike, DuckDbEngineLike } from './types.js';
 
 export interface Session {
   conn: DuckDBConnectionLike;
   engine: DuckDbEngineLike;
-  uc: UnityCatalogApiLike | undefined;
+  /** Absent when the server runs without Unity Catalog (statements on the engine alone). */
+  uc: UnityCatalogApi | undefined;
   catalog: string;
   schema: string;
   /** The caller (current_user()). */

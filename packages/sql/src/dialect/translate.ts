@@ -7,6 +7,7 @@
  * Pieces: translate/common.ts (options and signals), translate/text.ts (text and token steps),
  * translate/rewriter.ts (the AST rewrite), translate/names.ts (Spark column names).
  */
+import { INTERNAL_COLUMNS } from '@minilake/tables';
 import { polyglot } from './polyglot.js';
 import {
   TranslationFailed,
@@ -127,7 +128,7 @@ export function translate(text: string, o: TranslateOptions): Translated {
   if (staged && stmt.update) {
     // The staged table's marker of updated rows (@minilake/delta TOUCHED_COLUMN), as MERGE's updates set it.
     const set = (stmt.update as Node).set as Json[] | undefined;
-    set?.push([ident('__ml_touched', false), { boolean: { value: true } }]);
+    set?.push([ident(INTERNAL_COLUMNS.touched, false), { boolean: { value: true } }]);
   }
   const probeAst = staged && o.deltaProbeView ? deltaProbe(stmt, o.deltaProbeView) : undefined;
   const prune = staged ? pruneTerms(stmt) : [];
@@ -332,7 +333,7 @@ function expandMergeStars(merge: Node, columns: string[]): void {
     });
     if (verb === 'UPDATE') {
       // Every update also sets the staged table's marker of updated rows (@minilake/delta TOUCHED_COLUMN).
-      const marker = assign('__ml_touched', { boolean: { value: true } });
+      const marker = assign(INTERNAL_COLUMNS.touched, { boolean: { value: true } });
       if (star)
         parts[1] = { tuple: { expressions: [...columns.map((c) => assign(c, column(c, src!))), marker] } };
       else (kindOf(parts[1])?.[1].expressions as Json[] | undefined)?.push(marker);

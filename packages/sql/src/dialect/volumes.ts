@@ -33,7 +33,7 @@ export async function resolveVolumes(paths: string[], s: Session): Promise<Map<s
         rest.pop();
       } else rest.push(seg);
     }
-    if (!s.uc?.volumeDirectory) throw unsupported('/Volumes paths without the Unity Catalog service');
+    if (!s.uc) throw unsupported('/Volumes paths without the Unity Catalog service');
     let dir: string;
     try {
       dir = await s.uc.volumeDirectory(cat, sch, vol);

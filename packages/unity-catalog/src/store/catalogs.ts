@@ -6,6 +6,7 @@ import { ident } from '@minilake/engine-duckdb';
 import { catalogExists, metastoreNotFound, notEmpty } from '../errors.js';
 import { checkName } from '../names.js';
 import type { UcContext } from './context.js';
+import { builtinCatalogFields } from './builtin.js';
 import type { EngineView } from './engine-view.js';
 import {
   RESERVED_CATALOGS,
@@ -84,6 +85,7 @@ export class Catalogs {
       catalog_type: 'MANAGED_CATALOG',
       securable_type: 'CATALOG',
       securable_kind: 'CATALOG_STANDARD',
+      ...builtinCatalogFields(r),
       isolation_mode: r.isolation_mode,
       enable_predictive_optimization: r.enable_predictive_optimization ?? 'INHERIT',
       browse_only: false,
@@ -113,15 +115,40 @@ export class Catalogs {
     }
   }
 
+  /**
+   * A catalog the workspace provides (main, hive_metastore, samples: builtin.ts), past the reserved-name
+   * check; `extra` fields go into its record. `readOnly`: the database file, made beforehand by `prepare`
+   * (under an alias of its own, never this catalog's), is attached READ_ONLY and gets no default schema.
+   */
+  async createBuiltin(
+    name: string,
+    extra: Partial<CatalogRecord>,
+    o: { readOnly?: { prepare: (file: string) => Promise<void> } } = {},
+  ): Promise<void> {
+    await this.attachments.run(() =>
+      this.ctx.mutating(async () => {
+        if (this.ctx.c.catalogs.has(name)) return;
+        await this.createLocked(name, { comment: extra.comment ?? null }, o.readOnly);
+        this.ctx.c.catalogs.update(name, (r) => Object.assign(r, extra));
+      }),
+    );
+  }
+
   private async createLocked(
     name: string,
     input: { comment?: string | null; properties?: Props | null; storage_root?: string | null },
+    readOnly?: { prepare: (file: string) => Promise<void> },
   ) {
     const { engine, c } = this.ctx;
     // A leftover file (from a run without persistence) must not leak old tables into a new catalog.
     await engine.detachCatalog(name, { deleteFile: true });
-    await engine.attachCatalog(name);
-    await engine.run(`CREATE SCHEMA IF NOT EXISTS ${this.ctx.alias(name)}.${ident('default')}`);
+    if (readOnly) {
+      await readOnly.prepare(engine.catalogFile(name));
+      await engine.attachCatalog(name, { readOnly: true });
+    } else {
+      await engine.attachCatalog(name);
+      await engine.run(`CREATE SCHEMA IF NOT EXISTS ${this.ctx.alias(name)}.${ident('default')}`);
+    }
     const r = c.catalogs.set(
       name,
       clean({
@@ -134,6 +161,10 @@ export class Catalogs {
         ...this.ctx.audit(),
       }),
     );
+    if (readOnly) {
+      engine.notifyChange({ catalog: name });
+      return this.out(r);
+    }
     c.schemas.set(`${name}.default`, {
       schema_id: uuid(),
       catalog_name: name,

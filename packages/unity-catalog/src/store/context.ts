@@ -7,6 +7,7 @@ import { mkdir, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { uuid, type Clock, type Collection } from '@minilake/core';
 import { ident, type DuckDbEngine } from '@minilake/engine-duckdb';
+import type { TableFormats } from '@minilake/tables';
 import { catalogNotFound } from '../errors.js';
 import { checkName, splitFullName } from '../names.js';
 import type {
@@ -26,7 +27,8 @@ export interface UcCollections {
   functions: Collection<FunctionRecord>;
   /** `<type>/<full name>` to principal to privileges. */
   grants: Collection<Record<string, string[]>>;
-  meta: Collection<{ metastore_id: string; created_at: number }>;
+  /** `metastore` (its id), and `workspace` once the built-in catalogs were first made (builtin.ts). */
+  meta: Collection<{ metastore_id?: string; created_at: number }>;
   /** Staging tables by id: a MANAGED Delta folder handed out before its table is created (Spark, UC OSS). */
   staging: Collection<StagingRecord>;
 }
@@ -43,6 +45,8 @@ export interface StagingRecord {
 export interface UcContextOptions {
   collections: UcCollections;
   engine: DuckDbEngine;
+  /** Where tables' data lives and how it is read and written (@minilake/tables). */
+  formats: TableFormats;
   clock: Clock;
   user: string;
   /** Where managed volumes keep their files (the service's `volumes` folder). */
@@ -66,6 +70,7 @@ export interface UcContextOptions {
 export class UcContext {
   readonly c: UcCollections;
   readonly engine: DuckDbEngine;
+  readonly formats: TableFormats;
   readonly clock: Clock;
   readonly user: string;
   readonly dataDir: string;
@@ -82,6 +87,7 @@ export class UcContext {
   constructor(o: UcContextOptions) {
     this.c = o.collections;
     this.engine = o.engine;
+    this.formats = o.formats;
     this.clock = o.clock;
     this.user = o.user;
     this.dataDir = o.dataDir;
@@ -152,7 +158,7 @@ export class UcContext {
   }
 
   get metastoreId(): string {
-    return this.c.meta.get('metastore')!.metastore_id;
+    return this.c.meta.get('metastore')!.metastore_id!;
   }
 
   catalogRecord(name: string): CatalogRecord {

@@ -1,10 +1,10 @@
 /** SQL functions: a DuckDB macro in the schema, plus the FunctionInfo as given (the engine cannot hold it). */
+import { databricksToDuckDbType, databricksTypeInfo } from '@minilake/datatypes';
 import { invalidParameter, uuid } from '@minilake/core';
 import { ident } from '@minilake/engine-duckdb';
 import { engineRejected, functionExists, functionNotFound } from '../errors.js';
 import { checkName } from '../names.js';
 import type { FunctionInput } from '../schemas.js';
-import { databricksToDuckDbType, databricksTypeInfo } from '../types.js';
 import type { UcContext } from './context.js';
 import type { EngineView } from './engine-view.js';
 import { clean, declaredType, type FunctionRecord } from './records.js';

@@ -2,10 +2,15 @@
  * The records the Unity Catalog keeps in its collections, and the wire shapes shared by several securables.
  * Records are JSON data: they change only through `Collection.update` / `set`, so every change is journaled.
  */
+import {
+  databricksTypeInfo,
+  parseDatabricksType,
+  parseDuckDbType,
+  typeTextOfTypeName,
+  type TypeNode,
+} from '@minilake/datatypes';
 import { invalidParameter, namePattern } from '@minilake/core';
-import { parseDuckDbType, type TypeNode } from '@minilake/engine-duckdb';
 import type { ColumnInput } from '../schemas.js';
-import { databricksTypeInfo, parseDatabricksType } from '../types.js';
 
 export type Props = Record<string, string>;
 
@@ -47,6 +52,8 @@ export interface CatalogRecord extends Audit {
   storage_root?: string;
   isolation_mode: string;
   enable_predictive_optimization?: string;
+  /** hive_metastore and samples: provided by the workspace (store/builtin.ts), never dropped or renamed. */
+  builtin?: boolean;
 }
 
 export interface SchemaRecord extends Audit {
@@ -136,24 +143,6 @@ export const clean = <T extends object>(o: T): T =>
 export const propertiesOut = (p: Props | undefined): Props | undefined =>
   p && Object.keys(p).length > 0 ? p : undefined;
 
-const typeNames: Record<string, string> = {
-  LONG: 'bigint',
-  INT: 'int',
-  SHORT: 'smallint',
-  BYTE: 'tinyint',
-  STRING: 'string',
-  DOUBLE: 'double',
-  FLOAT: 'float',
-  BOOLEAN: 'boolean',
-  DATE: 'date',
-  TIMESTAMP: 'timestamp',
-  TIMESTAMP_NTZ: 'timestamp_ntz',
-  BINARY: 'binary',
-  INTERVAL: 'interval',
-  VARIANT: 'variant',
-  CHAR: 'string',
-};
-
 /** Parses a column's declared type: type_text first, else type_name (+ precision/scale for DECIMAL). */
 export function declaredType(col: {
   name: string;
@@ -165,7 +154,10 @@ export function declaredType(col: {
   let text = col.type_text ?? undefined;
   if (!text && col.type_name) {
     const tn = col.type_name.toUpperCase();
-    text = tn === 'DECIMAL' ? `decimal(${col.type_precision || 10},${col.type_scale ?? 0})` : typeNames[tn];
+    text =
+      tn === 'DECIMAL'
+        ? `decimal(${col.type_precision || 10},${col.type_scale ?? 0})`
+        : typeTextOfTypeName(tn);
   }
   if (!text) throw invalidParameter(`Column '${col.name}' needs a type_text.`);
   try {

@@ -10,16 +10,17 @@
  *   `_delta_log` at the location; MANAGED Delta tables (`ManagedDeltaSource`, before ManagedDuckDbSource,
  *   only when enabled) write one in a folder Unity Catalog owns.
  *
- * Reads need no source: a table backed by an engine object reports the engine's columns, any other one
- * the columns its record holds.
+ * Sources are the metadata side of creating and dropping a table; laying the data down and every read or
+ * write of it is its format's (@minilake/tables): the store resolves a record to a TableDescriptor and the
+ * format does the rest.
  */
-import type { DeltaTable, SparkSchema } from '@minilake/delta';
+import type { SparkSchema } from '@minilake/delta';
 import { invalidParameter } from '@minilake/core';
-import { ident, literal, toDuckDbTypeText, type CatalogChange } from '@minilake/engine-duckdb';
+import type { CatalogChange } from '@minilake/engine-duckdb';
 import { engineRejected, tableExists } from '../errors.js';
 import type { UcContext } from './context.js';
 import { externalLocation } from './locations.js';
-import { columnOut, type ColumnOut, type TableRecord, type TypedColumn } from './records.js';
+import { columnOut, type TableRecord, type TypedColumn } from './records.js';
 
 /** A create request once its schema is resolved and its columns typed. */
 export interface TableCreate {
@@ -51,16 +52,6 @@ export interface CreatedTable {
   change?: CatalogChange;
 }
 
-/**
- * A metadata-only table's data as a DuckDB SELECT, the log version it reads, and (Delta) its columns' DuckDB
- * types as the SELECT casts them, so a writer can shape a staging table without binding the scan.
- */
-export interface TableScan {
-  sql: string;
-  version: number;
-  columns?: { name: string; type: string }[];
-}
-
 export interface TableSource {
   readonly name: string;
   /** `creating`: a create request (not a stored record) asks; `staged`: it names a staging table's folder. */
@@ -69,21 +60,6 @@ export interface TableSource {
   create(t: TableCreate): Promise<CreatedTable>;
   /** Removes what the source owns beyond the engine object and the record (nothing for these two). */
   drop?(record: TableRecord): Promise<void>;
-  /** The columns a metadata-only table has now (Delta: from its log), instead of the stored ones. */
-  columns?(record: TableRecord): Promise<ColumnOut[] | undefined>;
-  /** A DuckDB SELECT reading a metadata-only table's data (Delta: its snapshot at `version`, default latest). */
-  scan?(record: TableRecord, version?: number): Promise<TableScan | undefined>;
-  /** Appends the rows of a relation (Delta: one commit); `sql` runs on the connection that holds it. */
-  append?(
-    record: TableRecord,
-    source: string,
-    sql: { all(sql: string): Promise<Record<string, unknown>[]> },
-  ): Promise<{ rows: number; version: number | undefined } | undefined>;
-  /** A writer for a metadata-only Delta table (DML, overwrite, OPTIMIZE, VACUUM); `sql` as for append. */
-  deltaTable?(
-    record: TableRecord,
-    sql: { all(sql: string): Promise<Record<string, unknown>[]> },
-  ): DeltaTable | undefined;
 }
 
 /** MANAGED tables: a DuckDB table in the catalog's database, columns and comments set in one transaction. */
@@ -97,30 +73,25 @@ export class ManagedDuckDbSource implements TableSource {
 
   async create(t: TableCreate): Promise<CreatedTable> {
     if (t.columns.length === 0) throw invalidParameter('A MANAGED table needs at least one column.');
-    const ref = `${this.ctx.alias(t.catalog)}.${ident(t.engineSchema)}.${ident(t.name)}`;
-    const ddl = t.columns
-      .map(
-        (c) =>
-          `${ident(c.col.name)} ${toDuckDbTypeText(c.node)}${c.col.nullable === false ? ' NOT NULL' : ''}`,
-      )
-      .join(', ');
     const comments: Record<string, string> = {};
     for (const c of t.columns) if (c.col.comment) comments[c.col.name] = c.col.comment;
-    await this.ctx.engine.withConnection(async (conn) => {
-      await conn.run('BEGIN TRANSACTION');
-      try {
-        await conn.run(`CREATE TABLE ${ref} (${ddl})`);
-        for (const c of t.columns)
-          if (c.col.comment)
-            await conn.run(`COMMENT ON COLUMN ${ref}.${ident(c.col.name)} IS ${literal(c.col.comment)}`);
-        await conn.run('COMMIT');
-      } catch (e) {
-        await conn.run('ROLLBACK').catch(() => undefined);
-        // Two concurrent creates of one name: the loser sees DuckDB's conflict.
-        if (/already exists|conflict/i.test(String((e as Error)?.message))) throw tableExists(t.fullName);
-        throw engineRejected('Cannot create the table', e);
-      }
-    });
+    try {
+      await this.ctx.formats.duckdb.create({
+        catalog: t.catalog,
+        schema: t.engineSchema,
+        name: t.name,
+        columns: t.columns.map((c) => ({
+          name: c.col.name,
+          type: c.node,
+          nullable: c.col.nullable ?? true,
+          ...(c.col.comment ? { comment: c.col.comment } : {}),
+        })),
+      });
+    } catch (e) {
+      // Two concurrent creates of one name: the loser sees DuckDB's conflict.
+      if (/already exists|conflict/i.test(String((e as Error)?.message))) throw tableExists(t.fullName);
+      throw engineRejected('Cannot create the table', e);
+    }
     return {
       record: t.storageLocation ? { ...t.base, storage_location: t.storageLocation } : t.base,
       change: { catalog: t.catalog, schema: t.engineSchema, name: t.name, comments },

@@ -3,7 +3,7 @@
  * EXTERNAL tables are listed together; where a table's data lives is its source's business
  * (table-sources.ts). Lists are served from serialized rows cached per table (see listTables).
  */
-import type { DeltaTable, SparkSchema } from '@minilake/delta';
+import type { SparkSchema } from '@minilake/delta';
 import { invalidParameter, notFound, uuid } from '@minilake/core';
 import { ident } from '@minilake/engine-duckdb';
 import { schemaNotFound, tableExists, tableNotFound } from '../errors.js';
@@ -23,12 +23,27 @@ import {
   type TableRecord,
 } from './records.js';
 import type { Schemas } from './schemas.js';
-import {
-  ExternalFilesSource,
-  ManagedDuckDbSource,
-  type TableScan,
-  type TableSource,
-} from './table-sources.js';
+import { localPath, type TableDescriptor } from '@minilake/tables';
+import { columnsOut } from './delta-source.js';
+import { ExternalFilesSource, ManagedDuckDbSource, type TableSource } from './table-sources.js';
+
+/**
+ * The descriptor of a table that exists as a record alone (no engine object): a Delta folder when its
+ * format is DELTA and its location is local, else files read in place (metadata only).
+ */
+export function recordDescriptor(fullName: string, r: TableRecord): TableDescriptor {
+  const root = localPath(r.storage_location);
+  const delta = r.data_source_format === 'DELTA' && r.table_type !== 'VIEW' && root !== undefined;
+  return {
+    fullName,
+    tableType: r.table_type ?? 'EXTERNAL',
+    storage: delta ? 'delta' : 'files',
+    ...(r.data_source_format ? { dataSourceFormat: r.data_source_format } : {}),
+    ...(r.storage_location ? { location: r.storage_location } : {}),
+    ...(delta ? { root } : {}),
+    ...(r.partition_columns ? { partitionColumns: r.partition_columns } : {}),
+  };
+}
 
 export interface ResolvedTable {
   catalog: string;
@@ -174,56 +189,28 @@ export class Tables {
   }
 
   /**
-   * The SELECT reading a table whose data is not an engine object (an EXTERNAL Delta table), for the SQL
-   * layer; undefined for every other name (engine tables, unknown names: the engine reports those).
+   * What a name's data is and where it lives, for the table layer: an engine object (DuckDB), a Delta folder,
+   * or files at an EXTERNAL location; undefined for a name that is neither an engine object nor a record.
    */
-  async scan(fullName: string, version?: number): Promise<TableScan | undefined> {
+  async describe(fullName: string): Promise<TableDescriptor | undefined> {
     let t: ResolvedTable;
     try {
       t = await this.resolve(fullName);
     } catch {
       return undefined;
     }
-    if (t.object || !t.record?.metadata_only) return undefined;
-    for (const s of this.sources) {
-      const r = await s.scan?.(t.record, version);
-      if (r) return r;
-    }
-    return undefined;
-  }
-
-  /** Appends a relation's rows to a table whose data is not an engine object (EXTERNAL Delta). */
-  async append(
-    fullName: string,
-    source: string,
-    sql: { all(sql: string): Promise<Record<string, unknown>[]> },
-  ): Promise<{ rows: number; version: number | undefined } | undefined> {
-    const t = await this.resolve(fullName);
-    if (t.object || !t.record?.metadata_only) return undefined;
-    for (const s of this.sources) {
-      const r = await s.append?.(t.record, source, sql);
-      if (r) return r;
-    }
-    return undefined;
-  }
-
-  /** A Delta writer for an EXTERNAL Delta table (undefined for any other table). */
-  async deltaTable(
-    fullName: string,
-    sql: { all(sql: string): Promise<Record<string, unknown>[]> },
-  ): Promise<DeltaTable | undefined> {
-    let t: ResolvedTable;
-    try {
-      t = await this.resolve(fullName);
-    } catch {
-      return undefined;
-    }
-    if (t.object || !t.record?.metadata_only) return undefined;
-    for (const s of this.sources) {
-      const r = s.deltaTable?.(t.record, sql);
-      if (r) return r;
-    }
-    return undefined;
+    const full = `${t.catalog}.${t.schema}.${t.name}`;
+    const r = t.record;
+    if (t.object)
+      return {
+        fullName: full,
+        tableType: r?.table_type ?? (t.object.kind === 'VIEW' ? 'VIEW' : 'MANAGED'),
+        storage: 'duckdb',
+        ...(r?.data_source_format ? { dataSourceFormat: r.data_source_format } : {}),
+        ...(r?.storage_location ? { location: r.storage_location } : {}),
+        ...(r?.partition_columns ? { partitionColumns: r.partition_columns } : {}),
+      };
+    return r?.metadata_only ? recordDescriptor(full, r) : undefined;
   }
 
   async get(fullName: string, omit: Omit_ = {}) {
@@ -231,15 +218,9 @@ export class Tables {
     if (!t.record) throw tableNotFound(`${t.catalog}.${t.schema}.${t.name}`);
     if (!t.object) {
       const r = t.record;
-      const live = omit.columns
-        ? undefined
-        : await this.sources
-            .find(
-              (x) =>
-                x.columns && x.handles({ tableType: r.table_type ?? '', format: r.data_source_format ?? '' }),
-            )
-            ?.columns?.(r);
-      return this.out(r, undefined, live ?? r.columns, omit);
+      const d = recordDescriptor(`${t.catalog}.${t.schema}.${t.name}`, r);
+      const live = omit.columns ? undefined : await this.ctx.formats.of(d).columns(d);
+      return this.out(r, undefined, live ? columnsOut(live) : r.columns, omit);
     }
     const cols = omit.columns ? [] : await this.view.engineColumns(t.catalog, t.engineSchema!, t.object.name);
     return this.out(t.record, t.object, this.view.columnsOut(cols, t.record.partition_columns), omit);

@@ -156,7 +156,7 @@ export async function show(c: Cursor, s: Session): Promise<Outcome> {
     const parts = c.qualifiedName();
     const t = resolveTable(s, parts);
     if (!(await tableExists(s, t.catalog, t.schema, t.table))) throw tableNotFound(parts.join('.'));
-    if (!s.uc?.getTable) throw unsupported('SHOW TBLPROPERTIES without Unity Catalog');
+    if (!s.uc) throw unsupported('SHOW TBLPROPERTIES without Unity Catalog');
     const props = Object.entries((await ucTable(s, t))?.properties ?? {}).sort(([a], [b]) =>
       a.localeCompare(b),
     );

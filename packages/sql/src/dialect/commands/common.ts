@@ -2,14 +2,14 @@
  * What the command handlers (commands/*.ts) share: the stages they call back into for embedded queries, Unity
  * Catalog name rules, name resolution against the session, catalog listings and synthetic results.
  */
+import { duckDbToDatabricksText } from '@minilake/datatypes';
+import type { DuckDBResultLike } from '../types.js';
 import { namePattern } from '@minilake/core';
 import { literal } from '@minilake/engine-duckdb';
-import { duckDbTypeToDatabricks } from '@minilake/unity-catalog';
 import { checkName } from '@minilake/unity-catalog';
 import { Cursor } from '../tokens.js';
 import { sqlError } from '../sql-error.js';
 import type { Session } from '../session.js';
-import type { DuckDBResultLike } from '../types.js';
 import { MACRO_DB } from '../macros.js';
 
 /**
@@ -41,77 +41,8 @@ export type Outcome = DuckDBResultLike | undefined;
 
 export const INTERNAL_DBS = new Set(['system', 'temp', 'memory', MACRO_DB]);
 
-/** DuckDB type text -> Spark type text (as DESCRIBE prints it), with the engine's mapping when it parses. */
-export function sparkType(t: string): string {
-  try {
-    return duckDbTypeToDatabricks(t).type_text;
-  } catch {
-    return localSparkType(t);
-  }
-}
-
-export function localSparkType(t: string): string {
-  const u = t.trim();
-  if (u.endsWith('[]')) return `array<${sparkType(u.slice(0, -2))}>`;
-  const up = u.toUpperCase();
-  if (up.startsWith('DECIMAL')) return u.toLowerCase().replaceAll(' ', '');
-  if (up.startsWith('MAP(') || up.startsWith('STRUCT(')) {
-    const inner = u.slice(u.indexOf('(') + 1, -1);
-    const parts: string[] = [];
-    let depth = 0;
-    let cur = '';
-    for (const ch of inner) {
-      if (ch === '(' || ch === '[') depth++;
-      if (ch === ')' || ch === ']') depth--;
-      if (ch === ',' && depth === 0) {
-        parts.push(cur.trim());
-        cur = '';
-      } else cur += ch;
-    }
-    if (cur.trim()) parts.push(cur.trim());
-    if (up.startsWith('MAP(')) return `map<${sparkType(parts[0] ?? '')},${sparkType(parts[1] ?? '')}>`;
-    const fields = parts.map((p) => {
-      let name: string;
-      let rest: string;
-      if (p.startsWith('"')) {
-        const end = p.indexOf('"', 1);
-        name = p.slice(1, end);
-        rest = p.slice(end + 1);
-      } else {
-        const sp = p.indexOf(' ');
-        name = p.slice(0, sp);
-        rest = p.slice(sp + 1);
-      }
-      return `${name}:${sparkType(rest)}`;
-    });
-    return `struct<${fields.join(',')}>`;
-  }
-  const map: Record<string, string> = {
-    VARCHAR: 'string',
-    INTEGER: 'int',
-    BIGINT: 'bigint',
-    SMALLINT: 'smallint',
-    TINYINT: 'tinyint',
-    DOUBLE: 'double',
-    FLOAT: 'float',
-    BOOLEAN: 'boolean',
-    DATE: 'date',
-    'TIMESTAMP WITH TIME ZONE': 'timestamp',
-    TIMESTAMP: 'timestamp_ntz',
-    BLOB: 'binary',
-    INTERVAL: 'interval',
-    HUGEINT: 'decimal(38,0)',
-    UBIGINT: 'decimal(20,0)',
-    UINTEGER: 'bigint',
-    USMALLINT: 'int',
-    UTINYINT: 'smallint',
-    UUID: 'string',
-    JSON: 'string',
-    '"NULL"': 'void',
-    NULL: 'void',
-  };
-  return map[up] ?? u.toLowerCase();
-}
+/** DuckDB type text -> Databricks type text as DESCRIBE prints it (the one vocabulary's lenient reading). */
+export const sparkType = duckDbToDatabricksText;
 
 /** Resolves [cat.]schema / [[cat.]schema.]table against the session into Databricks names. */
 export function resolveTable(
@@ -232,7 +163,7 @@ export async function ucTable(
   s: Session,
   t: { catalog: string; schema: string; table: string },
 ): Promise<{ comment?: string; properties?: Record<string, string> } | undefined> {
-  if (!s.uc?.getTable) return undefined;
+  if (!s.uc) return undefined;
   try {
     return (await s.uc.getTable(`${t.catalog}.${t.schema}.${t.table}`)) as {
       comment?: string;

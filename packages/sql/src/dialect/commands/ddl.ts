@@ -2,12 +2,12 @@
  * Unity Catalog DDL handled by MiniLake itself: CREATE/DROP/ALTER of catalogs, schemas, tables and views (the
  * engine runs the data part, Unity Catalog records the metadata), COMMENT ON, INSERT OVERWRITE, GRANT/REVOKE.
  */
+import { parseDatabricksType, structFieldJson } from '@minilake/datatypes';
+import type { TableMetadataInput as TableMetadata } from '@minilake/unity-catalog';
 import { ident, literal, qualified } from '@minilake/engine-duckdb';
-import { parseDatabricksType, structFieldJson } from '@minilake/unity-catalog';
 import { Cursor } from '../tokens.js';
 import { unsupported } from '../sql-error.js';
 import { valuesResult, type Session } from '../session.js';
-import type { TableMetadata } from '../types.js';
 import { deltaCtas, deltaInsertOverwrite, deltaTableOf } from './delta-write.js';
 import {
   type CommandStages,
@@ -36,7 +36,7 @@ export async function create(c: Cursor, s: Session, h: CommandStages): Promise<O
       else if (c.accept('DEFAULT', 'COLLATION')) c.ident();
       else c.syntax('unexpected input');
     }
-    if (!s.uc?.createCatalog) throw unsupported('CREATE CATALOG without Unity Catalog');
+    if (!s.uc) throw unsupported('CREATE CATALOG without Unity Catalog');
     try {
       await s.uc.createCatalog({ name, ...(comment !== undefined ? { comment } : {}) });
     } catch (e) {
@@ -58,7 +58,7 @@ export async function create(c: Cursor, s: Session, h: CommandStages): Promise<O
       else if (c.accept('WITH', 'DBPROPERTIES') || c.accept('DBPROPERTIES')) readProperties(c);
       else c.syntax('unexpected input');
     }
-    if (s.uc?.createSchema) {
+    if (s.uc) {
       try {
         await s.uc.createSchema({ catalog_name: cat, name, ...(comment !== undefined ? { comment } : {}) });
       } catch (e) {
@@ -162,7 +162,7 @@ export async function create(c: Cursor, s: Session, h: CommandStages): Promise<O
     columnGroup &&
     (meta.storage_location || managedDelta) &&
     (meta.data_source_format ?? 'DELTA') === 'DELTA' &&
-    s.uc?.createDeltaTable
+    s.uc
   ) {
     const t = resolveTable(s, nameParts);
     if (ifNotExists && (await deltaTableOf(s, nameParts).catch(() => undefined))) return emptyResult(s);
@@ -183,8 +183,7 @@ export async function create(c: Cursor, s: Session, h: CommandStages): Promise<O
     asSelect &&
     (meta.storage_location || managedDelta) &&
     (meta.data_source_format ?? 'DELTA') === 'DELTA' &&
-    s.uc?.createDeltaTable &&
-    s.uc.deltaTable
+    s.uc
   ) {
     c.expect('AS');
     return deltaCtas(s, h, {
@@ -219,7 +218,7 @@ export async function runCreate(
     // DuckDB's COMMENT ON takes no parameters: a quoted literal ('' escaping is complete for DuckDB strings).
     await s.conn.run(`COMMENT ON COLUMN ${ref}.${ident(col)} IS ${literal(comment)}`);
   }
-  if (!temp && (Object.keys(meta).length > 0 || s.uc?.setTableMetadata)) {
+  if (!temp && (Object.keys(meta).length > 0 || s.uc)) {
     await setMeta(s, t, { data_source_format: 'DELTA', table_type: 'MANAGED', ...meta });
   }
   if (ctas !== undefined)
@@ -240,7 +239,7 @@ export async function setMeta(
   meta: TableMetadata,
 ): Promise<void> {
   const clean = meta;
-  if (s.uc?.setTableMetadata) {
+  if (s.uc) {
     await s.uc.setTableMetadata(`${t.catalog}.${t.schema}.${t.table}`, clean);
   } else if (clean.comment !== undefined) {
     // DuckDB's COMMENT ON takes no parameters: a quoted string literal ('' escaping is complete for DuckDB).
@@ -258,7 +257,7 @@ async function dropDeltaTable(c: Cursor, s: Session): Promise<Outcome> {
   c.accept('IF', 'EXISTS');
   const parts = c.qualifiedName();
   c.accept('PURGE');
-  if (!c.done() || !s.uc?.deleteTable) return undefined;
+  if (!c.done() || !s.uc) return undefined;
   if (!(await deltaTableOf(s, parts).catch(() => undefined))) return undefined;
   const t = resolveTable(s, parts);
   try {
@@ -281,12 +280,12 @@ export async function drop(c: Cursor, s: Session): Promise<Outcome> {
   if (!c.done()) c.syntax('unexpected input');
   try {
     if (isCatalog) {
-      if (!s.uc?.deleteCatalog) throw unsupported('DROP CATALOG without Unity Catalog');
+      if (!s.uc) throw unsupported('DROP CATALOG without Unity Catalog');
       await s.uc.deleteCatalog(p[0]!, cascade);
     } else {
       const cat = p.length === 2 ? p[0]! : s.catalog;
       const sch = p[p.length - 1]!;
-      if (s.uc?.deleteSchema) await s.uc.deleteSchema(`${cat}.${sch}`, cascade);
+      if (s.uc) await s.uc.deleteSchema(`${cat}.${sch}`, cascade);
       else
         await s.conn.run(
           `DROP SCHEMA ${ifExists ? 'IF EXISTS ' : ''}${qualified(s.engine.alias(cat), sch)}${cascade ? ' CASCADE' : ''}`,
@@ -449,7 +448,7 @@ export async function grant(c: Cursor, s: Session): Promise<Outcome> {
     full = `${t.catalog}.${t.schema}.${t.table}`;
   } else if (type === 'SCHEMA') full = parts.length === 2 ? parts.join('.') : `${s.catalog}.${parts[0]}`;
   else full = parts.join('.');
-  if (!s.uc?.updatePermissions) throw unsupported('GRANT/REVOKE without Unity Catalog');
+  if (!s.uc) throw unsupported('GRANT/REVOKE without Unity Catalog');
   const privileges = privs.map((p) => (p === 'ALL_PRIVILEGES' ? 'ALL_PRIVILEGES' : p));
   await s.uc.updatePermissions(type.toLowerCase(), full, [
     isGrant ? { principal, add: privileges } : { principal, remove: privileges },

@@ -1,11 +1,13 @@
 /**
  * DESCRIBE HISTORY / DESCRIBE DETAIL on EXTERNAL Delta tables and `delta.\`/path\`` folders, answered from the
- * Delta log through Unity Catalog (tableHistory/tableDetail), with Databricks' columns and types.
+ * Delta log through the table layer (the table's format, found through Unity Catalog), with Databricks'
+ * columns and types.
  */
 import type { Cursor } from '../tokens.js';
 import type { Session } from '../session.js';
 import { sqlError, unsupported } from '../sql-error.js';
 import type { DuckDBResultLike } from '../types.js';
+import { tableData } from '../tables.js';
 import { resolveTable } from './common.js';
 
 type Kind = 'scalar' | 'json' | 'millis';
@@ -78,10 +80,10 @@ export async function describeDelta(
     limit = Number(n.text);
   }
   if (!c.done()) c.syntax(`unexpected text after DESCRIBE ${what}`);
-  const uc = s.uc;
-  if (!uc?.tableHistory || !uc.tableDetail) throw unsupported(`DESCRIBE ${what} without Unity Catalog`);
+  if (!s.uc) throw unsupported(`DESCRIBE ${what} without Unity Catalog`);
+  const data = await tableData(s, ref);
   if (what === 'HISTORY') {
-    const rows = await uc.tableHistory(ref, limit);
+    const rows = await data?.format.history(data.descriptor, limit);
     if (!rows) return notDelta(s, full!, what);
     return result(
       s,
@@ -97,15 +99,15 @@ export async function describeDelta(
       })),
     );
   }
-  const d = await uc.tableDetail(ref);
+  const d = await data?.format.detail(data.descriptor);
   if (!d) return notDelta(s, full!, what);
-  return result(s, DETAIL, [d]);
+  return result(s, DETAIL, [{ ...d }]);
 }
 
 async function notDelta(s: Session, full: string, what: string): Promise<never> {
   let exists = true;
   try {
-    await s.uc!.getTable!(full);
+    await s.uc!.getTable(full);
   } catch {
     exists = false;
   }

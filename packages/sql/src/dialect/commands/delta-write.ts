@@ -1,35 +1,24 @@
 /**
- * Commands on EXTERNAL Delta tables written by MiniLake itself (@minilake/delta through Unity Catalog's
- * deltaTable): INSERT OVERWRITE [PARTITION (...)], TRUNCATE TABLE, OPTIMIZE [ZORDER BY], VACUUM [RETAIN n
+ * Commands on EXTERNAL Delta tables written by MiniLake itself (the table layer's Delta writer, found
+ * through Unity Catalog): INSERT OVERWRITE [PARTITION (...)], TRUNCATE TABLE, OPTIMIZE [ZORDER BY], VACUUM [RETAIN n
  * HOURS] [DRY RUN], and the rows of CTAS into a Delta location. Each answers undefined for any other table,
  * so the caller keeps its DuckDB behaviour for MANAGED tables.
  */
+import { parseDatabricksType, structFieldJson } from '@minilake/datatypes';
+import type { TableWriter } from '@minilake/tables';
 import { createHash } from 'node:crypto';
 import { ident } from '@minilake/engine-duckdb';
 import type { Cursor } from '../tokens.js';
-import { parseDatabricksType, structFieldJson } from '@minilake/unity-catalog';
 import { sqlError, unsupported } from '../sql-error.js';
 import { valuesResult, type Session } from '../session.js';
-import type { DeltaTableLike } from '../types.js';
+import { connRunner, tableData } from '../tables.js';
 import { type CommandStages, emptyResult, type Outcome, resolveTable, sparkType } from './common.js';
 
-/** The connection as the runner @minilake/delta writes with (so it sees the connection's temporary tables). */
-export function connRunner(s: Session) {
-  return {
-    all: async (q: string) => {
-      const r = (await s.conn.runAndReadAll(q)) as unknown as {
-        getRowObjectsJson(): Record<string, unknown>[];
-      };
-      return r.getRowObjectsJson();
-    },
-  };
-}
-
-/** The Delta writer of a table named in SQL, or undefined when it is not an EXTERNAL Delta table. */
-export async function deltaTableOf(s: Session, parts: string[]): Promise<DeltaTableLike | undefined> {
-  if (!s.uc?.deltaTable) return undefined;
+/** The writer of a table named in SQL, or undefined when its format has none (not a Delta table). */
+export async function deltaTableOf(s: Session, parts: string[]): Promise<TableWriter | undefined> {
   const t = resolveTable(s, parts);
-  return s.uc.deltaTable(`${t.catalog}.${t.schema}.${t.table}`.toLowerCase(), connRunner(s));
+  const data = await tableData(s, `${t.catalog}.${t.schema}.${t.table}`.toLowerCase());
+  return data?.format.writer(data.descriptor, connRunner(s));
 }
 
 const stagingName = (key: string, what: string) =>
@@ -71,7 +60,8 @@ async function stageQuery(
   query: string,
   omit: string[],
 ): Promise<{ table: string; rows: number; drop: () => Promise<void> }> {
-  const scan = await s.uc!.tableScan!(full);
+  const data = await tableData(s, full);
+  const scan = await data?.format.scan(data.descriptor);
   if (!scan) throw unsupported(`Writing ${full}: it is not an EXTERNAL Delta table`);
   const input = `temp.main.${ident(stagingName(full, 'ow'))}`;
   const shape = await s.conn.runAndReadAll(`DESCRIBE SELECT * FROM (${scan.sql})`);
@@ -245,7 +235,7 @@ export async function deltaCtas(
         })
       ).rows;
     } else {
-      await s.uc!.createDeltaTable!({
+      await s.uc!.createDeltaTable({
         catalog_name: t.catalog,
         schema_name: t.schema,
         name: t.table,
@@ -255,7 +245,8 @@ export async function deltaCtas(
         ...(o.comment ? { comment: o.comment } : {}),
         ...(o.properties ? { properties: o.properties } : {}),
       });
-      const r = await s.uc!.tableAppend!(full.toLowerCase(), ref, connRunner(s));
+      const data = await tableData(s, full.toLowerCase());
+      const r = await data?.format.append(data.descriptor, ref, connRunner(s));
       rows = r?.rows ?? 0;
     }
     return affectedInserted(s, rows);

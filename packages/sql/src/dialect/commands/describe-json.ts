@@ -4,12 +4,8 @@
  * trees, and with EXTENDED the provider, location, comment, properties, owner and times). Read from Unity
  * Catalog's record, so EXTERNAL Delta tables and views describe as the REST API shows them.
  */
-import type { TypeNode } from '@minilake/engine-duckdb';
-import {
-  parseDatabricksType,
-  type ColumnInfo as UcColumn,
-  type TableInfo as UcTable,
-} from '@minilake/unity-catalog';
+import { type TypeNode, parseDatabricksType } from '@minilake/datatypes';
+import { type ColumnInfo as UcColumn, type TableInfo as UcTable } from '@minilake/unity-catalog';
 import { valuesResult, type Session } from '../session.js';
 import { columnsOf, resolveTable, sparkType, tableNotFound, type Outcome } from './common.js';
 
@@ -91,7 +87,7 @@ export async function describeJson(s: Session, parts: string[], extended: boolea
   // A session's temporary view (an unqualified name) is not in Unity Catalog: its columns come from the engine.
   const temp = parts.length === 1 ? await tempViewColumns(s, ref.table) : undefined;
   let t: UcTable | undefined;
-  if (!temp && s.uc?.getTable) {
+  if (!temp && s.uc) {
     try {
       t = (await s.uc.getTable(full)) as UcTable;
     } catch (e) {

@@ -1,4 +1,5 @@
 /** The translator's options, results and signals, shared by translate.ts and the rewriter. */
+import type { PruneTerm } from '@minilake/tables';
 
 export type Node = Record<string, unknown>;
 
@@ -91,11 +92,8 @@ export interface Translated {
   deltaPrune?: DeltaPruneTerm[];
 }
 
-export interface DeltaPruneTerm {
-  column: string;
-  op: '=' | '<' | '<=' | '>' | '>=' | 'in' | 'null' | 'notnull';
-  values: (number | string)[];
-}
+/** A conjunct the Delta writer prunes files with (@minilake/delta's PruneTerm, through the table layer). */
+export type DeltaPruneTerm = PruneTerm;
 
 export class TranslationFailed extends Error {}
 

@@ -1,15 +1,16 @@
-import { mkdtempSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DuckDbEngine, parseDuckDbType } from '@minilake/engine-duckdb';
 import {
   databricksToDuckDbType,
   duckDbTypeToDatabricks,
   normalizeDatabricksType,
   parseDatabricksType,
+  parseDuckDbType,
   toDatabricksTypeText,
 } from '../src/index.js';
+import { mkdtempSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DuckDbEngine } from '@minilake/engine-duckdb';
 
 let engine: DuckDbEngine;
 beforeAll(async () => {

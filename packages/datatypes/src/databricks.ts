@@ -1,21 +1,20 @@
 /**
- * What Databricks calls DuckDB's types: Spark DDL type text read into the engine's type tree, and the
- * type_name / type_text / type_json a Unity Catalog ColumnInfo carries. Databricks TIMESTAMP is an instant
- * (DuckDB TIMESTAMPTZ); TIMESTAMP_NTZ is a wall-clock time (DuckDB TIMESTAMP). DuckDB types Spark has no
- * equivalent for map to the nearest wider Spark type (UBIGINT to decimal(20,0), UUID to string, ...), so a
- * table read back always yields a type the Spark connector parses. The engine knows none of this.
+ * Databricks' spelling: Spark DDL type text (`bigint`, `decimal(10,2)`, `array<struct<a:int>>`) read into the
+ * tree and written back lowercase as Databricks prints it, and the type_name / type_text / type_json a Unity
+ * Catalog ColumnInfo carries (type_json is Spark's StructField JSON). DuckDB types cross over through
+ * duckdb.ts, so `duckDbTypeToDatabricks` is what a DuckDB result column is called on the wire.
  */
+import type { DuckDBType } from '@minilake/engine-duckdb';
+import { parseDuckDbType, toDuckDbTypeText } from './duckdb.js';
 import {
   parseDecimalArgs,
-  parseDuckDbType,
-  toDuckDbTypeText,
   TypeCursor,
   TypeParseError,
-  type DuckDBType,
   type PrimitiveName,
   type StructFieldNode,
   type TypeNode,
-} from '@minilake/engine-duckdb';
+} from './tree.js';
+import { PRIMITIVES } from './vocabulary.js';
 
 // ---------------------------------------------------------------------------------------------------------
 // Databricks / Spark DDL type text.
@@ -164,29 +163,11 @@ export function toDatabricksTypeText(node: TypeNode): string {
   }
 }
 
-const typeNameOf: Record<PrimitiveName, string> = {
-  string: 'STRING',
-  bigint: 'LONG',
-  int: 'INT',
-  smallint: 'SHORT',
-  tinyint: 'BYTE',
-  double: 'DOUBLE',
-  float: 'FLOAT',
-  boolean: 'BOOLEAN',
-  date: 'DATE',
-  timestamp: 'TIMESTAMP',
-  timestamp_ntz: 'TIMESTAMP_NTZ',
-  binary: 'BINARY',
-  interval: 'INTERVAL',
-  variant: 'VARIANT',
-  void: 'NULL',
-};
-
 /** The Databricks ColumnTypeName enum value. */
 export function toDatabricksTypeName(node: TypeNode): string {
   switch (node.kind) {
     case 'primitive':
-      return typeNameOf[node.name];
+      return PRIMITIVES[node.name].typeName;
     case 'decimal':
       return 'DECIMAL';
     case 'array':
@@ -198,30 +179,12 @@ export function toDatabricksTypeName(node: TypeNode): string {
   }
 }
 
-const sparkJsonName: Record<PrimitiveName, string> = {
-  string: 'string',
-  bigint: 'long',
-  int: 'integer',
-  smallint: 'short',
-  tinyint: 'byte',
-  double: 'double',
-  float: 'float',
-  boolean: 'boolean',
-  date: 'date',
-  timestamp: 'timestamp',
-  timestamp_ntz: 'timestamp_ntz',
-  binary: 'binary',
-  interval: 'interval',
-  variant: 'variant',
-  void: 'void',
-};
-
 /** The Spark DataType JSON value (a string for atomic types, an object for complex ones). */
 export function sparkTypeJson(node: TypeNode): unknown {
   switch (node.kind) {
     case 'primitive':
       if (node.name === 'interval') return `interval ${node.interval ?? 'day to second'}`;
-      return sparkJsonName[node.name];
+      return PRIMITIVES[node.name].sparkJson;
     case 'decimal':
       return `decimal(${node.precision},${node.scale})`;
     case 'array':
@@ -300,4 +263,64 @@ export function duckDbTypeToDatabricks(
 /** Normalises Databricks type text to the canonical lowercase form Databricks returns. */
 export function normalizeDatabricksType(typeText: string): string {
   return toDatabricksTypeText(parseDatabricksType(typeText));
+}
+/**
+ * DuckDB type text -> Databricks type text as DESCRIBE prints it: the tree's mapping when the text parses,
+ * else a lenient spelling (unknown names lowercased) so DESCRIBE never fails on a type.
+ */
+export function duckDbToDatabricksText(t: string): string {
+  try {
+    return duckDbTypeToDatabricks(t).type_text;
+  } catch {
+    return lenientDatabricksText(t);
+  }
+}
+
+function lenientDatabricksText(t: string): string {
+  const u = t.trim();
+  if (u.endsWith('[]')) return `array<${duckDbToDatabricksText(u.slice(0, -2))}>`;
+  const up = u.toUpperCase();
+  if (up.startsWith('DECIMAL')) return u.toLowerCase().replaceAll(' ', '');
+  if (up.startsWith('MAP(') || up.startsWith('STRUCT(')) {
+    const inner = u.slice(u.indexOf('(') + 1, -1);
+    const parts: string[] = [];
+    let depth = 0;
+    let cur = '';
+    for (const ch of inner) {
+      if (ch === '(' || ch === '[') depth++;
+      if (ch === ')' || ch === ']') depth--;
+      if (ch === ',' && depth === 0) {
+        parts.push(cur.trim());
+        cur = '';
+      } else cur += ch;
+    }
+    if (cur.trim()) parts.push(cur.trim());
+    if (up.startsWith('MAP('))
+      return `map<${duckDbToDatabricksText(parts[0] ?? '')},${duckDbToDatabricksText(parts[1] ?? '')}>`;
+    const fields = parts.map((p) => {
+      let name: string;
+      let rest: string;
+      if (p.startsWith('"')) {
+        const end = p.indexOf('"', 1);
+        name = p.slice(1, end);
+        rest = p.slice(end + 1);
+      } else {
+        const sp = p.indexOf(' ');
+        name = p.slice(0, sp);
+        rest = p.slice(sp + 1);
+      }
+      return `${name}:${duckDbToDatabricksText(rest)}`;
+    });
+    return `struct<${fields.join(',')}>`;
+  }
+  // Every name the tree knows parsed above: what is left is a name Databricks does not have.
+  return u.toLowerCase();
+}
+
+const KEYWORDS =
+  /\b(string|bigint|int|smallint|tinyint|double|float|boolean|date|timestamp_ntz|timestamp|binary|interval|variant|void|decimal|array|map|struct|day|hour|minute|second|year|month|to)\b/gi;
+
+/** Type text with its type keywords upper case, as the Statement API's manifest spells it (`ARRAY<INT>`). */
+export function upperTypeText(text: string): string {
+  return text.replace(KEYWORDS, (k) => k.toUpperCase());
 }

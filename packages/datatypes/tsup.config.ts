@@ -1,0 +1,10 @@
+import { defineConfig } from 'tsup';
+
+export default defineConfig({
+  // The Arrow mapping is its own entry: only the Thrift and Arrow result paths load apache-arrow.
+  entry: ['src/index.ts', 'src/arrow.ts'],
+  format: ['esm'],
+  dts: true,
+  clean: true,
+  target: 'node20',
+});
