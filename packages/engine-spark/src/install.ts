@@ -21,6 +21,7 @@ import {
   type SettingsOf,
 } from '@minilake/core';
 import versions from '../versions.json' with { type: 'json' };
+import { pluginJar } from './plugin-jars.js';
 import { ucCatalogJar } from './uc.js';
 
 const run = promisify(execFile);
@@ -236,7 +237,7 @@ export async function locateInstall(settings: SparkSettings): Promise<SparkInsta
     );
   }
   const runtimeDir = findRuntime(settings);
-  const fsJar = path.join(dir, 'fs', 'minilake-fs.jar');
+  const fsJar = pluginJar(dir, path.join('fs', 'src'), 'fs', 'minilake-fs.jar');
   return {
     python,
     sparkHome: sparkHome!,

@@ -6,11 +6,15 @@
  */
 import { existsSync } from 'node:fs';
 import path from 'node:path';
+import { pluginJar } from './plugin-jars.js';
 
-/** The plugin's class and where install.sh puts its jar (next to the Delta jars, never inside jars/). */
+/**
+ * The plugin's class and where install.sh puts its jar (next to the Delta jars, never inside jars/): the
+ * one built from this package's own sources (plugin-jars.ts).
+ */
 export const UC_CATALOG_CLASS = 'dev.minilake.spark.MiniLakeCatalog';
 export const ucCatalogJar = (installDir: string) =>
-  path.join(installDir, 'uc-catalog', 'minilake-uc-spark.jar');
+  pluginJar(installDir, path.join('catalog', 'src'), 'uc-catalog', 'minilake-uc-spark.jar');
 
 /** Names Spark reserves for its own catalogs, and names it could not parse in a conf key. */
 const usable = (n: string) => n !== 'spark_catalog' && n !== 'system' && /^[\p{L}\p{N}_-]+$/u.test(n);
