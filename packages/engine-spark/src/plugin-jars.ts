@@ -32,7 +32,12 @@ export function sourcesHash(srcDir: string): string {
   walk('.');
   files.sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)));
   const lines = files
-    .map((f) => `${createHash('sha256').update(readFileSync(path.join(srcDir, f))).digest('hex')}  ${f}\n`)
+    .map(
+      (f) =>
+        `${createHash('sha256')
+          .update(readFileSync(path.join(srcDir, f)))
+          .digest('hex')}  ${f}\n`,
+    )
     .join('');
   return createHash('sha256').update(lines).digest('hex');
 }
