@@ -10,7 +10,7 @@ if [ ! -x "$venv/bin/python" ] || ! "$venv/bin/python" -c 'import databricks.con
   python3 -m venv "$venv" && "$venv/bin/pip" install -q 'databricks-connect==16.1.*' 'pyarrow<18' 'pandas<2.3' >/dev/null || { echo "FAIL: cannot install databricks-connect 16.1"; exit 1; }
 fi
 client() { # MODE TABLE -> prints "ok <ms>" or the error
-  "$venv/bin/python" - "$@" <<'PY' 2>&1 | tail -80
+  "$venv/bin/python" - "$@" <<'PY' 2>&1 | tail -1
 import os, sys, time
 from databricks.connect import DatabricksSession
 mode, table = sys.argv[1], sys.argv[2]
