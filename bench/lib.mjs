@@ -26,7 +26,7 @@ export async function startServer(env = {}) {
   const url = await new Promise((resolve, reject) => {
     const onData = (d) => {
       out += d.toString();
-      const m = /listening on (http:\/\/\S+) /.exec(out);
+      const m = /listening on (https?:\/\/\S+) /.exec(out);
       if (m) resolve(m[1]);
     };
     proc.stdout.on('data', onData);
@@ -51,6 +51,8 @@ export async function startServer(env = {}) {
       return Number(/VmHWM:\s+(\d+)/.exec(status)[1]) / 1024;
     },
     dataDir,
+    /** Everything the server has printed so far (its log lines). */
+    output: () => out,
     // Stops the server and deletes its data folder (benchmarks leave nothing behind).
     stop: async () => {
       if (proc.exitCode === null && proc.signalCode === null)

@@ -21,11 +21,16 @@ class Server:
     def __init__(self, env=None, data_dir=None):
         if not os.path.exists(ENTRY):
             raise RuntimeError(f"{ENTRY} is missing: run 'pnpm build' first")
-        self._s = start(bin=ENTRY, env={"MINILAKE_LOG_LEVEL": "info", **(env or {})}, data_dir=data_dir,
-                        timeout=60)
+        # Clusters run no Spark (their states move on the clock) unless a suite asks for it: most tests are
+        # about the control plane, and a JVM per cluster is minutes of CPU. The launcher gives the Spark
+        # Connect server a free port, so parallel servers never contend for 15002.
+        self._s = start(bin=ENTRY, env={"MINILAKE_LOG_LEVEL": "info", "MINILAKE_CLUSTER_RUNTIME": "none",
+                                        **(env or {})}, data_dir=data_dir, timeout=60)
         self.url = self._s.url
         self.data_dir = self._s.data_dir
         self.proc = self._s.proc
+        sc = self._s.spark_connect_url
+        self.spark_connect_port = int(sc.rsplit(":", 1)[1]) if sc else None
 
     @property
     def output(self):

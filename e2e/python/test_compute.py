@@ -145,7 +145,8 @@ def test_catalog_lookups(w):
     keys = [v.key for v in w.clusters.spark_versions().versions]
     assert "15.4.x-scala2.12" in keys and "16.4.x-scala2.13" in keys
     assert w.clusters.select_spark_version(latest=True, long_term_support=True) == "16.4.x-scala2.12"
-    assert w.clusters.select_spark_version(latest=True, scala="2.13") == "17.1.x-scala2.13"
+    assert w.clusters.select_spark_version(latest=True, scala="2.13") == "18.2.x-scala2.13"
+    assert w.clusters.select_spark_version(latest=True, long_term_support=True, scala="2.13") == "17.3.x-scala2.13"
     assert w.clusters.select_spark_version(latest=True, ml=True, long_term_support=True) == "16.4.x-cpu-ml-scala2.12"
     node_types = {n.node_type_id: n for n in w.clusters.list_node_types().node_types}
     assert node_types["i3.xlarge"].num_cores == 4

@@ -18,24 +18,34 @@ if [ "${1:-}" = "--print" ]; then
   echo "$dir"
   exit 0
 fi
-# MiniLake's Java for Spark, compiled with javac against the pinned Spark and Delta jars, each jar rebuilt
-# when its sources change (the hash of the sources is kept next to it), kept apart from jars/ so the Delta
-# install itself never changes: the Unity Catalog plugin (catalog/src -> $dir/uc-catalog/minilake-uc-spark.jar)
-# and the file systems that map dbfs:/ and /Volumes for tasks (fs/src -> $dir/fs/minilake-fs.jar).
+# MiniLake's Java for Spark, compiled with javac against the pinned Spark and Delta jars, kept apart from
+# jars/ so the Delta install itself never changes: the Unity Catalog plugin (catalog/src ->
+# $dir/uc-catalog/minilake-uc-spark.jar) and the file systems that map dbfs:/ and /Volumes for tasks (fs/src
+# -> $dir/fs/minilake-fs.jar). Each jar is built once per version of its sources, into a folder named by
+# their hash (<out>/<hash>/<jar>, what the engine looks for first: src/plugin-jars.ts), so checkouts with
+# different plugin sources sharing this cache never run each other's; the plain <out>/<jar> is the last one
+# built (the hash of its sources kept next to it), for a server without the sources.
 build_jar() {
-  local src="$here/$1" out="$dir/$2" jar="$3" sum tmp
+  local src="$here/$1" out="$dir/$2" jar="$3" sum tmp own
   [ -d "$src" ] || return 0
   sum=$(cd "$src" && find . -name '*.java' | LC_ALL=C sort | xargs sha256sum | sha256sum | cut -d' ' -f1)
-  if [ -f "$out/$jar" ] && [ "$(cat "$out/.sources" 2>/dev/null)" = "$sum" ]; then return 0; fi
+  own="$out/${sum:0:16}"
+  if [ -f "$own/$jar" ]; then
+    if [ "$(cat "$out/.sources" 2>/dev/null)" != "$sum" ]; then
+      cp "$own/$jar" "$out/$jar.tmp" && mv "$out/$jar.tmp" "$out/$jar" && echo "$sum" >"$out/.sources"
+    fi
+    return 0
+  fi
   command -v javac >/dev/null || { echo "install.sh: $1 needs javac (Debian: apt-get install openjdk-17-jdk-headless)" >&2; exit 1; }
   local sparkjars
   sparkjars=$("$dir/venv/bin/python" -c 'import os, pyspark; print(os.path.join(os.path.dirname(pyspark.__file__), "jars"))')
-  echo "install.sh: compiling $1 into $out/$jar" >&2
+  echo "install.sh: compiling $1 into $own/$jar" >&2
   tmp=$(mktemp -d)
   javac -nowarn -encoding UTF-8 --release 17 -d "$tmp" -cp "$sparkjars/*:$dir/jars/*" $(find "$src" -name '*.java') >&2
-  mkdir -p "$out"
-  jar cf "$out/$jar.tmp" -C "$tmp" .
-  mv "$out/$jar.tmp" "$out/$jar"
+  mkdir -p "$own"
+  jar cf "$own/$jar.tmp" -C "$tmp" .
+  mv "$own/$jar.tmp" "$own/$jar"
+  cp "$own/$jar" "$out/$jar.tmp" && mv "$out/$jar.tmp" "$out/$jar"
   echo "$sum" >"$out/.sources"
   rm -rf "$tmp"
 }

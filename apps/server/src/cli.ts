@@ -1,11 +1,13 @@
 #!/usr/bin/env node
 import { createRequire } from 'node:module';
+import path from 'node:path';
 import { parseArgs } from 'node:util';
 import v8 from 'node:v8';
 import { DependencyError, StateVersionError } from '@minilake/core';
 import { ConfigError } from './config.js';
 import { StartupError } from './host/data-dir.js';
 import { listen } from './listen.js';
+import type { TlsMaterial } from './tls.js';
 import { registry } from './registry.js';
 import { createMinilake } from './server.js';
 import { listenProblem, loadConfig } from './startup.js';
@@ -76,8 +78,21 @@ async function main(): Promise<void> {
   // by @minilake/sql: a library must not change an embedding process's V8 flags.
   if (!config.wasmOptimize) v8.setFlagsFromString('--liftoff-only');
   const ml = await createMinilake(config);
-  const tls = config.tls ? await (await import('./tls.js')).tlsMaterial(config.tls, ml.dataDir) : undefined;
-  const l = await listen(ml, config.port, config.host, tls).catch(async (e: unknown) => {
+  const tlsCache = path.join(config.cacheDir, 'tls');
+  const tls = config.tls
+    ? await (await import('./tls.js')).tlsMaterial({ ...config.tls, cacheDir: tlsCache }, ml.dataDir)
+    : undefined;
+  // Databricks Connect dials MiniLake's own port with TLS even when REST is plain http: the certificate it
+  // gets (and the CA file users point GRPC_DEFAULT_SSL_ROOTS_FILE_PATH at) is read or made on first use,
+  // and written to <data dir>/tls/cert.pem once the server listens.
+  let onDemand: Promise<TlsMaterial> | undefined;
+  const tlsOnDemand = () =>
+    (onDemand ??= import('./tls.js').then((m) => m.tlsMaterial({ cacheDir: tlsCache }, ml.dataDir)));
+  const l = await listen(ml, config.port, config.host, tls, {
+    ...(ml.grpc ? { grpc: ml.grpc } : {}),
+    ...(config.sparkConnect ? { sparkConnect: config.sparkConnect } : {}),
+    tlsOnDemand,
+  }).catch(async (e: unknown) => {
     // The port was free a moment ago (loadConfig checked): another process took it since.
     await ml.close().catch(() => undefined);
     return refuse(new ConfigError([listenProblem(e, config)]).message);
@@ -89,9 +104,13 @@ async function main(): Promise<void> {
     url: l.url.replace(/\/\/(0\.0\.0\.0|\[::\])(?=:)/, '//127.0.0.1'),
     mcp: ml.services.includes('mcp'),
     jupyterPython: config.jupyterPython,
-    sparkConnectPort: config.settings.MINILAKE_SPARK_CONNECT_PORT as string | undefined,
+    ...(l.sparkConnectPort !== undefined ? { sparkConnectPort: String(l.sparkConnectPort) } : {}),
   }))
     ml.logger.info(line);
+  if (ml.grpc && !tls) {
+    // In the background: the first Databricks Connect session should not wait for a key to be made.
+    setTimeout(() => void tlsOnDemand().catch(() => undefined), 200).unref();
+  }
 
   let signalled = false;
   const stop = (signal: string) => {

@@ -12,6 +12,7 @@ import {
   parseSettings,
   switchSetting,
   textSetting,
+  tlsCertSetting,
   withRequired,
   type LogLevel,
   type Setting,
@@ -73,9 +74,7 @@ export const hostSettings = {
       '`<dataDir>/tls/cert.pem` (give clients that file as their CA).',
     default: '0',
   }),
-  MINILAKE_TLS_CERT: textSetting({
-    doc: 'PEM file of your own certificate (with `MINILAKE_TLS_KEY`; turns https on).',
-  }),
+  ...tlsCertSetting,
   MINILAKE_TLS_KEY: textSetting({
     doc: 'PEM file of the key of `MINILAKE_TLS_CERT`.',
   }),
@@ -118,6 +117,12 @@ export interface MinilakeConfig {
    * then runs WebAssembly (the SQL dialect) on V8's baseline compiler only (cli.ts, bench/README.md).
    */
   wasmOptimize: boolean;
+  /**
+   * The Spark Connect port (MINILAKE_SPARK_CONNECT_PORT, declared by the connect service: default 15002,
+   * `off` none) and whether it was set: a busy default is skipped with a warning, a busy explicit port stops
+   * the start. Undefined when off or when the connect service is not enabled.
+   */
+  sparkConnect: { port: number; explicit: boolean } | undefined;
   /** Every service setting's value, by variable name (each service gets those its definition declares). */
   settings: Readonly<Record<string, unknown>>;
   /** Which setting a value came from, for messages: `--port` when the flag gave it. */
@@ -218,6 +223,21 @@ export function readConfig(
   const tlsOn = values.MINILAKE_TLS || (!!certFile && !!keyFile);
   const tls = tlsOn ? { ...(certFile ? { certFile } : {}), ...(keyFile ? { keyFile } : {}) } : undefined;
 
+  const enabled = withRequired(registry, [...new Set(names)]);
+  // The port itself is the host's to open (beside its own); the setting is the connect service's.
+  const connectPort = (services.values.MINILAKE_SPARK_CONNECT_PORT as string | undefined)?.toLowerCase();
+  if (connectPort !== undefined && connectPort !== 'off' && Number(connectPort) > 65535)
+    problems.push(
+      `MINILAKE_SPARK_CONNECT_PORT=${JSON.stringify(connectPort)} must be a port from 0 to 65535 or off`,
+    );
+  const sparkConnect =
+    enabled.includes('connect') &&
+    connectPort !== undefined &&
+    connectPort !== 'off' &&
+    Number(connectPort) <= 65535
+      ? { port: Number(connectPort), explicit: (env.MINILAKE_SPARK_CONNECT_PORT ?? '') !== '' }
+      : undefined;
+
   const cacheDir = values.MINILAKE_CACHE;
   const config: MinilakeConfig = {
     port: values.MINILAKE_PORT,
@@ -225,7 +245,7 @@ export function readConfig(
     dataDir: values.MINILAKE_DATA_DIR,
     persist: values.MINILAKE_PERSIST,
     // A selected service brings the services it requires (its `uses`), transitively; optional ones stay off.
-    services: withRequired(registry, [...new Set(names)]),
+    services: enabled,
     logLevel: values.MINILAKE_LOG_LEVEL,
     userName: values.MINILAKE_USER,
     workspaceId: values.MINILAKE_WORKSPACE_ID,
@@ -233,6 +253,7 @@ export function readConfig(
     jupyterPython: values.MINILAKE_JUPYTER_PYTHON ?? path.join(cacheDir, 'jupyter', 'venv', 'bin', 'python'),
     cacheDir,
     wasmOptimize: values.MINILAKE_WASM_OPTIMIZE,
+    sparkConnect,
     settings: { ...services.values, MINILAKE_CACHE: cacheDir },
     labels,
   };

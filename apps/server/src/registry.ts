@@ -5,6 +5,7 @@
  */
 import type { ServiceDefinition } from '@minilake/core';
 import { computeService } from '@minilake/compute';
+import { connectService } from '@minilake/connect';
 import { filesService } from '@minilake/files';
 import { iamService } from '@minilake/iam';
 import { jobsService } from '@minilake/jobs';
@@ -32,6 +33,7 @@ const ordered = [
   reposService,
   filesService,
   computeService,
+  connectService,
   workspaceAdminService,
   jobsService,
   lakeviewService,

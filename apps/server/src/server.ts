@@ -13,6 +13,7 @@
  */
 import path from 'node:path';
 import type { IncomingMessage } from 'node:http';
+import type { IncomingHttpHeaders, ServerHttp2Stream } from 'node:http2';
 import type { Duplex } from 'node:stream';
 import { Hono } from 'hono';
 import {
@@ -55,6 +56,11 @@ export interface Minilake {
   upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): boolean;
   /** The host listens at `url`: services learn it (ServiceContext.selfUrl, onListening) and warm up. */
   listening(url: string): void;
+  /**
+   * Serves a gRPC call (an HTTP/2 stream) by the enabled service that declares its gRPC service
+   * (ServiceDefinition.grpcServices), created on first use; undefined when no enabled service serves gRPC.
+   */
+  grpc?: (stream: ServerHttp2Stream, headers: IncomingHttpHeaders) => void;
   close(): Promise<void>;
 }
 
@@ -152,6 +158,25 @@ export async function createMinilake(config: MinilakeConfig, opts: CreateOptions
     await data.cleanUp();
   };
 
+  // gRPC services by name (`spark.connect.SparkConnectService`) -> the service that serves them.
+  const grpcOwners = new Map<string, string>();
+  for (const name of services.order)
+    for (const g of registry.get(name)!.grpcServices ?? []) grpcOwners.set(g, name);
+  const grpc = grpcOwners.size
+    ? (stream: ServerHttp2Stream, headers: IncomingHttpHeaders) => {
+        const grpcService = String(headers[':path'] ?? '').split('/')[1] ?? '';
+        const owner = grpcOwners.get(grpcService);
+        if (!owner) return grpcStatus(stream, 12, `No gRPC service ${grpcService} here`);
+        services.create(owner).then(
+          (instance) =>
+            instance.grpc
+              ? instance.grpc(stream, headers)
+              : grpcStatus(stream, 12, `${owner} does not serve gRPC`),
+          (e: unknown) => grpcStatus(stream, 14, `${owner} could not start: ${(e as Error).message}`),
+        );
+      }
+    : undefined;
+
   return {
     app,
     dataDir,
@@ -161,6 +186,25 @@ export async function createMinilake(config: MinilakeConfig, opts: CreateOptions
     ready: () => readiness({ services, dataDir }),
     listening: (url) => services.listening(url),
     upgrade: (req, socket, head) => jupyter.handleUpgrade(req, socket, head),
+    ...(grpc ? { grpc } : {}),
     close,
   };
+}
+
+/** Ends a gRPC call with only a status (HTTP 200, `grpc-status` in the headers), as gRPC servers refuse one. */
+function grpcStatus(stream: ServerHttp2Stream, code: number, message: string): void {
+  if (stream.destroyed || stream.headersSent) return;
+  try {
+    stream.respond(
+      {
+        ':status': 200,
+        'content-type': 'application/grpc',
+        'grpc-status': String(code),
+        'grpc-message': encodeURIComponent(message),
+      },
+      { endStream: true },
+    );
+  } catch {
+    // The client went away.
+  }
 }

@@ -69,6 +69,8 @@ export function listenProblem(e: unknown, config: MinilakeConfig): string {
     case 'EAI_AGAIN':
       return `${labels.host}=${host} does not resolve to an address`;
     default:
+      // The Spark Connect port's own problem (listen.ts) already names its setting.
+      if ((e as Error).message?.startsWith('MINILAKE_SPARK_CONNECT_PORT=')) return (e as Error).message;
       return `cannot listen on ${host}:${port} (${labels.port}, ${labels.host}): ${(e as Error).message}`;
   }
 }

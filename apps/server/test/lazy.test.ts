@@ -11,7 +11,7 @@ describe('services started on their first request', () => {
     // Each lazily started service, alone: the routes it adds to those of the host and its required peers
     // are all under its `paths`.
     // Persistent, so the peers start with the host (a required peer that declares paths, as workspace does
-    // for lakeview, mlflow and pipelines, would otherwise not be mounted yet) and their routes are listed.
+    // for lakeview, mlflow and pipelines, or compute for connect, would otherwise not be mounted yet) and their routes are listed.
     const routesOf = async (services: string) => {
       const dir = mkdtempSync(path.join(os.tmpdir(), 'minilake-lazy-'));
       const ml = await createMinilake(

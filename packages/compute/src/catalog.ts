@@ -12,6 +12,21 @@ export interface SparkVersion {
 const v = (key: string, name: string): SparkVersion => ({ key, name });
 
 export const SPARK_VERSIONS: SparkVersion[] = [
+  // Through the newest runtime the newest databricks-connect on PyPI targets (19.3): its version check
+  // needs a cluster's spark_version at or above its own major.minor.
+  v('19.3.x-scala2.13', '19.3 Beta (includes Apache Spark 4.2.0, Scala 2.13)'),
+  v('19.2.x-scala2.13', '19.2 Beta (includes Apache Spark 4.2.0, Scala 2.13)'),
+  v('19.1.x-scala2.13', '19.1 Beta (includes Apache Spark 4.2.0, Scala 2.13)'),
+  v('19.0.x-scala2.13', '19.0 Beta (includes Apache Spark 4.2.0, Scala 2.13)'),
+  v('18.2.x-scala2.13', '18.2 (includes Apache Spark 4.1.0, Scala 2.13)'),
+  v('18.2.x-photon-scala2.13', '18.2 Photon (includes Apache Spark 4.1.0, Scala 2.13)'),
+  v('18.2.x-cpu-ml-scala2.13', '18.2 ML (includes Apache Spark 4.1.0, Scala 2.13)'),
+  v('18.1.x-scala2.13', '18.1 (includes Apache Spark 4.1.0, Scala 2.13)'),
+  v('18.0.x-scala2.13', '18.0 (includes Apache Spark 4.1.0, Scala 2.13)'),
+  v('17.3.x-scala2.13', '17.3 LTS (includes Apache Spark 4.0.0, Scala 2.13)'),
+  v('17.3.x-photon-scala2.13', '17.3 LTS Photon (includes Apache Spark 4.0.0, Scala 2.13)'),
+  v('17.3.x-cpu-ml-scala2.13', '17.3 LTS ML (includes Apache Spark 4.0.0, Scala 2.13)'),
+  v('17.3.x-gpu-ml-scala2.13', '17.3 LTS ML (includes Apache Spark 4.0.0, GPU, Scala 2.13)'),
   v('17.2.x-scala2.13', '17.2 Beta (includes Apache Spark 4.0.0, Scala 2.13)'),
   v('17.1.x-scala2.13', '17.1 (includes Apache Spark 4.0.0, Scala 2.13)'),
   v('17.1.x-photon-scala2.13', '17.1 Photon (includes Apache Spark 4.0.0, Scala 2.13)'),

@@ -1,18 +1,24 @@
 import type { ServiceContext, ServiceInstance } from '@minilake/core';
+import { sparkEngine } from '@minilake/engine-spark';
 import { iamService } from '@minilake/iam';
 import { computeApp } from './app.js';
 import { ComputeStore } from './store.js';
 import type { ComputeApi, ComputeSettings } from './index.js';
 
 /** The service itself, imported by its definition's create (index.ts) when the host starts it. */
-export function createCompute(ctx: ServiceContext<ComputeSettings>): ServiceInstance<ComputeApi> {
+export async function createCompute(
+  ctx: ServiceContext<ComputeSettings>,
+): Promise<ServiceInstance<ComputeApi>> {
   const iam = ctx.optionalPeer(iamService);
+  // The host's one Spark engine: all-purpose clusters' drivers are Spark Connect servers it starts.
+  const engine = ctx.settings.MINILAKE_CLUSTER_RUNTIME === 'spark' ? await sparkEngine(ctx) : undefined;
   const store = new ComputeStore(ctx.state, {
     clock: ctx.clock,
     userName: ctx.identity.userName,
     userId: ctx.identity.userId,
     startDelayMs: Math.round(ctx.settings.MINILAKE_CLUSTER_START_DELAY * 1000),
     terminateDelayMs: Math.round(ctx.settings.MINILAKE_CLUSTER_TERMINATE_DELAY * 1000),
+    ...(engine ? { runtime: (spec) => engine.startConnectServer(spec) } : {}),
     onDeleted: (type, id) => iam?.dropPermissions(type, id),
   });
   // The permission object types as Databricks has them (levels, the creator's and the admins' level).
@@ -50,6 +56,8 @@ export function createCompute(ctx: ServiceContext<ComputeSettings>): ServiceInst
       terminateCluster: (id, reason) => store.terminateCluster(id, reason),
       permanentDeleteCluster: (id) => store.permanentDeleteCluster(id),
       recordActivity: (id) => store.recordActivity(id),
+      sparkPort: (id) => store.sparkPort(id),
+      awaitSpark: (id, holdMs) => store.awaitSpark(id, holdMs),
     },
     close: () => store.close(),
   };

@@ -1,4 +1,5 @@
-import { defineService, numberSetting, type SettingsOf } from '@minilake/core';
+import { choiceSetting, defineService, numberSetting, type SettingsOf } from '@minilake/core';
+import { sparkSettings } from '@minilake/engine-spark';
 import type { ClusterSource } from './store.js';
 
 export type { ClusterState, ClusterSource, ClusterEvent, ComputeOptions } from './store.js';
@@ -17,6 +18,16 @@ export interface ComputeApi {
   permanentDeleteCluster(clusterId: string): void;
   /** Work ran on the cluster (a job task): restarts its autotermination_minutes inactivity countdown. */
   recordActivity(clusterId: string): void;
+  /** The Spark Connect port of a RUNNING all-purpose cluster's driver (undefined otherwise). */
+  sparkPort(clusterId: string): number | undefined;
+  /**
+   * Waits (up to holdMs) for a cluster's driver to serve Spark Connect, starting a TERMINATED cluster as
+   * Databricks does; a problem otherwise, with whether the caller should retry.
+   */
+  awaitSpark(
+    clusterId: string,
+    holdMs: number,
+  ): Promise<{ port: number } | { problem: string; retry: boolean }>;
 }
 
 export const computeSettings = {
@@ -25,6 +36,16 @@ export const computeSettings = {
     doc: 'Seconds a cluster spends TERMINATING.',
     default: 1,
   }),
+  // spark: an all-purpose cluster's RUNNING is a Spark Connect server of its own; none: states only.
+  MINILAKE_CLUSTER_RUNTIME: choiceSetting({
+    doc:
+      "`spark`: an all-purpose cluster's RUNNING is a real Spark Connect server with its `spark_conf`, " +
+      'environment and libraries (needs the Spark install); `none`: cluster states move on the clock alone.',
+    choices: ['spark', 'none'],
+    default: 'spark',
+  }),
+  // The Spark engine's, read when clusters run Spark.
+  ...sparkSettings,
 };
 export type ComputeSettings = SettingsOf<typeof computeSettings>;
 
@@ -34,7 +55,7 @@ export const computeService = defineService<ComputeApi, typeof computeSettings>(
   // cluster's creator as its default owner, and forgets an ACL when its object is deleted.
   optionalUses: ['iam'],
   description:
-    'Clusters on a clock-driven state machine, cluster policies and families, instance pools, libraries',
+    'Clusters whose Spark really runs (a Spark Connect server per all-purpose cluster), cluster policies and families, instance pools, libraries',
   settings: computeSettings,
   // Started on the first request to these (see ServiceDefinition.paths): its code loads then.
   paths: [

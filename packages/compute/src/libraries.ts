@@ -67,6 +67,11 @@ export class ClusterLibraries {
     );
   }
 
+  /** The libraries a cluster's Spark starts with (those not marked for uninstall). */
+  active(clusterId: string): Spec[] {
+    return (this.records.get(clusterId) ?? []).filter((e) => !e.uninstall).map((e) => e.library);
+  }
+
   libraryStatuses(clusterId: string) {
     const c = this.opts.cluster(clusterId);
     const installed = c.state === 'RUNNING' || c.state === 'RESIZING';

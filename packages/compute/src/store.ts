@@ -19,7 +19,7 @@ import {
   type StateDb,
   type Clock,
 } from '@minilake/core';
-import { isAzureNodeType, nodeTypeById, type PolicyFamily } from './catalog.js';
+import { isAzureNodeType, type PolicyFamily } from './catalog.js';
 import {
   clusterNotFound,
   invalidPolicyId,
@@ -28,10 +28,12 @@ import {
   tooManyPinned,
   unexpectedState,
 } from './errors.js';
+import { clusterDetails, listClusters, type ListQuery } from './cluster-view.js';
 import { ClusterEventLog, type EventsQuery } from './events.js';
 import { ClusterLibraries } from './libraries.js';
-import { decodeOffset, encodeOffset, hex } from './paging.js';
+import { hex } from './paging.js';
 import { ClusterPolicies, type PolicyInput } from './policies.js';
+import { ClusterSparks, type ClusterRuntime } from './spark-clusters.js';
 import { applyPolicy, type Spec } from './policy.js';
 import { InstancePools } from './pools.js';
 
@@ -40,7 +42,7 @@ export type ClusterState =
 
 export type ClusterSource = 'API' | 'UI' | 'JOB' | 'MODELS' | 'PIPELINE' | 'PIPELINE_MAINTENANCE' | 'SQL';
 
-interface SparkNode {
+export interface SparkNode {
   private_ip: string;
   public_dns: string;
   node_id: string;
@@ -50,13 +52,13 @@ interface SparkNode {
   node_aws_attributes?: { is_spot: boolean };
 }
 
-interface TerminationReason {
+export interface TerminationReason {
   code: string;
   type: string;
   parameters: Record<string, string>;
 }
 
-interface ClusterRecord {
+export interface ClusterRecord {
   cluster_id: string;
   /** The effective attributes: what was sent, with policy values and server defaults applied. */
   attrs: Spec;
@@ -90,6 +92,11 @@ export interface ComputeOptions {
   userId: string;
   startDelayMs: number;
   terminateDelayMs: number;
+  /**
+   * Starts an all-purpose cluster's Spark (spark-clusters.ts): RUNNING then means a real Spark Connect
+   * server. Without it states move on the clock alone and nothing runs (MINILAKE_CLUSTER_RUNTIME=none).
+   */
+  runtime?: ClusterRuntime;
   /** Called when a cluster is permanently deleted or a policy or pool deleted: its ACL goes with it. */
   onDeleted?: (requestObjectType: 'clusters' | 'cluster-policies' | 'instance-pools', id: string) => void;
 }
@@ -97,16 +104,6 @@ export interface ComputeOptions {
 const MAX_PINNED = 100;
 /** Attributes that are request options, never echoed at the top level of ClusterDetails. */
 const NOT_ECHOED = ['cluster_id', 'apply_policy_default_values', 'clone_from'];
-const STATE_ORDER: ClusterState[] = [
-  'RUNNING',
-  'PENDING',
-  'RESIZING',
-  'RESTARTING',
-  'TERMINATING',
-  'ERROR',
-  'UNKNOWN',
-  'TERMINATED',
-];
 
 const STATE_MESSAGES: Record<ClusterState, string> = {
   PENDING: 'Finding instances for new nodes, acquiring more instances if necessary',
@@ -128,6 +125,7 @@ export class ComputeStore extends CollectionStore {
   private readonly poolSet: InstancePools;
   private readonly librarySet: ClusterLibraries;
   private readonly timers = new Map<string, () => void>();
+  private readonly sparks: ClusterSparks | undefined;
   private seq = 0;
 
   constructor(
@@ -151,6 +149,37 @@ export class ComputeStore extends CollectionStore {
       cluster: (id) => this.cluster(id),
       hasCluster: (id) => this.clusters.has(id),
     });
+    this.sparks = opts.runtime
+      ? new ClusterSparks(opts.runtime, {
+          ready: (id) => this.settle(id, 'RUNNING'),
+          gone: (id) => this.settle(id, 'TERMINATED'),
+          failed: (id, message) =>
+            this.terminateCluster(
+              id,
+              {
+                code: 'SPARK_STARTUP_FAILURE',
+                type: 'SERVICE_FAULT',
+                parameters: { databricks_error_message: message },
+              },
+              null,
+            ),
+          lost: (id, exit) => {
+            const how = exit.signal ? `was killed by ${exit.signal}` : `exited with code ${exit.exitCode}`;
+            this.addEvent(id, 'DRIVER_UNAVAILABLE', {
+              reason: { code: 'DRIVER_UNREACHABLE', parameters: {} },
+            });
+            this.terminateCluster(
+              id,
+              {
+                code: 'DRIVER_UNREACHABLE',
+                type: 'SERVICE_FAULT',
+                parameters: { databricks_error_message: `The Spark driver ${how}.` },
+              },
+              null,
+            );
+          },
+        })
+      : undefined;
     this.rearmAll();
   }
 
@@ -163,8 +192,28 @@ export class ComputeStore extends CollectionStore {
   private rearmAll(): void {
     for (const c of this.clusters.values()) {
       this.seq = Math.max(this.seq, c.seq);
-      this.arm(c);
+      // A cluster whose Spark ran in an earlier process (the server restarted) starts it again.
+      if (this.runsSpark(c) && (c.state === 'RUNNING' || c.state === 'RESIZING')) {
+        this.addEvent(c.cluster_id, 'RESTARTING', {});
+        this.transition(c, 'RESTARTING', 'RUNNING', this.opts.startDelayMs);
+      } else if (this.runsSpark(c) && c.transition?.to === 'RUNNING') {
+        this.sparks!.launch(c.cluster_id, c.attrs, this.librarySet.active(c.cluster_id));
+        this.arm(c);
+      } else this.arm(c);
     }
+  }
+
+  /** Whether this cluster's RUNNING is a Spark server of its own (all-purpose clusters with a runtime). */
+  private runsSpark(c: ClusterRecord): boolean {
+    return (
+      this.sparks !== undefined && c.cluster_source !== 'JOB' && !c.cluster_source.startsWith('PIPELINE')
+    );
+  }
+
+  /** The Spark side caught up (server ready, or gone): finish a transition whose time has already come. */
+  private settle(id: string, to: 'RUNNING' | 'TERMINATED'): void {
+    const c = this.clusters.get(id);
+    if (c?.transition?.to === to && !c.transition.idle && !this.timers.has(id)) this.complete(id);
   }
 
   private cancel(id: string): void {
@@ -197,6 +246,11 @@ export class ComputeStore extends CollectionStore {
     c.state_message = STATE_MESSAGES[state];
     c.transition = { to, at: this.now + delayMs };
     this.clusters.set(c.cluster_id, c);
+    if (this.runsSpark(c)) {
+      if (to === 'TERMINATED') this.sparks!.stop(c.cluster_id);
+      else if (state !== 'RESIZING')
+        this.sparks!.launch(c.cluster_id, c.attrs, this.librarySet.active(c.cluster_id));
+    }
     this.arm(c);
   }
 
@@ -215,6 +269,11 @@ export class ComputeStore extends CollectionStore {
         null,
       );
       return;
+    }
+    // RUNNING waits for the cluster's Spark to serve, TERMINATED for its process to be gone (settle()).
+    if (this.runsSpark(c)) {
+      if (to === 'RUNNING' && from !== 'RESIZING' && this.sparks!.port(id) === undefined) return;
+      if (to === 'TERMINATED' && this.sparks!.alive(id)) return;
     }
     c.transition = undefined;
     if (to === 'TERMINATED') {
@@ -258,7 +317,7 @@ export class ComputeStore extends CollectionStore {
 
   /**
    * A RUNNING cluster with autotermination_minutes terminates (reason INACTIVITY) once it has been idle that
-   * long. Nothing runs on MiniLake clusters, so only recordActivity (used by jobs) counts as activity.
+   * long. Activity is what other services report (recordActivity): job tasks, Spark Connect calls, commands.
    */
   private armIdle(c: ClusterRecord): void {
     const minutes = c.attrs.autotermination_minutes;
@@ -533,6 +592,7 @@ export class ComputeStore extends CollectionStore {
     const c = this.cluster(id);
     if (c.pinned) throw pinnedCluster(id);
     this.cancel(id);
+    this.sparks?.stop(id);
     this.clusters.delete(id);
     this.eventLog.forget(id);
     this.librarySet.forget(id);
@@ -592,90 +652,11 @@ export class ComputeStore extends CollectionStore {
 
   /** The ClusterDetails wire shape. */
   private details(c: ClusterRecord): Spec {
-    const driverType = nodeTypeById(String(c.attrs.driver_node_type_id ?? c.attrs.node_type_id ?? ''));
-    const workerType = nodeTypeById(String(c.attrs.node_type_id ?? ''));
-    const running = c.state !== 'TERMINATED' && c.state !== 'PENDING';
-    const nodes = running ? 1 + c.current_workers : 0;
-    const memory = running
-      ? (driverType?.memory_mb ?? 16384) + c.current_workers * (workerType?.memory_mb ?? 16384)
-      : 0;
-    const cores = running
-      ? (driverType?.num_cores ?? 4) + c.current_workers * (workerType?.num_cores ?? 4)
-      : 0;
-    const out: Spec = {
-      ...structuredClone(c.attrs),
-      cluster_id: c.cluster_id,
-      creator_user_name: c.creator_user_name,
-      cluster_source: c.cluster_source,
-      state: c.state,
-      state_message: c.state_message,
-      start_time: c.start_time,
-      last_state_loss_time: c.last_state_loss_time,
-      default_tags: {
-        Vendor: 'Databricks',
-        Creator: c.creator_user_name,
-        ClusterName: String(c.attrs.cluster_name ?? ''),
-        ClusterId: c.cluster_id,
-      },
-      spec: structuredClone(c.submitted),
-      jdbc_port: 10000,
-      init_scripts_safe_mode: false,
-    };
-    if (nodes > 0) {
-      out.cluster_memory_mb = memory;
-      out.cluster_cores = cores;
-    }
-    if (c.spark_context_id !== undefined) out.spark_context_id = c.spark_context_id;
-    if (c.last_restarted_time !== undefined) out.last_restarted_time = c.last_restarted_time;
-    if (c.terminated_time !== undefined) out.terminated_time = c.terminated_time;
-    if (c.termination_reason) out.termination_reason = c.termination_reason;
-    if (c.driver && c.state !== 'TERMINATED') out.driver = c.driver;
-    if (c.executors && c.executors.length > 0 && c.state !== 'TERMINATED') out.executors = c.executors;
-    return out;
+    return clusterDetails(c);
   }
 
-  listClusters(q: {
-    cluster_states: readonly string[];
-    cluster_sources: readonly string[];
-    is_pinned?: boolean | undefined;
-    policy_id?: string | undefined;
-    page_size?: number | undefined;
-    page_token?: string | undefined;
-    sort_field?: 'CLUSTER_NAME' | 'DEFAULT' | undefined;
-    sort_direction?: 'ASC' | 'DESC' | undefined;
-  }) {
-    if (q.page_size !== undefined && q.page_size < 0) throw invalidParameter('page_size must be at least 0');
-    const states = new Set(q.cluster_states);
-    const sources = new Set(q.cluster_sources);
-    const name = (c: ClusterRecord) => String(c.attrs.cluster_name ?? '');
-    const dir = q.sort_direction === 'DESC' ? -1 : 1;
-    const byName = (a: ClusterRecord, b: ClusterRecord) => name(a).localeCompare(name(b)) || a.seq - b.seq;
-    const sorted = [...this.clusters.values()]
-      .filter(
-        (c) =>
-          (states.size === 0 || states.has(c.state)) &&
-          (sources.size === 0 || sources.has(c.cluster_source)) &&
-          (q.is_pinned === undefined || c.pinned === q.is_pinned) &&
-          (q.policy_id === undefined || c.attrs.policy_id === q.policy_id),
-      )
-      .sort((a, b) => {
-        if (q.sort_field === 'CLUSTER_NAME') return byName(a, b) * dir;
-        // DEFAULT: state (active first), then pinned first, then name.
-        return (
-          (STATE_ORDER.indexOf(a.state) - STATE_ORDER.indexOf(b.state) ||
-            Number(b.pinned) - Number(a.pinned) ||
-            byName(a, b)) * dir
-        );
-      });
-    const start = q.page_token ? decodeOffset(q.page_token) : 0;
-    const size = q.page_size ? Math.min(q.page_size, 100) : undefined;
-    const page = size === undefined ? sorted.slice(start) : sorted.slice(start, start + size);
-    const out: { clusters: Spec[]; next_page_token?: string; prev_page_token?: string } = {
-      clusters: page.map((c) => this.details(c)),
-    };
-    if (size !== undefined && start + size < sorted.length) out.next_page_token = encodeOffset(start + size);
-    if (size !== undefined && start > 0) out.prev_page_token = encodeOffset(Math.max(0, start - size));
-    return out;
+  listClusters(q: ListQuery) {
+    return listClusters([...this.clusters.values()], q);
   }
 
   // ---------------------------------------------------------------- policies
@@ -737,19 +718,70 @@ export class ComputeStore extends CollectionStore {
   protected override onReset(): void {
     for (const cancel of this.timers.values()) cancel();
     this.timers.clear();
+    void this.sparks?.stopAll();
     this.seq = 0;
   }
 
   override restore(snapshot: unknown): void {
     for (const cancel of this.timers.values()) cancel();
     this.timers.clear();
+    void this.sparks?.stopAll();
     super.restore(snapshot);
     this.rearmAll();
   }
 
-  close(): void {
+  async close(): Promise<void> {
     for (const cancel of this.timers.values()) cancel();
     this.timers.clear();
+    await this.sparks?.stopAll();
+  }
+
+  // ---------------------------------------------------------------- Spark (spark-clusters.ts)
+
+  /** The Spark Connect port of a RUNNING cluster's driver, when it runs Spark. */
+  sparkPort(id: string): number | undefined {
+    const c = this.clusters.get(id);
+    return c?.state === 'RUNNING' || c?.state === 'RESIZING' ? this.sparks?.port(id) : undefined;
+  }
+
+  /**
+   * Where a Databricks Connect call to this cluster goes: its driver's port once RUNNING. A TERMINATED
+   * cluster is started, as Databricks does; one still starting is waited for up to `holdMs`, then the
+   * answer says to retry.
+   */
+  async awaitSpark(
+    id: string,
+    holdMs: number,
+  ): Promise<{ port: number } | { problem: string; retry: boolean }> {
+    const first = this.clusters.get(id);
+    if (!first) return { problem: `Cluster ${id} does not exist`, retry: false };
+    if (!this.runsSpark(first))
+      return {
+        problem: this.sparks
+          ? `Cluster ${id} is a job cluster: Spark Connect sessions need an all-purpose cluster`
+          : `Cluster ${id} runs no Spark here (MINILAKE_CLUSTER_RUNTIME=none)`,
+        retry: false,
+      };
+    if (first.state === 'TERMINATED') this.startCluster(id);
+    const until = Date.now() + holdMs;
+    for (;;) {
+      const c = this.clusters.get(id);
+      if (!c) return { problem: `Cluster ${id} does not exist`, retry: false };
+      const port = this.sparkPort(id);
+      if (port !== undefined) return { port };
+      if (c.state === 'TERMINATED' && c.termination_reason?.code === 'SPARK_STARTUP_FAILURE')
+        return {
+          problem: `Cluster ${id} could not start: ${c.termination_reason.parameters.databricks_error_message ?? ''}`,
+          retry: false,
+        };
+      if (Date.now() >= until)
+        return {
+          problem: `Cluster ${id} is ${c.state.toLowerCase()}; retry when it is running`,
+          retry: true,
+        };
+      // The wait is on a real process starting, not on the injected clock.
+      await new Promise((r) => setTimeout(r, 100));
+    }
   }
 }
 

@@ -2,6 +2,7 @@
  * The contract between a service package and whatever hosts it (apps/server, or another tool that imports
  * one package). A package exports one ServiceDefinition; nothing runs at import time.
  */
+import type { IncomingHttpHeaders, ServerHttp2Stream } from 'node:http2';
 import type { Hono } from 'hono';
 import type { Clock } from './clock.js';
 import type { Logger } from './logger.js';
@@ -83,6 +84,11 @@ export interface ServiceInstance<Api = unknown> {
   /** Ready check: throws (or rejects) when a dependency is not usable. */
   ready?(): Promise<void> | void;
   /**
+   * Serves one gRPC call (an HTTP/2 stream whose path names one of the definition's `grpcServices`), on
+   * whichever port the host received it. The handler owns the stream: it responds, ends it, or resets it.
+   */
+  grpc?(stream: ServerHttp2Stream, headers: IncomingHttpHeaders): void;
+  /**
    * Lifecycle hooks, called by the host (none is required). Every beforeReset is followed by exactly one
    * afterReset (a reset) or afterRestore (a snapshot restore).
    *
@@ -138,6 +144,11 @@ export interface ServiceDefinition<Api = unknown, S extends SettingsSchema = Set
    * `import()`), not at module load. Routes outside them would not be reached before it is created.
    */
   readonly paths?: readonly string[];
+  /**
+   * gRPC services this one serves (`spark.connect.SparkConnectService`): the host hands it every HTTP/2 call
+   * whose path is `/<service>/<method>`, creating it on the first one as it does for `paths`.
+   */
+  readonly grpcServices?: readonly string[];
   create(ctx: ServiceContext<SettingsOf<S>>): Promise<ServiceInstance<Api>> | ServiceInstance<Api>;
 }
 

@@ -175,3 +175,13 @@ export const cacheSetting = {
     default: () => path.join(os.homedir(), '.cache', 'minilake'),
   }),
 };
+
+/**
+ * The user's own TLS certificate: read by the host (it serves it) and by the Spark engine (Spark trusts it
+ * when it calls back to an https MiniLake), so declared once here and spread into both schemas.
+ */
+export const tlsCertSetting = {
+  MINILAKE_TLS_CERT: textSetting({
+    doc: 'PEM file of your own certificate (with `MINILAKE_TLS_KEY`; turns https on).',
+  }),
+};

@@ -71,51 +71,99 @@ export class ConnectServer {
 
   private async start(inst: SparkInstall): Promise<number> {
     this.proc?.kill(0);
-    const { dir } = this.opts;
-    await mkdir(dir, { recursive: true });
-    const port = await freePort();
-    const logFile = path.join(dir, 'server.log');
-    const args = [
-      inst.supervisor,
-      inst.sparkSubmit,
-      '--class',
-      'org.apache.spark.sql.connect.service.SparkConnectServer',
-      '--name',
-      'minilake-spark-connect',
-      '--master',
-      this.opts.master,
-      ...this.opts.commonArgs(logFile, path.join(dir, 'local')),
-      '--conf',
-      `spark.connect.grpc.binding.port=${port}`,
-      '--conf',
-      'spark.connect.grpc.binding.address=127.0.0.1',
-      '--conf',
-      `spark.sql.warehouse.dir=${path.join(dir, 'warehouse')}`,
-      'spark-internal',
-    ];
-    const t0 = Date.now();
-    const proc = startProc({
-      cmd: inst.python,
-      args,
+    const launched = await launchConnectServer(inst, {
+      dir: this.opts.dir,
+      name: 'minilake-spark-connect',
+      master: this.opts.master,
+      startTimeoutMs: this.opts.startTimeoutMs,
+      args: (logFile, localDir) => this.opts.commonArgs(logFile, localDir),
       env: this.opts.env({ PYSPARK_PYTHON: inst.python }),
-      cwd: dir,
-      logBytes: 256 * 1024,
+      isClosed: () => this.closed,
     });
-    this.proc = proc;
-    let exited = false;
-    void proc.done.then((r) => {
-      exited = true;
-      if (this.proc === proc) {
+    this.proc = launched.proc;
+    void launched.proc.done.then((r) => {
+      if (this.proc === launched.proc) {
         this.proc = undefined;
         this.port = undefined;
         if (!this.closed) this.opts.logger.warn('Spark Connect server exited', { code: r.exitCode });
       }
     });
-    while (Date.now() - t0 < this.opts.startTimeoutMs) {
-      if (exited || this.closed) break;
+    const port = await launched.ready;
+    this.port = port;
+    this.opts.logger.info('Spark Connect server ready', { port, ms: launched.startMs() });
+    return port;
+  }
+
+  async stop(): Promise<void> {
+    this.closed = true;
+    const p = this.proc;
+    if (!p) return;
+    p.kill(500);
+    await p.done;
+  }
+}
+
+export interface LaunchOptions {
+  /** The server's folder: its log, scratch space and warehouse. */
+  dir: string;
+  /** The Spark application's name. */
+  name: string;
+  master: string;
+  startTimeoutMs: number;
+  /** spark-submit arguments every application gets (jars, Delta, log4j, the caller's conf). */
+  args(logFile: string, localDir: string): string[];
+  env: Record<string, string>;
+  /** Stops waiting for the port when the caller is closing. */
+  isClosed?: () => boolean;
+}
+
+export interface LaunchedServer {
+  proc: Proc;
+  /** The port once the server listens; rejects (EngineUnavailable) when it exits or does not listen in time. */
+  ready: Promise<number>;
+  logFile: string;
+  /** Milliseconds from the launch to the port answering (0 before). */
+  startMs(): number;
+}
+
+/**
+ * Starts one Spark Connect server (its SparkConnectServer class through spark-submit, under the supervisor)
+ * on a free loopback port and waits until the port answers.
+ */
+export async function launchConnectServer(inst: SparkInstall, o: LaunchOptions): Promise<LaunchedServer> {
+  await mkdir(o.dir, { recursive: true });
+  const port = await freePort();
+  const logFile = path.join(o.dir, 'server.log');
+  const args = [
+    inst.supervisor,
+    inst.sparkSubmit,
+    '--class',
+    'org.apache.spark.sql.connect.service.SparkConnectServer',
+    '--name',
+    o.name,
+    '--master',
+    o.master,
+    ...o.args(logFile, path.join(o.dir, 'local')),
+    '--conf',
+    `spark.connect.grpc.binding.port=${port}`,
+    '--conf',
+    'spark.connect.grpc.binding.address=127.0.0.1',
+    '--conf',
+    `spark.sql.warehouse.dir=${path.join(o.dir, 'warehouse')}`,
+    'spark-internal',
+  ];
+  const t0 = Date.now();
+  let took = 0;
+  const proc = startProc({ cmd: inst.python, args, env: o.env, cwd: o.dir, logBytes: 256 * 1024 });
+  let exited = false;
+  void proc.done.then(() => {
+    exited = true;
+  });
+  const ready = (async () => {
+    while (Date.now() - t0 < o.startTimeoutMs) {
+      if (exited || o.isClosed?.()) break;
       if (await canConnect(port)) {
-        this.port = port;
-        this.opts.logger.info('Spark Connect server ready', { port, ms: Date.now() - t0 });
+        took = Date.now() - t0;
         return port;
       }
       await new Promise((r) => setTimeout(r, 100));
@@ -127,15 +175,10 @@ export class ConnectServer {
       'Spark Connect',
       exited
         ? `the server exited with code ${r.exitCode} while starting (log: ${logFile}): ${tail}`
-        : `the server did not listen within ${this.opts.startTimeoutMs / 1000} s (log: ${logFile})`,
+        : `the server did not listen within ${o.startTimeoutMs / 1000} s (log: ${logFile})`,
     );
-  }
-
-  async stop(): Promise<void> {
-    this.closed = true;
-    const p = this.proc;
-    if (!p) return;
-    p.kill(500);
-    await p.done;
-  }
+  })();
+  // A caller that stops before the port answers still gets the rejection through `ready`.
+  ready.catch(() => undefined);
+  return { proc, ready, logFile, startMs: () => took };
 }

@@ -22,13 +22,27 @@ import {
 } from './install.js';
 import { startProc, type Proc } from './proc.js';
 import { fsConf, joinClassPath, type FsOptions } from './fs.js';
-import { pipelineListenerConf, ucTaskConf } from './uc.js';
+import { startServer } from './servers.js';
+import { DATABRICKS_SQL_EXTENSION, hasUcJar, pipelineListenerConf, ucServerConf, ucTaskConf } from './uc.js';
 import { Zygote } from './zygote.js';
-import type { SparkEngine, SparkRun, SparkTask, SparkTaskResult } from './types.js';
+import type {
+  ConnectServerHandle,
+  ConnectServerSpec,
+  PythonRuntime,
+  SparkEngine,
+  SparkRun,
+  SparkTask,
+  SparkTaskResult,
+} from './types.js';
 
 const DELTA_CONF: Record<string, string> = {
   'spark.sql.extensions': 'io.delta.sql.DeltaSparkSessionExtension',
   'spark.sql.catalog.spark_catalog': 'org.apache.spark.sql.delta.catalog.DeltaCatalog',
+  // Tables are Delta unless said otherwise, as on Databricks (saveAsTable, CREATE TABLE without USING).
+  'spark.sql.sources.default': 'delta',
+  // Spark renders this default with a unit ("3221225472b"); newer Databricks Connect clients (19.x) read it
+  // with int() before sending a local relation (createDataFrame). The same value, as a plain number.
+  'spark.sql.session.localRelationSizeLimit': '3221225472',
   // Delta's SQL parser drops named parameter markers on Spark 4.1 (spark.sql(text, args=...) fails with
   // UNBOUND_SQL_PARAMETER); the legacy constants-only substitution binds them, which %sql cells need.
   'spark.sql.legacy.parameterSubstitution.constantsOnly': 'true',
@@ -99,6 +113,10 @@ class Engine implements SparkEngine {
    */
   private readonly ownToken = `dapi${randomBytes(16).toString('hex')}`;
   private readonly envs: EnvCache;
+  /** Unity Catalog for sessions that did not come from a task (Databricks Connect), fixed at the server's start. */
+  private connectConf: Record<string, string> = {};
+  /** Servers of their own (clusters' drivers) still running, stopped by close(). */
+  private readonly servers = new Set<() => Promise<void>>();
   private log4jReady?: Promise<string>;
   private dockerSwept?: Promise<void>;
   private closed = false;
@@ -119,7 +137,7 @@ class Engine implements SparkEngine {
           this.install!,
           logFile,
           localDir,
-          pipelineListenerConf(this.install!.jars),
+          { ...pipelineListenerConf(this.install!.jars), ...this.connectConf },
           this.connectFs ?? this.defaultFs(),
         ),
       env: (extra) => this.childEnv({ ...extra, SPARK_LOCAL_IP: '127.0.0.1' }),
@@ -144,6 +162,85 @@ class Engine implements SparkEngine {
 
   async check(): Promise<void> {
     await this.locate();
+  }
+
+  async connectPort(): Promise<number> {
+    const inst = await this.locate();
+    await this.log4jFile();
+    if (!this.connect.url()) this.connectConf = await ucServerConf(this.ucOptions(inst, this.ownToken));
+    return this.connect.ensure(inst);
+  }
+
+  async pythonRuntime(): Promise<PythonRuntime> {
+    const inst = await this.locate();
+    const selfUrl = this.ctx.selfUrl();
+    return {
+      python: inst.python,
+      supervisor: inst.supervisor,
+      runtimeDir: inst.runtimeDir,
+      env: (extra) =>
+        this.childEnv({
+          DATABRICKS_AUTH_TYPE: 'pat',
+          DATABRICKS_TOKEN: this.ownToken,
+          ...(selfUrl ? { DATABRICKS_HOST: selfUrl } : {}),
+          PYTHONPATH: inst.runtimeDir,
+          ...extra,
+        }),
+    };
+  }
+
+  startConnectServer(spec: ConnectServerSpec): ConnectServerHandle {
+    return startServer(
+      {
+        dir: this.dir,
+        master: this.settings.connectMaster,
+        startTimeoutMs: this.settings.connectStartTimeoutMs,
+        logger: this.logger,
+        locate: () => {
+          if (this.closed) return Promise.reject(new EngineUnavailable('Spark', 'the engine is closed'));
+          return this.locate();
+        },
+        prepare: () => this.log4jFile(),
+        python: (inst, deps) =>
+          deps.length
+            ? this.envs.python(deps, undefined, new AbortController().signal)
+            : Promise.resolve(inst.python),
+        args: (inst, logFile, localDir, conf, jars) =>
+          this.commonArgs(inst, logFile, localDir, conf, this.defaultFs(), jars),
+        conf: async (inst) => {
+          // A cluster restarted with a persisted server starts before the host listens: its Spark needs
+          // the server's URL for Unity Catalog, so it waits for it (briefly: the host listens right after).
+          for (let i = 0; i < 600 && !this.ctx.selfUrl() && !this.closed; i++)
+            await new Promise((r) => setTimeout(r, 50));
+          return ucServerConf(this.ucOptions(inst, this.ownToken));
+        },
+        env: (extra) => this.childEnv(extra),
+        track: (stop) => {
+          this.servers.add(stop);
+          return () => this.servers.delete(stop);
+        },
+      },
+      spec,
+    );
+  }
+
+  /**
+   * How Spark reaches Unity Catalog: the server's URL, the token, MiniLake's local certificate when the
+   * server speaks TLS (the host writes it to <dataDir>/tls/cert.pem, or MINILAKE_TLS_CERT names it), and
+   * the host's routes in process for the engine's own look-ups.
+   */
+  private ucOptions(inst: SparkInstall, token: string) {
+    const selfUrl = this.ctx.selfUrl();
+    const caCert = selfUrl?.startsWith('https:')
+      ? (this.ctx.settings.MINILAKE_TLS_CERT ?? path.join(this.ctx.dataDir, 'tls', 'cert.pem'))
+      : undefined;
+    return {
+      jars: inst.jars,
+      selfUrl,
+      token,
+      caCert,
+      request: (p: string, init?: RequestInit) => this.ctx.request(p, init),
+    };
   }
 
   async prewarm(): Promise<void> {
@@ -194,6 +291,10 @@ class Engine implements SparkEngine {
     const javaOpts = [`-Dlog4j2.configurationFile=file:${log4j}`, `-Dminilake.log.file=${logFile}`];
     const conf: Record<string, string> = {
       ...DELTA_CONF,
+      // Databricks SQL (USE CATALOG, CREATE CATALOG, GRANT...) beside Delta's, with MiniLake's plugin jar.
+      ...(hasUcJar(inst.jars)
+        ? { 'spark.sql.extensions': `${DELTA_CONF['spark.sql.extensions']},${DATABRICKS_SQL_EXTENSION}` }
+        : {}),
       ...QUIET_CONF,
       // Spark's scratch space (shuffle, block manager) inside the attempt's folder, so a killed task
       // leaves nothing in /tmp.
@@ -345,15 +446,17 @@ class Engine implements SparkEngine {
         }
       }
       if (stopped) return stoppedResult();
-      // dbt is a plain Python process (the runtime's dbt kind): no Spark application, no Spark Connect.
+      // dbt is a plain Python process (the runtime's dbt kind): no Spark application, no Spark Connect. A
+      // Python task on a cluster's own Spark Connect server runs as a serverless one does, on that server; a JVM
+      // task is its own spark-submit application whatever compute it names.
       const plain = task.kind === 'dbt';
-      const serverless = task.compute === 'serverless' && !jvm && !plain;
-      let remote: string | undefined;
+      const serverless = (task.compute === 'serverless' || task.remote !== undefined) && !jvm && !plain;
+      let remote: string | undefined = jvm || plain ? undefined : task.remote;
       // Only the install's own Python is pre-imported: a task with its own venv runs as a plain process.
       const warm = serverless && python === inst.python ? this.warmPython(inst) : Promise.resolve(false);
       const selfUrl = this.ctx.selfUrl();
       const token = task.token ?? this.ownToken;
-      if (serverless) {
+      if (serverless && !remote) {
         if (!this.connect.url()) this.connectFs = { dbfsRoot: task.dbfsRoot, selfUrl, token: this.ownToken };
         try {
           remote = `sc://127.0.0.1:${await this.connect.ensure(inst)}`;
@@ -369,7 +472,10 @@ class Engine implements SparkEngine {
       }
       if (stopped) return stoppedResult();
       // Unity Catalog's catalogs as Spark catalogs (the task's own conf wins over them).
-      const sparkConf = { ...(await ucTaskConf({ jars: inst.jars, selfUrl, token })), ...task.sparkConf };
+      const sparkConf = {
+        ...(await ucTaskConf(this.ucOptions(inst, token))),
+        ...(task.remote ? {} : task.sparkConf),
+      };
       if (stopped) return stoppedResult();
       const resultFile = path.join(task.workDir, 'minilake-result.json');
       const taskFile = path.join(task.workDir, 'minilake-task.json');
@@ -526,7 +632,7 @@ class Engine implements SparkEngine {
   async close(): Promise<void> {
     this.closed = true;
     await this.stopAll();
-    await Promise.all([this.connect.stop(), this.zygote?.stop()]);
+    await Promise.all([this.connect.stop(), this.zygote?.stop(), ...[...this.servers].map((stop) => stop())]);
   }
 }
 

@@ -4,7 +4,16 @@
  * with `spark`, `dbutils` and `display` as a Databricks task sees them. An engine, not a service: callers
  * get the host's one instance with sparkEngine(ctx).
  */
-export type { SparkEngine, SparkRun, SparkTask, SparkTaskResult } from './types.js';
+export type {
+  ConnectServerExit,
+  ConnectServerHandle,
+  ConnectServerSpec,
+  PythonRuntime,
+  SparkEngine,
+  SparkRun,
+  SparkTask,
+  SparkTaskResult,
+} from './types.js';
 export { sparkEngine, createSparkEngine } from './engine.js';
 export {
   sparkSettings,

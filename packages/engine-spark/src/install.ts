@@ -11,6 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import {
   cacheSetting,
+  tlsCertSetting,
   choiceSetting,
   EngineUnavailable,
   numberSetting,
@@ -20,6 +21,7 @@ import {
   type SettingsOf,
 } from '@minilake/core';
 import versions from '../versions.json' with { type: 'json' };
+import { pluginJar } from './plugin-jars.js';
 import { ucCatalogJar } from './uc.js';
 
 const run = promisify(execFile);
@@ -37,6 +39,7 @@ export const sparkVersions: {
  */
 export const sparkSettings = {
   ...cacheSetting,
+  ...tlsCertSetting,
   MINILAKE_SPARK_PYTHON: textSetting({
     doc: 'A Python with PySpark to run Spark tasks with, instead of the cached install (no Delta jars check).',
     shown: "the install's venv",
@@ -234,7 +237,7 @@ export async function locateInstall(settings: SparkSettings): Promise<SparkInsta
     );
   }
   const runtimeDir = findRuntime(settings);
-  const fsJar = path.join(dir, 'fs', 'minilake-fs.jar');
+  const fsJar = pluginJar(dir, path.join('fs', 'src'), 'fs', 'minilake-fs.jar');
   return {
     python,
     sparkHome: sparkHome!,

@@ -36,6 +36,12 @@ export interface SparkTask {
   /** classic: spark-submit (or MINILAKE_SPARK_MASTER); serverless: warm Spark Connect. */
   compute: 'classic' | 'serverless';
   /**
+   * A Spark Connect server the task runs on instead (`sc://127.0.0.1:<port>`: an all-purpose cluster's
+   * driver, for `existing_cluster_id`): a Connect client as serverless tasks are, sharing the cluster's
+   * Spark application (its cache, its global temp views). Its sparkConf is the server's already.
+   */
+  remote?: string;
+  /**
    * Where a classic task runs: `subprocess` (spark-submit on this machine) or `docker` (a sibling container
    * of `image`); default MINILAKE_SPARK_EXECUTOR. Serverless tasks always use the Spark Connect server.
    */
@@ -101,6 +107,58 @@ export interface SparkEngine {
   check(): Promise<void>;
   /** Starts the warm Spark Connect server now instead of on the first serverless task. */
   prewarm(): Promise<void>;
+  /** The warm (serverless) Spark Connect server's port, starting it when needed. */
+  connectPort(): Promise<number>;
+  /**
+   * What a Python process beside Spark needs (a command execution context's REPL): the install's Python,
+   * the supervisor that ends it with the server, the task runtime's folder (for `minilake_runtime`, with
+   * dbutils) and an environment with DATABRICKS_HOST/TOKEN pointing back at MiniLake.
+   */
+  pythonRuntime(): Promise<PythonRuntime>;
+  /** Starts a Spark Connect server of its own (a cluster's driver); stopped by its handle or by close(). */
+  startConnectServer(spec: ConnectServerSpec): ConnectServerHandle;
   /** Kills every running task and stops the Spark Connect server. */
   close(): Promise<void>;
+}
+
+/** A Spark Connect server of its own (an all-purpose cluster's driver), as the compute service starts one. */
+export interface ConnectServerSpec {
+  /** Names its folder (`<dataDir>/spark/servers/<id>`) and its Spark application. */
+  id: string;
+  /** The cluster's spark_conf (on top of the engine's: Delta, Unity Catalog, quiet UI). */
+  sparkConf: Record<string, string>;
+  /** The cluster's spark_env_vars, in the driver's environment (and local executors'). */
+  env: Record<string, string>;
+  /** PyPI requirements for its Python workers (UDFs): a cached venv, as tasks' dependencies get. */
+  dependencies?: string[];
+  /** Local jar files added to the application (cluster libraries). */
+  jars?: string[];
+  /** Its master; default MINILAKE_SPARK_CONNECT_MASTER. */
+  master?: string;
+}
+
+export interface ConnectServerExit {
+  exitCode: number | null;
+  signal: string | null;
+  /** The tail of the server's own output (the JVM's log goes to `logFile`). */
+  output: string;
+}
+
+export interface ConnectServerHandle {
+  /** The port once it listens; rejects (EngineUnavailable for a missing install) when it cannot start. */
+  readonly ready: Promise<number>;
+  /** Settles when the process (its whole group) is gone, however it ended. */
+  readonly exited: Promise<ConnectServerExit>;
+  readonly logFile: string;
+  /** The supervisor's pid (the group leader), once started. */
+  pid(): number | undefined;
+  /** SIGTERM to the group, SIGKILL after `graceMs`; resolves when it is gone. */
+  stop(graceMs?: number): Promise<void>;
+}
+
+export interface PythonRuntime {
+  python: string;
+  supervisor: string;
+  runtimeDir: string;
+  env(extra: Record<string, string>): Record<string, string>;
 }

@@ -6,23 +6,46 @@
  */
 import { existsSync } from 'node:fs';
 import path from 'node:path';
+import { pluginJar } from './plugin-jars.js';
 
-/** The plugin's class and where install.sh puts its jar (next to the Delta jars, never inside jars/). */
+/**
+ * The plugin's class and where install.sh puts its jar (next to the Delta jars, never inside jars/): the
+ * one built from this package's own sources (plugin-jars.ts).
+ */
 export const UC_CATALOG_CLASS = 'dev.minilake.spark.MiniLakeCatalog';
 export const ucCatalogJar = (installDir: string) =>
-  path.join(installDir, 'uc-catalog', 'minilake-uc-spark.jar');
+  pluginJar(installDir, path.join('catalog', 'src'), 'uc-catalog', 'minilake-uc-spark.jar');
 
 /** Names Spark reserves for its own catalogs, and names it could not parse in a conf key. */
 const usable = (n: string) => n !== 'spark_catalog' && n !== 'system' && /^[\p{L}\p{N}_-]+$/u.test(n);
 
-/** `spark.sql.catalog.<c>` with its `.uri` and `.token` for each catalog, in the official connector's keys. */
-export function ucCatalogConf(names: string[], uri: string, token: string): Record<string, string> {
-  const conf: Record<string, string> = {};
+/** The session extension that teaches Spark Databricks SQL (catalog/src, DatabricksSqlExtension.java). */
+export const DATABRICKS_SQL_EXTENSION = 'dev.minilake.spark.DatabricksSqlExtension';
+
+/**
+ * `spark.sql.catalog.<c>` with its `.uri` and `.token` for each catalog, in the official connector's keys
+ * (and `.caCert`, MiniLake's own, for an https:// server with its local certificate); the Unity Catalog
+ * server for Databricks SQL (`spark.minilake.uc.*`, read by DatabricksSqlExtension, which adds catalogs
+ * created later); and `main` as the current catalog when it exists, as on a Unity Catalog workspace.
+ */
+export function ucCatalogConf(
+  names: string[],
+  uri: string,
+  token: string,
+  caCert?: string,
+): Record<string, string> {
+  const conf: Record<string, string> = {
+    'spark.minilake.uc.uri': uri,
+    'spark.minilake.uc.token': token,
+    ...(caCert ? { 'spark.minilake.uc.caCert': caCert } : {}),
+  };
   for (const n of names.filter(usable)) {
     conf[`spark.sql.catalog.${n}`] = UC_CATALOG_CLASS;
     conf[`spark.sql.catalog.${n}.uri`] = uri;
     conf[`spark.sql.catalog.${n}.token`] = token;
+    if (caCert) conf[`spark.sql.catalog.${n}.caCert`] = caCert;
   }
+  if (names.includes('main')) conf['spark.sql.defaultCatalog'] = 'main';
   return conf;
 }
 
@@ -39,15 +62,20 @@ export function pipelineListenerConf(jars: string[]): Record<string, string> {
 }
 
 /**
- * The catalogs the server at `selfUrl` lists (through its own REST route, as a task would see them); none
- * when the server has no Unity Catalog or does not answer in time: the task then runs without them.
+ * The catalogs the server lists (through its own REST route, as a task would see them, in process when the
+ * host can: an https:// server's local certificate is then no concern); none when the server has no Unity
+ * Catalog or does not answer in time: the task then runs without them.
  */
-export async function ucCatalogNames(selfUrl: string, token: string, timeoutMs = 5000): Promise<string[]> {
+export async function ucCatalogNames(
+  selfUrl: string,
+  token: string,
+  timeoutMs = 5000,
+  request?: (path: string, init?: RequestInit) => Promise<Response>,
+): Promise<string[]> {
   try {
-    const r = await fetch(new URL('/api/2.1/unity-catalog/catalogs', selfUrl), {
-      headers: { authorization: `Bearer ${token}` },
-      signal: AbortSignal.timeout(timeoutMs),
-    });
+    const init = { headers: { authorization: `Bearer ${token}` }, signal: AbortSignal.timeout(timeoutMs) };
+    const p = '/api/2.1/unity-catalog/catalogs';
+    const r = request ? await request(p, init) : await fetch(new URL(p, selfUrl), init);
     if (!r.ok) return [];
     const j = (await r.json()) as { catalogs?: { name?: unknown }[] };
     return (j.catalogs ?? []).map((c) => c.name).filter((n): n is string => typeof n === 'string');
@@ -56,13 +84,39 @@ export async function ucCatalogNames(selfUrl: string, token: string, timeoutMs =
   }
 }
 
+/** Whether MiniLake's plugin jar (catalog plugin and Databricks SQL extension) is among the jars. */
+export function hasUcJar(jars: string[]): boolean {
+  return jars.some((j) => path.basename(j) === 'minilake-uc-spark.jar' && existsSync(j));
+}
+
 /** The conf a task gets when the plugin jar is installed and the server answers; {} otherwise. */
 export async function ucTaskConf(opts: {
   jars: string[];
   selfUrl: string | undefined;
   token: string;
+  caCert?: string | undefined;
+  request?: (path: string, init?: RequestInit) => Promise<Response>;
 }): Promise<Record<string, string>> {
-  if (!opts.selfUrl || !opts.jars.some((j) => path.basename(j) === 'minilake-uc-spark.jar' && existsSync(j)))
-    return {};
-  return ucCatalogConf(await ucCatalogNames(opts.selfUrl, opts.token), opts.selfUrl, opts.token);
+  if (!opts.selfUrl || !hasUcJar(opts.jars)) return {};
+  return ucCatalogConf(
+    await ucCatalogNames(opts.selfUrl, opts.token, 5000, opts.request),
+    opts.selfUrl,
+    opts.token,
+    opts.caCert,
+  );
+}
+
+/**
+ * What a Spark Connect server's own sessions get (Databricks Connect, command execution: sessions no task
+ * configured): every catalog the server lists when the Spark server starts, and Unity Catalog's `main` as
+ * the current catalog, as on a Unity Catalog workspace. {} without the plugin jar or a server to ask.
+ */
+export async function ucServerConf(opts: {
+  jars: string[];
+  selfUrl: string | undefined;
+  token: string;
+  caCert?: string | undefined;
+  request?: (path: string, init?: RequestInit) => Promise<Response>;
+}): Promise<Record<string, string>> {
+  return ucTaskConf(opts);
 }

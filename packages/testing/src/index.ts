@@ -39,7 +39,9 @@ export async function serviceApp<Api, S extends SettingsSchema = SettingsSchema>
   } = {},
 ): Promise<{ app: Hono; instance: ServiceInstance<Api>; ctx: ServiceContext<SettingsOf<S>> }> {
   const app = new Hono();
-  const ctx = contextFor<SettingsOf<S>>(def, { logger: silentLogger, hostApp: () => app, ...opts });
+  // Clusters run no Spark in tier-2 tests (as startServer's default): they are about the control plane.
+  const config = { MINILAKE_CLUSTER_RUNTIME: 'none', ...opts.config };
+  const ctx = contextFor<SettingsOf<S>>(def, { logger: silentLogger, hostApp: () => app, ...opts, config });
   const instance = await def.create(ctx);
   installErrorHandling(app, silentLogger);
   app.route('/', instance.app);
@@ -71,7 +73,7 @@ export function listening(
     const timer = setTimeout(() => reject(new Error(`server did not start:\n${out}`)), timeoutMs);
     const onData = (d: Buffer) => {
       out += d.toString();
-      const m = /listening on (http:\/\/\S+) /.exec(out);
+      const m = /listening on (https?:\/\/\S+) /.exec(out);
       if (m) {
         clearTimeout(timer);
         resolve(m[1]!);
@@ -94,7 +96,16 @@ export async function startServer(
   if (!existsSync(serverEntry)) throw new Error(`${serverEntry} is missing: run 'pnpm build' first`);
   const dataDir = opts.dataDir ?? mkdtempSync(path.join(os.tmpdir(), 'minilake-test-'));
   const proc = spawn(process.execPath, [serverEntry, '--port', '0'], {
-    env: { ...process.env, MINILAKE_DATA_DIR: dataDir, MINILAKE_LOG_LEVEL: 'info', ...opts.env },
+    // Clusters run no Spark unless a test asks (MINILAKE_CLUSTER_RUNTIME=spark): most tests are about the
+    // control plane. The Spark Connect port is a free one, so parallel servers never contend for 15002.
+    env: {
+      ...process.env,
+      MINILAKE_DATA_DIR: dataDir,
+      MINILAKE_LOG_LEVEL: 'info',
+      MINILAKE_CLUSTER_RUNTIME: 'none',
+      MINILAKE_SPARK_CONNECT_PORT: '0',
+      ...opts.env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const exited = new Promise<number | null>((resolve) => proc.once('exit', (code) => resolve(code)));

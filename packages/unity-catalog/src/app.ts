@@ -82,6 +82,9 @@ export function unityCatalogApp(store: UnityCatalogStore): Hono {
   app.post(`${BASE}/tables`, async (c) =>
     c.json(await store.createTable(await readJson(c, s.CreateTableRequest))),
   );
+  app.post(`${BASE}/staging-tables`, async (c) =>
+    c.json(await store.createStagingTable(await readJson(c, s.CreateStagingTableRequest))),
+  );
   app.get(`${BASE}/tables`, async (c) => {
     const q = await readQueryOrBody(c, s.ListTablesRequest);
     const rows = await store.listTables(q.catalog_name, q.schema_name, {

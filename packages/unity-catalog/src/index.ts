@@ -148,8 +148,10 @@ export const unityCatalogService = defineService<UnityCatalogApi, typeof unityCa
       empty: ctx.settings.MINILAKE_EMPTY,
       // The samples catalog's Delta tables, generated on first read (builtin.ts).
       samplesDir: path.join(ctx.dir, 'samples'),
-      // MANAGED Delta tables live in this service's own folder, in Databricks' storage-root layout.
-      ...(managedFormat === 'delta' ? { managedDeltaDir: ctx.dir } : {}),
+      // MANAGED Delta tables live in this service's own folder, in Databricks' storage-root layout: those
+      // Spark creates always, every MANAGED table with MINILAKE_MANAGED_FORMAT=delta.
+      managedDeltaDir: ctx.dir,
+      managedDeltaDefault: managedFormat === 'delta',
       // A pipeline's materialized views and streaming tables: Delta, in the same storage root.
       datasetsDir: ctx.dir,
     });

@@ -89,6 +89,12 @@ export const CreateTableRequest = v.object({
   comment: opt(str()),
   properties: props(),
 });
+/** Unity Catalog OSS: a MANAGED table's folder handed out before the table exists. */
+export const CreateStagingTableRequest = v.object({
+  name: str(),
+  catalog_name: str(),
+  schema_name: str(),
+});
 export const ListTablesRequest = v.object({
   catalog_name: str(),
   schema_name: str(),

@@ -74,6 +74,7 @@ export class UnityCatalogStore extends CollectionStore {
         functions: this.collection('functions'),
         grants: this.collection('grants'),
         meta: this.collection('meta'),
+        staging: this.collection('staging'),
       },
       engine: o.engine,
       formats: o.formats,
@@ -83,6 +84,7 @@ export class UnityCatalogStore extends CollectionStore {
       dataDir: o.dataDir,
       ...(o.managedDeltaDir ? { managedDeltaDir: o.managedDeltaDir } : {}),
       ...(o.datasetsDir ? { datasetsDir: o.datasetsDir } : {}),
+      ...(o.managedDeltaDefault ? { managedDeltaDefault: true } : {}),
       workspaceId: o.workspaceId,
     });
     this.volumesRoot = this.ctx.volumesRoot;
@@ -331,7 +333,11 @@ export class UnityCatalogStore extends CollectionStore {
   }
   /** How MANAGED tables are stored: DuckDB tables (the default) or Delta folders (`managedDeltaDir` set). */
   get managedFormat(): 'DUCKDB' | 'DELTA' {
-    return this.ctx.managedDeltaDir ? 'DELTA' : 'DUCKDB';
+    return this.ctx.managedDeltaDefault && this.ctx.managedDeltaDir ? 'DELTA' : 'DUCKDB';
+  }
+  /** A staging table (Unity Catalog OSS): the folder a MANAGED Delta table will live in, for Spark to write. */
+  createStagingTable(input: { catalog_name: string; schema_name: string; name: string }) {
+    return this.tables.stage(input);
   }
   tableExists(fullName: string) {
     return this.tables.exists(fullName);

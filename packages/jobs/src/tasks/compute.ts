@@ -14,6 +14,8 @@ export interface Compute {
   dependencies?: string[];
   /** `docker_image.url` of the cluster spec: the task runs in a container of that image. */
   image?: string;
+  /** The Spark Connect URL of the all-purpose cluster's driver the task runs on (existing_cluster_id). */
+  remote?: string;
 }
 
 /** How Databricks ends a job cluster once its work is done. */
@@ -104,6 +106,15 @@ export async function computeFor(
     clusterId = spec.existing_cluster_id;
     cluster = await waitForCluster(d, clusterId, signal);
     d.compute.recordActivity(clusterId);
+    // A cluster whose Spark really runs: the task is a session on its driver, as on Databricks, where the
+    // tasks and notebooks attached to one cluster share its Spark application. The driver's Python sees the
+    // cluster's spark_env_vars; its spark_conf is the server's already.
+    const port = d.compute.sparkPort(clusterId);
+    if (port !== undefined) {
+      const vars = (cluster.spark_env_vars as Record<string, string>) ?? {};
+      const env = resolveSecrets(d, 'spark_env_vars', vars, secrets);
+      return { compute: 'classic', env, conf: {}, clusterId, remote: `sc://127.0.0.1:${port}` };
+    }
   } else if (spec.new_cluster) {
     cluster = spec.new_cluster;
     clusterId = jobCluster(d, input, cluster, undefined);

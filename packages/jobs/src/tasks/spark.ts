@@ -236,7 +236,8 @@ async function launch(
     ...(timeout > 0 ? { timeoutMs: timeout * 1000 } : {}),
     ...(secrets.size ? { redact: [...secrets] } : {}),
     ...(program.sourcePath ? { sourcePath: program.sourcePath } : {}),
-    ...(compute.image ? { executor: 'docker' as const, image: compute.image } : {}),
+    ...(compute.image && !compute.remote ? { executor: 'docker' as const, image: compute.image } : {}),
+    ...(compute.remote ? { remote: compute.remote } : {}),
     ...(d.files.dbfsRoot ? { dbfsRoot: d.files.dbfsRoot } : {}),
   };
   if (signal.canceled) return { result: 'CANCELED', message: 'Run cancelled.', output: {} };

@@ -30,6 +30,17 @@ export interface UcCollections {
   grants: Collection<Record<string, string[]>>;
   /** `metastore` (its id), and `workspace` once the built-in catalogs were first made (builtin.ts). */
   meta: Collection<{ metastore_id?: string; created_at: number }>;
+  /** Staging tables by id: a MANAGED Delta folder handed out before its table is created (Spark, UC OSS). */
+  staging: Collection<StagingRecord>;
+}
+
+export interface StagingRecord {
+  id: string;
+  catalog_name: string;
+  schema_name: string;
+  name: string;
+  staging_location: string;
+  created_at: number;
 }
 
 export interface UcContextOptions {
@@ -54,6 +65,12 @@ export interface UcContextOptions {
    * (same layout); they are Delta whatever MANAGED tables are, since Spark writes them.
    */
   datasetsDir?: string;
+  /**
+   * Whether a MANAGED table created without saying more (SQL without USING, the Tables API) is a Delta
+   * folder (MINILAKE_MANAGED_FORMAT=delta) rather than a DuckDB table. Spark's MANAGED tables are Delta
+   * either way: they come through a staging table.
+   */
+  managedDeltaDefault?: boolean;
 }
 
 export class UcContext {
@@ -69,6 +86,7 @@ export class UcContext {
   readonly managedDeltaDir: string | undefined;
   /** See UcContextOptions.datasetsDir. */
   readonly datasetsDir: string | undefined;
+  readonly managedDeltaDefault: boolean;
   /** Names being created right now (two concurrent creates of one name: the second is refused). */
   readonly creating = new Set<string>();
   /** How many of this API's own multi-step changes are under way (the engine view then drops no records). */
@@ -87,6 +105,7 @@ export class UcContext {
     this.workspaceId = o.workspaceId;
     this.managedDeltaDir = o.managedDeltaDir;
     this.datasetsDir = o.datasetsDir;
+    this.managedDeltaDefault = o.managedDeltaDefault ?? false;
   }
 
   /** The folder of a MANAGED Delta table (ids, not names: a rename moves no file, as on Databricks). */

@@ -68,8 +68,17 @@ export class ExternalDeltaSource implements TableSource {
 export class ManagedDeltaSource extends ExternalDeltaSource {
   override readonly name: string = 'managed-delta';
 
-  override handles(req: { tableType: string; format: string }): boolean {
-    return req.tableType === 'MANAGED' && req.format === 'DELTA' && this.ctx.managedDeltaDir !== undefined;
+  override handles(req: {
+    tableType: string;
+    format: string;
+    creating?: boolean;
+    staged?: boolean;
+  }): boolean {
+    if (req.tableType !== 'MANAGED' || req.format !== 'DELTA' || this.ctx.managedDeltaDir === undefined)
+      return false;
+    // A new MANAGED table is Delta when asked for by default, or when Spark staged its folder; a stored
+    // record is Delta when it is one (DuckDB tables have an engine object and never get this far).
+    return !req.creating || req.staged === true || this.ctx.managedDeltaDefault;
   }
 
   /** The storage root this source's folders live under. */
@@ -79,6 +88,7 @@ export class ManagedDeltaSource extends ExternalDeltaSource {
 
   /** The first commit (from the declared columns) in a fresh folder, then the record over it. */
   override async create(t: TableCreate): Promise<CreatedTable> {
+    if (t.stagedDir) return this.adopt(t, t.stagedDir);
     if (t.storageLocation)
       throw invalidParameter(
         `A MANAGED table cannot have a storage_location: its data lives under the catalog's managed storage (${t.fullName}).`,
@@ -104,6 +114,13 @@ export class ManagedDeltaSource extends ExternalDeltaSource {
       configuration: t.base.properties ?? {},
       managed: true,
     });
+    return { record: await deltaRecord(this.ctx, t, dir, `file://${dir}`) };
+  }
+
+  /** A staging table's folder, where Spark has written the first commit, becomes the table's. */
+  private async adopt(t: TableCreate, dir: string): Promise<CreatedTable> {
+    if (!this.ctx.formats.delta.isDelta(dir))
+      throw invalidParameter(`The staging location of ${t.fullName} has no Delta table yet: ${dir}`);
     return { record: await deltaRecord(this.ctx, t, dir, `file://${dir}`) };
   }
 

@@ -24,6 +24,8 @@ import { columnOut, type TableRecord, type TypedColumn } from './records.js';
 
 /** A create request once its schema is resolved and its columns typed. */
 export interface TableCreate {
+  /** The folder of the staging table this MANAGED table was staged in (see Tables.stage). */
+  stagedDir?: string;
   catalog: string;
   schema: string;
   name: string;
@@ -52,7 +54,8 @@ export interface CreatedTable {
 
 export interface TableSource {
   readonly name: string;
-  handles(req: { tableType: string; format: string }): boolean;
+  /** `creating`: a create request (not a stored record) asks; `staged`: it names a staging table's folder. */
+  handles(req: { tableType: string; format: string; creating?: boolean; staged?: boolean }): boolean;
   /** Lays the table's data down (or checks its location) and returns the record to store. */
   create(t: TableCreate): Promise<CreatedTable>;
   /** Removes what the source owns beyond the engine object and the record (nothing for these two). */

@@ -326,10 +326,28 @@ export class Tables {
       const { typed, partitions: declared } = typedColumns(input.columns);
       const partitions = delta ? delta.partitionColumns.map((p) => p.toLowerCase()) : declared;
       const format = (input.data_source_format ?? 'DELTA').toUpperCase();
-      const source = this.sources.find((x) => x.handles({ tableType: input.table_type, format }));
+      // A MANAGED table over a staging table's folder (Spark's MANAGED tables, the Unity Catalog OSS flow).
+      const staged =
+        input.table_type === 'MANAGED' && input.storage_location
+          ? [...this.ctx.c.staging.values()].find((x) =>
+              sameLocation(x.staging_location, input.storage_location!),
+            )
+          : undefined;
+      if (
+        staged &&
+        (staged.catalog_name !== c ||
+          staged.schema_name !== s ||
+          staged.name.toLowerCase() !== n.toLowerCase())
+      )
+        throw invalidParameter(
+          `The staging location ${staged.staging_location} was staged for another table.`,
+        );
+      const source = this.sources.find((x) =>
+        x.handles({ tableType: input.table_type, format, creating: true, staged: staged !== undefined }),
+      );
       if (!source) throw invalidParameter(`Unsupported table_type '${input.table_type}'.`);
       const base: TableRecord = {
-        table_id: uuid(),
+        table_id: staged?.id ?? uuid(),
         catalog_name: c,
         schema_name: s,
         name: n,
@@ -355,15 +373,43 @@ export class Tables {
           partitions,
           base,
           ...(delta ? { delta } : {}),
+          ...(staged ? { stagedDir: staged.staging_location.replace(/^file:\/\//, '') } : {}),
         }),
       );
       this.ctx.c.tables.set(full, made.record);
+      if (staged) this.ctx.c.staging.delete(staged.id);
       if (made.change) this.ctx.engine.notifyChange(made.change);
       if (made.record.metadata_only) return this.out(made.record, undefined, made.record.columns);
       return await this.get(full);
     } finally {
       this.ctx.creating.delete(lock);
     }
+  }
+
+  /**
+   * A staging table (Unity Catalog OSS's `POST /staging-tables`): a fresh folder under the managed storage
+   * root where Spark writes a MANAGED Delta table's first commit, before `POST /tables` names it (MANAGED,
+   * storage_location = the staging location). Its id becomes the table's id.
+   */
+  async stage(input: { catalog_name: string; schema_name: string; name: string }) {
+    const { catalog: c, schema: s } = await this.schemas.resolve(input.catalog_name, input.schema_name);
+    const n = checkName('table', input.name);
+    if (!this.ctx.managedDeltaDir)
+      throw invalidParameter('MANAGED Delta tables are not served by this store.');
+    if (await this.exists(`${c}.${s}.${n}`)) throw tableExists(`${c}.${s}.${n}`);
+    const id = uuid();
+    const schemaId = this.ctx.c.schemas.get(`${c}.${s}`)?.schema_id;
+    const record = {
+      id,
+      catalog_name: c,
+      schema_name: s,
+      name: n,
+      staging_location: `file://${this.ctx.managedTableDir(schemaId, id)}`,
+      created_at: this.ctx.clock.now(),
+    };
+    this.ctx.c.staging.set(id, record);
+    const { created_at: _, ...out } = record;
+    return out;
   }
 
   async update(fullName: string, u: { owner?: string | null; comment?: string | null }) {
@@ -439,4 +485,10 @@ export class Tables {
     // take the fresh record for one of an object dropped through SQL.
     this.ctx.engine.notifyChange({ catalog: c, schema: s, name: n });
   }
+}
+
+/** `file:///x/` and `/x` name the same folder. */
+function sameLocation(a: string, b: string): boolean {
+  const norm = (x: string) => x.replace(/^file:(\/\/)?/, '').replace(/\/+$/, '');
+  return norm(a) === norm(b);
 }

@@ -34,9 +34,10 @@ import org.apache.spark.sql.util.CaseInsensitiveStringMap;
  * (the keys of the official `io.unitycatalog.spark.UCSingleCatalog`). The Spark catalog's name is the UC
  * catalog's name. Namespaces are UC schemas; EXTERNAL Delta tables are loaded as Delta tables by their
  * location through delta-spark, so reads and writes go straight to the files; `CREATE TABLE ... USING DELTA
- * LOCATION` lays the table down with Delta and registers it in UC. MANAGED tables kept as Delta folders
- * (MINILAKE_MANAGED_FORMAT=delta) load the same way; MANAGED DuckDB tables live in DuckDB files, which Spark
- * cannot read: loading one fails with an error that says so.
+ * LOCATION` lays the table down with Delta and registers it in UC. A CREATE TABLE (or saveAsTable) without a
+ * location makes a MANAGED Delta table in Unity Catalog's storage root (a staging table first, as the
+ * official connector does). MANAGED tables kept as Delta folders load the same way; MANAGED DuckDB tables
+ * (MiniLake's SQL default) live in DuckDB files, which Spark cannot read: loading one fails saying so.
  */
 public class MiniLakeCatalog implements TableCatalog, SupportsNamespaces {
   private String name;
@@ -52,7 +53,7 @@ public class MiniLakeCatalog implements TableCatalog, SupportsNamespaces {
     if (uri == null || uri.isEmpty())
       throw new IllegalArgumentException(
           "spark.sql.catalog." + name + ".uri is not set (the Unity Catalog server, e.g. http://localhost:8000)");
-    this.uc = new UcClient(uri, options.get("token"));
+    this.uc = new UcClient(uri, options.get("token"), options.get("caCert"));
     this.pipelineUpdate = options.get("pipelineUpdate");
   }
 
@@ -326,16 +327,8 @@ public class MiniLakeCatalog implements TableCatalog, SupportsNamespaces {
         throw new IllegalStateException(ident + " vanished right after it was created", e);
       }
     }
-    if (location == null || location.isEmpty())
-      throw new UnsupportedOperationException(
-          "MiniLake's Spark catalog creates EXTERNAL Delta tables only: give "
-              + full
-              + " a LOCATION (MANAGED tables are DuckDB tables, created through MiniLake's SQL API)");
     if (tableExists(ident)) throw new TableAlreadyExistsException(ident);
     if (!namespaceExists(ident.namespace())) throw new NoSuchNamespaceException(ident.namespace());
-    String path = localPath(location);
-    ObjectNode cred = uc.object().put("url", "file://" + path).put("operation", "PATH_CREATE_TABLE");
-    uc.call("POST", "/temporary-path-credentials", cred);
     Map<String, String> deltaProps = new HashMap<>(properties);
     deltaProps.remove(TableCatalog.PROP_LOCATION);
     deltaProps.remove(TableCatalog.PROP_EXTERNAL);
@@ -343,23 +336,36 @@ public class MiniLakeCatalog implements TableCatalog, SupportsNamespaces {
     deltaProps.remove(TableCatalog.PROP_OWNER);
     // Spark Declarative Pipelines names no provider: Databricks' default table format is Delta.
     deltaProps.putIfAbsent(TableCatalog.PROP_PROVIDER, "delta");
+    if (location == null || location.isEmpty()) {
+      // A MANAGED table, as Databricks makes one: Unity Catalog hands out a folder under its storage root
+      // (a staging table), Delta writes the table there, and the table is then registered as MANAGED.
+      ObjectNode stage =
+          uc.object().put("name", ident.name()).put("catalog_name", name).put("schema_name", ident.namespace()[0]);
+      String staged = uc.call("POST", "/staging-tables", stage).path("staging_location").asText();
+      Table created = delta().createTable(pathIdent(localPath(staged)), schema, partitions, deltaProps);
+      register(ident, "MANAGED", staged, created.schema(), properties.get(TableCatalog.PROP_COMMENT), deltaProps);
+      return created;
+    }
+    String path = localPath(location);
+    ObjectNode cred = uc.object().put("url", "file://" + path).put("operation", "PATH_CREATE_TABLE");
+    uc.call("POST", "/temporary-path-credentials", cred);
     Table created = delta().createTable(pathIdent(path), schema, partitions, deltaProps);
-    register(ident, path, created.schema(), properties.get(TableCatalog.PROP_COMMENT), deltaProps);
+    register(ident, "EXTERNAL", "file://" + path, created.schema(), properties.get(TableCatalog.PROP_COMMENT), deltaProps);
     return created;
   }
 
-  /** POST /tables for the EXTERNAL table Delta just laid down (the server reads its schema from the log). */
+  /** POST /tables for the table Delta just laid down (the server reads its schema from the log). */
   private void register(
-      Identifier ident, String path, StructType schema, String comment, Map<String, String> props)
+      Identifier ident, String type, String location, StructType schema, String comment, Map<String, String> props)
       throws TableAlreadyExistsException {
     ObjectNode body =
         uc.object()
             .put("name", ident.name())
             .put("catalog_name", name)
             .put("schema_name", ident.namespace()[0])
-            .put("table_type", "EXTERNAL")
+            .put("table_type", type)
             .put("data_source_format", "DELTA")
-            .put("storage_location", "file://" + path);
+            .put("storage_location", location);
     if (comment != null) body.put("comment", comment);
     ArrayNode cols = body.putArray("columns");
     StructField[] fields = schema.fields();

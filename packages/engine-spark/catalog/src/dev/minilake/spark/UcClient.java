@@ -42,11 +42,37 @@ final class UcClient {
   private final HttpClient http;
 
   UcClient(String uri, String token) {
+    this(uri, token, null);
+  }
+
+  /** `caCert`: a PEM certificate to trust for an https:// server (MiniLake's own, with MINILAKE_TLS=1). */
+  UcClient(String uri, String token, String caCert) {
     String u = uri.endsWith("/") ? uri.substring(0, uri.length() - 1) : uri;
     this.root = u;
     this.base = u + "/api/2.1/unity-catalog";
     this.token = token;
-    this.http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
+    HttpClient.Builder b = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10));
+    if (caCert != null && !caCert.isEmpty() && u.startsWith("https:")) b.sslContext(trusting(caCert));
+    this.http = b.build();
+  }
+
+  private static javax.net.ssl.SSLContext trusting(String pemFile) {
+    try (java.io.InputStream in = java.nio.file.Files.newInputStream(java.nio.file.Path.of(pemFile))) {
+      java.security.KeyStore ks = java.security.KeyStore.getInstance(java.security.KeyStore.getDefaultType());
+      ks.load(null, null);
+      int n = 0;
+      for (java.security.cert.Certificate c :
+          java.security.cert.CertificateFactory.getInstance("X.509").generateCertificates(in))
+        ks.setCertificateEntry("ca" + n++, c);
+      javax.net.ssl.TrustManagerFactory tmf =
+          javax.net.ssl.TrustManagerFactory.getInstance(javax.net.ssl.TrustManagerFactory.getDefaultAlgorithm());
+      tmf.init(ks);
+      javax.net.ssl.SSLContext ctx = javax.net.ssl.SSLContext.getInstance("TLS");
+      ctx.init(null, tmf.getTrustManagers(), null);
+      return ctx;
+    } catch (java.io.IOException | java.security.GeneralSecurityException e) {
+      throw new IllegalArgumentException("Cannot use the CA certificate " + pemFile + ": " + e.getMessage(), e);
+    }
   }
 
   static String enc(String s) {

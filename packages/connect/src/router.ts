@@ -1,0 +1,146 @@
+/**
+ * Where a Spark Connect call goes. Databricks routes by the `x-databricks-cluster-id` header (cluster mode)
+ * or `x-databricks-session-id` (serverless); plain Spark Connect clients send neither. Here:
+ * - a cluster id names an all-purpose cluster whose Spark Connect server (its driver) takes the call. A
+ *   TERMINATED cluster is started, as Databricks does; while it starts the call waits a while and then
+ *   answers UNAVAILABLE, which Spark Connect clients retry. An unknown cluster is NOT_FOUND.
+ * - everything else goes to the warm serverless Spark Connect server serverless job tasks use.
+ * The AnalyzePlan reply with the Spark version gets the Databricks runtime version (field 800 of
+ * SparkVersion, which only Databricks servers fill): Databricks Connect refuses a serverless session without
+ * one. A cluster reports its own `spark_version`; serverless reports the runtime the client was built for.
+ */
+import type { IncomingHttpHeaders, ServerHttp2Stream } from 'node:http2';
+import { EngineUnavailable, type Logger } from '@minilake/core';
+import type { ComputeApi } from '@minilake/compute';
+import type { SparkEngine } from '@minilake/engine-spark';
+import { frame, refuse, splitFrames, Status } from './grpc.js';
+import { appendInside, fields, lengthDelimited } from './protobuf.js';
+import { pipeCall, type Upstreams } from './proxy.js';
+
+const SERVICE = '/spark.connect.SparkConnectService/';
+/** AnalyzePlanRequest.client_type / .spark_version; AnalyzePlanResponse.spark_version; SparkVersion.dbr_version. */
+const REQ_CLIENT_TYPE = 3;
+const REQ_SPARK_VERSION = 10;
+const RESP_SPARK_VERSION = 8;
+const DBR_VERSION = 800;
+
+export interface RouterDeps {
+  compute: ComputeApi;
+  spark: SparkEngine;
+  upstreams: Upstreams;
+  logger: Logger;
+  /** How long a call waits for a starting cluster before it answers UNAVAILABLE (the client retries). */
+  holdMs: number;
+  /** The runtime a serverless session reports when the client does not say which it was built for. */
+  newestRuntime: string;
+}
+
+/** A header's single value. */
+function header(h: IncomingHttpHeaders, name: string): string | undefined {
+  const v = h[name];
+  return Array.isArray(v) ? v[0] : v;
+}
+
+function readAll(stream: ServerHttp2Stream): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    stream.on('data', (c: Buffer) => chunks.push(c));
+    stream.once('end', () => resolve(Buffer.concat(chunks)));
+    stream.once('error', reject);
+  });
+}
+
+/** `dbconnect/16.1.7` in the client type Databricks Connect sends: `16.1.x-scala2.12`. */
+export function runtimeOfClient(clientType: string | undefined): string | undefined {
+  const m = /\bdbconnect\/(\d+)\.(\d+)/.exec(clientType ?? '');
+  return m ? `${m[1]}.${m[2]}.x-scala2.12` : undefined;
+}
+
+/** The reply with `dbr_version` set inside its SparkVersion (unchanged when it has none or one already). */
+export function withRuntimeVersion(body: Buffer, runtime: string): Buffer {
+  const msgs = splitFrames(body);
+  if (!msgs || msgs.length !== 1) return body;
+  const msg = msgs[0]!;
+  const sv = fields(msg).find((f) => f.number === RESP_SPARK_VERSION && f.wireType === 2);
+  if (!sv) return body;
+  const inner = msg.subarray(sv.payloadStart!, sv.end);
+  if (fields(inner).some((f) => f.number === DBR_VERSION)) return body;
+  const out = appendInside(msg, RESP_SPARK_VERSION, lengthDelimited(DBR_VERSION, Buffer.from(runtime)));
+  return out ? frame(out) : body;
+}
+
+export class Router {
+  constructor(private readonly d: RouterDeps) {}
+
+  handle(stream: ServerHttp2Stream, headers: IncomingHttpHeaders): void {
+    void this.route(stream, headers).catch((e: unknown) => {
+      this.d.logger.warn('Spark Connect call failed before it reached Spark', { error: String(e) });
+      refuse(stream, Status.INTERNAL, (e as Error).message ?? String(e));
+    });
+  }
+
+  private async route(stream: ServerHttp2Stream, headers: IncomingHttpHeaders): Promise<void> {
+    const path = header(headers, ':path') ?? '';
+    if (!path.startsWith(SERVICE)) {
+      refuse(stream, Status.UNIMPLEMENTED, `Unknown gRPC method ${path}`);
+      return;
+    }
+    const clusterId = header(headers, 'x-databricks-cluster-id');
+    let port: number;
+    let runtime: string | undefined;
+    if (clusterId) {
+      const cluster = this.d.compute.getCluster(clusterId);
+      if (!cluster) {
+        refuse(stream, Status.NOT_FOUND, `Cluster ${clusterId} does not exist`);
+        return;
+      }
+      runtime = String(cluster.spark_version ?? '');
+      const target = await this.d.compute.awaitSpark(clusterId, this.d.holdMs);
+      if ('problem' in target) {
+        refuse(stream, target.retry ? Status.UNAVAILABLE : Status.FAILED_PRECONDITION, target.problem);
+        return;
+      }
+      port = target.port;
+      // Work on the cluster: its autotermination countdown starts again, as on Databricks.
+      this.d.compute.recordActivity(clusterId);
+    } else {
+      try {
+        port = await this.d.spark.connectPort();
+      } catch (e) {
+        // Not retryable: the message names the install command.
+        refuse(
+          stream,
+          e instanceof EngineUnavailable ? Status.FAILED_PRECONDITION : Status.UNAVAILABLE,
+          (e as Error).message,
+        );
+        return;
+      }
+    }
+    if (stream.destroyed) return;
+    const session = this.d.upstreams.get(port);
+    const unavailable = clusterId
+      ? `The Spark driver of cluster ${clusterId} is not reachable`
+      : 'The serverless Spark Connect server is not reachable';
+    if (path === `${SERVICE}AnalyzePlan`) {
+      const body = await readAll(stream);
+      const msgs = splitFrames(body);
+      const msg = msgs?.length === 1 ? msgs[0]! : undefined;
+      const asksVersion = msg !== undefined && fields(msg).some((f) => f.number === REQ_SPARK_VERSION);
+      if (asksVersion && !clusterId)
+        runtime = runtimeOfClient(stringField(msg!, REQ_CLIENT_TYPE)) ?? this.d.newestRuntime;
+      pipeCall(stream, headers, session, {
+        body,
+        unavailable,
+        ...(asksVersion && runtime ? { rewrite: (b) => withRuntimeVersion(b, runtime!) } : {}),
+      });
+      return;
+    }
+    pipeCall(stream, headers, session, { unavailable });
+  }
+}
+
+/** A top-level string field of a message. */
+function stringField(msg: Buffer, number: number): string | undefined {
+  const f = fields(msg).find((x) => x.number === number && x.wireType === 2);
+  return f ? msg.subarray(f.payloadStart!, f.end).toString('utf8') : undefined;
+}
