@@ -115,6 +115,8 @@ class Engine implements SparkEngine {
   private readonly envs: EnvCache;
   /** Unity Catalog for sessions that did not come from a task (Databricks Connect), fixed at the server's start. */
   private connectConf: Record<string, string> = {};
+  /** Unity Catalog's catalog names, once a service handed them over (useCatalogs). */
+  private catalogList: (() => string[]) | undefined;
   /** Servers of their own (clusters' drivers) still running, stopped by close(). */
   private readonly servers = new Set<() => Promise<void>>();
   private log4jReady?: Promise<string>;
@@ -227,7 +229,7 @@ class Engine implements SparkEngine {
   /**
    * How Spark reaches Unity Catalog: the server's URL, the token, MiniLake's local certificate when the
    * server speaks TLS (the host writes it to <dataDir>/tls/cert.pem, or MINILAKE_TLS_CERT names it), and
-   * the host's routes in process for the engine's own look-ups.
+   * Unity Catalog's list of catalogs when a service handed it over (useCatalogs).
    */
   private ucOptions(inst: SparkInstall, token: string) {
     const selfUrl = this.ctx.selfUrl();
@@ -239,8 +241,12 @@ class Engine implements SparkEngine {
       selfUrl,
       token,
       caCert,
-      request: (p: string, init?: RequestInit) => this.ctx.request(p, init),
+      catalogs: this.catalogList,
     };
+  }
+
+  useCatalogs(list: () => string[]): void {
+    this.catalogList = list;
   }
 
   async prewarm(): Promise<void> {

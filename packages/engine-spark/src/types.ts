@@ -103,6 +103,12 @@ export interface SparkRun {
 
 export interface SparkEngine {
   launch(task: SparkTask): SparkRun;
+  /**
+   * How the engine learns Unity Catalog's catalogs (the Spark catalogs a task or a Spark Connect server is
+   * given): a service with Unity Catalog as a peer hands its list over; without one, the engine asks the
+   * server's REST route, as a task would.
+   */
+  useCatalogs(list: () => string[]): void;
   /** Rejects with EngineUnavailable (naming the install command) when Spark is not installed. */
   check(): Promise<void>;
   /** Starts the warm Spark Connect server now instead of on the first serverless task. */

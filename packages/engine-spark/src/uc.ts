@@ -62,20 +62,20 @@ export function pipelineListenerConf(jars: string[]): Record<string, string> {
 }
 
 /**
- * The catalogs the server lists (through its own REST route, as a task would see them, in process when the
- * host can: an https:// server's local certificate is then no concern); none when the server has no Unity
- * Catalog or does not answer in time: the task then runs without them.
+ * The catalogs Unity Catalog has: from `catalogs` when a service with Unity Catalog as a peer handed its list
+ * to the engine (SparkEngine.useCatalogs), otherwise through the server's REST route, as a task would see
+ * them; none when the server has no Unity Catalog or does not answer in time: the task then runs without them.
  */
 export async function ucCatalogNames(
   selfUrl: string,
   token: string,
   timeoutMs = 5000,
-  request?: (path: string, init?: RequestInit) => Promise<Response>,
+  catalogs?: () => string[],
 ): Promise<string[]> {
   try {
+    if (catalogs) return catalogs();
     const init = { headers: { authorization: `Bearer ${token}` }, signal: AbortSignal.timeout(timeoutMs) };
-    const p = '/api/2.1/unity-catalog/catalogs';
-    const r = request ? await request(p, init) : await fetch(new URL(p, selfUrl), init);
+    const r = await fetch(new URL('/api/2.1/unity-catalog/catalogs', selfUrl), init);
     if (!r.ok) return [];
     const j = (await r.json()) as { catalogs?: { name?: unknown }[] };
     return (j.catalogs ?? []).map((c) => c.name).filter((n): n is string => typeof n === 'string');
@@ -95,11 +95,11 @@ export async function ucTaskConf(opts: {
   selfUrl: string | undefined;
   token: string;
   caCert?: string | undefined;
-  request?: (path: string, init?: RequestInit) => Promise<Response>;
+  catalogs?: (() => string[]) | undefined;
 }): Promise<Record<string, string>> {
   if (!opts.selfUrl || !hasUcJar(opts.jars)) return {};
   return ucCatalogConf(
-    await ucCatalogNames(opts.selfUrl, opts.token, 5000, opts.request),
+    await ucCatalogNames(opts.selfUrl, opts.token, 5000, opts.catalogs),
     opts.selfUrl,
     opts.token,
     opts.caCert,
@@ -116,7 +116,7 @@ export async function ucServerConf(opts: {
   selfUrl: string | undefined;
   token: string;
   caCert?: string | undefined;
-  request?: (path: string, init?: RequestInit) => Promise<Response>;
+  catalogs?: (() => string[]) | undefined;
 }): Promise<Record<string, string>> {
   return ucTaskConf(opts);
 }

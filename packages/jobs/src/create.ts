@@ -39,8 +39,16 @@ function registerJobPermissions(iam: IamApi | undefined, store: JobsStore) {
 }
 
 /** The Spark engine, created on first use (so a server without a Spark install starts, and says so per task). */
-function engineLoader(ctx: ServiceContext<JobsSettings>): () => Promise<SparkEngine> {
-  return () => sparkEngine(ctx);
+function engineLoader(
+  ctx: ServiceContext<JobsSettings>,
+  catalogs: (() => string[]) | undefined,
+): () => Promise<SparkEngine> {
+  return async () => {
+    const engine = await sparkEngine(ctx);
+    // Tasks get Unity Catalog's catalogs as Spark catalogs: the list comes from the peer, not over HTTP.
+    if (catalogs) engine.useCatalogs(catalogs);
+    return engine;
+  };
 }
 
 /** The service itself, imported by its definition's create (index.ts) when the host starts it. */
@@ -54,7 +62,8 @@ export function createJobs(ctx: ServiceContext<JobsSettings>): ServiceInstance<J
     volumes: ctx.optionalPeer(unityCatalogService),
   });
   let engine: Promise<SparkEngine> | undefined;
-  const load = engineLoader(ctx);
+  const uc = ctx.optionalPeer(unityCatalogService);
+  const load = engineLoader(ctx, uc && (() => uc.store.listCatalogs().map((c) => c.name)));
   const getEngine = () => {
     engine ??= load().catch((e: unknown) => {
       engine = undefined; // an install that appears later is picked up by the next task

@@ -17,7 +17,7 @@ import { Hono } from 'hono';
 import { invalidParameter, keysetPage, readJson, readQuery } from '@minilake/core';
 import type { Dashboards } from './dashboards.js';
 import { renderDashboard, renderListed, renderPublished } from './dashboards.js';
-import { migrateDashboard } from './migrate.js';
+import { migrateDashboard, type LegacySource } from './migrate.js';
 import { renderSchedule, renderSubscription, type Schedules } from './schedules.js';
 import * as s from './schemas.js';
 import { compact, iso, type Json, type LakeviewStore } from './store.js';
@@ -31,8 +31,8 @@ export interface LakeviewAppDeps {
   dashboards: Dashboards;
   schedules: Schedules;
   api: LakeviewApi;
-  /** Reads a path of the host's API in process (the legacy dashboard migrate converts). */
-  request: (path: string) => Promise<Response>;
+  /** The legacy dashboards migrate converts. */
+  legacy: LegacySource;
 }
 
 /** Page through records sorted by a key: page_size 0 or absent means the server's page (100), capped at 1000. */

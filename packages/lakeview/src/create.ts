@@ -1,6 +1,7 @@
 import type { ServiceContext, ServiceInstance } from '@minilake/core';
 import { iamService } from '@minilake/iam';
 import { sqlService } from '@minilake/sql';
+import { sqlObjectsService } from '@minilake/sql-objects';
 import { workspaceService } from '@minilake/workspace';
 import { workspaceAdminService } from '@minilake/workspace-admin';
 import { lakeviewApp } from './app.js';
@@ -45,6 +46,11 @@ export function createLakeview(ctx: ServiceContext): ServiceInstance<LakeviewApi
   const sql = ctx.peer(sqlService);
   const workspace = ctx.peer(workspaceService);
   const admin = ctx.optionalPeer(workspaceAdminService);
+  const sqlObjects = ctx.optionalPeer(sqlObjectsService);
+  const legacy = {
+    dashboard: sqlObjects && ((id: string) => sqlObjects.legacyDashboard(id)),
+    dataSources: () => sql.dataSources(),
+  };
   const store = new LakeviewStore(ctx.state, { clock: ctx.clock });
   const deps: RefreshDeps = {
     store,
@@ -98,7 +104,7 @@ export function createLakeview(ctx: ServiceContext): ServiceInstance<LakeviewApi
     },
   };
   return {
-    app: lakeviewApp({ store, dashboards, schedules, api, request: (p) => ctx.request(p) }),
+    app: lakeviewApp({ store, dashboards, schedules, api, legacy }),
     state: [store],
     api,
     // Schedules are timers over the store's records, not state: stopped before it empties, armed again for

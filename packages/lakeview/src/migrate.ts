@@ -1,6 +1,6 @@
 /**
- * `POST /api/2.0/lakeview/dashboards/migrate`: a legacy Databricks SQL dashboard (read through its public API,
- * `/api/2.0/preview/sql/dashboards/{id}`, which the sql-objects service serves) as a new Lakeview dashboard,
+ * `POST /api/2.0/lakeview/dashboards/migrate`: a legacy Databricks SQL dashboard (read through sql-objects' Api,
+ * as its public API `/api/2.0/preview/sql/dashboards/{id}` answers it) as a new Lakeview dashboard,
  * like the editor's "Clone to AI/BI dashboard": one dataset per query, one widget per visualization (charts by
  * their series type, counters, tables) or text box, placed where the legacy grid had them (both are 6 columns).
  * `update_parameter_syntax` turns `{{ name }}` into `:name`.
@@ -21,18 +21,25 @@ const CHART_TYPES: Record<string, string> = {
 
 const field = (name: string) => ({ name, expression: `\`${name.replaceAll('`', '``')}\`` });
 
+/**
+ * Where migrate reads from: sql-objects' legacy dashboards (absent when that service is not enabled) and the
+ * SQL service's data sources (a legacy query names its warehouse by data source id).
+ */
+export interface LegacySource {
+  dashboard: ((id: string) => Json) | undefined;
+  dataSources: () => { id: string; warehouseId: string }[];
+}
+
 /** Reads the legacy dashboard (404 when it does not exist or sql-objects is not enabled). */
-export async function readLegacy(request: (path: string) => Promise<Response>, id: string): Promise<Json> {
-  const res = await request(`/api/2.0/preview/sql/dashboards/${encodeURIComponent(id)}`);
-  const body = (await res.json().catch(() => ({}))) as Json;
-  if (res.status === 404 || res.status === 501) throw notFound(`Unable to find legacy dashboard [${id}]`);
-  if (res.status !== 200)
-    throw new DatabricksError(
-      res.status,
-      String(body.error_code ?? 'INTERNAL_ERROR'),
-      String(body.message ?? ''),
-    );
-  return body;
+export function readLegacy(source: LegacySource, id: string): Json {
+  const missing = () => notFound(`Unable to find legacy dashboard [${id}]`);
+  if (!source.dashboard) throw missing();
+  try {
+    return source.dashboard(id);
+  } catch (e) {
+    if (e instanceof DatabricksError && e.status === 404) throw missing();
+    throw e;
+  }
 }
 
 export function convertLegacy(
@@ -141,22 +148,16 @@ function widgetFor(viz: Json, datasetName: string): Widget {
 }
 
 /** The warehouse of the legacy dashboard's first query (through its data source), if any. */
-async function warehouseOf(
-  request: (path: string) => Promise<Response>,
-  legacy: Json,
-): Promise<string | undefined> {
+function warehouseOf(source: LegacySource, legacy: Json): string | undefined {
   const first = ((legacy.widgets as Json[] | undefined) ?? [])
     .map((w) => ((w.visualization as Json | undefined)?.query as Json | undefined)?.data_source_id)
     .find((x) => x !== undefined);
   if (first === undefined) return undefined;
-  const res = await request('/api/2.0/preview/sql/data_sources');
-  if (res.status !== 200) return undefined;
-  const sources = (await res.json()) as { id: string; warehouse_id?: string }[];
-  return sources.find((s) => s.id === first)?.warehouse_id;
+  return source.dataSources().find((s) => s.id === first)?.warehouseId;
 }
 
 export async function migrateDashboard(
-  d: { dashboards: Dashboards; request: (path: string) => Promise<Response> },
+  d: { dashboards: Dashboards; legacy: LegacySource },
   body: {
     source_dashboard_id: string;
     display_name?: string | undefined;
@@ -164,12 +165,12 @@ export async function migrateDashboard(
     update_parameter_syntax?: boolean | undefined;
   },
 ) {
-  const legacy = await readLegacy(d.request, body.source_dashboard_id);
+  const legacy = readLegacy(d.legacy, body.source_dashboard_id);
   const { name, serialized } = convertLegacy(legacy, body.update_parameter_syntax ?? false);
   return d.dashboards.create({
     display_name: body.display_name || name,
     parent_path: body.parent_path,
     serialized_dashboard: serialized,
-    warehouse_id: await warehouseOf(d.request, legacy),
+    warehouse_id: warehouseOf(d.legacy, legacy),
   });
 }

@@ -54,10 +54,9 @@ async function boot() {
       ['sql', sql.instance.api],
       ['workspace', ws.instance.api],
       ['workspace-admin', admin.instance.api],
+      ['sql-objects', objects.instance.api],
     ]),
   });
-  // ctx.request reaches the host's app: here lakeview's, given the legacy dashboards' routes for migrate.
-  lv.app.route('/', objects.app);
   closers.push(
     () => sql.instance.close?.(),
     () => objects.instance.close?.(),

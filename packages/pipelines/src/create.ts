@@ -38,10 +38,17 @@ export function createPipelines(ctx: ServiceContext<PipelinesSettings>): Service
   // The Spark engine is the host's one (shared with jobs), opened on the first update.
   let engine: Promise<SparkEngine> | undefined;
   const getEngine = () => {
-    engine ??= sparkEngine(ctx).catch((e: unknown) => {
-      engine = undefined;
-      throw e;
-    });
+    engine ??= sparkEngine(ctx).then(
+      (e) => {
+        // Its sessions get Unity Catalog's catalogs from the peer, not over HTTP.
+        e.useCatalogs(() => uc.store.listCatalogs().map((c) => c.name));
+        return e;
+      },
+      (e: unknown) => {
+        engine = undefined;
+        throw e;
+      },
+    );
     return engine;
   };
   const runner = new UpdateRunner({

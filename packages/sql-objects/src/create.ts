@@ -143,6 +143,7 @@ export function createSqlObjects(ctx: ServiceContext): ServiceInstance<SqlObject
     api: {
       runQuery: (id, opts) => service.runQuery(id, opts),
       evaluateAlert: (id, opts) => service.evaluateAlert(id, opts),
+      legacyDashboard: (id) => service.getDashboard(id),
       idle,
     },
     // Schedules are timers over the store's records: stopped before it empties, armed again for the

@@ -21,6 +21,11 @@ export interface SqlObjectsApi {
     alertId: string,
     opts?: { subscriptions?: Subscription[]; pauseSubscriptions?: boolean },
   ): Promise<EvaluationResult>;
+  /**
+   * A legacy dashboard as `GET /api/2.0/preview/sql/dashboards/{id}` answers it (widgets, their
+   * visualizations and queries); a 404 DatabricksError when there is none.
+   */
+  legacyDashboard(id: string): Record<string, unknown>;
   /** Resolves once the evaluations the clock's schedules started have finished (tests step the clock). */
   idle(): Promise<void>;
 }
