@@ -4,6 +4,7 @@ import path from 'node:path';
 import { systemClock, type Clock } from './clock.js';
 import { silentLogger, type Logger } from './logger.js';
 import type { Identity, ServiceContext, ServiceDefinition, SharedResource } from './service.js';
+import { identityPrincipal, requestPrincipal } from './principal.js';
 import { readSettings, type SettingsSchema } from './settings.js';
 import { StateDb } from './state.js';
 
@@ -69,6 +70,8 @@ export function createContext<S extends object = any>(opts: ContextOptions = {})
     );
   };
   const settings = opts.settings ?? readSettings(opts.settingsSchema ?? {}, opts.config ?? {});
+  const identity = opts.identity ?? defaultIdentity;
+  const fallback = identityPrincipal(identity);
   return {
     settings: settings as S,
     clock: opts.clock ?? systemClock,
@@ -87,7 +90,8 @@ export function createContext<S extends object = any>(opts: ContextOptions = {})
       return path.join(dataDir, name);
     },
     state: opts.state ?? StateDb.memory(),
-    identity: opts.identity ?? defaultIdentity,
+    identity,
+    principal: () => requestPrincipal() ?? fallback,
     shared<T extends SharedResource>(key: string, create: () => T | Promise<T>): Promise<T> {
       let p = shared.get(key);
       if (!p) {

@@ -6,6 +6,7 @@ import type { IncomingHttpHeaders, ServerHttp2Stream } from 'node:http2';
 import type { Hono } from 'hono';
 import type { Clock } from './clock.js';
 import type { Logger } from './logger.js';
+import type { Principal } from './principal.js';
 import type { Setting, SettingsOf, SettingsSchema } from './settings.js';
 import type { StateDb, StateModule } from './state.js';
 
@@ -48,6 +49,11 @@ export interface ServiceContext<S extends object = Readonly<Record<string, unkno
   /** The persistence backing the stores (journaled when MINILAKE_PERSIST=1, in memory otherwise). */
   readonly state: StateDb;
   readonly identity: Identity;
+  /**
+   * Who the request being served acts as (see principal.ts): the authenticated caller with
+   * MINILAKE_AUTH=tokens, the configured identity otherwise and outside any request (timers, recovery).
+   */
+  principal(): Principal;
   /** One instance per host of a shared resource (an engine), created by the first service that asks. */
   shared<T extends SharedResource>(key: string, create: () => T | Promise<T>): Promise<T>;
   /**

@@ -118,6 +118,8 @@ export interface StatementManagerOptions {
   history: QueryHistoryStore;
   clock: Clock;
   identity: Identity;
+  /** Who the statement runs as (ServiceContext.principal: the request's caller); `identity` without it. */
+  caller?: () => { userName: string; id: string };
   /** Where result chunks larger than limits.memBytes are written. */
   resultsDir: string;
   logger: Logger;
@@ -236,6 +238,7 @@ export class StatementManager implements StatementService {
   private readonly history: QueryHistoryStore;
   private readonly clock: Clock;
   private readonly identity: Identity;
+  private readonly caller: () => { userName: string; id: string };
   private readonly resultsDir: string;
   private readonly logger: Logger;
   private readonly opts: StatementOptions;
@@ -248,6 +251,7 @@ export class StatementManager implements StatementService {
     this.history = o.history;
     this.clock = o.clock;
     this.identity = o.identity;
+    this.caller = o.caller ?? (() => ({ userName: o.identity.userName, id: o.identity.userId }));
     this.resultsDir = o.resultsDir;
     this.logger = o.logger;
     this.opts = o.options ?? defaultStatementOptions;
@@ -278,7 +282,8 @@ export class StatementManager implements StatementService {
     let finish!: () => void;
     const done = new Promise<void>((resolve) => (finish = resolve));
     const now = this.clock.now();
-    const userId = Number(this.identity.userId);
+    const who = this.caller();
+    const userId = Number(who.id) || Number(this.identity.userId);
     const stmt: Statement = {
       id,
       warehouseId: input.warehouseId,
@@ -298,9 +303,9 @@ export class StatementManager implements StatementService {
         warehouse_id: input.warehouseId,
         endpoint_id: input.warehouseId,
         user_id: userId,
-        user_name: this.identity.userName,
+        user_name: who.userName,
         executed_as_user_id: userId,
-        executed_as_user_name: this.identity.userName,
+        executed_as_user_name: who.userName,
         is_final: false,
         client_application: input.client ?? STATEMENT_API_CLIENT,
         channel_used: { name: 'CHANNEL_NAME_CURRENT' },
@@ -391,7 +396,7 @@ export class StatementManager implements StatementService {
       if (input.session !== undefined) execInput.session = input.session;
       if (input.timeZone !== undefined) execInput.timeZone = input.timeZone;
       if (input.parameters) execInput.parameters = input.parameters;
-      execInput.user = this.identity.userName;
+      execInput.user = String(stmt.history.executed_as_user_name ?? this.identity.userName);
       const result = (await executeDatabricksSql(conn as never, execInput, {
         engine: this.engine,
         uc: this.uc,
