@@ -5,6 +5,8 @@
  * 2. state      the journaled StateDb under it (or memory);
  * 3. services   (host/services.ts)  start order, lazy or eager creation, settings, peers, lifecycle hooks;
  * 4. routing    (host/routing.ts)   middleware, the lazy prefix router, the eager services' apps;
+ *               (host/auth.ts)      MINILAKE_AUTH=tokens: the request's principal from its bearer token;
+ *               (host/faults.ts)    injected faults, fired before any service sees the request;
  * 5. admin      (host/admin.ts)     /_minilake/*: health, ready, reset, snapshots, services;
  * 6. lifecycle  listening (hooks, warm-up), upgrade (Jupyter's websockets), close.
  *
@@ -25,8 +27,11 @@ import {
   type Identity,
   type Logger,
 } from '@minilake/core';
+import type { IamApi } from '@minilake/iam';
 import type { MinilakeConfig } from './config.js';
 import { adminRoutes, readiness } from './host/admin.js';
+import { installAuth } from './host/auth.js';
+import { Faults, installFaults } from './host/faults.js';
 import {
   JUPYTER_FOLDER,
   openDataDir,
@@ -104,6 +109,16 @@ export async function createMinilake(config: MinilakeConfig, opts: CreateOptions
   installErrorHandling(app, logger);
   const gate = new WriteGate();
   installMiddleware(app, { logger, gate, state });
+  if (config.auth.mode === 'tokens')
+    installAuth(app, {
+      identity,
+      adminToken: config.auth.adminToken,
+      authenticator: async () => {
+        const api = (await services.create('iam')).api as IamApi;
+        return (token) => api.authenticate(token);
+      },
+    });
+  installFaults(app, new Faults(), config.auth.mode === 'tokens');
 
   // 5. Admin routes, before the services' (always on).
   const snapshots = new Snapshots({
