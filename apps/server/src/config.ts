@@ -93,7 +93,7 @@ export const hostSettings = {
   }),
   MINILAKE_AUTH: choiceSetting({
     doc:
-      '`tokens` checks every request\'s bearer token: personal access tokens and on-behalf-of tokens (service ' +
+      "`tokens` checks every request's bearer token: personal access tokens and on-behalf-of tokens (service " +
       'principals) issued through the token APIs, OAuth M2M tokens from `/oidc/v1/token`, and ' +
       '`MINILAKE_ADMIN_TOKEN`; anything else is 401. `any` accepts any token as `MINILAKE_USER`. Turns `iam` on.',
     choices: ['any', 'tokens'],

@@ -650,7 +650,13 @@ export class Directory {
       frontier = next;
     }
     return u
-      ? { kind: 'user', id, userName: u.userName, displayName: u.displayName ?? u.userName, groups: [...groups] }
+      ? {
+          kind: 'user',
+          id,
+          userName: u.userName,
+          displayName: u.displayName ?? u.userName,
+          groups: [...groups],
+        }
       : {
           kind: 'service_principal',
           id,
@@ -674,7 +680,11 @@ export class Directory {
     const s = this.sps.get(p.id);
     if (!s) return this.meBody();
     const out = this.renderServicePrincipal(s);
-    return JSON.stringify({ ...out, schemas: [SCHEMA.user, SCHEMA.userWorkspace], userName: s.applicationId });
+    return JSON.stringify({
+      ...out,
+      schemas: [SCHEMA.user, SCHEMA.userWorkspace],
+      userName: s.applicationId,
+    });
   }
 
   /** A service principal by its SCIM id. */

@@ -59,7 +59,8 @@ export interface IamApi {
 
 export const iamService = defineService<IamApi>({
   name: 'iam',
-  description: 'SCIM users, groups, service principals; permissions (stored, not enforced); tokens; OAuth M2M',
+  description:
+    'SCIM users, groups, service principals; permissions (stored, not enforced); tokens; OAuth M2M',
   create(ctx) {
     const store = new IamStore(ctx.state, ctx.clock, ctx.identity, () => ctx.principal());
     const types = new PermissionTypes();

@@ -48,7 +48,9 @@ export class OAuthSecrets {
     if (lifetime !== undefined) {
       const m = /^(\d+)(?:\.\d+)?s$/.exec(lifetime);
       if (!m || Number(m[1]) <= 0)
-        throw invalidParameter(`lifetime must be a positive duration in seconds such as "3600s", got "${lifetime}".`);
+        throw invalidParameter(
+          `lifetime must be a positive duration in seconds such as "3600s", got "${lifetime}".`,
+        );
       seconds = Number(m[1]);
     }
     const secret = `dose${randomBytes(20).toString('hex')}`;
@@ -114,8 +116,13 @@ export function clientCredentials(
   if (authorization?.toLowerCase().startsWith('basic ')) {
     const raw = Buffer.from(authorization.slice(6).trim(), 'base64').toString('utf8');
     const i = raw.indexOf(':');
-    if (i > 0) return { id: decodeURIComponent(raw.slice(0, i)), secret: decodeURIComponent(raw.slice(i + 1)) };
+    if (i > 0)
+      return { id: decodeURIComponent(raw.slice(0, i)), secret: decodeURIComponent(raw.slice(i + 1)) };
   }
   if (form.client_id && form.client_secret) return { id: form.client_id, secret: form.client_secret };
-  throw new OAuthError(401, 'invalid_client', 'Client authentication failed: no client_id and client_secret.');
+  throw new OAuthError(
+    401,
+    'invalid_client',
+    'Client authentication failed: no client_id and client_secret.',
+  );
 }

@@ -11,10 +11,17 @@ import * as v from 'valibot';
 import { permissionDenied, readJson, requestPrincipal, isAdmin, notFound } from '@minilake/core';
 
 export const FaultRequest = v.object({
-  method: v.optional(v.pipe(v.string(), v.toUpperCase(), v.regex(/^(\*|[A-Z]+)$/, 'must be an HTTP method or *'))),
+  method: v.optional(
+    v.pipe(v.string(), v.toUpperCase(), v.regex(/^(\*|[A-Z]+)$/, 'must be an HTTP method or *')),
+  ),
   path: v.pipe(v.string(), v.startsWith('/', 'must start with /'), v.maxLength(2048)),
   status: v.optional(
-    v.pipe(v.number(), v.integer(), v.minValue(400, 'must be 400 to 599'), v.maxValue(599, 'must be 400 to 599')),
+    v.pipe(
+      v.number(),
+      v.integer(),
+      v.minValue(400, 'must be 400 to 599'),
+      v.maxValue(599, 'must be 400 to 599'),
+    ),
     503,
   ),
   error_code: v.optional(v.pipe(v.string(), v.minLength(1), v.maxLength(200)), 'TEMPORARILY_UNAVAILABLE'),
@@ -89,7 +96,8 @@ export class Faults {
 export function installFaults(app: Hono, faults: Faults, auth: boolean): void {
   const admin = () => {
     const p = requestPrincipal();
-    if (auth && (!p || !isAdmin(p))) throw permissionDenied('Only workspace admins may manage injected faults.');
+    if (auth && (!p || !isAdmin(p)))
+      throw permissionDenied('Only workspace admins may manage injected faults.');
   };
   app.get('/_minilake/faults', (c) => {
     admin();
