@@ -11,8 +11,8 @@
 import { randomFillSync, randomUUID } from 'node:crypto';
 import { rm } from 'node:fs/promises';
 import path from 'node:path';
-import type { Clock, Identity, Logger } from '@minilake/core';
-import { isDatabricksError } from '@minilake/core';
+import type { Clock, Identity, Logger, Principal } from '@minilake/core';
+import { identityPrincipal, isDatabricksError } from '@minilake/core';
 import type { DuckDbEngine } from '@minilake/engine-duckdb';
 import type { UnityCatalogApi } from '@minilake/unity-catalog';
 import {
@@ -99,6 +99,8 @@ export interface Statement {
   done: Promise<void>;
   finish: () => void;
   history: QueryRecord;
+  /** Who runs it: the request's principal when it was submitted. */
+  caller: Principal;
   startedAt: number;
   /** When the result links stop working (ms). */
   expiresAt?: number;
@@ -119,7 +121,7 @@ export interface StatementManagerOptions {
   clock: Clock;
   identity: Identity;
   /** Who the statement runs as (ServiceContext.principal: the request's caller); `identity` without it. */
-  caller?: () => { userName: string; id: string };
+  caller?: () => Principal;
   /** Where result chunks larger than limits.memBytes are written. */
   resultsDir: string;
   logger: Logger;
@@ -238,7 +240,7 @@ export class StatementManager implements StatementService {
   private readonly history: QueryHistoryStore;
   private readonly clock: Clock;
   private readonly identity: Identity;
-  private readonly caller: () => { userName: string; id: string };
+  private readonly caller: () => Principal;
   private readonly resultsDir: string;
   private readonly logger: Logger;
   private readonly opts: StatementOptions;
@@ -251,7 +253,7 @@ export class StatementManager implements StatementService {
     this.history = o.history;
     this.clock = o.clock;
     this.identity = o.identity;
-    this.caller = o.caller ?? (() => ({ userName: o.identity.userName, id: o.identity.userId }));
+    this.caller = o.caller ?? (() => identityPrincipal(o.identity));
     this.resultsDir = o.resultsDir;
     this.logger = o.logger;
     this.opts = o.options ?? defaultStatementOptions;
@@ -295,6 +297,7 @@ export class StatementManager implements StatementService {
       done,
       finish,
       startedAt: now,
+      caller: who,
       history: {
         query_id: id,
         status: 'QUEUED',
@@ -396,7 +399,15 @@ export class StatementManager implements StatementService {
       if (input.session !== undefined) execInput.session = input.session;
       if (input.timeZone !== undefined) execInput.timeZone = input.timeZone;
       if (input.parameters) execInput.parameters = input.parameters;
-      execInput.user = String(stmt.history.executed_as_user_name ?? this.identity.userName);
+      execInput.user = stmt.caller.userName;
+      const uc = this.uc;
+      if (uc?.enforcing)
+        execInput.authorizeRead = (tables) => {
+          for (const t of tables) {
+            const m = uc.missingPrivilege(stmt.caller, 'SELECT', t);
+            if (m) throw insufficientPermissions(m);
+          }
+        };
       const result = (await executeDatabricksSql(conn as never, execInput, {
         engine: this.engine,
         uc: this.uc,
@@ -789,3 +800,22 @@ export function toSqlFailure(e: unknown): { code: string; message: string; sqlSt
 }
 
 export { freeResult };
+
+/**
+ * MINILAKE_ENFORCE=1: a read refused for a missing Unity Catalog privilege, as Databricks SQL words it
+ * (error class INSUFFICIENT_PERMISSIONS, SQLSTATE 42501, wire code PERMISSION_DENIED).
+ */
+function insufficientPermissions(m: {
+  privilege: string;
+  securableType: string;
+  fullName: string;
+}): SqlError {
+  const e = new SqlError(
+    `[INSUFFICIENT_PERMISSIONS] Insufficient privileges: User does not have ${m.privilege} on ${m.securableType} '${m.fullName}'. SQLSTATE: 42501`,
+    'PERMISSION_DENIED',
+    '42501',
+  );
+  e.errorClass = 'INSUFFICIENT_PERMISSIONS';
+  e.parameters = { privilege: m.privilege, securable: `${m.securableType} '${m.fullName}'` };
+  return e;
+}
