@@ -219,3 +219,43 @@ describe('MINILAKE_AUTH=tokens', () => {
     });
   });
 });
+
+describe('MINILAKE_AUTH=tokens with MCP', () => {
+  it("serves MCP's in-process REST calls as the authenticated caller", async () => {
+    const ml = await createMinilake(
+      parseConfig({
+        MINILAKE_SERVICES: 'secrets',
+        MINILAKE_MCP: '1',
+        MINILAKE_AUTH: 'tokens',
+        MINILAKE_ADMIN_TOKEN: ADMIN,
+        MINILAKE_LOG_LEVEL: 'silent',
+      }),
+    );
+    try {
+      const rpc = (token: string | undefined) =>
+        ml.app.request('http://localhost/mcp', {
+          method: 'POST',
+          headers: {
+            'content-type': 'application/json',
+            accept: 'application/json, text/event-stream',
+            ...(token ? { authorization: `Bearer ${token}` } : {}),
+          },
+          body: JSON.stringify({
+            jsonrpc: '2.0',
+            id: 1,
+            method: 'tools/call',
+            params: { name: 'create_secret_scope', arguments: { scope: 'via-mcp' } },
+          }),
+        });
+      expect((await rpc(undefined)).status).toBe(401);
+      const res = await rpc(ADMIN);
+      const text = await res.text();
+      expect(res.status, text).toBe(200);
+      expect(text).toContain('\\"created\\":true');
+      const scopes = await call(ml, ADMIN, 'GET', '/api/2.0/secrets/scopes/list');
+      expect(scopes.body.scopes).toContainEqual(expect.objectContaining({ name: 'via-mcp' }));
+    } finally {
+      await ml.close();
+    }
+  });
+});

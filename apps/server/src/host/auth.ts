@@ -13,6 +13,7 @@ import type { Context, Hono } from 'hono';
 import {
   DatabricksError,
   identityPrincipal,
+  requestPrincipal,
   runAsPrincipal,
   type Identity,
   type Principal,
@@ -53,6 +54,10 @@ export function installAuth(app: Hono, o: AuthOptions): void {
   };
   app.use(async (c, next) => {
     if (isOpenPath(c.req.path)) return next();
+    // A request a service sends through the host in process while serving an authenticated one (MCP's
+    // tools, ServiceContext.request) acts as that caller: the async scope can only have been set by this
+    // middleware, never by a client.
+    if (requestPrincipal()) return next();
     const header = c.req.header('authorization') ?? '';
     const m = /^Bearer\s+(\S+)\s*$/i.exec(header);
     if (!m) return refuse(c, 'Credential was not sent or was of an unsupported type for this API.');
