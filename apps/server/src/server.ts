@@ -118,7 +118,8 @@ export async function createMinilake(config: MinilakeConfig, opts: CreateOptions
         return (token) => api.authenticate(token);
       },
     });
-  installFaults(app, new Faults(), config.auth.mode === 'tokens');
+  const faults = new Faults();
+  installFaults(app, faults, config.auth.mode === 'tokens');
 
   // 5. Admin routes, before the services' (always on).
   const snapshots = new Snapshots({
@@ -133,7 +134,14 @@ export async function createMinilake(config: MinilakeConfig, opts: CreateOptions
     gate,
     now: () => clock.now(),
   });
-  adminRoutes(app, { services, snapshots, dataDir, clock, available: registry.values() });
+  adminRoutes(app, {
+    services,
+    snapshots,
+    dataDir,
+    clock,
+    available: registry.values(),
+    resetHost: () => faults.delete(),
+  });
 
   // The web SQL workspace: static files only, it talks to the public API like any client.
   app.route('/', uiApp({ dir: defaultUiDir() }));

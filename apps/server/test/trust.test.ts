@@ -212,6 +212,14 @@ describe('MINILAKE_AUTH=tokens', () => {
       );
     });
 
+    it('are cleared by a full reset', async () => {
+      await call(ml, ADMIN, 'POST', '/_minilake/faults', { path: '/api/2.0/secrets/scopes/list' });
+      expect((await call(ml, ADMIN, 'POST', '/_minilake/reset?services=secrets')).status).toBe(200);
+      expect((await call(ml, ADMIN, 'GET', '/_minilake/faults')).body.faults).toHaveLength(1);
+      expect((await call(ml, ADMIN, 'POST', '/_minilake/reset')).status).toBe(200);
+      expect((await call(ml, ADMIN, 'GET', '/_minilake/faults')).body.faults).toEqual([]);
+    });
+
     it('refuses a bad fault with 400 naming the field', async () => {
       const r = await call(ml, ADMIN, 'POST', '/_minilake/faults', { path: 'no-slash', status: 200 });
       expect(r.status).toBe(400);

@@ -4,7 +4,8 @@
  * when the path ends in `*` (`/api/2.1/unity-catalog/*`). It fires `count` times (absent: until deleted),
  * answering `status` with Databricks' body `{error_code, message}` (and `Retry-After` for 429 and 503 when
  * `retry_after_seconds` is given); `used` counts the times it fired. The oldest matching fault fires first.
- * Faults are the host's, in memory: a restart or DELETE /_minilake/faults clears them.
+ * Faults are the host's, in memory: a restart, DELETE /_minilake/faults or a full POST /_minilake/reset
+ * clears them.
  */
 import type { Hono } from 'hono';
 import * as v from 'valibot';
