@@ -195,7 +195,8 @@ export class TokenStore {
       (principal.servicePrincipalName !== undefined
         ? this.owners.servicePrincipalId(principal.servicePrincipalName)
         : principal.userName !== undefined
-          ? this.owners.userId(principal.userName)
+          ? // A job created by a service principal names it by applicationId as its creator.
+            (this.owners.userId(principal.userName) ?? this.owners.servicePrincipalId(principal.userName))
           : undefined) ?? this.meId();
     const { value, record } = this.newToken({ id: owner }, lifetimeSeconds, comment, undefined);
     return { value, tokenId: record.token_id };
