@@ -13,6 +13,7 @@
  * The UI, JupyterLab, the built-in identity and the welcome routes are mounted between them; unknown paths are answered by core's
  * installErrorHandling (501 for /api, 404 otherwise).
  */
+import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import type { IncomingMessage } from 'node:http';
 import type { IncomingHttpHeaders, ServerHttp2Stream } from 'node:http2';
@@ -93,7 +94,10 @@ export async function createMinilake(config: MinilakeConfig, opts: CreateOptions
     workspaceId: config.workspaceId,
   };
   const app = new Hono();
+  // The host's own token (ServiceContext.hostToken): its child processes' (Spark drivers') way back in.
+  const hostToken = `dapi${randomBytes(16).toString('hex')}`;
   const services = new ServiceHost({
+    hostToken,
     enabled: config.services,
     persist: config.persist,
     dataDir,
@@ -113,6 +117,7 @@ export async function createMinilake(config: MinilakeConfig, opts: CreateOptions
     installAuth(app, {
       identity,
       adminToken: config.auth.adminToken,
+      hostToken,
       authenticator: async () => {
         const api = (await services.create('iam')).api as IamApi;
         return (token) => api.authenticate(token);

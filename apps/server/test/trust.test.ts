@@ -4,7 +4,9 @@
  * ("any token is the default user") is checked too, since it must not change.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ManualClock } from '@minilake/core';
+import { Hono } from 'hono';
+import { defaultIdentity, ManualClock, requestPrincipal } from '@minilake/core';
+import { installAuth } from '../src/host/auth.js';
 import { createMinilake, parseConfig, type Minilake } from '../src/index.js';
 
 const ADMIN = 'test-admin-token';
@@ -265,5 +267,31 @@ describe('MINILAKE_AUTH=tokens with MCP', () => {
     } finally {
       await ml.close();
     }
+  });
+});
+
+describe('installAuth', () => {
+  it("accepts the host's own token (its Spark processes') as the configured user, beside the admin token", async () => {
+    const app = new Hono();
+    installAuth(app, {
+      identity: defaultIdentity,
+      adminToken: 'adm',
+      hostToken: 'host-own',
+      authenticator: async () => (t) =>
+        t === 'issued' ? { kind: 'user', userName: 'u@x', id: '7', displayName: 'u', groups: [] } : undefined,
+    });
+    app.get('/api/2.0/who', (c) => c.json({ who: requestPrincipal()?.userName ?? null }));
+    const who = async (token?: string) => {
+      const res = await app.request(
+        '/api/2.0/who',
+        token ? { headers: { authorization: `Bearer ${token}` } } : {},
+      );
+      return res.status === 200 ? ((await res.json()) as { who: string }).who : res.status;
+    };
+    expect(await who('host-own')).toBe(defaultIdentity.userName);
+    expect(await who('adm')).toBe(defaultIdentity.userName);
+    expect(await who('issued')).toBe('u@x');
+    expect(await who('other')).toBe(401);
+    expect(await who()).toBe(401);
   });
 });

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -41,6 +42,8 @@ export interface ContextOptions {
   /** ServiceDefinition.folders; when given, ctx.folder of another name throws. */
   folders?: readonly string[];
   sharedResources?: Map<string, Promise<SharedResource>>;
+  /** See ServiceContext.hostToken; a random one (accepted by nobody) when not given. */
+  hostToken?: string;
   /** Where the host listens, once it does (see ServiceContext.selfUrl). */
   selfUrl?: () => string | undefined;
   /** The host's app, for ServiceContext.request (looked up per call: the app is composed after create()). */
@@ -115,6 +118,7 @@ export function createContext<S extends object = any>(opts: ContextOptions = {})
       checkDeclared(def.name, true);
       return peers.get(def.name) as A | undefined;
     },
+    hostToken: opts.hostToken ?? `dapi${randomBytes(16).toString('hex')}`,
     selfUrl: opts.selfUrl ?? (() => undefined),
     async request(p: string, init?: RequestInit): Promise<Response> {
       const app = opts.hostApp?.();

@@ -66,6 +66,13 @@ export interface ServiceContext<S extends object = Readonly<Record<string, unkno
   /** Like peer, for a service declared in `optionalUses` (or `uses`): undefined when it is not enabled. */
   optionalPeer<A>(def: ServiceDefinition<A, any>): A | undefined;
   /**
+   * The host's own bearer token (random per process), for the server's own child processes that call it back
+   * as the configured user when no principal's token fits (a cluster's Spark driver, the Spark Connect
+   * server's Unity Catalog connector). With MINILAKE_AUTH=tokens the host accepts it as that user; a job
+   * run's tasks use the run's own token instead.
+   */
+  readonly hostToken: string;
+  /**
    * The URL the host listens on (`http://127.0.0.1:8000`), once it listens; undefined before that and for an
    * embedder that never listens. Child processes a service starts (Spark tasks) call back through it. A
    * service that must act once the URL is known implements ServiceInstance.onListening instead of polling.
