@@ -45,7 +45,9 @@ describe('settings', () => {
     expect(s.master).toBe('local[*]');
     expect(settingsFrom({ MINILAKE_SPARK_MASTER: 'spark://h:7077' }).master).toBe('spark://h:7077');
     expect(
-      Object.keys(sparkSettings).every((k) => k.startsWith('MINILAKE_SPARK_') || k === 'MINILAKE_CACHE'),
+      Object.keys(sparkSettings).every(
+        (k) => k.startsWith('MINILAKE_SPARK_') || k === 'MINILAKE_CACHE' || k === 'MINILAKE_TLS_CERT',
+      ),
     ).toBe(true);
     // A bad value is named, never replaced by a default.
     expect(() => settingsFrom({ MINILAKE_SPARK_EXECUTOR: 'vm' })).toThrow(

@@ -7,7 +7,11 @@ import { ucCatalogConf, ucTaskConf } from '../src/uc.js';
 
 describe('the Spark conf a task gets for Unity Catalog', () => {
   it("uses the official connector's keys, and skips names Spark keeps for itself", () => {
+    // No `main` among them: the session's current catalog stays Spark's.
     expect(ucCatalogConf(['lake', 'spark_catalog', 'a-b'], 'http://127.0.0.1:9', 'tok')).toEqual({
+      // The server itself, for DatabricksSqlExtension (catalogs created after the session started).
+      'spark.minilake.uc.uri': 'http://127.0.0.1:9',
+      'spark.minilake.uc.token': 'tok',
       'spark.sql.catalog.lake': 'dev.minilake.spark.MiniLakeCatalog',
       'spark.sql.catalog.lake.uri': 'http://127.0.0.1:9',
       'spark.sql.catalog.lake.token': 'tok',
@@ -39,15 +43,22 @@ describe('the Spark conf a task gets for Unity Catalog', () => {
       expect(Object.keys(conf).filter((k) => !/\.(uri|token)$/.test(k))).toEqual([
         'spark.sql.catalog.main',
         'spark.sql.catalog.sales',
+        // `main` is the current catalog, as on a Unity Catalog workspace.
+        'spark.sql.defaultCatalog',
       ]);
+      expect(conf['spark.sql.defaultCatalog']).toBe('main');
       expect(conf['spark.sql.catalog.sales.uri']).toBe(url);
       expect(seen).toEqual(['GET /api/2.1/unity-catalog/catalogs Bearer dapi-task']);
     });
 
-    it('configures nothing without the plugin jar, without a server URL, or when the server is gone', async () => {
+    it('configures nothing without the plugin jar or a server URL, and no catalog when the server is gone', async () => {
       expect(await ucTaskConf({ jars: [], selfUrl: url, token: 't' })).toEqual({});
       expect(await ucTaskConf({ jars: [jar], selfUrl: undefined, token: 't' })).toEqual({});
-      expect(await ucTaskConf({ jars: [jar], selfUrl: 'http://127.0.0.1:1', token: 't' })).toEqual({});
+      // Still the server for Databricks SQL: catalogs it lists later are added by the extension.
+      expect(await ucTaskConf({ jars: [jar], selfUrl: 'http://127.0.0.1:1', token: 't' })).toEqual({
+        'spark.minilake.uc.uri': 'http://127.0.0.1:1',
+        'spark.minilake.uc.token': 't',
+      });
     });
   });
 });
