@@ -124,7 +124,7 @@ export async function createMinilake(config: MinilakeConfig, opts: CreateOptions
       },
     });
   const faults = new Faults();
-  installFaults(app, faults, config.auth.mode === 'tokens');
+  installFaults(app, faults, config.auth.mode === 'tokens', clock);
 
   // 5. Admin routes, before the services' (always on).
   const snapshots = new Snapshots({

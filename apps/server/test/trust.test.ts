@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Hono } from 'hono';
 import { defaultIdentity, ManualClock, requestPrincipal } from '@minilake/core';
 import { installAuth } from '../src/host/auth.js';
+import { Faults } from '../src/host/faults.js';
 import { createMinilake, parseConfig, type Minilake } from '../src/index.js';
 
 const ADMIN = 'test-admin-token';
@@ -220,6 +221,38 @@ describe('MINILAKE_AUTH=tokens', () => {
       expect((await call(ml, ADMIN, 'GET', '/_minilake/faults')).body.faults).toHaveLength(1);
       expect((await call(ml, ADMIN, 'POST', '/_minilake/reset')).status).toBe(200);
       expect((await call(ml, ADMIN, 'GET', '/_minilake/faults')).body.faults).toEqual([]);
+    });
+
+    it('delays a request by latency_ms on the clock, then lets it through when it has no status', async () => {
+      await call(ml, ADMIN, 'POST', '/_minilake/faults', {
+        method: 'GET',
+        path: '/api/2.0/secrets/scopes/list',
+        latency_ms: 5000,
+        count: 1,
+      });
+      let done = false;
+      const pending = call(ml, ADMIN, 'GET', '/api/2.0/secrets/scopes/list').finally(() => (done = true));
+      // Wait until the request is held by the fault, then move the clock past its latency.
+      for (let i = 0; i < 1000; i++) {
+        const f = (await call(ml, ADMIN, 'GET', '/_minilake/faults')).body.faults[0];
+        if (f.used === 1) break;
+        await new Promise((r) => setImmediate(r));
+      }
+      clock.advance(4000);
+      await new Promise((r) => setImmediate(r));
+      expect(done).toBe(false);
+      clock.advance(1000);
+      expect((await pending).status).toBe(200);
+      await call(ml, ADMIN, 'DELETE', '/_minilake/faults');
+    });
+
+    it('fires with its probability', () => {
+      const never = new Faults(() => 0.9);
+      never.add({ path: '/x', probability: 0.5, error_code: 'E', message: 'm' });
+      expect(never.take('GET', '/x')).toBeUndefined();
+      const always = new Faults(() => 0.1);
+      always.add({ path: '/x', probability: 0.5, error_code: 'E', message: 'm' });
+      expect(always.take('GET', '/x')).toMatchObject({ status: 503, used: 1 });
     });
 
     it('refuses a bad fault with 400 naming the field', async () => {

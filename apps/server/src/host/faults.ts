@@ -2,14 +2,24 @@
  * Injected faults (/_minilake/faults): a test makes chosen requests fail as Databricks fails, to prove a
  * client's retries. A fault matches a request by method (absent or `*`: any) and path: exact, or a prefix
  * when the path ends in `*` (`/api/2.1/unity-catalog/*`). It fires `count` times (absent: until deleted),
- * answering `status` with Databricks' body `{error_code, message}` (and `Retry-After` for 429 and 503 when
- * `retry_after_seconds` is given); `used` counts the times it fired. The oldest matching fault fires first.
+ * each matching request with `probability` (default 1), answering `status` (default 503) with Databricks'
+ * body `{error_code, message}` (and `Retry-After` when `retry_after_seconds` is given) after `latency_ms`
+ * (the host's clock); a fault with `latency_ms` and no `status` only delays the request, which then goes on.
+ * `used` counts the times it fired. The oldest matching fault fires first.
  * Faults are the host's, in memory: a restart, DELETE /_minilake/faults or a full POST /_minilake/reset
  * clears them.
  */
 import type { Hono } from 'hono';
 import * as v from 'valibot';
-import { permissionDenied, readJson, requestPrincipal, isAdmin, notFound } from '@minilake/core';
+import {
+  isAdmin,
+  notFound,
+  permissionDenied,
+  readJson,
+  requestPrincipal,
+  systemClock,
+  type Clock,
+} from '@minilake/core';
 
 export const FaultRequest = v.object({
   method: v.optional(
@@ -23,8 +33,9 @@ export const FaultRequest = v.object({
       v.minValue(400, 'must be 400 to 599'),
       v.maxValue(599, 'must be 400 to 599'),
     ),
-    503,
   ),
+  latency_ms: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(600_000))),
+  probability: v.optional(v.pipe(v.number(), v.minValue(0), v.maxValue(1))),
   error_code: v.optional(v.pipe(v.string(), v.minLength(1), v.maxLength(200)), 'TEMPORARILY_UNAVAILABLE'),
   message: v.optional(v.pipe(v.string(), v.maxLength(10000)), 'Injected by /_minilake/faults'),
   count: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1, 'must be at least 1'))),
@@ -35,7 +46,10 @@ export interface Fault {
   id: string;
   method: string;
   path: string;
-  status: number;
+  /** Absent: a latency-only fault (the request goes on after `latency_ms`). */
+  status?: number;
+  latency_ms?: number;
+  probability?: number;
   error_code: string;
   message: string;
   count?: number;
@@ -47,12 +61,19 @@ export class Faults {
   private readonly list: Fault[] = [];
   private seq = 0;
 
+  /** `random` decides a fault with a probability (a test gives its own). */
+  constructor(private readonly random: () => number = Math.random) {}
+
   add(input: v.InferOutput<typeof FaultRequest>): Fault {
     const f: Fault = {
       id: String(++this.seq),
       method: input.method ?? '*',
       path: input.path,
-      status: input.status,
+      ...(input.status !== undefined || input.latency_ms === undefined
+        ? { status: input.status ?? 503 }
+        : {}),
+      ...(input.latency_ms !== undefined ? { latency_ms: input.latency_ms } : {}),
+      ...(input.probability !== undefined ? { probability: input.probability } : {}),
       error_code: input.error_code,
       message: input.message,
       ...(input.count !== undefined ? { count: input.count } : {}),
@@ -83,7 +104,8 @@ export class Faults {
       (f) =>
         (f.method === '*' || f.method === method) &&
         (f.count === undefined || f.used < f.count) &&
-        (f.path.endsWith('*') ? path.startsWith(f.path.slice(0, -1)) : f.path === path),
+        (f.path.endsWith('*') ? path.startsWith(f.path.slice(0, -1)) : f.path === path) &&
+        (f.probability === undefined || this.random() < f.probability),
     );
     if (f) f.used++;
     return f;
@@ -94,7 +116,7 @@ export class Faults {
  * GET/POST/DELETE /_minilake/faults (DELETE /_minilake/faults/<id> removes one), and the middleware that
  * fires them on every other path. With `auth` on, managing faults takes an admin's token.
  */
-export function installFaults(app: Hono, faults: Faults, auth: boolean): void {
+export function installFaults(app: Hono, faults: Faults, auth: boolean, clock: Clock = systemClock): void {
   const admin = () => {
     const p = requestPrincipal();
     if (auth && (!p || !isAdmin(p)))
@@ -122,6 +144,8 @@ export function installFaults(app: Hono, faults: Faults, auth: boolean): void {
     if (c.req.path.startsWith('/_minilake/')) return next();
     const f = faults.take(c.req.method, c.req.path);
     if (!f) return next();
+    if (f.latency_ms) await new Promise<void>((resolve) => clock.setTimeout(resolve, f.latency_ms!));
+    if (f.status === undefined) return next();
     if (f.retry_after_seconds !== undefined) c.header('Retry-After', String(f.retry_after_seconds));
     return c.json({ error_code: f.error_code, message: f.message }, f.status as 400);
   });
