@@ -402,9 +402,9 @@ export class StatementManager implements StatementService {
       execInput.user = stmt.caller.userName;
       const uc = this.uc;
       if (uc?.enforcing)
-        execInput.authorizeRead = (tables) => {
+        execInput.authorizeRead = async (tables) => {
           for (const t of tables) {
-            const m = uc.missingPrivilege(stmt.caller, 'SELECT', t);
+            const m = await uc.missingPrivilege(stmt.caller, 'SELECT', t);
             if (m) throw insufficientPermissions(m);
           }
         };

@@ -459,11 +459,11 @@ export class UnityCatalogStore extends CollectionStore {
    * its groups or `account users`. Workspace admins (the `admins` group) and the catalog's owner pass.
    * Undefined when nothing is missing.
    */
-  missingPrivilege(
+  async missingPrivilege(
     who: { userName: string; groups: readonly string[] },
     privilege: 'SELECT',
     fullName: string,
-  ): { privilege: string; securableType: string; fullName: string } | undefined {
+  ): Promise<{ privilege: string; securableType: string; fullName: string } | undefined> {
     if (who.groups.includes('admins')) return undefined;
     const [catalog, schema, table] = fullName.toLowerCase().split('.');
     if (!catalog || !schema || !table) return undefined;
@@ -475,6 +475,26 @@ export class UnityCatalogStore extends CollectionStore {
     const names = [who.userName, ...who.groups, 'account users'];
     const holds = (type: string, name: string, p: string) => this.grants.holds(names, type, name, p);
     const sch = `${catalog}.${schema}`;
+    const missing = this.firstMissing(holds, privilege, catalog, sch, fullName);
+    if (!missing) return undefined;
+    // Only a table Unity Catalog knows is checked: a temporary view named like one (an unqualified name
+    // resolves to the current schema) is the session's, and a name that is nothing is the engine's to report.
+    try {
+      const t = await this.tables.resolve(`${catalog}.${schema}.${table}`);
+      const known = t.object || t.record || this.ctx.c.tables.has(`${t.catalog}.${t.schema}.${t.name}`);
+      return known ? missing : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+
+  private firstMissing(
+    holds: (type: string, name: string, p: string) => boolean,
+    privilege: string,
+    catalog: string,
+    sch: string,
+    fullName: string,
+  ): { privilege: string; securableType: string; fullName: string } | undefined {
     if (!holds('catalog', catalog, 'USE_CATALOG'))
       return { privilege: 'USE CATALOG', securableType: 'Catalog', fullName: catalog };
     if (!holds('schema', sch, 'USE_SCHEMA') && !holds('catalog', catalog, 'USE_SCHEMA'))
@@ -486,7 +506,7 @@ export class UnityCatalogStore extends CollectionStore {
         ['catalog', catalog],
       ].some(([t, n]) => holds(t!, n!, privilege))
     )
-      return { privilege, securableType: 'Table', fullName: `${catalog}.${schema}.${table}` };
+      return { privilege, securableType: 'Table', fullName: fullName.toLowerCase() };
     return undefined;
   }
 

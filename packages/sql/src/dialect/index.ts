@@ -87,7 +87,7 @@ export interface ExecuteInput {
    * Refuses (throws a SqlError) when the caller may not read the tables a statement names (full names,
    * `c.s.t`): the Statement API passes Unity Catalog's check when MINILAKE_ENFORCE=1.
    */
-  authorizeRead?: (tables: string[]) => void;
+  authorizeRead?: (tables: string[]) => Promise<void>;
   /** The session time zone (spark.sql.session.timeZone; a Thrift session's). Default UTC. */
   timeZone?: string;
 }

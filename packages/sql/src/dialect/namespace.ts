@@ -112,7 +112,7 @@ export interface SessionInput {
   parameters?: { name: string; value?: string | null; type?: string }[];
   user?: string;
   /** See ExecuteInput.authorizeRead. */
-  authorizeRead?: (tables: string[]) => void;
+  authorizeRead?: (tables: string[]) => Promise<void>;
   namespaceMayBeMissing?: boolean;
   /** The session time zone (spark.sql.session.timeZone); Databricks SQL warehouses default to UTC. */
   timeZone?: string;

@@ -82,7 +82,7 @@ export async function prepare(text: string, s: Session): Promise<Prepared> {
     // Privileges (MINILAKE_ENFORCE=1) on the tables the text reads, before anything of theirs is touched.
     if (s.authorizeRead) {
       const read = t.tables.map((k) => parseTravelKey(k).table).filter((n): n is string => n !== undefined);
-      if (read.length) s.authorizeRead(read);
+      if (read.length) await s.authorizeRead(read);
     }
     // information_schema views: temporary tables filled from Unity Catalog (information-schema.ts).
     const info = await informationSchemaTables(t.tables, s);
