@@ -91,6 +91,19 @@ export const hostSettings = {
       'after the first statements and ~250 MB more RSS, for no faster translation (bench/README.md, "Issue 16, warm").',
     default: '0',
   }),
+  MINILAKE_AUTH: choiceSetting({
+    doc:
+      "`tokens` checks every request's bearer token: personal access tokens and on-behalf-of tokens (service " +
+      'principals) issued through the token APIs, OAuth M2M tokens from `/oidc/v1/token`, and ' +
+      '`MINILAKE_ADMIN_TOKEN`; anything else is 401. `any` accepts any token as `MINILAKE_USER`. Turns `iam` on.',
+    choices: ['any', 'tokens'],
+    default: 'any',
+  }),
+  MINILAKE_ADMIN_TOKEN: textSetting({
+    doc:
+      'A bearer token of `MINILAKE_USER` (a workspace admin) that works with `MINILAKE_AUTH=tokens` from the ' +
+      'first request, to create the other identities and their tokens.',
+  }),
   MINILAKE_MCP: switchSetting({
     doc: '`1` serves the MCP server for agents at `/mcp` (service `mcp`, see `packages/mcp`).',
     default: '0',
@@ -123,6 +136,11 @@ export interface MinilakeConfig {
    * the start. Undefined when off or when the connect service is not enabled.
    */
   sparkConnect: { port: number; explicit: boolean } | undefined;
+  /**
+   * MINILAKE_AUTH: `any` (every token is the configured user, nothing checked) or `tokens`; and the bootstrap
+   * admin token (MINILAKE_ADMIN_TOKEN).
+   */
+  auth: { mode: 'any' | 'tokens'; adminToken: string | undefined };
   /** Every service setting's value, by variable name (each service gets those its definition declares). */
   settings: Readonly<Record<string, unknown>>;
   /** Which setting a value came from, for messages: `--port` when the flag gave it. */
@@ -213,6 +231,8 @@ export function readConfig(
     }
   }
   if (values.MINILAKE_MCP && !names.includes('mcp')) names = [...names, 'mcp'];
+  // Checking tokens needs the service that issues them.
+  if (values.MINILAKE_AUTH === 'tokens' && !names.includes('iam')) names = [...names, 'iam'];
 
   const certFile = values.MINILAKE_TLS_CERT;
   const keyFile = values.MINILAKE_TLS_KEY;
@@ -254,6 +274,7 @@ export function readConfig(
     cacheDir,
     wasmOptimize: values.MINILAKE_WASM_OPTIMIZE,
     sparkConnect,
+    auth: { mode: values.MINILAKE_AUTH, adminToken: values.MINILAKE_ADMIN_TOKEN },
     settings: { ...services.values, MINILAKE_CACHE: cacheDir },
     labels,
   };

@@ -5,12 +5,15 @@
  * 2. state      the journaled StateDb under it (or memory);
  * 3. services   (host/services.ts)  start order, lazy or eager creation, settings, peers, lifecycle hooks;
  * 4. routing    (host/routing.ts)   middleware, the lazy prefix router, the eager services' apps;
+ *               (host/auth.ts)      MINILAKE_AUTH=tokens: the request's principal from its bearer token;
+ *               (host/faults.ts)    injected faults, fired before any service sees the request;
  * 5. admin      (host/admin.ts)     /_minilake/*: health, ready, reset, snapshots, services;
  * 6. lifecycle  listening (hooks, warm-up), upgrade (Jupyter's websockets), close.
  *
  * The UI, JupyterLab, the built-in identity and the welcome routes are mounted between them; unknown paths are answered by core's
  * installErrorHandling (501 for /api, 404 otherwise).
  */
+import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import type { IncomingMessage } from 'node:http';
 import type { IncomingHttpHeaders, ServerHttp2Stream } from 'node:http2';
@@ -25,8 +28,11 @@ import {
   type Identity,
   type Logger,
 } from '@minilake/core';
+import type { IamApi } from '@minilake/iam';
 import type { MinilakeConfig } from './config.js';
 import { adminRoutes, readiness } from './host/admin.js';
+import { installAuth } from './host/auth.js';
+import { Faults, installFaults } from './host/faults.js';
 import {
   JUPYTER_FOLDER,
   openDataDir,
@@ -88,7 +94,10 @@ export async function createMinilake(config: MinilakeConfig, opts: CreateOptions
     workspaceId: config.workspaceId,
   };
   const app = new Hono();
+  // The host's own token (ServiceContext.hostToken): its child processes' (Spark drivers') way back in.
+  const hostToken = `dapi${randomBytes(16).toString('hex')}`;
   const services = new ServiceHost({
+    hostToken,
     enabled: config.services,
     persist: config.persist,
     dataDir,
@@ -104,6 +113,18 @@ export async function createMinilake(config: MinilakeConfig, opts: CreateOptions
   installErrorHandling(app, logger);
   const gate = new WriteGate();
   installMiddleware(app, { logger, gate, state });
+  if (config.auth.mode === 'tokens')
+    installAuth(app, {
+      identity,
+      adminToken: config.auth.adminToken,
+      hostToken,
+      authenticator: async () => {
+        const api = (await services.create('iam')).api as IamApi;
+        return (token) => api.authenticate(token);
+      },
+    });
+  const faults = new Faults();
+  installFaults(app, faults, config.auth.mode === 'tokens', clock);
 
   // 5. Admin routes, before the services' (always on).
   const snapshots = new Snapshots({
@@ -118,7 +139,14 @@ export async function createMinilake(config: MinilakeConfig, opts: CreateOptions
     gate,
     now: () => clock.now(),
   });
-  adminRoutes(app, { services, snapshots, dataDir, clock, available: registry.values() });
+  adminRoutes(app, {
+    services,
+    snapshots,
+    dataDir,
+    clock,
+    available: registry.values(),
+    resetHost: () => faults.delete(),
+  });
 
   // The web SQL workspace: static files only, it talks to the public API like any client.
   app.route('/', uiApp({ dir: defaultUiDir() }));

@@ -1,9 +1,11 @@
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { systemClock, type Clock } from './clock.js';
 import { silentLogger, type Logger } from './logger.js';
 import type { Identity, ServiceContext, ServiceDefinition, SharedResource } from './service.js';
+import { identityPrincipal, requestPrincipal } from './principal.js';
 import { readSettings, type SettingsSchema } from './settings.js';
 import { StateDb } from './state.js';
 
@@ -40,6 +42,8 @@ export interface ContextOptions {
   /** ServiceDefinition.folders; when given, ctx.folder of another name throws. */
   folders?: readonly string[];
   sharedResources?: Map<string, Promise<SharedResource>>;
+  /** See ServiceContext.hostToken; a random one (accepted by nobody) when not given. */
+  hostToken?: string;
   /** Where the host listens, once it does (see ServiceContext.selfUrl). */
   selfUrl?: () => string | undefined;
   /** The host's app, for ServiceContext.request (looked up per call: the app is composed after create()). */
@@ -69,6 +73,8 @@ export function createContext<S extends object = any>(opts: ContextOptions = {})
     );
   };
   const settings = opts.settings ?? readSettings(opts.settingsSchema ?? {}, opts.config ?? {});
+  const identity = opts.identity ?? defaultIdentity;
+  const fallback = identityPrincipal(identity);
   return {
     settings: settings as S,
     clock: opts.clock ?? systemClock,
@@ -87,7 +93,8 @@ export function createContext<S extends object = any>(opts: ContextOptions = {})
       return path.join(dataDir, name);
     },
     state: opts.state ?? StateDb.memory(),
-    identity: opts.identity ?? defaultIdentity,
+    identity,
+    principal: () => requestPrincipal() ?? fallback,
     shared<T extends SharedResource>(key: string, create: () => T | Promise<T>): Promise<T> {
       let p = shared.get(key);
       if (!p) {
@@ -111,6 +118,7 @@ export function createContext<S extends object = any>(opts: ContextOptions = {})
       checkDeclared(def.name, true);
       return peers.get(def.name) as A | undefined;
     },
+    hostToken: opts.hostToken ?? `dapi${randomBytes(16).toString('hex')}`,
     selfUrl: opts.selfUrl ?? (() => undefined),
     async request(p: string, init?: RequestInit): Promise<Response> {
       const app = opts.hostApp?.();

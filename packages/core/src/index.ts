@@ -16,3 +16,4 @@ export * from './multipart.js';
 export * from './mutex.js';
 export * from './git.js';
 export * from './settings.js';
+export * from './principal.js';

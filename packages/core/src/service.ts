@@ -6,6 +6,7 @@ import type { IncomingHttpHeaders, ServerHttp2Stream } from 'node:http2';
 import type { Hono } from 'hono';
 import type { Clock } from './clock.js';
 import type { Logger } from './logger.js';
+import type { Principal } from './principal.js';
 import type { Setting, SettingsOf, SettingsSchema } from './settings.js';
 import type { StateDb, StateModule } from './state.js';
 
@@ -48,6 +49,11 @@ export interface ServiceContext<S extends object = Readonly<Record<string, unkno
   /** The persistence backing the stores (journaled when MINILAKE_PERSIST=1, in memory otherwise). */
   readonly state: StateDb;
   readonly identity: Identity;
+  /**
+   * Who the request being served acts as (see principal.ts): the authenticated caller with
+   * MINILAKE_AUTH=tokens, the configured identity otherwise and outside any request (timers, recovery).
+   */
+  principal(): Principal;
   /** One instance per host of a shared resource (an engine), created by the first service that asks. */
   shared<T extends SharedResource>(key: string, create: () => T | Promise<T>): Promise<T>;
   /**
@@ -59,6 +65,13 @@ export interface ServiceContext<S extends object = Readonly<Record<string, unkno
   peer<A>(def: ServiceDefinition<A, any>): A;
   /** Like peer, for a service declared in `optionalUses` (or `uses`): undefined when it is not enabled. */
   optionalPeer<A>(def: ServiceDefinition<A, any>): A | undefined;
+  /**
+   * The host's own bearer token (random per process), for the server's own child processes that call it back
+   * as the configured user when no principal's token fits (a cluster's Spark driver, the Spark Connect
+   * server's Unity Catalog connector). With MINILAKE_AUTH=tokens the host accepts it as that user; a job
+   * run's tasks use the run's own token instead.
+   */
+  readonly hostToken: string;
   /**
    * The URL the host listens on (`http://127.0.0.1:8000`), once it listens; undefined before that and for an
    * embedder that never listens. Child processes a service starts (Spark tasks) call back through it. A

@@ -4,7 +4,6 @@
  * --master local[*] or MINILAKE_SPARK_MASTER) for classic compute, and the warm Spark Connect server for
  * serverless. It knows nothing of HTTP or Databricks JSON: the caller maps SparkTaskResult onto run output.
  */
-import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -111,7 +110,8 @@ class Engine implements SparkEngine {
    * The engine's own token, for what outlives any one task (the shared Spark Connect server's Unity Catalog
    * calls) and for a task that brings none: a run's token ends with its run, so the server must not borrow it.
    */
-  private readonly ownToken = `dapi${randomBytes(16).toString('hex')}`;
+  // The host's token (accepted as the configured user with MINILAKE_AUTH=tokens), not a run's.
+  private readonly ownToken: string;
   private readonly envs: EnvCache;
   /** Unity Catalog for sessions that did not come from a task (Databricks Connect), fixed at the server's start. */
   private connectConf: Record<string, string> = {};
@@ -125,6 +125,7 @@ class Engine implements SparkEngine {
 
   constructor(private readonly ctx: ServiceContext<SparkSettingValues>) {
     this.settings = sparkSettingsOf(ctx.settings);
+    this.ownToken = ctx.hostToken;
     this.logger = ctx.logger.child('spark');
     // Engines keep their files under <dataDir>/<engine>/ (the service's own ctx.dir is the caller's).
     this.dir = path.join(ctx.dataDir, 'spark');

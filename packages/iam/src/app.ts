@@ -10,10 +10,18 @@
  * - Permissions are stored and reported, never enforced: every caller acts as the workspace admin. The
  *   object types are the ones their owning packages registered (plus iam's token and password singletons):
  *   an unregistered type is 400 "request_object_type is not recognized", an id the owner does not know 404.
- * - A token value is returned once by create; only its SHA-256 is kept. Every bearer token is accepted.
+ * - A token value is returned once by create; only its SHA-256 is kept. Without MINILAKE_AUTH=tokens every
+ *   bearer token is accepted (the host authenticates, asking this package through IamApi.authenticate).
+ * - /Me is the caller (ctx.principal()): a service principal's /Me is a User record whose userName is its
+ *   applicationId, as Databricks answers it.
+ * - OAuth M2M (oauth.ts): /oidc/v1/token answers RFC 6749 bodies ({error, error_description}), not
+ *   Databricks errors, because the SDKs' token sources parse those.
  */
 import { Hono, type Context } from 'hono';
-import { readJson, readQuery, type Identity } from '@minilake/core';
+import * as v from 'valibot';
+import { readJson, readQuery, type Identity, type Principal } from '@minilake/core';
+import { scimNotFound } from './errors.js';
+import { clientCredentials, OAuthError } from './oauth.js';
 import type { ScimKind } from './errors.js';
 import type { PermissionTypes } from './permission-types.js';
 import * as s from './schemas.js';
@@ -30,16 +38,28 @@ const SCIM_RESOURCES: { path: string; kind: ScimKind; create: 'user' | 'group' |
 
 const lifetime = (v: number | string | undefined) => (v === undefined ? undefined : Number(v));
 
-export function iamApp(store: IamStore, types: PermissionTypes, identity: Identity): Hono {
-  const { directory, permissions, tokens } = store;
+export function iamApp(
+  store: IamStore,
+  types: PermissionTypes,
+  identity: Identity,
+  caller: () => Principal = () => ({
+    kind: 'user',
+    userName: identity.userName,
+    id: identity.userId,
+    displayName: identity.displayName,
+    groups: ['admins'],
+  }),
+): Hono {
+  const { directory, permissions, tokens, secrets } = store;
   const app = new Hono();
 
-  app.get(`${SCIM}/Me`, (c) =>
-    c.body(directory.meBody(), 200, {
+  app.get(`${SCIM}/Me`, (c) => {
+    const p = caller();
+    return c.body(p.userName === identity.userName ? directory.meBody() : directory.meBodyOf(p), 200, {
       'content-type': 'application/json',
       'x-databricks-org-id': identity.workspaceId,
-    }),
-  );
+    });
+  });
 
   for (const r of SCIM_RESOURCES) {
     const base = `${SCIM}/${r.path}`;
@@ -131,5 +151,68 @@ export function iamApp(store: IamStore, types: PermissionTypes, identity: Identi
     return c.json({});
   });
 
+  // Service principal secrets (the workspace-level proxy of the account API), for OAuth M2M.
+  const SECRETS = '/api/2.0/accounts/servicePrincipals/:id/credentials/secrets';
+  const spOf = (id: string) => {
+    if (!directory.servicePrincipalById(id)) throw scimNotFound('ServicePrincipal', id);
+    return id;
+  };
+  app.post(SECRETS, async (c) => {
+    const body = await readJson(c, CreateSecretRequest);
+    return c.json(secrets.create(spOf(c.req.param('id')), body.lifetime));
+  });
+  app.get(SECRETS, (c) => c.json(secrets.list(spOf(c.req.param('id')))));
+  app.delete(`${SECRETS}/:secretId`, (c) => {
+    secrets.delete(spOf(c.req.param('id')), c.req.param('secretId'));
+    return c.json({});
+  });
+
+  // OAuth: the authorization server's metadata (at both places clients look) and the token endpoint.
+  const metadata = (c: Context) => {
+    const oidc = `${new URL(c.req.url).origin}/oidc`;
+    return c.json({
+      issuer: oidc,
+      authorization_endpoint: `${oidc}/v1/authorize`,
+      token_endpoint: `${oidc}/v1/token`,
+      jwks_uri: `${oidc}/v1/keys`,
+      grant_types_supported: ['client_credentials'],
+      response_types_supported: ['code'],
+      scopes_supported: ['all-apis', 'sql', 'offline_access'],
+      token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
+    });
+  };
+  app.get('/oidc/.well-known/oauth-authorization-server', metadata);
+  app.get('/.well-known/oauth-authorization-server', metadata);
+  app.post('/oidc/v1/token', async (c) => {
+    try {
+      const form: Record<string, string> = {};
+      const parsed = await c.req.parseBody().catch(() => ({}));
+      for (const [k, val] of Object.entries(parsed)) if (typeof val === 'string') form[k] = val;
+      if (form.grant_type !== 'client_credentials')
+        throw new OAuthError(
+          400,
+          'unsupported_grant_type',
+          `grant_type ${JSON.stringify(form.grant_type ?? '')} is not supported here; use client_credentials.`,
+        );
+      const client = clientCredentials(c.req.header('authorization'), form);
+      const sp = directory.findServicePrincipal(client.id);
+      if (!sp || !sp.active || !secrets.verify(sp.id, client.secret))
+        throw new OAuthError(401, 'invalid_client', 'Client authentication failed.');
+      const lifetime = 3600;
+      const minted = tokens.mintToken({ servicePrincipalName: sp.applicationId }, lifetime, 'OAuth M2M');
+      return c.json({
+        access_token: minted.value,
+        token_type: 'Bearer',
+        expires_in: lifetime,
+        scope: form.scope ?? 'all-apis',
+      });
+    } catch (e) {
+      if (!(e instanceof OAuthError)) throw e;
+      return c.json({ error: e.error, error_description: e.description }, e.status);
+    }
+  });
+
   return app;
 }
+
+const CreateSecretRequest = v.looseObject({ lifetime: v.optional(v.string()) });

@@ -5,7 +5,7 @@
  * views cannot disagree.
  */
 import { randomUUID } from 'node:crypto';
-import { numericId, scimPage, type Collection, type Identity } from '@minilake/core';
+import { numericId, scimPage, type Collection, type Identity, type Principal } from '@minilake/core';
 import {
   groupExists,
   scimInvalidPath,
@@ -625,6 +625,71 @@ export class Directory {
       );
     this.changed();
     return this.render(kind, record);
+  }
+
+  /**
+   * The principal a token's owner id names (a user or a service principal), with every group it belongs to,
+   * through nested groups; undefined when it is gone or deactivated (its tokens stop working, as Databricks').
+   */
+  principalById(id: string): Principal | undefined {
+    const u = this.users.get(id);
+    const s = u ? undefined : this.sps.get(id);
+    const r = u ?? s;
+    if (!r || !r.active) return undefined;
+    const groups = new Set<string>();
+    const seen = new Set<string>([id]);
+    let frontier = [id];
+    while (frontier.length) {
+      const next: string[] = [];
+      for (const g of this.groups.values())
+        if (!seen.has(g.id) && g.members.some((m) => frontier.includes(m))) {
+          seen.add(g.id);
+          groups.add(g.displayName);
+          next.push(g.id);
+        }
+      frontier = next;
+    }
+    return u
+      ? {
+          kind: 'user',
+          id,
+          userName: u.userName,
+          displayName: u.displayName ?? u.userName,
+          groups: [...groups],
+        }
+      : {
+          kind: 'service_principal',
+          id,
+          userName: s!.applicationId,
+          displayName: s!.displayName ?? s!.applicationId,
+          groups: [...groups],
+        };
+  }
+
+  /**
+   * /Me for an authenticated caller other than the configured user: a user's own record, or a service
+   * principal's rendered as a user whose userName is its applicationId (what Databricks answers an SP's
+   * token with, and what clients compare against).
+   */
+  meBodyOf(p: Principal): string {
+    if (p.kind === 'user') {
+      const u = this.users.get(p.id);
+      if (u) return JSON.stringify(this.renderUser(u));
+      return this.meBody();
+    }
+    const s = this.sps.get(p.id);
+    if (!s) return this.meBody();
+    const out = this.renderServicePrincipal(s);
+    return JSON.stringify({
+      ...out,
+      schemas: [SCHEMA.user, SCHEMA.userWorkspace],
+      userName: s.applicationId,
+    });
+  }
+
+  /** A service principal by its SCIM id. */
+  servicePrincipalById(id: string): ServicePrincipalRecord | undefined {
+    return this.sps.get(id);
   }
 
   /** The current user's SCIM id. */

@@ -1,4 +1,4 @@
-import { defineService, validate } from '@minilake/core';
+import { defineService, validate, type Principal } from '@minilake/core';
 import { iamApp } from './app.js';
 import { SetObjectPermissions } from './schemas.js';
 import type { TokenPrincipal } from './tokens.js';
@@ -22,6 +22,11 @@ export interface IamApi {
   permissions(requestObjectType: string, id: string): unknown;
   /** True when the value is a live token issued through /api/2.0/token/create or on-behalf-of. */
   isIssuedToken(value: string): boolean;
+  /**
+   * The principal a bearer token acts as (its user or service principal, with its groups), or undefined for
+   * an unknown, deleted or expired token, or one whose owner is gone: the host's MINILAKE_AUTH=tokens seam.
+   */
+  authenticate(value: string): Principal | undefined;
   /**
    * Makes an object type the calling package owns known to /api/2.0/permissions: its request path
    * segment(s), `object_type`, levels, the creator's and the admins' levels (see ObjectTypeDefinition), and
@@ -54,12 +59,13 @@ export interface IamApi {
 
 export const iamService = defineService<IamApi>({
   name: 'iam',
-  description: 'SCIM users, groups, service principals; permissions (stored, not enforced); tokens',
+  description:
+    'SCIM users, groups, service principals; permissions (stored, not enforced); tokens; OAuth M2M',
   create(ctx) {
-    const store = new IamStore(ctx.state, ctx.clock, ctx.identity);
+    const store = new IamStore(ctx.state, ctx.clock, ctx.identity, () => ctx.principal());
     const types = new PermissionTypes();
     return {
-      app: iamApp(store, types, ctx.identity),
+      app: iamApp(store, types, ctx.identity, () => ctx.principal()),
       state: [store],
       api: {
         me: () => JSON.parse(store.directory.meBody()) as Record<string, unknown>,
@@ -72,6 +78,7 @@ export const iamService = defineService<IamApi>({
           }
         },
         isIssuedToken: (value) => store.tokens.isIssued(value),
+        authenticate: (value) => store.authenticate(value),
         registerObjectType: (definition, hooks) => types.register(definition, hooks),
         dropPermissions: (type, id) => {
           const t = types.get(type);

@@ -3,9 +3,10 @@
  * parts, each in its own file: the SCIM directory (directory.ts), object ACLs (permissions.ts) and tokens
  * (tokens.ts). One module keeps the persisted layout (and its version) as it was before the split.
  */
-import { CollectionStore, type Clock, type Identity, type StateDb } from '@minilake/core';
+import { CollectionStore, type Clock, type Identity, type Principal, type StateDb } from '@minilake/core';
 import { Directory, type GroupRecord, type ServicePrincipalRecord, type UserRecord } from './directory.js';
 import { PermissionsStore, type AclRecord } from './permissions.js';
+import { OAuthSecrets, type SecretRecord } from './oauth.js';
 import { TokenStore, type TokenRecord } from './tokens.js';
 
 export { SCHEMA, type ListQuery } from './directory.js';
@@ -14,8 +15,13 @@ export class IamStore extends CollectionStore {
   readonly directory: Directory;
   readonly permissions: PermissionsStore;
   readonly tokens: TokenStore;
+  readonly secrets: OAuthSecrets;
 
-  constructor(db: StateDb, clock: Clock, identity: Identity) {
+  /**
+   * `caller` is the request's principal (ServiceContext.principal): tokens created through the Tokens API
+   * belong to it. Without authentication it is the configured user, whose SCIM id the directory knows.
+   */
+  constructor(db: StateDb, clock: Clock, identity: Identity, caller?: () => Principal) {
     super('iam', 1, db);
     const directory = new Directory(
       {
@@ -44,13 +50,24 @@ export class IamStore extends CollectionStore {
     this.tokens = new TokenStore(
       this.collection<TokenRecord>('tokens'),
       {
-        meId: () => directory.meId(),
+        meId: () => {
+          const p = caller?.();
+          return p && p.userName !== identity.userName ? p.id : directory.meId();
+        },
+        meName: () => caller?.().userName ?? identity.userName,
         servicePrincipalId: (appId) => directory.findServicePrincipal(appId)?.id,
         userId: (userName) => directory.findUser(userName)?.id,
       },
       clock,
       identity,
     );
+    this.secrets = new OAuthSecrets(this.collection<SecretRecord>('sp_secrets'), clock);
+  }
+
+  /** The principal a live token acts as; undefined for an unknown, deleted or expired token. */
+  authenticate(value: string): Principal | undefined {
+    const t = this.tokens.live(value);
+    return t && this.directory.principalById(t.owner_id);
   }
 
   protected override onReset(): void {

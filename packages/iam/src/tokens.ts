@@ -21,8 +21,10 @@ export interface TokenRecord {
 
 /** What tokens need from the SCIM directory. */
 export interface TokenOwners {
-  /** The current user's SCIM id. */
+  /** The caller's SCIM id (the request's principal; the configured user outside a request). */
   meId(): string;
+  /** The caller's user name (a service principal's applicationId). */
+  meName(): string;
   servicePrincipalId(applicationId: string): string | undefined;
   userId(userName: string): string | undefined;
 }
@@ -58,7 +60,7 @@ export class TokenStore {
       creation_time: now,
       expiry_time: lifetimeSeconds && lifetimeSeconds > 0 ? now + lifetimeSeconds * 1000 : -1,
       created_by_id: this.meId(),
-      created_by_username: this.identity.userName,
+      created_by_username: this.owners.meName(),
       owner_id: owner.id,
     };
     if (comment !== undefined) record.comment = comment;
@@ -193,7 +195,8 @@ export class TokenStore {
       (principal.servicePrincipalName !== undefined
         ? this.owners.servicePrincipalId(principal.servicePrincipalName)
         : principal.userName !== undefined
-          ? this.owners.userId(principal.userName)
+          ? // A job created by a service principal names it by applicationId as its creator.
+            (this.owners.userId(principal.userName) ?? this.owners.servicePrincipalId(principal.userName))
           : undefined) ?? this.meId();
     const { value, record } = this.newToken({ id: owner }, lifetimeSeconds, comment, undefined);
     return { value, tokenId: record.token_id };
@@ -206,7 +209,12 @@ export class TokenStore {
 
   /** True when `value` is a live token this workspace issued (for embedders that want to check). */
   isIssued(value: string): boolean {
+    return this.live(value) !== undefined;
+  }
+
+  /** The record of a live token (issued, not deleted, not expired by the injected clock). */
+  live(value: string): TokenRecord | undefined {
     const t = this.tokens.get(hash(value));
-    return !!t && (t.expiry_time === -1 || t.expiry_time > this.clock.now());
+    return t && (t.expiry_time === -1 || t.expiry_time > this.clock.now()) ? t : undefined;
   }
 }

@@ -6,6 +6,7 @@ import { iamService, IamStore, type IamApi, type ObjectTypeDefinition } from '..
 
 let app: Hono;
 let store: IamStore;
+let iamApi: IamApi;
 const me = defaultIdentity.userName;
 
 /** The definitions the owning packages (compute, jobs, sql) register, as they register them. */
@@ -36,6 +37,7 @@ beforeEach(async () => {
   const s = await serviceApp(iamService);
   app = s.app;
   store = s.instance.state[0] as IamStore;
+  iamApi = s.instance.api!;
   // Stand-ins for owners that know every id: this file tests iam's ACL rules, not the owners' ids.
   for (const def of [CLUSTERS, JOBS, WAREHOUSES]) s.instance.api!.registerObjectType(def, anyId);
 });
@@ -375,5 +377,18 @@ describe('persistence', () => {
       'c9',
     );
     expect(JSON.stringify(acl)).toContain('CAN_RESTART');
+  });
+});
+
+describe('authenticate and minted tokens', () => {
+  it('maps a token minted for a creator named by applicationId to that service principal, not the admin', async () => {
+    const sp = await req('POST', '/api/2.0/preview/scim/v2/ServicePrincipals', { displayName: 'runner' });
+    const app = sp.body!.applicationId as string;
+    const api = iamApi;
+    const minted = api.mintToken({ userName: app }, { lifetimeSeconds: 60, comment: 'run' });
+    expect(api.authenticate(minted.value)).toMatchObject({ kind: 'service_principal', userName: app });
+    expect(api.authenticate('dapi-unknown')).toBeUndefined();
+    api.revokeToken(minted.tokenId);
+    expect(api.authenticate(minted.value)).toBeUndefined();
   });
 });

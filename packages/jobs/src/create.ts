@@ -76,7 +76,11 @@ export function createJobs(ctx: ServiceContext<JobsSettings>): ServiceInstance<J
     clock: ctx.clock,
     logger: ctx.logger,
     dir: ctx.dir,
-    userName: ctx.identity.userName,
+    // Read per use: the request's principal (MINILAKE_AUTH=tokens) creates the job or run; the configured
+    // user outside a request (a schedule firing) and without authentication.
+    get userName() {
+      return ctx.principal().userName;
+    },
     taskConcurrency: ctx.settings.MINILAKE_JOBS_TASK_CONCURRENCY,
     tokens: runTokens(iam),
     deps: {
@@ -110,7 +114,11 @@ export function createJobs(ctx: ServiceContext<JobsSettings>): ServiceInstance<J
     scheduler,
     triggers,
     clock: ctx.clock,
-    userName: ctx.identity.userName,
+    // Read per use: the request's principal (MINILAKE_AUTH=tokens) creates the job or run; the configured
+    // user outside a request (a schedule firing) and without authentication.
+    get userName() {
+      return ctx.principal().userName;
+    },
     links: () => ({ base: ctx.selfUrl() ?? '', workspaceId: ctx.identity.workspaceId }),
     hooks: {
       onJobDeleted,

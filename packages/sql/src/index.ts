@@ -152,6 +152,7 @@ export const sqlService = defineService<SqlApi, typeof sqlSettings>({
       history,
       clock: ctx.clock,
       identity: ctx.identity,
+      caller: () => ctx.principal(),
       resultsDir,
       logger: ctx.logger,
       options: opts,

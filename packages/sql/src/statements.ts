@@ -11,8 +11,8 @@
 import { randomFillSync, randomUUID } from 'node:crypto';
 import { rm } from 'node:fs/promises';
 import path from 'node:path';
-import type { Clock, Identity, Logger } from '@minilake/core';
-import { isDatabricksError } from '@minilake/core';
+import type { Clock, Identity, Logger, Principal } from '@minilake/core';
+import { identityPrincipal, isDatabricksError } from '@minilake/core';
 import type { DuckDbEngine } from '@minilake/engine-duckdb';
 import type { UnityCatalogApi } from '@minilake/unity-catalog';
 import {
@@ -99,6 +99,8 @@ export interface Statement {
   done: Promise<void>;
   finish: () => void;
   history: QueryRecord;
+  /** Who runs it: the request's principal when it was submitted. */
+  caller: Principal;
   startedAt: number;
   /** When the result links stop working (ms). */
   expiresAt?: number;
@@ -118,6 +120,8 @@ export interface StatementManagerOptions {
   history: QueryHistoryStore;
   clock: Clock;
   identity: Identity;
+  /** Who the statement runs as (ServiceContext.principal: the request's caller); `identity` without it. */
+  caller?: () => Principal;
   /** Where result chunks larger than limits.memBytes are written. */
   resultsDir: string;
   logger: Logger;
@@ -236,6 +240,7 @@ export class StatementManager implements StatementService {
   private readonly history: QueryHistoryStore;
   private readonly clock: Clock;
   private readonly identity: Identity;
+  private readonly caller: () => Principal;
   private readonly resultsDir: string;
   private readonly logger: Logger;
   private readonly opts: StatementOptions;
@@ -248,6 +253,7 @@ export class StatementManager implements StatementService {
     this.history = o.history;
     this.clock = o.clock;
     this.identity = o.identity;
+    this.caller = o.caller ?? (() => identityPrincipal(o.identity));
     this.resultsDir = o.resultsDir;
     this.logger = o.logger;
     this.opts = o.options ?? defaultStatementOptions;
@@ -278,7 +284,8 @@ export class StatementManager implements StatementService {
     let finish!: () => void;
     const done = new Promise<void>((resolve) => (finish = resolve));
     const now = this.clock.now();
-    const userId = Number(this.identity.userId);
+    const who = this.caller();
+    const userId = Number(who.id) || Number(this.identity.userId);
     const stmt: Statement = {
       id,
       warehouseId: input.warehouseId,
@@ -290,6 +297,7 @@ export class StatementManager implements StatementService {
       done,
       finish,
       startedAt: now,
+      caller: who,
       history: {
         query_id: id,
         status: 'QUEUED',
@@ -298,9 +306,9 @@ export class StatementManager implements StatementService {
         warehouse_id: input.warehouseId,
         endpoint_id: input.warehouseId,
         user_id: userId,
-        user_name: this.identity.userName,
+        user_name: who.userName,
         executed_as_user_id: userId,
-        executed_as_user_name: this.identity.userName,
+        executed_as_user_name: who.userName,
         is_final: false,
         client_application: input.client ?? STATEMENT_API_CLIENT,
         channel_used: { name: 'CHANNEL_NAME_CURRENT' },
@@ -391,7 +399,15 @@ export class StatementManager implements StatementService {
       if (input.session !== undefined) execInput.session = input.session;
       if (input.timeZone !== undefined) execInput.timeZone = input.timeZone;
       if (input.parameters) execInput.parameters = input.parameters;
-      execInput.user = this.identity.userName;
+      execInput.user = stmt.caller.userName;
+      const uc = this.uc;
+      if (uc?.enforcing)
+        execInput.authorizeRead = async (tables) => {
+          for (const t of tables) {
+            const m = await uc.missingPrivilege(stmt.caller, 'SELECT', t);
+            if (m) throw insufficientPermissions(m);
+          }
+        };
       const result = (await executeDatabricksSql(conn as never, execInput, {
         engine: this.engine,
         uc: this.uc,
@@ -784,3 +800,22 @@ export function toSqlFailure(e: unknown): { code: string; message: string; sqlSt
 }
 
 export { freeResult };
+
+/**
+ * MINILAKE_ENFORCE=1: a read refused for a missing Unity Catalog privilege, as Databricks SQL words it
+ * (error class INSUFFICIENT_PERMISSIONS, SQLSTATE 42501, wire code PERMISSION_DENIED).
+ */
+function insufficientPermissions(m: {
+  privilege: string;
+  securableType: string;
+  fullName: string;
+}): SqlError {
+  const e = new SqlError(
+    `[INSUFFICIENT_PERMISSIONS] Insufficient privileges: User does not have ${m.privilege} on ${m.securableType} '${m.fullName}'. SQLSTATE: 42501`,
+    'PERMISSION_DENIED',
+    '42501',
+  );
+  e.errorClass = 'INSUFFICIENT_PERMISSIONS';
+  e.parameters = { privilege: m.privilege, securable: `${m.securableType} '${m.fullName}'` };
+  return e;
+}

@@ -60,7 +60,11 @@ export interface UnityCatalogApi {
   getTable(fullName: string): Promise<unknown>;
   /** Records what SQL DDL declared about a table (comment, TBLPROPERTIES, LOCATION, USING, PARTITIONED BY). */
   setTableMetadata(fullName: string, meta: TableMetadataInput): void;
-  /** GRANT / REVOKE from SQL; stored, not enforced. */
+  /** MINILAKE_ENFORCE=1: privileges are checked where `missingPrivilege` is asked (SQL reads so far). */
+  enforcing: boolean;
+  /** The first privilege a principal lacks to read a table (see UnityCatalogStore.missingPrivilege). */
+  missingPrivilege: UnityCatalogStore['missingPrivilege'];
+  /** GRANT / REVOKE from SQL; stored, enforced with MINILAKE_ENFORCE=1. */
   updatePermissions(securableType: string, fullName: string, changes: PermissionChange[]): void;
   /**
    * What a table's data is and where it lives: a full name (undefined when it is neither an engine object
@@ -111,6 +115,13 @@ export const unityCatalogSettings = {
       '`DROP TABLE` deletes the folder. `duckdb` (the default, fastest): MANAGED tables are DuckDB tables.',
     choices: ['duckdb', 'delta'],
     default: 'duckdb',
+  }),
+  MINILAKE_ENFORCE: switchSetting({
+    doc:
+      '`1` enforces Unity Catalog privileges for the caller (`MINILAKE_AUTH=tokens`): a SQL read needs USE CATALOG, ' +
+      'USE SCHEMA and SELECT (inherited down the hierarchy; groups and `account users` count; `admins` and the ' +
+      "catalog's owner pass), else `INSUFFICIENT_PERMISSIONS`. Other privileges and REST reads are not checked yet.",
+    default: '0',
   }),
   MINILAKE_EMPTY: switchSetting({
     doc:
@@ -170,6 +181,8 @@ export const unityCatalogService = defineService<UnityCatalogApi, typeof unityCa
         getSchema: (fullName) => store.getSchema(fullName),
         getTable: (fullName) => store.getTable(fullName),
         setTableMetadata: (fullName, meta) => store.setTableMetadata(fullName, meta),
+        enforcing: ctx.settings.MINILAKE_ENFORCE,
+        missingPrivilege: (who, privilege, fullName) => store.missingPrivilege(who, privilege, fullName),
         updatePermissions: (type, fullName, changes) => store.applyPermissions(type, fullName, changes),
         volumeDirectory: (c, s, v) => store.volumeDirectory(c, s, v),
         registerExternal: (x) => store.registerExternal(x),

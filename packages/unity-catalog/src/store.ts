@@ -452,6 +452,64 @@ export class UnityCatalogStore extends CollectionStore {
   applyPermissions(type: string, fullName: string, changes: PermissionChange[]): void {
     this.grants.apply(type, fullName, changes);
   }
+  /**
+   * MINILAKE_ENFORCE=1: the first privilege `who` lacks to read (SELECT) table `fullName` (`c.s.t`), as
+   * Databricks checks it: USE CATALOG on the catalog, USE SCHEMA on the schema (or the catalog), SELECT on
+   * the table (or its schema or catalog); ALL_PRIVILEGES counts for each, granted to the principal, one of
+   * its groups or `account users`. Workspace admins (the `admins` group) and the catalog's owner pass.
+   * Undefined when nothing is missing.
+   */
+  async missingPrivilege(
+    who: { userName: string; groups: readonly string[] },
+    privilege: 'SELECT',
+    fullName: string,
+  ): Promise<{ privilege: string; securableType: string; fullName: string } | undefined> {
+    if (who.groups.includes('admins')) return undefined;
+    const [catalog, schema, table] = fullName.toLowerCase().split('.');
+    if (!catalog || !schema || !table) return undefined;
+    // Samples are readable by every user; information_schema lists only what the caller may see (a gap:
+    // MiniLake lists all); a name Unity Catalog does not know is the engine's to report (not found).
+    if (catalog === 'samples' || schema === 'information_schema') return undefined;
+    const cat = this.ctx.c.catalogs.get(catalog);
+    if (!cat || cat.owner === who.userName) return undefined;
+    const names = [who.userName, ...who.groups, 'account users'];
+    const holds = (type: string, name: string, p: string) => this.grants.holds(names, type, name, p);
+    const sch = `${catalog}.${schema}`;
+    const missing = this.firstMissing(holds, privilege, catalog, sch, fullName);
+    if (!missing) return undefined;
+    // Only a table Unity Catalog knows is checked: a temporary view named like one (an unqualified name
+    // resolves to the current schema) is the session's, and a name that is nothing is the engine's to report.
+    try {
+      const t = await this.tables.resolve(`${catalog}.${schema}.${table}`);
+      const known = t.object || t.record || this.ctx.c.tables.has(`${t.catalog}.${t.schema}.${t.name}`);
+      return known ? missing : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+
+  private firstMissing(
+    holds: (type: string, name: string, p: string) => boolean,
+    privilege: string,
+    catalog: string,
+    sch: string,
+    fullName: string,
+  ): { privilege: string; securableType: string; fullName: string } | undefined {
+    if (!holds('catalog', catalog, 'USE_CATALOG'))
+      return { privilege: 'USE CATALOG', securableType: 'Catalog', fullName: catalog };
+    if (!holds('schema', sch, 'USE_SCHEMA') && !holds('catalog', catalog, 'USE_SCHEMA'))
+      return { privilege: 'USE SCHEMA', securableType: 'Schema', fullName: sch };
+    if (
+      ![
+        ['table', fullName],
+        ['schema', sch],
+        ['catalog', catalog],
+      ].some(([t, n]) => holds(t!, n!, privilege))
+    )
+      return { privilege, securableType: 'Table', fullName: fullName.toLowerCase() };
+    return undefined;
+  }
+
   async getEffectivePermissions(type: string, fullName: string, principal?: string) {
     if (type.toLowerCase() !== 'metastore') this.builtins.checkGrantable(fullName);
     return this.grants.getEffective(type, fullName, principal);

@@ -19,6 +19,8 @@ export interface AdminOptions {
   clock: Clock;
   /** Every service the server could enable, for GET /_minilake/services. */
   available: Iterable<ServiceDefinition>;
+  /** The host's own state a full reset empties too (injected faults). */
+  resetHost?: () => void;
 }
 
 /** The data dir writable and every created service ready. */
@@ -50,6 +52,7 @@ export function adminRoutes(app: Hono, o: AdminOptions): void {
           .filter(Boolean)
       : undefined;
     await services.reset(names);
+    if (!names) o.resetHost?.();
     return c.json({ reset: names ?? services.order });
   });
   // Snapshots copy and restore every service's state, so every enabled service is created first.

@@ -34,6 +34,8 @@ export interface ServiceHostOptions {
   logger: Logger;
   state: StateDb;
   identity: Identity;
+  /** ServiceContext.hostToken: what the host's own child processes call it back with. */
+  hostToken?: string;
   /** Every service setting's parsed value, by variable name; each service gets those it declares. */
   settings: Readonly<Record<string, unknown>>;
   /** The host's app, for ServiceContext.request (MCP). */
@@ -90,6 +92,7 @@ export class ServiceHost {
         logger: this.o.logger.child(def.name),
         state: this.o.state,
         identity: this.o.identity,
+        ...(this.o.hostToken !== undefined ? { hostToken: this.o.hostToken } : {}),
         settings,
         peers: this.peers,
         sharedResources: this.sharedResources,

@@ -83,6 +83,11 @@ export interface ExecuteInput {
   session?: string;
   /** The caller's user name (current_user()); the Statement API passes the request's identity. */
   user?: string;
+  /**
+   * Refuses (throws a SqlError) when the caller may not read the tables a statement names (full names,
+   * `c.s.t`): the Statement API passes Unity Catalog's check when MINILAKE_ENFORCE=1.
+   */
+  authorizeRead?: (tables: string[]) => Promise<void>;
   /** The session time zone (spark.sql.session.timeZone; a Thrift session's). Default UTC. */
   timeZone?: string;
 }

@@ -111,6 +111,8 @@ export interface SessionInput {
   schema?: string;
   parameters?: { name: string; value?: string | null; type?: string }[];
   user?: string;
+  /** See ExecuteInput.authorizeRead. */
+  authorizeRead?: (tables: string[]) => Promise<void>;
   namespaceMayBeMissing?: boolean;
   /** The session time zone (spark.sql.session.timeZone); Databricks SQL warehouses default to UTC. */
   timeZone?: string;
@@ -143,6 +145,7 @@ export async function openSession(
     catalog: input.catalog || 'main',
     schema: input.schema || 'default',
     ...(input.user !== undefined ? { user: input.user } : {}),
+    ...(input.authorizeRead !== undefined ? { authorizeRead: input.authorizeRead } : {}),
     params,
     conf: new Map(),
     timeZone: zone,

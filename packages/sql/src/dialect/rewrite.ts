@@ -79,6 +79,11 @@ export async function prepare(text: string, s: Session): Promise<Prepared> {
       t = translate(text, o);
     }
     refuseWrite(t.insertTarget, t.writeKind);
+    // Privileges (MINILAKE_ENFORCE=1) on the tables the text reads, before anything of theirs is touched.
+    if (s.authorizeRead) {
+      const read = t.tables.map((k) => parseTravelKey(k).table).filter((n): n is string => n !== undefined);
+      if (read.length) await s.authorizeRead(read);
+    }
     // information_schema views: temporary tables filled from Unity Catalog (information-schema.ts).
     const info = await informationSchemaTables(t.tables, s);
     if (info.size > 0) {

@@ -19,6 +19,8 @@ export interface Session {
   schema: string;
   /** The caller (current_user()). */
   user?: string;
+  /** Refuses (throws a SqlError) when the caller may not read these tables (`c.s.t`): MINILAKE_ENFORCE=1. */
+  authorizeRead?: (tables: string[]) => Promise<void>;
   params: Map<string, { value: string | null; type: string | undefined }>;
   /** `SET key = value` of this statement text (lower-case keys), e.g. Delta's retention check for VACUUM. */
   conf: Map<string, string>;

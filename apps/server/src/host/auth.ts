@@ -1,0 +1,76 @@
+/**
+ * Authentication (MINILAKE_AUTH=tokens): every request but the open ones carries a bearer token that the host
+ * resolves to a principal (the bootstrap MINILAKE_ADMIN_TOKEN here, every issued token through iam's
+ * IamApi.authenticate), then serves the rest of the request as that principal (core's runAsPrincipal, read
+ * by services with ctx.principal()). Without it (MINILAKE_AUTH=any, the default) nothing is installed: any
+ * token is the configured user, as before.
+ *
+ * Refusals follow Databricks: 401 with a string error_code (the Go SDK cannot parse the numeric one older
+ * workspaces sent) and the reason also in X-Databricks-Reason-Phrase, which the SDKs log.
+ */
+import { timingSafeEqual, createHash } from 'node:crypto';
+import type { Context, Hono } from 'hono';
+import {
+  DatabricksError,
+  identityPrincipal,
+  requestPrincipal,
+  runAsPrincipal,
+  type Identity,
+  type Principal,
+  type TokenAuthenticator,
+} from '@minilake/core';
+
+/** Paths any client may reach without a token: probes, discovery, the OAuth exchange, the UI's files. */
+export function isOpenPath(path: string): boolean {
+  return (
+    path === '/' ||
+    path === '/_minilake/health' ||
+    path === '/_minilake/ready' ||
+    path.startsWith('/.well-known/') ||
+    path.startsWith('/oidc/') ||
+    path === '/ui' ||
+    path.startsWith('/ui/') ||
+    path === '/favicon.ico'
+  );
+}
+
+export const unauthenticated = (message: string) => new DatabricksError(401, '401', message);
+
+export interface AuthOptions {
+  identity: Identity;
+  adminToken: string | undefined;
+  /** ServiceContext.hostToken: the server's own child processes, acting as the configured user. */
+  hostToken?: string;
+  /** Resolves issued tokens (iam); created on first use, since iam may start lazily. */
+  authenticator: () => Promise<TokenAuthenticator>;
+}
+
+const digest = (s: string) => createHash('sha256').update(s).digest();
+
+export function installAuth(app: Hono, o: AuthOptions): void {
+  const admin = identityPrincipal(o.identity);
+  const adminDigest = o.adminToken !== undefined ? digest(o.adminToken) : undefined;
+  const hostDigest = o.hostToken !== undefined ? digest(o.hostToken) : undefined;
+  const refuse = (c: Context, message: string) => {
+    c.header('X-Databricks-Reason-Phrase', message);
+    return c.json(unauthenticated(message).toBody(), 401);
+  };
+  app.use(async (c, next) => {
+    if (isOpenPath(c.req.path)) return next();
+    // A request a service sends through the host in process while serving an authenticated one (MCP's
+    // tools, ServiceContext.request) acts as that caller: the async scope can only have been set by this
+    // middleware, never by a client.
+    if (requestPrincipal()) return next();
+    const header = c.req.header('authorization') ?? '';
+    const m = /^Bearer\s+(\S+)\s*$/i.exec(header);
+    if (!m) return refuse(c, 'Credential was not sent or was of an unsupported type for this API.');
+    const token = m[1]!;
+    let principal: Principal | undefined;
+    const d = digest(token);
+    if (adminDigest && timingSafeEqual(d, adminDigest)) principal = admin;
+    else if (hostDigest && timingSafeEqual(d, hostDigest)) principal = admin;
+    else principal = (await o.authenticator())(token);
+    if (!principal) return refuse(c, 'Invalid access token.');
+    return runAsPrincipal(principal, () => next());
+  });
+}
