@@ -1,0 +1,95 @@
+/**
+ * How a failed statement is reported: an engine error as Databricks' error code, message and SQLSTATE, the
+ * Spark-style details (error class, parameters, query context) the Thrift endpoint sends, and
+ * MINILAKE_ENFORCE's refusal of a read.
+ */
+import { isDatabricksError } from '@minilake/core';
+import { SqlError } from './dialect/index.js';
+
+/** A raw engine error (DuckDB's `Binder Error: ...`), not yet given its Databricks error class. */
+export function isEngineError(e: unknown): boolean {
+  return e instanceof Error && !(e instanceof SqlError) && /^[A-Za-z ]+ Error: /.test(e.message);
+}
+
+export interface ErrorDetails {
+  errorClass: string;
+  sqlState: string;
+  messageParameters?: Record<string, string>;
+  queryContext?: {
+    objectType: string;
+    objectName: string;
+    startIndex: number;
+    stopIndex: number;
+    fragment: string;
+  }[];
+}
+
+export function errorDetails(e: SqlError): ErrorDetails {
+  const d: ErrorDetails = { errorClass: e.errorClass, sqlState: e.sqlState };
+  if (e.parameters) d.messageParameters = e.parameters;
+  if (e.position)
+    d.queryContext = [
+      {
+        objectType: '',
+        objectName: '',
+        startIndex: e.position.start,
+        stopIndex: e.position.stop,
+        fragment: e.position.fragment,
+      },
+    ];
+  return d;
+}
+
+/** Engine failures as Databricks reports them: a ServiceError code, the message, and a SQLSTATE. */
+export function toSqlFailure(e: unknown): { code: string; message: string; sqlState: string } {
+  if (e instanceof SqlError) return { code: e.errorCode, message: e.message, sqlState: e.sqlState };
+  // Unity Catalog refusing a change (the read-only samples catalog) reads as Databricks' SQL error.
+  if (isDatabricksError(e) && e.errorCode === 'PERMISSION_DENIED')
+    return {
+      code: 'BAD_REQUEST',
+      message: `[INSUFFICIENT_PERMISSIONS] Insufficient privileges: ${e.message}`,
+      sqlState: '42501',
+    };
+  // A result file that could not be written (disk full, permissions): the statement fails with IO_ERROR.
+  const sys = (e as { code?: unknown; syscall?: unknown } | null) ?? {};
+  if (typeof sys.code === 'string' && typeof sys.syscall === 'string')
+    return { code: 'IO_ERROR', message: `Writing the result failed: ${sys.code}`, sqlState: '58030' };
+  const message = e instanceof Error ? e.message : String(e);
+  const kind = /^([A-Za-z ]+) Error:/.exec(message)?.[1] ?? '';
+  const sqlState =
+    kind === 'Parser'
+      ? '42601'
+      : kind === 'Catalog'
+        ? /does not exist/.test(message) && /Table|View/i.test(message)
+          ? '42P01'
+          : '42000'
+        : kind === 'Binder'
+          ? '42703'
+          : kind === 'Conversion' || kind === 'Invalid Input'
+            ? '22018'
+            : kind === 'Constraint'
+              ? '23000'
+              : kind === 'Out of Range'
+                ? '22003'
+                : '42000';
+  return { code: 'BAD_REQUEST', message, sqlState };
+}
+
+/**
+ * MINILAKE_ENFORCE=1: a read refused for a missing Unity Catalog privilege, as Databricks SQL words it
+ * (error class INSUFFICIENT_PERMISSIONS, SQLSTATE 42501, wire code PERMISSION_DENIED).
+ */
+export function insufficientPermissions(m: {
+  privilege: string;
+  securableType: string;
+  fullName: string;
+}): SqlError {
+  const e = new SqlError(
+    `[INSUFFICIENT_PERMISSIONS] Insufficient privileges: User does not have ${m.privilege} on ${m.securableType} '${m.fullName}'. SQLSTATE: 42501`,
+    'PERMISSION_DENIED',
+    '42501',
+  );
+  e.errorClass = 'INSUFFICIENT_PERMISSIONS';
+  e.parameters = { privilege: m.privilege, securable: `${m.securableType} '${m.fullName}'` };
+  return e;
+}
