@@ -162,7 +162,10 @@ def test_permissions_on_clusters_and_warehouses(w):
     with pytest.raises(NotFound):
         w.warehouses.get_permissions("0123456789abcdef")
     # a type no running MiniLake package registered is refused as Databricks refuses an unknown one
-    with pytest.raises(BadRequest, match="request_object_type is not recognized: pipelines"):
+    with pytest.raises(BadRequest, match="request_object_type is not recognized: serving-endpoints"):
+        w.permissions.get("serving-endpoints", "e1")
+    # pipelines registered theirs: a missing pipeline is 404
+    with pytest.raises(NotFound):
         w.permissions.get("pipelines", "p1")
 
 
