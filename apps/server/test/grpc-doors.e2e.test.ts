@@ -18,7 +18,7 @@ let ca = '';
 
 beforeAll(async () => {
   server = await startServer();
-  scPort = Number(/spark connect: sc:\/\/[^:]+:(\d+)/.exec(server.output())![1]);
+  scPort = Number(/Spark Connect: sc:\/\/[^:]+:(\d+)/.exec(server.output())![1]);
   // The local certificate is written in the background once the server listens.
   const cert = path.join(server.dataDir, 'tls', 'cert.pem');
   const deadline = Date.now() + 20_000;

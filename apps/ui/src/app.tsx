@@ -137,9 +137,6 @@ export function App() {
           <a href="/mlflow/" target="_blank" rel="noopener">
             MLflow
           </a>
-          <a href="/mlflow/" target="_blank" rel="noopener">
-            MLflow
-          </a>
           <a href="/jupyter/" target="_blank" rel="noopener">
             Jupyter
           </a>

@@ -106,12 +106,12 @@ describe('identity through the TypeScript SDK', () => {
       .get({ request_object_type: 'warehouses', request_object_id: wh.id! })
       .catch((e: unknown) => e);
     expect((deleted as ApiError).statusCode).toBe(404);
-    // pipelines are no MiniLake package's: refused as Databricks refuses a type it does not know
+    // serving endpoints are no MiniLake package's: refused as Databricks refuses a type it does not know
     const unknown = await w.permissions
-      .get({ request_object_type: 'pipelines', request_object_id: 'p1' })
+      .get({ request_object_type: 'serving-endpoints', request_object_id: 'e1' })
       .catch((e: unknown) => e);
     expect((unknown as ApiError).statusCode).toBe(400);
-    expect((unknown as ApiError).message).toBe('request_object_type is not recognized: pipelines');
+    expect((unknown as ApiError).message).toBe('request_object_type is not recognized: serving-endpoints');
   });
 
   it('creates a token whose value is only in the create response', async () => {

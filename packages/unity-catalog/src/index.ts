@@ -60,6 +60,11 @@ export interface UnityCatalogApi {
   getTable(fullName: string): Promise<unknown>;
   /** Records what SQL DDL declared about a table (comment, TBLPROPERTIES, LOCATION, USING, PARTITIONED BY). */
   setTableMetadata(fullName: string, meta: TableMetadataInput): void;
+  /**
+   * Runs a change that makes an engine object and its record together (SQL's CREATE TABLE sets the record
+   * inside its open transaction): records are not dropped meanwhile for engine objects not yet committed.
+   */
+  together<T>(fn: () => Promise<T>): Promise<T>;
   /** MINILAKE_ENFORCE=1: privileges are checked where `missingPrivilege` is asked (SQL reads so far). */
   enforcing: boolean;
   /** The first privilege a principal lacks to read a table (see UnityCatalogStore.missingPrivilege). */
@@ -181,6 +186,7 @@ export const unityCatalogService = defineService<UnityCatalogApi, typeof unityCa
         getSchema: (fullName) => store.getSchema(fullName),
         getTable: (fullName) => store.getTable(fullName),
         setTableMetadata: (fullName, meta) => store.setTableMetadata(fullName, meta),
+        together: (fn) => store.together(fn),
         enforcing: ctx.settings.MINILAKE_ENFORCE,
         missingPrivilege: (who, privilege, fullName) => store.missingPrivilege(who, privilege, fullName),
         updatePermissions: (type, fullName, changes) => store.applyPermissions(type, fullName, changes),

@@ -366,6 +366,15 @@ export class UnityCatalogStore extends CollectionStore {
   async tableCredentials(tableId: string | null | undefined): Promise<void> {
     await this.builtins.prepare(this.tables.byId(tableId));
   }
+  /**
+   * Runs a change made of an engine object and its record together (SQL's CREATE TABLE: the record is set
+   * inside the engine's open transaction): the engine view drops no record meanwhile, so a reconcile that
+   * does not see the uncommitted table yet cannot take its record (and its comment, properties) away.
+   */
+  together<T>(fn: () => Promise<T>): Promise<T> {
+    return this.ctx.mutating(fn);
+  }
+
   setTableMetadata(fullName: string, meta: TableMetadataInput) {
     this.builtins.checkWritable(fullName);
     this.tables.setMetadata(fullName, meta);

@@ -222,25 +222,35 @@ export async function runCreate(
   // is writable), so a statement that reports FAILED leaves no table the catalog cannot see. Inside the
   // text's own BEGIN, that transaction is the text's (rolled back when the statement fails: index.ts).
   const own = !s.inTransaction;
-  if (own) await s.conn.run('BEGIN TRANSACTION');
   let ctas: bigint | undefined;
-  try {
-    // CTAS reports how many rows it wrote, as Databricks does.
-    ctas = asSelect ? await h.count(text) : (await h.exec(text, true), undefined);
-    const t = resolveTable(s, nameParts);
-    const ref = qualified(s.engine.alias(t.catalog), t.schema, t.table);
-    for (const [col, comment] of columnComments) {
-      // DuckDB's COMMENT ON takes no parameters: a quoted literal ('' escaping is complete for DuckDB strings).
-      await s.conn.run(`COMMENT ON COLUMN ${ref}.${ident(col)} IS ${literal(comment)}`);
+  const make = async () => {
+    if (own) await s.conn.run('BEGIN TRANSACTION');
+    try {
+      // CTAS reports how many rows it wrote, as Databricks does.
+      ctas = asSelect ? await h.count(text) : (await h.exec(text, true), undefined);
+      const t = resolveTable(s, nameParts);
+      const ref = qualified(s.engine.alias(t.catalog), t.schema, t.table);
+      for (const [col, comment] of columnComments) {
+        // DuckDB's COMMENT ON takes no parameters: a quoted literal ('' escaping is complete for DuckDB strings).
+        await s.conn.run(`COMMENT ON COLUMN ${ref}.${ident(col)} IS ${literal(comment)}`);
+      }
+      if (!temp && (Object.keys(meta).length > 0 || s.uc)) {
+        await setMeta(s, t, { data_source_format: 'DELTA', table_type: 'MANAGED', ...meta });
+      }
+      if (own) {
+        await s.conn.run('COMMIT');
+        // Told while Unity Catalog still holds its drops: a reconcile whose snapshot missed the uncommitted
+        // table sees the epoch move and drops nothing.
+        s.engine.notifyChange?.();
+      }
+    } catch (e) {
+      if (own) await s.conn.run('ROLLBACK').catch(() => undefined);
+      throw e;
     }
-    if (!temp && (Object.keys(meta).length > 0 || s.uc)) {
-      await setMeta(s, t, { data_source_format: 'DELTA', table_type: 'MANAGED', ...meta });
-    }
-    if (own) await s.conn.run('COMMIT');
-  } catch (e) {
-    if (own) await s.conn.run('ROLLBACK').catch(() => undefined);
-    throw e;
-  }
+  };
+  // Unity Catalog drops no record while the table is uncommitted (its record is set inside the transaction).
+  if (s.uc && !temp) await s.uc.together(make);
+  else await make();
   if (ctas !== undefined)
     return valuesResult(
       s,
