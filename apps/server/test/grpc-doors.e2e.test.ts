@@ -18,7 +18,11 @@ let ca = '';
 
 beforeAll(async () => {
   server = await startServer();
-  scPort = Number(/Spark Connect: sc:\/\/[^:]+:(\d+)/.exec(server.output())![1]);
+  // The address lines follow the listening line, which is all startServer waits for.
+  const line = /Spark Connect: sc:\/\/[^:]+:(\d+)/;
+  const until = Date.now() + 20_000;
+  while (!line.test(server.output()) && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
+  scPort = Number(line.exec(server.output())![1]);
   // The local certificate is written in the background once the server listens.
   const cert = path.join(server.dataDir, 'tls', 'cert.pem');
   const deadline = Date.now() + 20_000;
