@@ -1,5 +1,6 @@
 """Unity Catalog through the real databricks-sdk: every endpoint, paging through the SDK's own iterators
 (bounded, so a stray next_page_token fails instead of looping), typed errors and the type round trip."""
+import tempfile
 import itertools
 import os
 
@@ -328,7 +329,7 @@ def test_audit_validations(w, url):
     cat = unique("aud")
     w.catalogs.create(name=cat)
     # External volumes may not sit above MiniLake's data folder.
-    for loc in ("file:///", "file:///tmp", "/"):
+    for loc in ("file:///", "file://" + tempfile.gettempdir(), "/"):
         with pytest.raises(BadRequest):
             w.volumes.create(catalog_name=cat, schema_name="default", name="v", volume_type=uc.VolumeType.EXTERNAL,
                              storage_location=loc)
