@@ -19,6 +19,7 @@ import {
   type Logger,
 } from '@minilake/core';
 import type { StatementOutcome, StatementService } from '@minilake/sql';
+import type { AlertFiles } from './alert-files.js';
 import { alertV2NotFound, missingField, trashed } from './errors.js';
 import { compare, notify, SQL_OBJECTS_CLIENT, type NotifierDeps, type Subscription } from './evaluate.js';
 import { applyMask, compact, iso, type Json, type SqlObjectsStore } from './store.js';
@@ -138,6 +139,7 @@ const ListQuery = v.object({
   page_token: v.optional(v.string()),
 });
 const UpdateQuery = v.object({ update_mask: v.optional(v.string()) });
+const TrashQuery = v.object({ purge: v.optional(v.picklist(['true', 'false'])) });
 
 function cronOf(schedule: Json): Cron {
   const expr = String(schedule.quartz_cron_schedule ?? '');
@@ -300,6 +302,16 @@ export class AlertsV2 {
     );
   }
 
+  /** To the trash (its schedule stops); nothing when it is already there or gone. */
+  markTrashed(id: string): void {
+    const a = this.d.store.alertsV2.get(id);
+    if (!a || a.trashed_at !== undefined) return;
+    this.d.store.alertsV2.update(id, (r) => {
+      r.trashed_at = this.d.clock.now();
+    });
+    this.arm(id);
+  }
+
   close(): void {
     for (const cancel of this.timers.values()) cancel();
     this.timers.clear();
@@ -406,12 +418,17 @@ export class AlertsV2Service {
   constructor(
     private readonly d: AlertsV2Deps,
     private readonly alerts: AlertsV2,
+    /** The alerts' workspace files, when the workspace runs. */
+    private readonly files?: AlertFiles,
   ) {}
 
-  create(input: Json): Json {
+  async create(input: Json): Promise<Json> {
     const d = this.d;
     const body = writable(input);
     validate(body, d);
+    this.files?.checkName(body.display_name);
+    // An alert lives in a folder (its file is there): the caller's home unless parent_path says otherwise.
+    if (this.files && !body.parent_path) body.parent_path = `/Users/${d.store.user}`;
     const now = d.clock.now();
     const seq = [...d.store.alertsV2.values()].reduce((m, a) => Math.max(m, a.seq), 0) + 1;
     const { owner_user_name: _o, ...rest } = body;
@@ -424,6 +441,8 @@ export class AlertsV2Service {
       update_time: now,
       state: 'UNKNOWN' as const,
     }) as AlertV2Record;
+    // The file first: a missing folder (404) or a taken name (409) leaves nothing behind.
+    await this.files?.add(rec);
     d.store.alertsV2.set(rec.id, rec);
     this.alerts.arm(rec.id);
     return renderAlertV2(rec);
@@ -447,7 +466,7 @@ export class AlertsV2Service {
     return renderAlertV2(this.alerts.get(id));
   }
 
-  update(id: string, input: Json, mask: string | undefined): Json {
+  async update(id: string, input: Json, mask: string | undefined): Promise<Json> {
     const d = this.d;
     const body = writable(input);
     const current = this.alerts.get(id);
@@ -461,17 +480,25 @@ export class AlertsV2Service {
     ]);
     next.owner_user_name ??= d.store.user;
     validate(next, d);
+    this.files?.checkName(next.display_name);
+    if (this.files && !next.parent_path) next.parent_path = current.parent_path;
+    // A rename (or a new parent_path) moves the file; a taken name refuses the update.
+    await this.files?.move(current, next);
     const rec = d.store.alertsV2.set(next.id, compact({ ...next, update_time: d.clock.now() }));
     this.alerts.arm(rec.id);
     return renderAlertV2(rec);
   }
 
-  trash(id: string): void {
+  /** DELETE: to the trash (its file goes), or gone for good with `purge` (what bundles destroy send). */
+  async trash(id: string, purge = false): Promise<void> {
     const a = this.alerts.get(id);
-    this.d.store.alertsV2.update(a.id, (r) => {
-      r.trashed_at ??= this.d.clock.now();
-    });
-    this.alerts.arm(a.id);
+    if (a.trashed_at === undefined) await this.files?.remove(a);
+    if (purge) {
+      this.d.store.alertsV2.delete(a.id);
+      this.alerts.arm(a.id);
+      return;
+    }
+    this.alerts.markTrashed(a.id);
   }
 
   async evaluate(id: string): Promise<Json> {
@@ -489,15 +516,15 @@ export class AlertsV2Service {
 export function alertsV2App(svc: AlertsV2Service): Hono {
   const app = new Hono();
   const BASE = '/api/2.0/alerts';
-  app.post(BASE, async (c) => c.json(svc.create((await readJson(c, AlertV2Body)) as Json)));
+  app.post(BASE, async (c) => c.json(await svc.create((await readJson(c, AlertV2Body)) as Json)));
   app.get(BASE, (c) => c.json(svc.list(readQuery(c, ListQuery))));
   app.get(`${BASE}/:id`, (c) => c.json(svc.get(c.req.param('id'))));
   app.patch(`${BASE}/:id`, async (c) => {
     const mask = readQuery(c, UpdateQuery).update_mask;
-    return c.json(svc.update(c.req.param('id'), (await readJson(c, AlertV2Body)) as Json, mask));
+    return c.json(await svc.update(c.req.param('id'), (await readJson(c, AlertV2Body)) as Json, mask));
   });
-  app.delete(`${BASE}/:id`, (c) => {
-    svc.trash(c.req.param('id'));
+  app.delete(`${BASE}/:id`, async (c) => {
+    await svc.trash(c.req.param('id'), readQuery(c, TrashQuery).purge === 'true');
     return c.json({});
   });
   app.post('/_minilake/alerts/:id/evaluate', async (c) => c.json(await svc.evaluate(c.req.param('id'))));

@@ -1,7 +1,9 @@
 import type { ServiceContext, ServiceInstance } from '@minilake/core';
 import { iamService } from '@minilake/iam';
 import { sqlService } from '@minilake/sql';
+import { workspaceService } from '@minilake/workspace';
 import { workspaceAdminService } from '@minilake/workspace-admin';
+import { ALERT_V2, AlertFiles } from './alert-files.js';
 import { AlertsV2, alertsV2App, AlertsV2Service, type AlertsV2Deps } from './alerts-v2.js';
 import { sqlObjectsApp } from './app.js';
 import { evaluateAlert, type EvaluatorDeps } from './evaluate.js';
@@ -126,6 +128,16 @@ export function createSqlObjects(ctx: ServiceContext): ServiceInstance<SqlObject
   );
   const v2deps: AlertsV2Deps = { ...evaluator, warehouseExists: (id) => sql.warehouseExists(id), track };
   const alertsV2 = new AlertsV2(v2deps);
+  // Each alert is also its `.dbalert.json` in the workspace, when the workspace runs.
+  const workspace = ctx.optionalPeer(workspaceService);
+  const files =
+    workspace &&
+    new AlertFiles({
+      workspace,
+      alert: (id) => store.alertsV2.get(id),
+      trash: (id) => alertsV2.markTrashed(id),
+    });
+  if (workspace && files) workspace.registerObjectType(ALERT_V2, files.hooks());
   const service = new SqlObjectsService({
     store,
     statements: sql.statements,
@@ -136,7 +148,7 @@ export function createSqlObjects(ctx: ServiceContext): ServiceInstance<SqlObject
     onQueryChanged: arm,
   });
   const app = sqlObjectsApp(service);
-  app.route('/', alertsV2App(new AlertsV2Service(v2deps, alertsV2)));
+  app.route('/', alertsV2App(new AlertsV2Service(v2deps, alertsV2, files)));
   return {
     app,
     state: [store],

@@ -35,8 +35,9 @@ export const sqlObjectsService = defineService<SqlObjectsApi>({
   description:
     'Databricks SQL queries and alerts (evaluated on real results), legacy dashboards, widgets, visualizations',
   uses: ['sql'],
-  // iam: permissions object types; workspace-admin: the notification destinations alerts deliver to.
-  optionalUses: ['iam', 'workspace-admin'],
+  // iam: permissions object types; workspace-admin: the notification destinations alerts deliver to;
+  // workspace: an Alert V2 is also its `.dbalert.json` file there.
+  optionalUses: ['iam', 'workspace-admin', 'workspace'],
   // Started on the first request to these (see ServiceDefinition.paths): its code loads then.
   paths: [
     '/api/2.0/sql/queries',

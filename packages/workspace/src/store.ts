@@ -65,6 +65,12 @@ export interface ForeignObjectType {
   /** Wording for errors, `an MLflow experiment`. */
   noun: string;
   /**
+   * The `object_type` clients see, when it is not the type's own name: an alert's `.dbalert.json` is a FILE
+   * on Databricks (the CLI's `bundle generate alert` exports it), while the tree still knows it as the
+   * alert's entry (moved and deleted with the alert, nothing else replaces it).
+   */
+  objectType?: string;
+  /**
    * Types whose content is a file (a Lakeview dashboard is its `.lvdash.json`): a file imported with a name
    * ending in this suffix through `workspace/import` (format AUTO) or `workspace-files/import-file` becomes
    * one of these objects, as on Databricks; the name keeps its suffix. Needs `import`.
@@ -256,7 +262,7 @@ export class WorkspaceStore extends CollectionStore {
 
   private info(r: ObjectRecord): ObjectInfo {
     const out: ObjectInfo = {
-      object_type: r.repo ? 'REPO' : r.object_type,
+      object_type: r.repo ? 'REPO' : (this.foreign.get(r.object_type)?.objectType ?? r.object_type),
       path: r.path,
       object_id: r.object_id,
       resource_id: r.resource_id ?? String(r.object_id),
