@@ -14,9 +14,16 @@ import type { Json } from './store.js';
 export const ALERT_V2 = 'ALERT_V2';
 const SUFFIX = '.dbalert.json';
 
-/** The workspace path of an alert's file (as the CLI joins it: `path.Join(parent_path, name + suffix)`). */
-export function alertFilePath(a: Pick<AlertV2Record, 'parent_path' | 'display_name'>): string {
-  const parent = (a.parent_path ?? '').replace(/\/+$/, '') || '';
+type Placed = Pick<AlertV2Record, 'parent_path' | 'display_name'>;
+
+/**
+ * The workspace path of an alert's file (as the CLI joins it: `path.Join(parent_path, name + suffix)`). An
+ * alert created without parent_path has its file in `home` (the workspace user's home folder); parent_path
+ * stays absent in its answers (the Terraform provider keeps parent_path optional, not computed: a value it
+ * did not send fails its apply).
+ */
+export function alertFilePath(a: Placed, home: string): string {
+  const parent = (a.parent_path || home).replace(/\/+$/, '');
   return `${parent}/${a.display_name}${SUFFIX}`;
 }
 
@@ -91,6 +98,8 @@ export function serializeAlertFile(a: AlertV2Record): string {
 
 export interface AlertFilesDeps {
   workspace: WorkspaceApi;
+  /** Where the file of an alert without parent_path is: the workspace user's home, `/Users/<name>`. */
+  home: string;
   alert(id: string): AlertV2Record | undefined;
   /** A client deleted the file (or a folder above it): the alert goes to the trash. */
   trash(id: string): void;
@@ -101,8 +110,8 @@ export class AlertFiles {
   constructor(private readonly d: AlertFilesDeps) {}
 
   /** The workspace path in its canonical form (no `/Workspace` prefix), for comparisons. */
-  private canonical(a: Pick<AlertV2Record, 'parent_path' | 'display_name'>): string {
-    return this.d.workspace.canonicalPath(alertFilePath(a));
+  private canonical(a: Placed): string {
+    return this.d.workspace.canonicalPath(alertFilePath(a, this.d.home));
   }
 
   /** A display name is the file's name: one path segment. */
@@ -113,7 +122,7 @@ export class AlertFiles {
 
   /** The new alert's file: 404 when its folder is missing, 409 when the name is taken (nothing is kept). */
   async add(a: AlertV2Record): Promise<void> {
-    await this.d.workspace.addObject(alertFilePath(a), ALERT_V2, a.id);
+    await this.d.workspace.addObject(alertFilePath(a, this.d.home), ALERT_V2, a.id);
   }
 
   /** After a rename or a new parent_path: the file moves (the target must be free). */
@@ -127,7 +136,7 @@ export class AlertFiles {
   }
 
   async remove(a: AlertV2Record): Promise<void> {
-    await this.d.workspace.removeObject(alertFilePath(a), a.id);
+    await this.d.workspace.removeObject(alertFilePath(a, this.d.home), a.id);
   }
 
   hooks(): ForeignObjectType {

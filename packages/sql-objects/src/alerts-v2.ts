@@ -427,8 +427,6 @@ export class AlertsV2Service {
     const body = writable(input);
     validate(body, d);
     this.files?.checkName(body.display_name);
-    // An alert lives in a folder (its file is there): the caller's home unless parent_path says otherwise.
-    if (this.files && !body.parent_path) body.parent_path = `/Users/${d.store.user}`;
     const now = d.clock.now();
     const seq = [...d.store.alertsV2.values()].reduce((m, a) => Math.max(m, a.seq), 0) + 1;
     const { owner_user_name: _o, ...rest } = body;
@@ -481,7 +479,8 @@ export class AlertsV2Service {
     next.owner_user_name ??= d.store.user;
     validate(next, d);
     this.files?.checkName(next.display_name);
-    if (this.files && !next.parent_path) next.parent_path = current.parent_path;
+    // parent_path is set on create only (as documented): an update without it keeps the folder.
+    if (!next.parent_path && current.parent_path) next.parent_path = current.parent_path;
     // A rename (or a new parent_path) moves the file; a taken name refuses the update.
     await this.files?.move(current, next);
     const rec = d.store.alertsV2.set(next.id, compact({ ...next, update_time: d.clock.now() }));

@@ -134,6 +134,7 @@ export function createSqlObjects(ctx: ServiceContext): ServiceInstance<SqlObject
     workspace &&
     new AlertFiles({
       workspace,
+      home: `/Users/${ctx.identity.userName}`,
       alert: (id) => store.alertsV2.get(id),
       trash: (id) => alertsV2.markTrashed(id),
     });
