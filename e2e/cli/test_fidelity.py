@@ -230,8 +230,14 @@ resources:
         git_url: file://{repo}
         git_provider: gitHub
         git_branch: main
+      # The CLI refuses a task without compute before it deploys: serverless, through an environment.
+      environments:
+        - environment_key: default
+          spec:
+            client: "2"
       tasks:
         - task_key: main
+          environment_key: default
           spark_python_task:
             python_file: src/job.py
             source: GIT

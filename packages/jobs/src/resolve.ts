@@ -128,7 +128,15 @@ export class FileResolver {
     } catch {
       // a file (not a notebook) at that path: its extension says what it is
     }
-    return this.writeNotebook(p, content, language, workDir);
+    // On Databricks a notebook runs in its workspace folder, next to the files it imports (the default-python
+    // template's notebook appends `../src` to sys.path): the folder is copied and the notebook runs there.
+    const folder = path.posix.dirname(p.replace(/^\/Workspace(?=\/)/, ''));
+    const dir = path.join(workDir, 'workspace', ...folder.split('/').filter(Boolean));
+    const copied = await this.peers
+      .workspace!.copyTree(folder, dir)
+      .then(() => true)
+      .catch(() => false);
+    return this.writeNotebook(p, content, language, copied ? dir : workDir);
   }
 
   /** A notebook file on this machine (a checkout of the job's git_source): its extension says its language. */

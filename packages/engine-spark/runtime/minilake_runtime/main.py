@@ -241,6 +241,8 @@ def main():
         elif kind == "notebook":
             sys.argv = [file] + list(task.get("args") or [])
             sys.path.insert(0, os.path.dirname(file))
+            # A notebook runs in its own folder, as on Databricks (relative imports and paths from there).
+            os.chdir(os.path.dirname(file))
             mod = types.ModuleType("__main__")
             mod.__dict__.update(injected)
             mod.__file__ = file
