@@ -131,7 +131,7 @@ if (!existsSync(path.join(buildVenv, 'bin', 'twine'))) {
   ]);
 }
 for (const d of pythonPackages) {
-  run(path.join(buildVenv, 'bin', 'python'), ['-m', 'build', '-q', '--outdir', path.join(out, 'python'), d], {
+  run(path.join(buildVenv, 'bin', 'python'), ['-m', 'build', '--outdir', path.join(out, 'python'), d], {
     quiet: true,
   });
   rmSync(path.join(root, d, 'build'), { recursive: true, force: true });
