@@ -130,10 +130,11 @@ export class FileResolver {
     }
     // On Databricks a notebook runs in its workspace folder, next to the files it imports (the default-python
     // template's notebook appends `../src` to sys.path): the folder is copied and the notebook runs there.
-    const folder = path.posix.dirname(p.replace(/^\/Workspace(?=\/)/, ''));
+    const ws = this.peers.workspace!;
+    const folder = path.posix.dirname(ws.canonicalPath(p));
     const dir = path.join(workDir, 'workspace', ...folder.split('/').filter(Boolean));
-    const copied = await this.peers
-      .workspace!.copyTree(folder, dir)
+    const copied = await ws
+      .copyTree(folder, dir)
       .then(() => true)
       .catch(() => false);
     return this.writeNotebook(p, content, language, copied ? dir : workDir);
