@@ -6,7 +6,7 @@
  * system can). EXTERNAL locations are the user's files outside the data dir and are not part of it.
  */
 import { constants } from 'node:fs';
-import { cp, mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { copyFile, cp, mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import {
   alreadyExists,
@@ -90,11 +90,7 @@ export class Snapshots {
         for (const folder of this.o.folders()) {
           const src = path.join(this.o.dataDir, folder);
           if (!(await exists(src))) continue;
-          await cp(src, path.join(tmp, 'files', folder), {
-            recursive: true,
-            mode: constants.COPYFILE_FICLONE,
-          });
-          size += await sizeOf(src);
+          size += await copyTree(src, path.join(tmp, 'files', folder));
         }
         const info: SnapshotInfo = {
           name,
@@ -225,11 +221,33 @@ async function exists(p: string): Promise<boolean> {
   );
 }
 
-async function sizeOf(p: string): Promise<number> {
-  const s = await stat(p);
-  if (!s.isDirectory()) return s.size;
-  const entries = await readdir(p);
-  let total = 0;
-  for (const e of entries) total += await sizeOf(path.join(p, e));
-  return total;
+/**
+ * Copies a folder (copy-on-write where the file system can) and answers the bytes copied. The writers a
+ * snapshot cannot hold still (an engine's scratch and spill files, a journal SQLite keeps beside its file, a
+ * temp file being renamed into place) may remove an entry between the listing and its copy: such an entry was
+ * on its way out and is not part of the state, so it is skipped instead of failing the snapshot (fs.cp stops
+ * at the first ENOENT). Sockets and pipes are not data and are skipped too (fs.cp refuses them).
+ */
+async function copyTree(src: string, dst: string): Promise<number> {
+  const entries = await readdir(src, { withFileTypes: true }).catch(ignoreGone);
+  if (!entries) return 0;
+  await mkdir(dst, { recursive: true });
+  let size = 0;
+  for (const e of entries) {
+    const from = path.join(src, e.name);
+    const to = path.join(dst, e.name);
+    if (e.isDirectory()) size += await copyTree(from, to);
+    else if (e.isSymbolicLink()) await cp(from, to, { verbatimSymlinks: true }).catch(ignoreGone);
+    else if (e.isFile()) {
+      const copied = await copyFile(from, to, constants.COPYFILE_FICLONE).then(() => true, ignoreGone);
+      if (copied) size += (await stat(to)).size;
+    }
+  }
+  return size;
+}
+
+/** Swallows ENOENT (the entry was removed meanwhile) and rethrows anything else. */
+function ignoreGone(e: NodeJS.ErrnoException): undefined {
+  if (e.code === 'ENOENT') return undefined;
+  throw e;
 }

@@ -2,7 +2,9 @@
  * Named snapshots of the whole server: what a user changes after a snapshot (catalog rows in DuckDB files,
  * volume files, workspace files, secrets, jobs) is gone after a restore, and what was there before is back.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
+import { once } from 'node:events';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -111,5 +113,25 @@ describe('snapshots', () => {
     expect((await call('POST', '/_minilake/snapshots', { name: 7 })).status).toBe(400);
     const unnamed = await call('POST', '/_minilake/snapshots', {});
     expect(unnamed.body.name).toMatch(/^snapshot-/);
+  });
+
+  it('skips what is not data in an owned folder (a socket a tool left there) and keeps the rest', async () => {
+    const sockDir = path.join(dir, 'workspace', 'tmp');
+    await mkdir(sockDir, { recursive: true });
+    const sock = net.createServer().listen(path.join(sockDir, 'tool.sock'));
+    await once(sock, 'listening');
+    try {
+      await ml.app.request('/api/2.0/fs/files/Volumes/snapc/default/v/kept.txt', {
+        method: 'PUT',
+        body: 'x',
+      });
+      const made = await call('POST', '/_minilake/snapshots', { name: 'with-socket' });
+      expect(made.status, JSON.stringify(made.body)).toBe(200);
+      expect((await call('POST', '/_minilake/snapshots/with-socket/restore')).status).toBe(200);
+      const back = await ml.app.request('/api/2.0/fs/files/Volumes/snapc/default/v/kept.txt');
+      expect(await back.text()).toBe('x');
+    } finally {
+      sock.close();
+    }
   });
 });

@@ -151,7 +151,9 @@ class MiniLake:
     def _admin(self, method: str, path: str, body: Any = None) -> Any:
         status, answer = self.request(method, path, body)
         if status != 200:
-            raise MiniLakeError(f"{method} {path}: {status} {answer}")
+            # A 5xx is the server's own fault: what it logged says why, so the error carries it.
+            why = f"\nThe server's output ends with:\n{_tail(self.output, 20)}" if status >= 500 else ""
+            raise MiniLakeError(f"{method} {path}: {status} {answer}{why}")
         return answer
 
     def ready(self) -> bool:
