@@ -100,3 +100,35 @@ def _():
     logs = run_task("air-read", f"{HOME}/read_delta.py", [], classic=True)
     assert "rows=x,y,z" in logs, logs[-1500:]
     return "a classic Spark task read the SQL warehouse's Delta table by its Unity Catalog name"
+
+
+@step("pipeline-update")
+def _():
+    """A Lakeflow pipeline (Python and SQL sources from workspace files, serverless): one update, start to
+    COMPLETED, on the image's Spark; the SQL warehouse reads what it made."""
+    from databricks.sdk.service import pipelines, workspace
+    import base64
+    src = f"{HOME}/air_pipeline"
+    w.workspace.mkdirs(src)
+    for name, lang, text in (
+            ("numbers.py", workspace.Language.PYTHON,
+             "from pyspark import pipelines as dp\n\n@dp.materialized_view\ndef numbers():\n"
+             "    return spark.range(10).withColumnRenamed('id', 'n')\n"),
+            ("doubled.sql", workspace.Language.SQL,
+             "CREATE MATERIALIZED VIEW doubled AS SELECT n * 2 AS x FROM numbers")):
+        w.workspace.import_(f"{src}/{name}", content=base64.b64encode(text.encode()).decode(),
+                            format=workspace.ImportFormat.SOURCE, language=lang, overwrite=True)
+    pid = w.pipelines.create(name="air-pipeline", catalog="air", schema="s", serverless=True, libraries=[
+        pipelines.PipelineLibrary(glob=pipelines.PathPattern(include=f"{src}/**"))]).pipeline_id
+    uid = w.pipelines.start_update(pid).update_id
+    deadline = time.time() + 600
+    while True:
+        state = w.pipelines.get_update(pid, uid).update.state.value
+        if state in ("COMPLETED", "FAILED", "CANCELED") or time.time() > deadline:
+            break
+        time.sleep(0.5)
+    if state != "COMPLETED":
+        errors = [e.message for e in w.pipelines.list_pipeline_events(pid, filter="level='ERROR'")]
+        raise AssertionError(f"update {state}: {errors[:3]}")
+    assert sql("SELECT count(*), sum(x) FROM air.s.doubled") == [["10", "90"]]
+    return f"update {uid} COMPLETED; the warehouse reads air.s.doubled"
