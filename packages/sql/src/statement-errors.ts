@@ -4,6 +4,7 @@
  * MINILAKE_ENFORCE's refusal of a read.
  */
 import { isDatabricksError } from '@minilake/core';
+import { refusalText, type Missing } from '@minilake/unity-catalog';
 import { SqlError } from './dialect/index.js';
 
 /** A raw engine error (DuckDB's `Binder Error: ...`), not yet given its Databricks error class. */
@@ -43,6 +44,8 @@ export function errorDetails(e: SqlError): ErrorDetails {
 /** Engine failures as Databricks reports them: a ServiceError code, the message, and a SQLSTATE. */
 export function toSqlFailure(e: unknown): { code: string; message: string; sqlState: string } {
   if (e instanceof SqlError) return { code: e.errorCode, message: e.message, sqlState: e.sqlState };
+  const refused = refusalOf(e);
+  if (refused) return { code: refused.errorCode, message: refused.message, sqlState: refused.sqlState };
   // Unity Catalog refusing a change (the read-only samples catalog) reads as Databricks' SQL error.
   if (isDatabricksError(e) && e.errorCode === 'PERMISSION_DENIED')
     return {
@@ -79,17 +82,28 @@ export function toSqlFailure(e: unknown): { code: string; message: string; sqlSt
  * MINILAKE_ENFORCE=1: a read refused for a missing Unity Catalog privilege, as Databricks SQL words it
  * (error class INSUFFICIENT_PERMISSIONS, SQLSTATE 42501, wire code PERMISSION_DENIED).
  */
-export function insufficientPermissions(m: {
-  privilege: string;
-  securableType: string;
-  fullName: string;
-}): SqlError {
+export function insufficientPermissions(m: Missing): SqlError {
+  return insufficient(refusalText(m), m.privilege, `${m.securableType} '${m.fullName}'`);
+}
+
+function insufficient(text: string, privilege: string, securable: string): SqlError {
   const e = new SqlError(
-    `[INSUFFICIENT_PERMISSIONS] Insufficient privileges: User does not have ${m.privilege} on ${m.securableType} '${m.fullName}'. SQLSTATE: 42501`,
+    `[INSUFFICIENT_PERMISSIONS] Insufficient privileges: ${text} SQLSTATE: 42501`,
     'PERMISSION_DENIED',
     '42501',
   );
   e.errorClass = 'INSUFFICIENT_PERMISSIONS';
-  e.parameters = { privilege: m.privilege, securable: `${m.securableType} '${m.fullName}'` };
+  e.parameters = { privilege, securable };
   return e;
+}
+
+/**
+ * A Unity Catalog refusal raised by the store (a CREATE SCHEMA, GRANT or DROP CATALOG the caller may not
+ * make) as the SQL error Databricks gives; undefined for any other error.
+ */
+function refusalOf(e: unknown): SqlError | undefined {
+  if (!isDatabricksError(e) || e.errorCode !== 'PERMISSION_DENIED') return undefined;
+  const meta = e.details?.[0]?.metadata as Record<string, string> | undefined;
+  if (!meta?.resourceType) return undefined;
+  return insufficient(e.message, meta.msg ?? '', `${meta.resourceType} '${meta.resourceName ?? ''}'`);
 }
