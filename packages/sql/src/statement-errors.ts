@@ -6,6 +6,7 @@
 import { isDatabricksError } from '@minilake/core';
 import { refusalText, type Missing } from '@minilake/unity-catalog';
 import { SqlError } from './dialect/index.js';
+import { insufficientPermissionsError, refusalOf } from './dialect/sql-error.js';
 
 /** A raw engine error (DuckDB's `Binder Error: ...`), not yet given its Databricks error class. */
 export function isEngineError(e: unknown): boolean {
@@ -83,27 +84,5 @@ export function toSqlFailure(e: unknown): { code: string; message: string; sqlSt
  * (error class INSUFFICIENT_PERMISSIONS, SQLSTATE 42501, wire code PERMISSION_DENIED).
  */
 export function insufficientPermissions(m: Missing): SqlError {
-  return insufficient(refusalText(m), m.privilege, `${m.securableType} '${m.fullName}'`);
-}
-
-function insufficient(text: string, privilege: string, securable: string): SqlError {
-  const e = new SqlError(
-    `[INSUFFICIENT_PERMISSIONS] Insufficient privileges: ${text} SQLSTATE: 42501`,
-    'PERMISSION_DENIED',
-    '42501',
-  );
-  e.errorClass = 'INSUFFICIENT_PERMISSIONS';
-  e.parameters = { privilege, securable };
-  return e;
-}
-
-/**
- * A Unity Catalog refusal raised by the store (a CREATE SCHEMA, GRANT or DROP CATALOG the caller may not
- * make) as the SQL error Databricks gives; undefined for any other error.
- */
-function refusalOf(e: unknown): SqlError | undefined {
-  if (!isDatabricksError(e) || e.errorCode !== 'PERMISSION_DENIED') return undefined;
-  const meta = e.details?.[0]?.metadata as Record<string, string> | undefined;
-  if (!meta?.resourceType) return undefined;
-  return insufficient(e.message, meta.msg ?? '', `${meta.resourceType} '${meta.resourceName ?? ''}'`);
+  return insufficientPermissionsError(refusalText(m), m.privilege, `${m.securableType} '${m.fullName}'`);
 }

@@ -106,8 +106,16 @@ export interface UnityCatalogApi {
   /** Schema and catalog changes from SQL (ALTER ... SET DBPROPERTIES, COMMENT ON, OWNER TO). */
   updateSchema(fullName: string, u: Parameters<UnityCatalogStore['updateSchema']>[1]): Promise<unknown>;
   updateCatalog(name: string, u: Parameters<UnityCatalogStore['updateCatalog']>[1]): Promise<unknown>;
-  /** Absolute directory of a volume; 404 when it does not exist. */
-  volumeDirectory(catalog: string, schema: string, volume: string): Promise<string>;
+  /**
+   * Absolute directory of a volume; 404 when it does not exist. `access` given (a caller's read or write of
+   * its files), MINILAKE_ENFORCE=1 checks READ VOLUME / WRITE VOLUME (403 PERMISSION_DENIED).
+   */
+  volumeDirectory(
+    catalog: string,
+    schema: string,
+    volume: string,
+    access?: 'read' | 'write',
+  ): Promise<string>;
   /**
    * Securables another service keeps under schemas (mlflow's registered models): counted and dropped with
    * their schema, moved with it, granted as `grantType`.
@@ -208,7 +216,7 @@ export const unityCatalogService = defineService<UnityCatalogApi, typeof unityCa
         missingPrivilege: (who, privilege, fullName) => store.missingPrivilege(who, privilege, fullName),
         privilegeMissing: (who, need) => store.privilegeMissing(who, need),
         updatePermissions: (type, fullName, changes) => store.applyPermissions(type, fullName, changes),
-        volumeDirectory: (c, s, v) => store.volumeDirectory(c, s, v),
+        volumeDirectory: (c, s, v, access) => store.volumeDirectory(c, s, v, access),
         registerExternal: (x) => store.registerExternal(x),
         moveGrants: (type, from, to) => store.moveGrants(type, from, to),
         metastoreId: () => store.metastoreId,

@@ -431,8 +431,20 @@ export class UnityCatalogStore extends CollectionStore {
     this.guardExisting('volume', fullName, 'OWNER');
     return this.volumes.delete(fullName);
   }
-  volumeDirectory(catalog: string, schema: string, volume: string) {
-    return this.volumes.directory(catalog, schema, volume);
+  /**
+   * A volume's directory (404 when the volume does not exist). With `access` (the Files API, SQL's volume
+   * paths) and MINILAKE_ENFORCE=1, the caller needs READ VOLUME to read or list, WRITE VOLUME to write or
+   * delete; a caller that may not see the volume at all is refused the same way.
+   */
+  async volumeDirectory(catalog: string, schema: string, volume: string, access?: 'read' | 'write') {
+    const dir = await this.volumes.directory(catalog, schema, volume);
+    if (access && this.caller)
+      this.guard({
+        on: 'volume',
+        fullName: `${catalog}.${schema}.${volume}`,
+        privilege: access === 'read' ? 'READ_VOLUME' : 'WRITE_VOLUME',
+      });
+    return dir;
   }
 
   // ---- functions ----
