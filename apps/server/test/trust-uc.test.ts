@@ -167,6 +167,20 @@ describe('MINILAKE_ENFORCE=1: SQL beyond SELECT', () => {
     expect((await admin('SELECT count(*) FROM ucx.s.t')).rows).toEqual([['2']]);
   });
 
+  it('needs EXECUTE to call a Unity Catalog function, CREATE FUNCTION to make one', async () => {
+    await admin('CREATE FUNCTION ucx.s.plus1(x INT) RETURNS INT RETURN x + 1');
+    await refused('SELECT ucx.s.plus1(1) AS v', "User does not have EXECUTE on Function 'ucx.s.plus1'.");
+    await grant('function', 'ucx.s.plus1', 'EXECUTE');
+    expect((await allowed('SELECT ucx.s.plus1(1) AS v')).rows).toEqual([['2']]);
+    await refused(
+      'CREATE FUNCTION ucx.s.twice(x INT) RETURNS INT RETURN x * 2',
+      "User does not have CREATE FUNCTION on Schema 'ucx.s'.",
+    );
+    await grant('schema', 'ucx.s', 'CREATE_FUNCTION');
+    await allowed('CREATE FUNCTION ucx.s.twice(x INT) RETURNS INT RETURN x * 2');
+    expect((await allowed('SELECT ucx.s.twice(4) AS v')).rows).toEqual([['8']]);
+  });
+
   it('needs READ VOLUME / WRITE VOLUME for volume files', async () => {
     const p = '/api/2.0/fs/files/Volumes/ucx/s/v/hello.txt';
     const put = await call(sp.token, 'PUT', p, undefined, 'hi');

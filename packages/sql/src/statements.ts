@@ -415,6 +415,8 @@ export class StatementManager implements StatementService {
       if (uc?.enforcing) {
         const who = stmt.caller;
         execInput.authorize = async (need) => {
+          // A dotted call that is no Unity Catalog function (a built-in, a temporary one) is not checked.
+          if (need.on === 'function' && !uc.functionExists(need.fullName)) return;
           const m =
             need.on === 'table' && (need.privilege === 'SELECT' || need.privilege === 'MODIFY')
               ? await uc.missingPrivilege(who, need.privilege, need.fullName)

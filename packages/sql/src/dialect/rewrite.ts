@@ -88,6 +88,8 @@ export async function prepare(text: string, s: Session): Promise<Prepared> {
         const table = parseTravelKey(k).table;
         if (table !== undefined) await s.authorize({ on: 'table', fullName: table, privilege: 'SELECT' });
       }
+      for (const f of t.functions ?? [])
+        await s.authorize({ on: 'function', fullName: f, privilege: 'EXECUTE' });
     }
     // information_schema views: temporary tables filled from Unity Catalog (information-schema.ts).
     const info = await informationSchemaTables(t.tables, s);

@@ -145,6 +145,10 @@ export function rewriteExpression(r: NodeRewriter, k: string, d: Node, n: Node):
         const args = ((d.args as Json[] | undefined) ?? []).map(sparkName);
         if (typeof method?.name === 'string' && args.every((a) => a !== undefined))
           named(n, `${cat.name}.${(col.name as { name: string }).name}.${method.name}(${args.join(', ')})`);
+        if (typeof method?.name === 'string') {
+          const full = `${cat.name}.${(col.name as { name: string }).name}.${method.name}`.toLowerCase();
+          if (!r.functions.includes(full)) r.functions.push(full);
+        }
         col.table = ident(r.o.alias(cat.name));
         r.changed = true;
       }
