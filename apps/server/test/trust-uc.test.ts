@@ -170,6 +170,10 @@ describe('MINILAKE_ENFORCE=1: SQL beyond SELECT', () => {
   it('needs EXECUTE to call a Unity Catalog function, CREATE FUNCTION to make one', async () => {
     await admin('CREATE FUNCTION ucx.s.plus1(x INT) RETURNS INT RETURN x + 1');
     await refused('SELECT ucx.s.plus1(1) AS v', "User does not have EXECUTE on Function 'ucx.s.plus1'.");
+    // Named from the session's catalog too (`USE CATALOG ucx; SELECT s.plus1(1)`).
+    const r = await sql(sp.token, 'USE CATALOG ucx; SELECT s.plus1(1) AS v');
+    expect(r.state).toBe('FAILED');
+    expect(r.error).toContain("User does not have EXECUTE on Function 'ucx.s.plus1'.");
     await grant('function', 'ucx.s.plus1', 'EXECUTE');
     expect((await allowed('SELECT ucx.s.plus1(1) AS v')).rows).toEqual([['2']]);
     await refused(
