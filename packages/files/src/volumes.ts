@@ -100,7 +100,8 @@ export class VolumeFiles {
     const [catalog, schema, volume, ...rest] = after as [string, string, string, ...string[]];
     const r = this.resolver();
     if (!r) throw volumesUnavailable();
-    return { dir: await r.volumeDirectory(catalog, schema, volume), rest };
+    // Unity Catalog checks READ VOLUME / WRITE VOLUME for the caller (MINILAKE_ENFORCE=1).
+    return { dir: await r.volumeDirectory(catalog, schema, volume, access), rest };
   }
 
   /** The disk path of a client path; the volume (or the root's object) must exist. */

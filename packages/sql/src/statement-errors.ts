@@ -4,7 +4,9 @@
  * MINILAKE_ENFORCE's refusal of a read.
  */
 import { isDatabricksError } from '@minilake/core';
+import { refusalText, type Missing } from '@minilake/unity-catalog';
 import { SqlError } from './dialect/index.js';
+import { insufficientPermissionsError, refusalOf } from './dialect/sql-error.js';
 
 /** A raw engine error (DuckDB's `Binder Error: ...`), not yet given its Databricks error class. */
 export function isEngineError(e: unknown): boolean {
@@ -43,6 +45,8 @@ export function errorDetails(e: SqlError): ErrorDetails {
 /** Engine failures as Databricks reports them: a ServiceError code, the message, and a SQLSTATE. */
 export function toSqlFailure(e: unknown): { code: string; message: string; sqlState: string } {
   if (e instanceof SqlError) return { code: e.errorCode, message: e.message, sqlState: e.sqlState };
+  const refused = refusalOf(e);
+  if (refused) return { code: refused.errorCode, message: refused.message, sqlState: refused.sqlState };
   // Unity Catalog refusing a change (the read-only samples catalog) reads as Databricks' SQL error.
   if (isDatabricksError(e) && e.errorCode === 'PERMISSION_DENIED')
     return {
@@ -79,17 +83,6 @@ export function toSqlFailure(e: unknown): { code: string; message: string; sqlSt
  * MINILAKE_ENFORCE=1: a read refused for a missing Unity Catalog privilege, as Databricks SQL words it
  * (error class INSUFFICIENT_PERMISSIONS, SQLSTATE 42501, wire code PERMISSION_DENIED).
  */
-export function insufficientPermissions(m: {
-  privilege: string;
-  securableType: string;
-  fullName: string;
-}): SqlError {
-  const e = new SqlError(
-    `[INSUFFICIENT_PERMISSIONS] Insufficient privileges: User does not have ${m.privilege} on ${m.securableType} '${m.fullName}'. SQLSTATE: 42501`,
-    'PERMISSION_DENIED',
-    '42501',
-  );
-  e.errorClass = 'INSUFFICIENT_PERMISSIONS';
-  e.parameters = { privilege: m.privilege, securable: `${m.securableType} '${m.fullName}'` };
-  return e;
+export function insufficientPermissions(m: Missing): SqlError {
+  return insufficientPermissionsError(refusalText(m), m.privilege, `${m.securableType} '${m.fullName}'`);
 }

@@ -410,13 +410,20 @@ export class StatementManager implements StatementService {
       if (input.parameters) execInput.parameters = input.parameters;
       execInput.user = stmt.caller.userName;
       const uc = this.uc;
-      if (uc?.enforcing)
-        execInput.authorizeRead = async (tables) => {
-          for (const t of tables) {
-            const m = await uc.missingPrivilege(stmt.caller, 'SELECT', t);
-            if (m) throw insufficientPermissions(m);
-          }
+      // MINILAKE_ENFORCE=1: what the text runs on the engine itself (reads, DML, CREATE/DROP/ALTER TABLE and
+      // VIEW) is checked here; what it changes through Unity Catalog (catalogs, schemas, grants) the store checks.
+      if (uc?.enforcing) {
+        const who = stmt.caller;
+        execInput.authorize = async (need) => {
+          // A dotted call that is no Unity Catalog function (a built-in, a temporary one) is not checked.
+          if (need.on === 'function' && !uc.functionExists(need.fullName)) return;
+          const m =
+            need.on === 'table' && (need.privilege === 'SELECT' || need.privilege === 'MODIFY')
+              ? await uc.missingPrivilege(who, need.privilege, need.fullName)
+              : uc.privilegeMissing(who, need);
+          if (m) throw insufficientPermissions(m);
         };
+      }
       const result = (await executeDatabricksSql(conn as never, execInput, {
         engine: this.engine,
         uc: this.uc,

@@ -4,7 +4,10 @@
  *   engine, and what SQL creates or drops appears in (or disappears from) these answers at once.
  * - Lists page like Databricks: max_results absent returns everything, 0 means the server page size,
  *   negative is a 400, and the last page carries no next_page_token.
- * - Grants are stored and reported (with inheritance), never enforced: every caller acts as the admin.
+ * - Grants are stored and reported (with inheritance). With MINILAKE_ENFORCE=1 they are enforced for the
+ *   request's principal: the store refuses changes (403 PERMISSION_DENIED, "User does not have CREATE TABLE on
+ *   Schema 'c.s'."), a GET of a securable the caller may not see is refused the same way, and lists show only
+ *   what the caller may see, as Databricks filters them. Without it every caller acts as the admin.
  * - Temporary credentials answer an empty credential set with an expiry: MiniLake storage is local files.
  */
 import { Hono } from 'hono';
@@ -50,9 +53,14 @@ export function unityCatalogApp(store: UnityCatalogStore): Hono {
   );
   app.get(`${BASE}/catalogs`, (c) => {
     const q = readQuery(c, s.ListRequest);
-    return c.json(paged('catalogs', store.listCatalogs(), (x) => x.name, q));
+    const items = store.visible('catalog', store.listCatalogs(), (x) => x.name);
+    return c.json(paged('catalogs', items, (x) => x.name, q));
   });
-  app.get(`${BASE}/catalogs/:name`, (c) => c.json(store.getCatalog(name(c))));
+  app.get(`${BASE}/catalogs/:name`, (c) => {
+    const info = store.getCatalog(name(c));
+    store.checkVisible('catalog', info.name);
+    return c.json(info);
+  });
   app.patch(`${BASE}/catalogs/:name`, async (c) =>
     c.json(await store.updateCatalog(name(c), await readJson(c, s.UpdateCatalogRequest))),
   );
@@ -67,9 +75,14 @@ export function unityCatalogApp(store: UnityCatalogStore): Hono {
   );
   app.get(`${BASE}/schemas`, async (c) => {
     const q = await readQueryOrBody(c, s.ListSchemasRequest);
-    return c.json(paged('schemas', await store.listSchemas(q.catalog_name), (x) => x.name, q));
+    const items = store.visible('schema', await store.listSchemas(q.catalog_name), (x) => x.full_name);
+    return c.json(paged('schemas', items, (x) => x.name, q));
   });
-  app.get(`${BASE}/schemas/:full_name`, async (c) => c.json(await store.getSchema(name(c, 'full_name'))));
+  app.get(`${BASE}/schemas/:full_name`, async (c) => {
+    const info = await store.getSchema(name(c, 'full_name'));
+    store.checkVisible('schema', info.full_name);
+    return c.json(info);
+  });
   app.patch(`${BASE}/schemas/:full_name`, async (c) =>
     c.json(await store.updateSchema(name(c, 'full_name'), await readJson(c, s.UpdateSchemaRequest))),
   );
@@ -87,10 +100,14 @@ export function unityCatalogApp(store: UnityCatalogStore): Hono {
   );
   app.get(`${BASE}/tables`, async (c) => {
     const q = await readQueryOrBody(c, s.ListTablesRequest);
-    const rows = await store.listTables(q.catalog_name, q.schema_name, {
-      columns: q.omit_columns ?? false,
-      properties: q.omit_properties ?? false,
-    });
+    const rows = store.visible(
+      'table',
+      await store.listTables(q.catalog_name, q.schema_name, {
+        columns: q.omit_columns ?? false,
+        properties: q.omit_properties ?? false,
+      }),
+      (x) => `${q.catalog_name}.${q.schema_name}.${x.key}`,
+    );
     // Rows arrive serialized (cached per table, and the list itself while nothing changed): the page is
     // joined, not stringified again, and a whole unchanged list answers with the same bytes.
     const page = ucPage(rows, (x) => x.key, q);
@@ -107,19 +124,23 @@ export function unityCatalogApp(store: UnityCatalogStore): Hono {
   });
   app.get(`${BASE}/table-summaries`, async (c) => {
     const q = readQuery(c, s.TableSummariesRequest);
-    const items = await store.tableSummaries(q.catalog_name, q.schema_name_pattern, q.table_name_pattern);
+    const items = store.visible(
+      'table',
+      await store.tableSummaries(q.catalog_name, q.schema_name_pattern, q.table_name_pattern),
+      (x) => x.full_name,
+    );
     return c.json(paged('tables', items, (x) => x.full_name, q));
   });
   app.get(`${BASE}/tables/:full_name/exists`, async (c) =>
     c.json({ table_exists: await store.tableExists(name(c, 'full_name')) }),
   );
-  app.get(`${BASE}/tables/:full_name`, async (c) =>
-    c.json(
-      await store.getTable(name(c, 'full_name'), {
-        columns: readQuery(c, s.GetTableRequest).omit_columns ?? false,
-      }),
-    ),
-  );
+  app.get(`${BASE}/tables/:full_name`, async (c) => {
+    const info = await store.getTable(name(c, 'full_name'), {
+      columns: readQuery(c, s.GetTableRequest).omit_columns ?? false,
+    });
+    store.checkVisible('table', String(info.full_name));
+    return c.json(info);
+  });
   app.patch(`${BASE}/tables/:full_name`, async (c) => {
     await store.updateTable(name(c, 'full_name'), await readJson(c, s.UpdateTableRequest));
     return c.json({});
@@ -135,9 +156,18 @@ export function unityCatalogApp(store: UnityCatalogStore): Hono {
   );
   app.get(`${BASE}/volumes`, async (c) => {
     const q = readQuery(c, s.ListVolumesRequest);
-    return c.json(paged('volumes', await store.listVolumes(q.catalog_name, q.schema_name), (x) => x.name, q));
+    const items = store.visible(
+      'volume',
+      await store.listVolumes(q.catalog_name, q.schema_name),
+      (x) => x.full_name,
+    );
+    return c.json(paged('volumes', items, (x) => x.name, q));
   });
-  app.get(`${BASE}/volumes/:name`, (c) => c.json(store.getVolume(name(c))));
+  app.get(`${BASE}/volumes/:name`, (c) => {
+    const info = store.getVolume(name(c));
+    store.checkVisible('volume', info.full_name);
+    return c.json(info);
+  });
   app.patch(`${BASE}/volumes/:name`, async (c) =>
     c.json(await store.updateVolume(name(c), await readJson(c, s.UpdateVolumeRequest))),
   );
@@ -152,11 +182,18 @@ export function unityCatalogApp(store: UnityCatalogStore): Hono {
   );
   app.get(`${BASE}/functions`, async (c) => {
     const q = readQuery(c, s.ListFunctionsRequest);
-    return c.json(
-      paged('functions', await store.listFunctions(q.catalog_name, q.schema_name), (x) => x.name, q),
+    const items = store.visible(
+      'function',
+      await store.listFunctions(q.catalog_name, q.schema_name),
+      (x) => x.full_name,
     );
+    return c.json(paged('functions', items, (x) => x.name, q));
   });
-  app.get(`${BASE}/functions/:name`, (c) => c.json(store.getFunction(name(c))));
+  app.get(`${BASE}/functions/:name`, (c) => {
+    const info = store.getFunction(name(c));
+    store.checkVisible('function', info.full_name);
+    return c.json(info);
+  });
   app.patch(`${BASE}/functions/:name`, async (c) =>
     c.json(store.updateFunction(name(c), await readJson(c, s.UpdateFunctionRequest))),
   );

@@ -21,6 +21,11 @@ export {
   type TableCreate,
   type CreatedTable,
   type ExternalSecurables,
+  type Caller,
+  type Missing,
+  type Need,
+  type SecurableKind,
+  refusalText,
 } from './store.js';
 export type {
   CatalogInfo,
@@ -65,10 +70,16 @@ export interface UnityCatalogApi {
    * inside its open transaction): records are not dropped meanwhile for engine objects not yet committed.
    */
   together<T>(fn: () => Promise<T>): Promise<T>;
-  /** MINILAKE_ENFORCE=1: privileges are checked where `missingPrivilege` is asked (SQL reads so far). */
+  /**
+   * MINILAKE_ENFORCE=1: every change through this API is checked for the request's principal (a refusal is a
+   * 403 PERMISSION_DENIED DatabricksError); the SQL layer asks `missingPrivilege` / `privilegeMissing` for
+   * what runs on the engine directly (reads, DML, CREATE/DROP/ALTER TABLE and VIEW).
+   */
   enforcing: boolean;
-  /** The first privilege a principal lacks to read a table (see UnityCatalogStore.missingPrivilege). */
+  /** The first privilege a principal lacks to read or write a table (UnityCatalogStore.missingPrivilege). */
   missingPrivilege: UnityCatalogStore['missingPrivilege'];
+  /** The first privilege a principal lacks for any need (store/privileges.ts). */
+  privilegeMissing: UnityCatalogStore['privilegeMissing'];
   /** GRANT / REVOKE from SQL; stored, enforced with MINILAKE_ENFORCE=1. */
   updatePermissions(securableType: string, fullName: string, changes: PermissionChange[]): void;
   /**
@@ -95,8 +106,16 @@ export interface UnityCatalogApi {
   /** Schema and catalog changes from SQL (ALTER ... SET DBPROPERTIES, COMMENT ON, OWNER TO). */
   updateSchema(fullName: string, u: Parameters<UnityCatalogStore['updateSchema']>[1]): Promise<unknown>;
   updateCatalog(name: string, u: Parameters<UnityCatalogStore['updateCatalog']>[1]): Promise<unknown>;
-  /** Absolute directory of a volume; 404 when it does not exist. */
-  volumeDirectory(catalog: string, schema: string, volume: string): Promise<string>;
+  /**
+   * Absolute directory of a volume; 404 when it does not exist. `access` given (a caller's read or write of
+   * its files), MINILAKE_ENFORCE=1 checks READ VOLUME / WRITE VOLUME (403 PERMISSION_DENIED).
+   */
+  volumeDirectory(
+    catalog: string,
+    schema: string,
+    volume: string,
+    access?: 'read' | 'write',
+  ): Promise<string>;
   /**
    * Securables another service keeps under schemas (mlflow's registered models): counted and dropped with
    * their schema, moved with it, granted as `grantType`.
@@ -123,9 +142,11 @@ export const unityCatalogSettings = {
   }),
   MINILAKE_ENFORCE: switchSetting({
     doc:
-      '`1` enforces Unity Catalog privileges for the caller (`MINILAKE_AUTH=tokens`): a SQL read needs USE CATALOG, ' +
-      'USE SCHEMA and SELECT (inherited down the hierarchy; groups and `account users` count; `admins` and the ' +
-      "catalog's owner pass), else `INSUFFICIENT_PERMISSIONS`. Other privileges and REST reads are not checked yet.",
+      '`1` enforces Unity Catalog privileges for the caller (`MINILAKE_AUTH=tokens`) in SQL, the Unity Catalog ' +
+      'REST API and the Files API on volumes: USE CATALOG / USE SCHEMA, SELECT, MODIFY, CREATE SCHEMA|TABLE|VOLUME|' +
+      'FUNCTION, CREATE CATALOG, READ/WRITE VOLUME, ownership or MANAGE for DROP, ALTER and grants; inherited down ' +
+      'the hierarchy, groups and `account users` count, `admins` and owners pass; lists show only what the caller ' +
+      'may see. Refusals: SQL `INSUFFICIENT_PERMISSIONS`, REST 403 `PERMISSION_DENIED`.',
     default: '0',
   }),
   MINILAKE_EMPTY: switchSetting({
@@ -155,6 +176,10 @@ export const unityCatalogService = defineService<UnityCatalogApi, typeof unityCa
       engine,
       clock: ctx.clock,
       user: ctx.identity.userName,
+      // The creator of a securable becomes its owner (the configured user unless MINILAKE_AUTH=tokens).
+      actor: () => ctx.principal().userName,
+      // Only with MINILAKE_ENFORCE=1: without a caller the store checks nothing (no work per request).
+      ...(ctx.settings.MINILAKE_ENFORCE ? { caller: () => ctx.principal() } : {}),
       volumesDir: ctx.folder('volumes'),
       // External locations must stay outside everything MiniLake manages.
       dataDir: ctx.dataDir,
@@ -187,10 +212,11 @@ export const unityCatalogService = defineService<UnityCatalogApi, typeof unityCa
         getTable: (fullName) => store.getTable(fullName),
         setTableMetadata: (fullName, meta) => store.setTableMetadata(fullName, meta),
         together: (fn) => store.together(fn),
-        enforcing: ctx.settings.MINILAKE_ENFORCE,
+        enforcing: store.enforcing,
         missingPrivilege: (who, privilege, fullName) => store.missingPrivilege(who, privilege, fullName),
+        privilegeMissing: (who, need) => store.privilegeMissing(who, need),
         updatePermissions: (type, fullName, changes) => store.applyPermissions(type, fullName, changes),
-        volumeDirectory: (c, s, v) => store.volumeDirectory(c, s, v),
+        volumeDirectory: (c, s, v, access) => store.volumeDirectory(c, s, v, access),
         registerExternal: (x) => store.registerExternal(x),
         moveGrants: (type, from, to) => store.moveGrants(type, from, to),
         metastoreId: () => store.metastoreId,

@@ -24,6 +24,14 @@ import { UcContext, type UcContextOptions } from './store/context.js';
 import { EngineView } from './store/engine-view.js';
 import { Functions } from './store/functions.js';
 import { Grants } from './store/grants.js';
+import {
+  permissionDenied,
+  Privileges,
+  type Caller,
+  type Missing,
+  type Need,
+  type SecurableKind,
+} from './store/privileges.js';
 import type { PermissionChange, Props, TableMetadataInput } from './store/records.js';
 import { Schemas } from './store/schemas.js';
 import { ExternalDeltaSource, ManagedDeltaSource, PipelineDatasetSource } from './store/delta-source.js';
@@ -34,6 +42,8 @@ import type { ExternalSecurables } from './store/external.js';
 
 export type { ColumnOut, PermissionChange, TableMetadataInput } from './store/records.js';
 export type { ExternalSecurables } from './store/external.js';
+export type { Caller, Missing, Need, SecurableKind } from './store/privileges.js';
+export { refusalText } from './store/privileges.js';
 export type { TableSource, TableCreate, CreatedTable } from './store/table-sources.js';
 
 /** The context's options (the store opens the collections itself), plus the store's own. */
@@ -44,6 +54,11 @@ export interface UnityCatalogStoreOptions extends Omit<UcContextOptions, 'collec
   empty?: boolean;
   /** Where the samples catalog's tables are generated; without it there is no samples catalog. */
   samplesDir?: string;
+  /**
+   * MINILAKE_ENFORCE=1: who is asking (the request's principal). Set, every change through this store is
+   * checked against Unity Catalog privileges (store/privileges.ts); unset, nothing is checked.
+   */
+  caller?: () => Caller;
 }
 
 export class UnityCatalogStore extends CollectionStore {
@@ -57,6 +72,8 @@ export class UnityCatalogStore extends CollectionStore {
   private readonly volumes: Volumes;
   private readonly functions: Functions;
   private readonly grants: Grants;
+  private readonly privileges: Privileges;
+  private readonly caller: (() => Caller) | undefined;
   /** Where tables' data lives and how it is read and written. */
   readonly formats: TableFormats;
   private readonly builtins: BuiltinCatalogs;
@@ -80,6 +97,7 @@ export class UnityCatalogStore extends CollectionStore {
       formats: o.formats,
       clock: o.clock,
       user: o.user,
+      ...(o.actor ? { actor: o.actor } : {}),
       volumesDir: o.volumesDir,
       dataDir: o.dataDir,
       ...(o.managedDeltaDir ? { managedDeltaDir: o.managedDeltaDir } : {}),
@@ -125,6 +143,8 @@ export class UnityCatalogStore extends CollectionStore {
         }
       },
     });
+    this.privileges = new Privileges(this.ctx);
+    this.caller = o.caller;
     this.builtins = new BuiltinCatalogs(this.ctx, {
       empty: o.empty ?? false,
       ...(o.samplesDir ? { samplesDir: o.samplesDir } : {}),
@@ -193,6 +213,7 @@ export class UnityCatalogStore extends CollectionStore {
 
   // ---- catalogs ----
   createCatalog(input: Parameters<Catalogs['create']>[0]) {
+    this.guard({ on: 'metastore', privilege: 'CREATE_CATALOG' });
     return this.catalogs.create(input);
   }
   getCatalog(name: string) {
@@ -202,11 +223,13 @@ export class UnityCatalogStore extends CollectionStore {
     return this.catalogs.list();
   }
   updateCatalog(name: string, u: Parameters<Catalogs['update']>[1]) {
+    this.guardExisting('catalog', name, 'OWNER');
     this.builtins.checkWritable(name, 'Catalog');
     if (u.new_name) this.builtins.checkDroppable(name);
     return this.catalogs.update(name, u);
   }
   async deleteCatalog(name: string, force: boolean) {
+    this.guardExisting('catalog', name, 'OWNER');
     this.builtins.checkDroppable(name);
     return this.catalogs.delete(name, force);
   }
@@ -220,6 +243,7 @@ export class UnityCatalogStore extends CollectionStore {
     storage_root?: string | null;
   }) {
     this.builtins.checkWritable(input.catalog_name, 'Catalog');
+    this.guardExisting('catalog', input.catalog_name, 'CREATE_SCHEMA');
     return this.schemas.create(input);
   }
   getSchema(fullName: string) {
@@ -230,16 +254,19 @@ export class UnityCatalogStore extends CollectionStore {
   }
   updateSchema(fullName: string, u: Parameters<Schemas['update']>[1]) {
     this.builtins.checkWritable(fullName, 'Schema');
+    this.guardExisting('schema', fullName, 'OWNER');
     return this.schemas.update(fullName, u);
   }
   async deleteSchema(fullName: string, force: boolean) {
     this.builtins.checkWritable(fullName, 'Schema');
+    this.guardExisting('schema', fullName, 'OWNER');
     return this.schemas.delete(fullName, force);
   }
 
   // ---- tables ----
   async createTable(input: TableInput) {
     this.builtins.checkWritable(input.catalog_name, 'Catalog');
+    this.guardCreate(input.catalog_name, input.schema_name, 'CREATE_TABLE');
     return this.tables.create(input);
   }
   getTable(fullName: string, omit: { columns?: boolean; properties?: boolean } = {}) {
@@ -279,6 +306,7 @@ export class UnityCatalogStore extends CollectionStore {
     properties?: Record<string, string>;
   }) {
     this.builtins.checkWritable(r.catalog_name, 'Catalog');
+    this.guardCreate(r.catalog_name, r.schema_name, 'CREATE_TABLE');
     const schema = { type: 'struct' as const, fields: r.fields as SparkSchema['fields'] };
     if (r.table_type) {
       if (!this.ctx.datasetsDir) throw invalidParameter('Pipeline datasets are not served by this store.');
@@ -337,6 +365,7 @@ export class UnityCatalogStore extends CollectionStore {
   }
   /** A staging table (Unity Catalog OSS): the folder a MANAGED Delta table will live in, for Spark to write. */
   createStagingTable(input: { catalog_name: string; schema_name: string; name: string }) {
+    this.guardCreate(input.catalog_name, input.schema_name, 'CREATE_TABLE');
     return this.tables.stage(input);
   }
   tableExists(fullName: string) {
@@ -350,10 +379,12 @@ export class UnityCatalogStore extends CollectionStore {
   }
   async updateTable(fullName: string, u: { owner?: string | null; comment?: string | null }) {
     this.builtins.checkWritable(fullName);
+    this.guardExisting('table', fullName, 'OWNER');
     return this.tables.update(fullName, u);
   }
   async deleteTable(fullName: string) {
     this.builtins.checkWritable(fullName);
+    this.guardExisting('table', fullName, 'OWNER');
     return this.tables.delete(fullName);
   }
   tableById(tableId: string | null | undefined) {
@@ -383,6 +414,7 @@ export class UnityCatalogStore extends CollectionStore {
   // ---- volumes ----
   createVolume(input: Parameters<Volumes['create']>[0]) {
     this.builtins.checkVolumeCatalog(input.catalog_name);
+    this.guardCreate(input.catalog_name, input.schema_name, 'CREATE_VOLUME');
     return this.volumes.create(input);
   }
   getVolume(fullName: string) {
@@ -392,23 +424,39 @@ export class UnityCatalogStore extends CollectionStore {
     return this.volumes.list(catalog, schema);
   }
   updateVolume(fullName: string, u: Parameters<Volumes['update']>[1]) {
+    this.guardExisting('volume', fullName, 'OWNER');
     return this.volumes.update(fullName, u);
   }
   deleteVolume(fullName: string) {
+    this.guardExisting('volume', fullName, 'OWNER');
     return this.volumes.delete(fullName);
   }
-  volumeDirectory(catalog: string, schema: string, volume: string) {
-    return this.volumes.directory(catalog, schema, volume);
+  /**
+   * A volume's directory (404 when the volume does not exist). With `access` (the Files API, SQL's volume
+   * paths) and MINILAKE_ENFORCE=1, the caller needs READ VOLUME to read or list, WRITE VOLUME to write or
+   * delete; a caller that may not see the volume at all is refused the same way.
+   */
+  async volumeDirectory(catalog: string, schema: string, volume: string, access?: 'read' | 'write') {
+    const dir = await this.volumes.directory(catalog, schema, volume);
+    if (access && this.caller)
+      this.guard({
+        on: 'volume',
+        fullName: `${catalog}.${schema}.${volume}`,
+        privilege: access === 'read' ? 'READ_VOLUME' : 'WRITE_VOLUME',
+      });
+    return dir;
   }
 
   // ---- functions ----
   createFunction(fi: FunctionInput) {
     this.builtins.checkWritable(fi.catalog_name, 'Catalog');
+    this.guardCreate(fi.catalog_name, fi.schema_name, 'CREATE_FUNCTION');
     return this.functions.create(fi);
   }
   /** SQL's CREATE FUNCTION: the engine already holds the macro; Unity Catalog records the function. */
   recordFunction(fi: FunctionInput, opts: { macro: 'scalar' | 'table'; replace: boolean }) {
     this.builtins.checkWritable(fi.catalog_name, 'Catalog');
+    this.guardCreate(fi.catalog_name, fi.schema_name, 'CREATE_FUNCTION');
     return this.functions.create(fi, opts);
   }
   functionExists(fullName: string): boolean {
@@ -426,9 +474,11 @@ export class UnityCatalogStore extends CollectionStore {
     return this.functions.list(catalog, schema);
   }
   updateFunction(fullName: string, u: { owner?: string | null }) {
+    this.guardExisting('function', fullName, 'OWNER');
     return this.functions.update(fullName, u);
   }
   deleteFunction(fullName: string) {
+    this.guardExisting('function', fullName, 'OWNER');
     return this.functions.delete(fullName);
   }
 
@@ -456,35 +506,100 @@ export class UnityCatalogStore extends CollectionStore {
   }
   async updatePermissionsChecked(type: string, fullName: string, changes: PermissionChange[]) {
     if (type.toLowerCase() !== 'metastore') this.builtins.checkGrantable(fullName);
+    this.guardGrant(type, fullName);
     return this.grants.updateChecked(type, fullName, changes);
   }
   applyPermissions(type: string, fullName: string, changes: PermissionChange[]): void {
+    this.guardGrant(type, fullName);
     this.grants.apply(type, fullName, changes);
   }
+  // ---- privileges (MINILAKE_ENFORCE=1; store/privileges.ts has the rules) ----
+  /** Whether privileges are checked (a caller was given). */
+  get enforcing(): boolean {
+    return this.caller !== undefined;
+  }
+
+  /** What `who` lacks for `need`, undefined when nothing (the SQL layer asks before it touches the engine). */
+  privilegeMissing(who: Caller, need: Need): Missing | undefined {
+    if (need.on !== 'metastore' && !this.ctx.c.catalogs.has(need.fullName.split('.')[0]!.toLowerCase()))
+      return undefined;
+    return this.privileges.missing(who, need);
+  }
+
+  /** Refuses (403 PERMISSION_DENIED) when the caller lacks `need`; nothing when privileges are not enforced. */
+  guard(need: Need): void {
+    if (!this.caller) return;
+    const m = this.privilegeMissing(this.caller(), need);
+    if (m) throw permissionDenied(m);
+  }
+
   /**
-   * MINILAKE_ENFORCE=1: the first privilege `who` lacks to read (SELECT) table `fullName` (`c.s.t`), as
-   * Databricks checks it: USE CATALOG on the catalog, USE SCHEMA on the schema (or the catalog), SELECT on
-   * the table (or its schema or catalog); ALL_PRIVILEGES counts for each, granted to the principal, one of
-   * its groups or `account users`. Workspace admins (the `admins` group) and the catalog's owner pass.
-   * Undefined when nothing is missing.
+   * A change of an existing securable: checked once its catalog exists (a missing catalog is the store's own
+   * 404; below it, a refusal comes before "does not exist", as Databricks checks the parents first).
+   */
+  private guardExisting(
+    on: SecurableKind,
+    fullName: string,
+    privilege: 'OWNER' | 'MANAGE' | 'CREATE_SCHEMA',
+  ) {
+    if (this.caller) this.guard({ on, fullName, privilege } as Need);
+  }
+
+  private guardCreate(
+    catalog: string,
+    schema: string,
+    privilege: 'CREATE_TABLE' | 'CREATE_VOLUME' | 'CREATE_FUNCTION',
+  ) {
+    if (this.caller) this.guard({ on: 'schema', fullName: `${catalog}.${schema}`, privilege });
+  }
+
+  /** GRANT / REVOKE: ownership or MANAGE; on the metastore and other securables, admins only. */
+  private guardGrant(type: string, fullName: string) {
+    if (!this.caller) return;
+    const t = type.toLowerCase();
+    if (['catalog', 'schema', 'table', 'volume', 'function'].includes(t))
+      this.guard({ on: t as SecurableKind, fullName, privilege: 'MANAGE' });
+    else this.guard({ on: 'metastore', privilege: 'MANAGE' });
+  }
+
+  /** GET of a securable the caller may not see: 403, as Databricks answers it. */
+  checkVisible(on: SecurableKind, fullName: string): void {
+    if (this.caller) this.guard({ on, fullName, privilege: 'BROWSE' });
+  }
+
+  /** A list's items the caller may see (Databricks filters lists); all of them when nothing is enforced. */
+  visible<T>(on: SecurableKind, items: T[], fullName: (x: T) => string): T[] {
+    if (!this.caller) return items;
+    const who = this.caller();
+    if (who.groups.includes('admins')) return items;
+    return items.filter(
+      (x) => !this.privileges.missing(who, { on, fullName: fullName(x), privilege: 'BROWSE' }),
+    );
+  }
+
+  /**
+   * MINILAKE_ENFORCE=1, SQL: the first privilege `who` lacks to read (SELECT) or write (MODIFY) table
+   * `fullName` (`c.s.t`): USE CATALOG, USE SCHEMA, then the privilege, with inheritance, groups, `account
+   * users`, ALL PRIVILEGES, admins and owners as store/privileges.ts says. Undefined when nothing is missing.
    */
   async missingPrivilege(
-    who: { userName: string; groups: readonly string[] },
-    privilege: 'SELECT',
+    who: Caller,
+    privilege: 'SELECT' | 'MODIFY',
     fullName: string,
-  ): Promise<{ privilege: string; securableType: string; fullName: string } | undefined> {
+  ): Promise<Missing | undefined> {
     if (who.groups.includes('admins')) return undefined;
     const [catalog, schema, table] = fullName.toLowerCase().split('.');
     if (!catalog || !schema || !table) return undefined;
-    // Samples are readable by every user; information_schema lists only what the caller may see (a gap:
-    // MiniLake lists all); a name Unity Catalog does not know is the engine's to report (not found).
+    // Samples are readable by every user (and refuse writes themselves); information_schema lists only
+    // what the caller may see (a gap: MiniLake lists all); a name Unity Catalog does not know is the
+    // engine's to report (not found).
     if (catalog === 'samples' || schema === 'information_schema') return undefined;
-    const cat = this.ctx.c.catalogs.get(catalog);
-    if (!cat || cat.owner === who.userName) return undefined;
-    const names = [who.userName, ...who.groups, 'account users'];
-    const holds = (type: string, name: string, p: string) => this.grants.holds(names, type, name, p);
-    const sch = `${catalog}.${schema}`;
-    const missing = this.firstMissing(holds, privilege, catalog, sch, fullName);
+    if (!this.ctx.c.catalogs.has(catalog)) return undefined;
+    const missing = this.privileges.missing(who, {
+      on: 'table',
+      fullName: `${catalog}.${schema}.${table}`,
+      privilege,
+    });
     if (!missing) return undefined;
     // Only a table Unity Catalog knows is checked: a temporary view named like one (an unqualified name
     // resolves to the current schema) is the session's, and a name that is nothing is the engine's to report.
@@ -495,28 +610,6 @@ export class UnityCatalogStore extends CollectionStore {
     } catch {
       return undefined;
     }
-  }
-
-  private firstMissing(
-    holds: (type: string, name: string, p: string) => boolean,
-    privilege: string,
-    catalog: string,
-    sch: string,
-    fullName: string,
-  ): { privilege: string; securableType: string; fullName: string } | undefined {
-    if (!holds('catalog', catalog, 'USE_CATALOG'))
-      return { privilege: 'USE CATALOG', securableType: 'Catalog', fullName: catalog };
-    if (!holds('schema', sch, 'USE_SCHEMA') && !holds('catalog', catalog, 'USE_SCHEMA'))
-      return { privilege: 'USE SCHEMA', securableType: 'Schema', fullName: sch };
-    if (
-      ![
-        ['table', fullName],
-        ['schema', sch],
-        ['catalog', catalog],
-      ].some(([t, n]) => holds(t!, n!, privilege))
-    )
-      return { privilege, securableType: 'Table', fullName: fullName.toLowerCase() };
-    return undefined;
   }
 
   async getEffectivePermissions(type: string, fullName: string, principal?: string) {

@@ -1,7 +1,7 @@
 /** Engine errors (DuckDB's text, Unity Catalog's REST errors) as Databricks error classes and SQLSTATEs. */
 import { catalogAliasToName } from '@minilake/engine-duckdb';
 import { duckCaret } from './positions.js';
-import { SqlError, sqlError } from './sql-error.js';
+import { refusalOf, SqlError, sqlError } from './sql-error.js';
 
 export const MACRO_ERROR_STATES: Record<string, string> = {
   UNSUPPORTED_FEATURE: '0A000',
@@ -54,6 +54,8 @@ export function mapError(e: unknown, sql?: string): Error {
     e.name === 'DatabricksError' &&
     typeof (e as { errorCode?: unknown }).errorCode === 'string'
   ) {
+    const refused = refusalOf(e);
+    if (refused) return refused;
     const code = (e as unknown as { errorCode: string }).errorCode;
     const [cls, state] = REST_CODES[code] ?? [code, 'KD000'];
     return sqlError(cls, state, unaliasText(e.message));

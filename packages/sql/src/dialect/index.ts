@@ -17,6 +17,7 @@
  * A command that embeds a query (CREATE TABLE ... AS SELECT, INSERT OVERWRITE, EXPLAIN) sends it through
  * steps 3 and 4 (`stagesFor`), never back through this entry point.
  */
+import type { Need } from '@minilake/unity-catalog';
 import { forgetNamespaceIfChanged, openSession } from './namespace.js';
 import { classify } from './commands.js';
 import { mapError } from './engine-errors.js';
@@ -84,10 +85,11 @@ export interface ExecuteInput {
   /** The caller's user name (current_user()); the Statement API passes the request's identity. */
   user?: string;
   /**
-   * Refuses (throws a SqlError) when the caller may not read the tables a statement names (full names,
-   * `c.s.t`): the Statement API passes Unity Catalog's check when MINILAKE_ENFORCE=1.
+   * Refuses (throws a SqlError) when the caller lacks a Unity Catalog privilege the statement needs (SELECT
+   * on what it reads, MODIFY on what it writes, CREATE TABLE, ownership for DROP/ALTER): the Statement API
+   * passes Unity Catalog's check when MINILAKE_ENFORCE=1.
    */
-  authorizeRead?: (tables: string[]) => Promise<void>;
+  authorize?: (need: Need) => Promise<void>;
   /** The session time zone (spark.sql.session.timeZone; a Thrift session's). Default UTC. */
   timeZone?: string;
 }

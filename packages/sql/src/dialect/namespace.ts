@@ -4,6 +4,7 @@
  * connection that already has the namespace is not sent it again.
  */
 import { literal, qualified } from '@minilake/engine-duckdb';
+import type { Need } from '@minilake/unity-catalog';
 import { MACRO_DB, macroStatements, MACRO_SCHEMA } from './macros.js';
 import type { Session } from './session.js';
 import { sqlError } from './sql-error.js';
@@ -111,8 +112,8 @@ export interface SessionInput {
   schema?: string;
   parameters?: { name: string; value?: string | null; type?: string }[];
   user?: string;
-  /** See ExecuteInput.authorizeRead. */
-  authorizeRead?: (tables: string[]) => Promise<void>;
+  /** See ExecuteInput.authorize. */
+  authorize?: (need: Need) => Promise<void>;
   namespaceMayBeMissing?: boolean;
   /** The session time zone (spark.sql.session.timeZone); Databricks SQL warehouses default to UTC. */
   timeZone?: string;
@@ -145,7 +146,7 @@ export async function openSession(
     catalog: input.catalog || 'main',
     schema: input.schema || 'default',
     ...(input.user !== undefined ? { user: input.user } : {}),
-    ...(input.authorizeRead !== undefined ? { authorizeRead: input.authorizeRead } : {}),
+    ...(input.authorize !== undefined ? { authorize: input.authorize } : {}),
     params,
     conf: new Map(),
     timeZone: zone,

@@ -79,10 +79,17 @@ export async function prepare(text: string, s: Session): Promise<Prepared> {
       t = translate(text, o);
     }
     refuseWrite(t.insertTarget, t.writeKind);
-    // Privileges (MINILAKE_ENFORCE=1) on the tables the text reads, before anything of theirs is touched.
-    if (s.authorizeRead) {
-      const read = t.tables.map((k) => parseTravelKey(k).table).filter((n): n is string => n !== undefined);
-      if (read.length) await s.authorizeRead(read);
+    // Privileges (MINILAKE_ENFORCE=1), before anything is touched: MODIFY on the table the text writes
+    // (INSERT, UPDATE, DELETE, MERGE), SELECT on the tables it reads (MERGE's source among them).
+    if (s.authorize) {
+      if (t.insertTarget !== undefined && t.writeKind !== undefined)
+        await s.authorize({ on: 'table', fullName: t.insertTarget, privilege: 'MODIFY' });
+      for (const k of t.tables) {
+        const table = parseTravelKey(k).table;
+        if (table !== undefined) await s.authorize({ on: 'table', fullName: table, privilege: 'SELECT' });
+      }
+      for (const f of t.functions ?? [])
+        await s.authorize({ on: 'function', fullName: f, privilege: 'EXECUTE' });
     }
     // information_schema views: temporary tables filled from Unity Catalog (information-schema.ts).
     const info = await informationSchemaTables(t.tables, s);

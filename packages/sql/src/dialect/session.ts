@@ -1,6 +1,6 @@
 /** Per-request state shared by the pipeline stages and the commands MiniLake handles itself. */
 import { ident } from '@minilake/engine-duckdb';
-import type { UnityCatalogApi } from '@minilake/unity-catalog';
+import type { Need, UnityCatalogApi } from '@minilake/unity-catalog';
 import type {
   DatasetStatementRunner,
   DuckDBConnectionLike,
@@ -19,8 +19,8 @@ export interface Session {
   schema: string;
   /** The caller (current_user()). */
   user?: string;
-  /** Refuses (throws a SqlError) when the caller may not read these tables (`c.s.t`): MINILAKE_ENFORCE=1. */
-  authorizeRead?: (tables: string[]) => Promise<void>;
+  /** Refuses (throws a SqlError) when the caller lacks what `need` names: MINILAKE_ENFORCE=1. */
+  authorize?: (need: Need) => Promise<void>;
   params: Map<string, { value: string | null; type: string | undefined }>;
   /** `SET key = value` of this statement text (lower-case keys), e.g. Delta's retention check for VACUUM. */
   conf: Map<string, string>;

@@ -49,6 +49,38 @@ export function sqlError(errorClass: string, sqlState: string, message: string):
   return e;
 }
 
+/**
+ * MINILAKE_ENFORCE=1: a missing Unity Catalog privilege as Databricks SQL reports it (error class
+ * INSUFFICIENT_PERMISSIONS, SQLSTATE 42501, wire code PERMISSION_DENIED). `text` is Unity Catalog's own
+ * sentence ("User does not have MODIFY on Table 'c.s.t'.").
+ */
+export function insufficientPermissionsError(text: string, privilege: string, securable: string): SqlError {
+  const e = new SqlError(
+    `[INSUFFICIENT_PERMISSIONS] Insufficient privileges: ${text} SQLSTATE: 42501`,
+    'PERMISSION_DENIED',
+    '42501',
+  );
+  e.errorClass = 'INSUFFICIENT_PERMISSIONS';
+  e.parameters = { privilege, securable };
+  return e;
+}
+
+/**
+ * Unity Catalog's REST refusal (403 PERMISSION_DENIED with its ErrorInfo, from a change SQL made through the
+ * store: CREATE SCHEMA, GRANT, DROP CATALOG) as the SQL error; undefined for any other error.
+ */
+export function refusalOf(e: unknown): SqlError | undefined {
+  const d = e as { name?: string; errorCode?: string; message?: string; details?: { metadata?: unknown }[] };
+  if (d?.name !== 'DatabricksError' || d.errorCode !== 'PERMISSION_DENIED') return undefined;
+  const meta = d.details?.[0]?.metadata as Record<string, string> | undefined;
+  if (!meta?.resourceType) return undefined;
+  return insufficientPermissionsError(
+    d.message ?? '',
+    meta.msg ?? '',
+    `${meta.resourceType} '${meta.resourceName ?? ''}'`,
+  );
+}
+
 export const syntaxError = (message: string, statementOffset?: number): SqlError => {
   const e = sqlError('PARSE_SYNTAX_ERROR', '42601', message);
   if (statementOffset !== undefined) e.subject = { statementOffset };

@@ -150,6 +150,7 @@ export function translate(text: string, o: TranslateOptions): Translated {
   }
   if (prune.length) out.deltaPrune = prune;
   if (rw.insertTarget) out.insertTarget = rw.insertTarget;
+  if (rw.functions.length) out.functions = rw.functions;
   if (rw.writeKind) out.writeKind = rw.writeKind;
   if (cache.size >= CACHE_MAX) cache.delete(cache.keys().next().value!);
   cache.set(key, out);

@@ -36,8 +36,11 @@ export async function resolveVolumes(paths: string[], s: Session): Promise<Map<s
     if (!s.uc) throw unsupported('/Volumes paths without the Unity Catalog service');
     let dir: string;
     try {
-      dir = await s.uc.volumeDirectory(cat, sch, vol);
-    } catch {
+      // A statement reads the volume paths it names (read_files, COPY INTO's source): READ VOLUME.
+      dir = await s.uc.volumeDirectory(cat, sch, vol, 'read');
+    } catch (e) {
+      // A refusal (MINILAKE_ENFORCE=1) is reported as one (INSUFFICIENT_PERMISSIONS), not as a missing volume.
+      if ((e as { errorCode?: string } | null)?.errorCode === 'PERMISSION_DENIED') throw e;
       throw sqlError(
         'UC_VOLUME_NOT_FOUND',
         '42704',

@@ -50,6 +50,11 @@ export interface UcContextOptions {
   formats: TableFormats;
   clock: Clock;
   user: string;
+  /**
+   * Who acts right now (the request's principal, MINILAKE_AUTH=tokens): a securable's creator becomes its
+   * owner, as on Databricks. Without it every change is the configured user's.
+   */
+  actor?: () => string;
   /** Where managed volumes keep their files (the service's `volumes` folder). */
   volumesDir: string;
   /** The whole data dir, which external locations must stay outside of. */
@@ -79,6 +84,7 @@ export class UcContext {
   readonly formats: TableFormats;
   readonly clock: Clock;
   readonly user: string;
+  private readonly actorOf: (() => string) | undefined;
   readonly dataDir: string;
   readonly volumesRoot: string;
   readonly workspaceId: string;
@@ -100,6 +106,7 @@ export class UcContext {
     this.formats = o.formats;
     this.clock = o.clock;
     this.user = o.user;
+    this.actorOf = o.actor;
     this.dataDir = o.dataDir;
     this.volumesRoot = o.volumesDir;
     this.workspaceId = o.workspaceId;
@@ -149,21 +156,27 @@ export class UcContext {
     }
   }
 
+  /** Who makes the change being made: the request's principal, else the configured user. */
+  get actor(): string {
+    return this.actorOf?.() ?? this.user;
+  }
+
   audit(): Audit {
     const now = this.clock.now();
+    const who = this.actor;
     return {
-      owner: this.user,
+      owner: who,
       created_at: now,
-      created_by: this.user,
+      created_by: who,
       updated_at: now,
-      updated_by: this.user,
+      updated_by: who,
     };
   }
 
   /** The audit fields of a change, for `Collection.update`. */
   touch<T extends Audit>(r: T): T {
     r.updated_at = this.clock.now();
-    r.updated_by = this.user;
+    r.updated_by = this.actor;
     return r;
   }
 

@@ -1,7 +1,6 @@
 /**
- * Grants: stored and reported (with inheritance); enforced with MINILAKE_ENFORCE=1 where the store's
- * `missingPrivilege` is asked (SQL reads so far). One record per securable,
- * `<type>/<full name>` to principal to privileges.
+ * Grants: stored and reported (with inheritance); enforced with MINILAKE_ENFORCE=1 by privileges.ts, which
+ * reads these records. One record per securable, `<type>/<full name>` to principal to privileges.
  */
 import { invalidParameter } from '@minilake/core';
 import type { UcContext } from './context.js';
@@ -69,13 +68,6 @@ export class Grants {
       .filter(([p, privs]) => privs.length > 0 && (principal === undefined || p === principal))
       .sort(([a], [b]) => (a < b ? -1 : 1))
       .map(([p, privileges]) => ({ principal: p, privileges: [...privileges].sort() }));
-  }
-
-  /** Whether any of `principals` holds `privilege`, or ALL_PRIVILEGES, on the securable itself. */
-  holds(principals: readonly string[], type: string, fullName: string, privilege: string): boolean {
-    const g = this.ctx.c.grants.get(`${type}/${fullName.toLowerCase()}`);
-    if (!g) return false;
-    return principals.some((p) => (g[p] ?? []).some((x) => x === privilege || x === 'ALL_PRIVILEGES'));
   }
 
   async get(type: string, fullName: string, principal?: string) {

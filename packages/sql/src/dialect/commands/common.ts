@@ -6,7 +6,7 @@ import { duckDbToDatabricksText } from '@minilake/datatypes';
 import type { DuckDBResultLike } from '../types.js';
 import { namePattern } from '@minilake/core';
 import { literal } from '@minilake/engine-duckdb';
-import { checkName } from '@minilake/unity-catalog';
+import { checkName, type Need } from '@minilake/unity-catalog';
 import { Cursor } from '../tokens.js';
 import { sqlError } from '../sql-error.js';
 import type { Session } from '../session.js';
@@ -76,6 +76,32 @@ export function catalogName(s: Session, alias: string): string {
   const i = alias.lastIndexOf('__');
   if (i > 0 && s.engine.alias(alias.slice(0, i)) === alias) return alias.slice(0, i);
   return alias;
+}
+
+/** MINILAKE_ENFORCE=1: refuses (INSUFFICIENT_PERMISSIONS) what the caller may not do; nothing otherwise. */
+export async function authorize(s: Session, need: Need): Promise<void> {
+  if (s.authorize) await s.authorize(need);
+}
+
+/**
+ * MINILAKE_ENFORCE=1: a table or view named in SQL needs `privilege` (ownership for DROP, ALTER, COMMENT ON;
+ * MODIFY for TRUNCATE and INSERT OVERWRITE). Asked only of a table that exists: a missing one is the
+ * statement's own error to report (or nothing, with IF EXISTS).
+ */
+export async function authorizeTable(
+  s: Session,
+  parts: string[],
+  privilege: 'OWNER' | 'MODIFY',
+): Promise<void> {
+  if (!s.authorize) return;
+  const t = resolveTable(s, parts);
+  if (
+    !(await tableExists(s, t.catalog, t.schema, t.table)) &&
+    !(await s.uc?.describeTable(`${t.catalog}.${t.schema}.${t.table}`))
+  )
+    return;
+  const fullName = `${t.catalog}.${t.schema}.${t.table}`;
+  await s.authorize({ on: 'table', fullName, privilege });
 }
 
 export async function tableExists(s: Session, cat: string, sch: string, tbl: string): Promise<boolean> {

@@ -13,6 +13,8 @@ import {
   type CommandStages,
   type Outcome,
   alreadyExists,
+  authorize,
+  authorizeTable,
   emptyResult,
   ensureCatalog,
   readProperties,
@@ -88,15 +90,22 @@ export async function create(c: Cursor, s: Session, h: CommandStages): Promise<O
   c.accept('EXTERNAL');
   const temp = c.accept('TEMPORARY') || c.accept('TEMP');
   if (c.accept('VIEW') || c.accept('MATERIALIZED', 'VIEW')) {
-    // Views run translated; only their name is checked here.
+    // Views run translated (SELECT on what they read is checked there); only their name is checked here.
     c.accept('IF', 'NOT', 'EXISTS');
-    if (!temp) validNames(c.qualifiedName(), 'view');
+    const parts = c.qualifiedName();
+    if (!temp) {
+      validNames(parts, 'view');
+      await authorizeCreate(s, parts);
+    }
     return undefined;
   }
   if (!c.accept('TABLE')) return undefined;
   const ifNotExists = c.accept('IF', 'NOT', 'EXISTS');
   const nameParts = c.qualifiedName();
-  if (!temp) validNames(nameParts, 'table');
+  if (!temp) {
+    validNames(nameParts, 'table');
+    await authorizeCreate(s, nameParts);
+  }
   const keep: [number, number][] = [[start, c.i]];
   const columnComments: [string, string][] = [];
   let columnGroup: { from: number; to: number } | undefined;
@@ -283,9 +292,16 @@ export async function setMeta(
  * DROP TABLE of a Delta table Unity Catalog holds without an engine object (EXTERNAL: the files stay;
  * MANAGED Delta: its folder goes). Any other table is DuckDB's to drop (undefined).
  */
+/** CREATE TABLE / VIEW (MINILAKE_ENFORCE=1): CREATE TABLE on the schema, as Databricks checks both. */
+async function authorizeCreate(s: Session, parts: string[]): Promise<void> {
+  const t = resolveTable(s, parts);
+  await authorize(s, { on: 'schema', fullName: `${t.catalog}.${t.schema}`, privilege: 'CREATE_TABLE' });
+}
+
 async function dropDeltaTable(c: Cursor, s: Session): Promise<Outcome> {
   c.accept('IF', 'EXISTS');
   const parts = c.qualifiedName();
+  await authorizeTable(s, parts, 'OWNER');
   c.accept('PURGE');
   if (!c.done() || !s.uc) return undefined;
   if (!(await deltaTableOf(s, parts).catch(() => undefined))) return undefined;
@@ -301,6 +317,12 @@ async function dropDeltaTable(c: Cursor, s: Session): Promise<Outcome> {
 export async function drop(c: Cursor, s: Session): Promise<Outcome> {
   c.expect('DROP');
   if (c.accept('TABLE')) return dropDeltaTable(c, s);
+  if (c.accept('VIEW')) {
+    // The engine drops the view (translated); ownership is checked here first.
+    c.accept('IF', 'EXISTS');
+    await authorizeTable(s, c.qualifiedName(), 'OWNER');
+    return undefined;
+  }
   const isCatalog = c.accept('CATALOG');
   if (!isCatalog && !(c.accept('SCHEMA') || c.accept('DATABASE'))) return undefined;
   const ifExists = c.accept('IF', 'EXISTS');
@@ -333,9 +355,14 @@ export async function alter(c: Cursor, s: Session, h: CommandStages): Promise<Ou
   c.expect('ALTER');
   const isCatalog = c.accept('CATALOG');
   if (isCatalog || c.accept('SCHEMA') || c.accept('DATABASE')) return alterNamespace(c, s, isCatalog);
+  if (c.accept('VIEW')) {
+    await authorizeTable(s, c.qualifiedName(), 'OWNER');
+    return undefined;
+  }
   if (!c.accept('TABLE')) return undefined;
   const nameParts = c.qualifiedName();
   const nameText = c.slice(2, c.i);
+  await authorizeTable(s, nameParts, 'OWNER');
   if (
     c.accept('ADD', 'COLUMNS') ||
     (c.is('ADD') && c.is('COLUMN', 1) && c.peek(2)?.type === 'L_PAREN' && c.accept('ADD', 'COLUMN'))
@@ -396,6 +423,7 @@ export async function commentOn(c: Cursor, s: Session): Promise<Outcome> {
     const text = c.peek()?.type === 'STRING' ? c.string() : (c.expect('NULL'), '');
     const t = resolveTable(s, parts);
     if (!(await tableExists(s, t.catalog, t.schema, t.table))) throw tableNotFound(parts.join('.'));
+    await authorizeTable(s, parts, 'OWNER');
     await setMeta(s, t, { comment: text });
     return emptyResult(s);
   }
@@ -464,6 +492,7 @@ export async function insertOverwrite(c: Cursor, s: Session, h: CommandStages): 
   const nameStart = c.i;
   const parts = c.qualifiedName();
   const nameText = c.slice(nameStart, c.i);
+  await authorizeTable(s, parts, 'MODIFY');
   const delta = await deltaInsertOverwrite(c, s, h, parts);
   if (delta) return delta;
   if (c.is('PARTITION')) throw unsupported('INSERT OVERWRITE ... PARTITION');

@@ -12,7 +12,14 @@ import type { Cursor } from '../tokens.js';
 import { sqlError, unsupported } from '../sql-error.js';
 import { valuesResult, type Session } from '../session.js';
 import { connRunner, tableData } from '../tables.js';
-import { type CommandStages, emptyResult, type Outcome, resolveTable, sparkType } from './common.js';
+import {
+  authorizeTable,
+  type CommandStages,
+  emptyResult,
+  type Outcome,
+  resolveTable,
+  sparkType,
+} from './common.js';
 
 /** The writer of a table named in SQL, or undefined when its format has none (not a Delta table). */
 export async function deltaTableOf(s: Session, parts: string[]): Promise<TableWriter | undefined> {
@@ -126,6 +133,8 @@ export async function truncate(c: Cursor, s: Session): Promise<Outcome> {
   c.accept('TABLE');
   const parts = c.qualifiedName();
   if (c.is('PARTITION')) throw unsupported('TRUNCATE TABLE ... PARTITION');
+  // Any table (a DuckDB one runs translated after this): MODIFY, MINILAKE_ENFORCE=1.
+  await authorizeTable(s, parts, 'MODIFY');
   const dt = await deltaTableOf(s, parts);
   if (!dt) return undefined;
   await dt.overwrite(undefined, { operation: 'TRUNCATE' });

@@ -11,7 +11,7 @@ import { databricksTypeInfo, parseDatabricksType } from '@minilake/datatypes';
 import { Cursor } from '../tokens.js';
 import { sqlError, unsupported } from '../sql-error.js';
 import type { Session } from '../session.js';
-import { type CommandStages, type Outcome, emptyResult, validNames } from './common.js';
+import { type CommandStages, type Outcome, authorize, emptyResult, validNames } from './common.js';
 
 /** Words that end a RETURNS type and start a characteristic (or the body). */
 const CLAUSES = new Set([
@@ -165,6 +165,8 @@ export async function createFunction(c: Cursor, s: Session, h: CommandStages): P
       '42723',
       `Cannot create the routine \`${cat}\`.\`${sch}\`.\`${fn}\` because it already exists.`,
     );
+  // MINILAKE_ENFORCE=1: before the engine's macro exists (the store checks the record again).
+  await authorize(s, { on: 'schema', fullName: `${cat}.${sch}`, privilege: 'CREATE_FUNCTION' });
   // The engine's part: the body as a macro, through the translation every statement takes.
   const q = (x: string) => '`' + x.replace(/`/g, '``') + '`';
   const signature = inputs.map((p) => `${q(p.name)} ${p.type}`).join(', ');

@@ -77,6 +77,8 @@ export interface Translated {
   columnTypes?: Map<number, string>;
   /** The table an INSERT/UPDATE/DELETE/MERGE writes, lower-case `catalog.schema.table`. */
   insertTarget?: string;
+  /** Unity Catalog functions the text calls (`c.s.f`). */
+  functions?: string[];
   /** The statement kind that writes insertTarget (INSERT, UPDATE, DELETE, MERGE). */
   writeKind?: string;
   /**

@@ -145,8 +145,19 @@ export function rewriteExpression(r: NodeRewriter, k: string, d: Node, n: Node):
         const args = ((d.args as Json[] | undefined) ?? []).map(sparkName);
         if (typeof method?.name === 'string' && args.every((a) => a !== undefined))
           named(n, `${cat.name}.${(col.name as { name: string }).name}.${method.name}(${args.join(', ')})`);
+        if (typeof method?.name === 'string') {
+          const full = `${cat.name}.${(col.name as { name: string }).name}.${method.name}`.toLowerCase();
+          if (!r.functions.includes(full)) r.functions.push(full);
+        }
         col.table = ident(r.o.alias(cat.name));
         r.changed = true;
+      } else if (col && !cat && isIdent(col.name)) {
+        // `schema.fn(...)`: a function of the current catalog (MINILAKE_ENFORCE=1 checks EXECUTE on it).
+        const method = (d.method as { name?: unknown } | undefined)?.name;
+        if (typeof method === 'string') {
+          const full = `${r.o.currentCatalog}.${(col.name as { name: string }).name}.${method}`.toLowerCase();
+          if (!r.functions.includes(full)) r.functions.push(full);
+        }
       }
       return n;
     }

@@ -20,6 +20,8 @@ export function rewriteFunction(r: NodeRewriter, n: Node, d: Node): Json {
   const dotted = String(d.name).split('.');
   if (dotted.length === 3 || dotted.length === 2) {
     const [cat, sch, f] = dotted.length === 3 ? dotted : [r.o.currentCatalog, ...dotted];
+    const full = `${cat}.${sch}.${f}`.toLowerCase();
+    if (!r.functions.includes(full)) r.functions.push(full);
     // Quoted for the Databricks text the AST is generated as (backticks), then transpiled.
     const q = (x: string) => `\`${x.replace(/`/g, '``')}\``;
     return hit({ function: { ...d, name: `${q(r.o.alias(cat!))}.${q(sch!)}.${q(f!)}` } });

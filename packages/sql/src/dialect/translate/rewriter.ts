@@ -25,7 +25,10 @@ import { timeTravel } from './time-travel.js';
 export { parseTimestampText } from './time-travel.js';
 
 /** What a node family's rewrite uses of the walk. */
-export type NodeRewriter = Pick<Rewriter, 'o' | 'hit' | 'castNode' | 'tsAdd' | 'volumePath' | 'changed'>;
+export type NodeRewriter = Pick<
+  Rewriter,
+  'o' | 'hit' | 'castNode' | 'tsAdd' | 'volumePath' | 'changed' | 'functions'
+>;
 
 /** Databricks refuses a statement with both `?` and `:name` markers. */
 function mixedParameters(): Error {
@@ -46,6 +49,8 @@ export class Rewriter {
   volumesNeeded: string[] = [];
   /** Tables referenced, lower-case `catalog.schema.table` (see Translated.tables). */
   tables: string[] = [];
+  /** Unity Catalog functions the text calls (`c.s.f`, lower case): EXECUTE with MINILAKE_ENFORCE=1. */
+  functions: string[] = [];
   /** Names the statement's WITH clauses define: an unqualified reference to one is not a table. */
   cteNames = new Set<string>();
   /** The INSERT statement's target node (written, not read: never pointed at a snapshot view). */
