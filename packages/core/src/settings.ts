@@ -185,3 +185,19 @@ export const tlsCertSetting = {
     doc: 'PEM file of your own certificate (with `MINILAKE_TLS_KEY`; turns https on).',
   }),
 };
+
+/**
+ * MINILAKE_ENFORCE: read by Unity Catalog (privileges) and iam (object permissions, which the services
+ * owning the objects ask iam to check), so declared once here and spread into both schemas.
+ */
+export const enforceSetting = {
+  MINILAKE_ENFORCE: switchSetting({
+    doc:
+      '`1` enforces permissions for the caller (`MINILAKE_AUTH=tokens`). Unity Catalog: a SQL read needs USE CATALOG, ' +
+      'USE SCHEMA and SELECT (inherited down the hierarchy; groups and `account users` count; `admins` and the ' +
+      "catalog's owner pass), else `INSUFFICIENT_PERMISSIONS`. Object permissions (`/api/2.0/permissions`): jobs " +
+      'and their runs, SQL warehouses and clusters need the level the operation needs (inherited, groups, `admins` ' +
+      'pass), else 403 `PERMISSION_DENIED`. See FEATURES.md for what is checked.',
+    default: '0',
+  }),
+};

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { choiceSetting, defineService, switchSetting } from '@minilake/core';
+import { choiceSetting, defineService, enforceSetting, switchSetting } from '@minilake/core';
 import { deltaReader } from '@minilake/delta';
 import { DUCKDB_FOLDER, duckDbEngine, duckDbSettings, type DuckDbEngine } from '@minilake/engine-duckdb';
 import { TableFormats, type TableDescriptor, type TableRef } from '@minilake/tables';
@@ -121,13 +121,7 @@ export const unityCatalogSettings = {
     choices: ['duckdb', 'delta'],
     default: 'duckdb',
   }),
-  MINILAKE_ENFORCE: switchSetting({
-    doc:
-      '`1` enforces Unity Catalog privileges for the caller (`MINILAKE_AUTH=tokens`): a SQL read needs USE CATALOG, ' +
-      'USE SCHEMA and SELECT (inherited down the hierarchy; groups and `account users` count; `admins` and the ' +
-      "catalog's owner pass), else `INSUFFICIENT_PERMISSIONS`. Other privileges and REST reads are not checked yet.",
-    default: '0',
-  }),
+  ...enforceSetting,
   MINILAKE_EMPTY: switchSetting({
     doc:
       '`1`: a bare metastore, without the catalogs a new workspace has (`main` with `default`, `hive_metastore`, ' +
