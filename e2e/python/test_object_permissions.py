@@ -5,7 +5,7 @@ what that level allows."""
 import pytest
 from databricks.sdk import WorkspaceClient
 from databricks.sdk.errors import PermissionDenied
-from databricks.sdk.service import iam, jobs
+from databricks.sdk.service import iam, jobs, sql as dbsql
 
 from conftest import Server, unique
 
@@ -15,7 +15,7 @@ ADMIN = "e2e-acl-admin"
 @pytest.fixture(scope="module")
 def enforced():
     s = Server(env={"MINILAKE_AUTH": "tokens", "MINILAKE_ENFORCE": "1", "MINILAKE_ADMIN_TOKEN": ADMIN,
-                    "MINILAKE_SERVICES": "iam,jobs,sql,compute", "MINILAKE_CLUSTER_RUNTIME": "none"})
+                    "MINILAKE_SERVICES": "iam,jobs,sql,thrift,compute,secrets", "MINILAKE_CLUSTER_RUNTIME": "none"})
     yield s
     s.stop()
 
@@ -103,3 +103,147 @@ def test_a_job_is_its_creators_and_a_one_time_run_its_submitters(admin, bot):
         sp.jobs.get_run(submitted.run_id)
     assert submitted.run_id not in [r.run_id for r in sp.jobs.list_runs()]
     sp.jobs.delete(mine)
+
+
+def _thrift(url, wh, token):
+    from databricks import sql as connector
+    path = f"/sql/1.0/warehouses/{wh}"
+    return connector.connect(server_hostname=url.split("//", 1)[1], http_path=path, access_token=token,
+                             _connection_uri=url + path, enable_telemetry=False)
+
+
+def test_warehouses(enforced, admin, bot):
+    sp, app = bot
+    wh = admin.warehouses.create(name=unique("acl-wh"), cluster_size="Small").id
+    obo = admin.token_management.create_obo_token(application_id=app, lifetime_seconds=600).token_value
+
+    # No grant: not listed, not readable, no statement (Statement API and Thrift), no start/stop/edit/delete.
+    assert wh not in [x.id for x in sp.warehouses.list()]
+    with pytest.raises(PermissionDenied, match=f"does not have View or Owner or Admin permissions on warehouse {wh}"):
+        sp.warehouses.get(wh)
+    with pytest.raises(PermissionDenied, match=f"does not have Use or Owner or Admin permissions on warehouse {wh}"):
+        sp.statement_execution.execute_statement(warehouse_id=wh, statement="SELECT 1", wait_timeout="30s")
+    with pytest.raises(Exception, match="PERMISSION_DENIED|does not have Use"):
+        with _thrift(enforced.url, wh, obo) as conn, conn.cursor() as c:
+            c.execute("SELECT 1")
+    with pytest.raises(PermissionDenied):
+        sp.warehouses.stop(wh)
+
+    # CAN_USE: sees it and runs statements on it, through both protocols; may not stop or edit it.
+    admin.warehouses.update_permissions(wh, access_control_list=[dbsql.WarehouseAccessControlRequest(
+        service_principal_name=app, permission_level=dbsql.WarehousePermissionLevel.CAN_USE)])
+    assert sp.warehouses.get(wh).id == wh
+    assert wh in [x.id for x in sp.warehouses.list()]
+    r = sp.statement_execution.execute_statement(warehouse_id=wh, statement="SELECT 41 + 1", wait_timeout="30s")
+    assert r.status.state == dbsql.StatementState.SUCCEEDED and r.result.data_array == [["42"]]
+    with _thrift(enforced.url, wh, obo) as conn, conn.cursor() as c:
+        c.execute("SELECT 6 * 7")
+        assert c.fetchall()[0][0] == 42
+    with pytest.raises(PermissionDenied, match="Monitor or Owner or Admin"):
+        sp.warehouses.stop(wh)
+    with pytest.raises(PermissionDenied, match="Manage or Owner or Admin"):
+        sp.warehouses.edit(wh, name="renamed", cluster_size="Small")
+
+    # CAN_MONITOR starts and stops it; CAN_MANAGE edits and deletes it.
+    admin.permissions.update("warehouses", wh, access_control_list=[iam.AccessControlRequest(
+        service_principal_name=app, permission_level=iam.PermissionLevel.CAN_MONITOR)])
+    sp.warehouses.stop(wh)
+    sp.warehouses.start(wh)
+    admin.permissions.update("warehouses", wh, access_control_list=[iam.AccessControlRequest(
+        service_principal_name=app, permission_level=iam.PermissionLevel.CAN_MANAGE)])
+    sp.warehouses.edit(wh, name="renamed", cluster_size="Small")
+    assert sp.warehouses.get(wh).name == "renamed"
+    sp.warehouses.delete(wh)
+
+    # What it creates is its own (IS_OWNER), and the admin's warehouses stay out of its reach.
+    mine = sp.warehouses.create(name=unique("acl-own"), cluster_size="Small").id
+    assert sp.warehouses.get(mine).creator_name == app
+    r = sp.statement_execution.execute_statement(warehouse_id=mine, statement="SELECT 1", wait_timeout="30s")
+    assert r.status.state == dbsql.StatementState.SUCCEEDED
+
+
+def test_clusters(admin, bot):
+    from databricks.sdk.service import compute
+    sp, app = bot
+    cid = admin.clusters.create(cluster_name=unique("acl-cl"), spark_version="15.4.x-scala2.12",
+                                node_type_id="i3.xlarge", num_workers=0).result().cluster_id
+
+    # Visible to everyone (no cluster view ACLs), usable by no one without a grant.
+    assert sp.clusters.get(cid).cluster_id == cid
+    lib = [compute.Library(pypi=compute.PythonPyPiLibrary(package="six"))]
+    with pytest.raises(PermissionDenied, match=f"does not have Attach To or Admin permissions on cluster {cid}"):
+        sp.libraries.install(cid, libraries=lib)
+    with pytest.raises(PermissionDenied, match="Restart or Admin"):
+        sp.clusters.restart(cid)
+
+    # CAN_ATTACH_TO: libraries; not restart.
+    admin.clusters.update_permissions(cid, access_control_list=[compute.ClusterAccessControlRequest(
+        service_principal_name=app, permission_level=compute.ClusterPermissionLevel.CAN_ATTACH_TO)])
+    sp.libraries.install(cid, libraries=lib)
+    with pytest.raises(PermissionDenied):
+        sp.clusters.delete(cid)
+
+    # CAN_RESTART: terminate and start; not edit.
+    admin.permissions.update("clusters", cid, access_control_list=[iam.AccessControlRequest(
+        service_principal_name=app, permission_level=iam.PermissionLevel.CAN_RESTART)])
+    sp.clusters.delete(cid).result()
+    sp.clusters.start(cid).result()
+    with pytest.raises(PermissionDenied, match="Manage or Admin"):
+        sp.clusters.edit(cid, spark_version="15.4.x-scala2.12", node_type_id="i3.xlarge", num_workers=1)
+    with pytest.raises(PermissionDenied):
+        sp.clusters.get_permissions(cid)
+
+    # CAN_MANAGE: edit, permissions, permanent delete.
+    admin.permissions.update("clusters", cid, access_control_list=[iam.AccessControlRequest(
+        service_principal_name=app, permission_level=iam.PermissionLevel.CAN_MANAGE)])
+    sp.clusters.get_permissions(cid)
+    sp.clusters.permanent_delete(cid)
+
+    # Its own cluster is its own.
+    mine = sp.clusters.create(cluster_name=unique("acl-own"), spark_version="15.4.x-scala2.12",
+                              node_type_id="i3.xlarge", num_workers=0).result().cluster_id
+    assert sp.clusters.get(mine).creator_user_name == app
+    sp.clusters.permanent_delete(mine)
+
+
+def test_secret_scopes(admin, bot):
+    from databricks.sdk.service import workspace
+    sp, app = bot
+    scope = unique("acl-scope")
+    admin.secrets.create_scope(scope=scope)
+    admin.secrets.put_secret(scope=scope, key="k", string_value="s3cr3t")
+
+    with pytest.raises(PermissionDenied, match=f'User "{app}" does not have READ permission on scope {scope}'):
+        sp.secrets.get_secret(scope=scope, key="k")
+    with pytest.raises(PermissionDenied):
+        list(sp.secrets.list_secrets(scope=scope))
+    with pytest.raises(PermissionDenied, match="WRITE"):
+        sp.secrets.put_secret(scope=scope, key="k2", string_value="x")
+
+    # READ: reads, does not write.
+    admin.secrets.put_acl(scope=scope, principal=app, permission=workspace.AclPermission.READ)
+    assert sp.secrets.get_secret(scope=scope, key="k").value  # base64 of the value
+    assert [x.key for x in sp.secrets.list_secrets(scope=scope)] == ["k"]
+    with pytest.raises(PermissionDenied):
+        sp.secrets.delete_secret(scope=scope, key="k")
+
+    # WRITE: writes, may not see or change the ACLs nor delete the scope.
+    admin.secrets.put_acl(scope=scope, principal=app, permission=workspace.AclPermission.WRITE)
+    sp.secrets.put_secret(scope=scope, key="k2", string_value="x")
+    sp.secrets.delete_secret(scope=scope, key="k2")
+    with pytest.raises(PermissionDenied, match="MANAGE"):
+        list(sp.secrets.list_acls(scope=scope))
+    with pytest.raises(PermissionDenied):
+        sp.secrets.delete_scope(scope=scope)
+
+    # MANAGE: ACLs and the scope itself.
+    admin.secrets.put_acl(scope=scope, principal=app, permission=workspace.AclPermission.MANAGE)
+    assert app in [a.principal for a in sp.secrets.list_acls(scope=scope)]
+    sp.secrets.delete_scope(scope=scope)
+
+    # A scope it creates is its own (MANAGE), out of reach of nobody but the admins.
+    mine = unique("acl-own")
+    sp.secrets.create_scope(scope=mine)
+    assert [(a.principal, a.permission) for a in sp.secrets.list_acls(scope=mine)] == [(app, workspace.AclPermission.MANAGE)]
+    sp.secrets.put_secret(scope=mine, key="k", string_value="v")
+    assert admin.secrets.get_secret(scope=mine, key="k").value

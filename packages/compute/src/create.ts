@@ -29,6 +29,7 @@ export async function createCompute(
       levels: ['CAN_ATTACH_TO', 'CAN_RESTART', 'CAN_MANAGE'],
       owner: 'CAN_MANAGE',
       admins: 'CAN_MANAGE',
+      noun: 'cluster',
     },
     { exists: (id) => store.clusterOwner(id) !== undefined, owner: (id) => store.clusterOwner(id) },
   );
@@ -47,7 +48,13 @@ export async function createCompute(
     { exists: (id) => store.poolExists(id) },
   );
   return {
-    app: computeApp(store),
+    app: computeApp(
+      store,
+      iam && {
+        check: (id, level) => iam.check('clusters', id, level),
+        caller: () => ctx.principal().userName,
+      },
+    ),
     state: [store],
     api: {
       createCluster: (spec, source, creator) => store.createCluster(spec, source ?? 'API', creator),

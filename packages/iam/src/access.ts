@@ -92,6 +92,29 @@ export class Access {
     );
   }
 
+  /**
+   * For an ACL kept outside iam (secret scopes): whether `who` holds at least `level`, `order` listing the
+   * levels weakest first. Entries name a user, a group (`users`: everyone) or a service principal's
+   * applicationId, as secret ACLs do; admins pass.
+   */
+  holdsIn(
+    who: Principal,
+    acl: readonly { principal: string; level: string }[],
+    order: readonly string[],
+    level: string,
+  ): boolean {
+    if (who.groups.includes('admins')) return true;
+    const need = order.indexOf(level);
+    if (need < 0) throw new Error(`${level} is not one of ${order.join(', ')}`);
+    return acl.some(
+      (e) =>
+        order.indexOf(e.level) >= need &&
+        (e.principal === 'users' ||
+          who.groups.includes(e.principal) ||
+          e.principal.toLowerCase() === who.userName.toLowerCase()),
+    );
+  }
+
   private type(request: string): PermissionType {
     const t = this.types.get(request);
     if (!t) throw new Error(`Permission object type ${request} is not registered`);

@@ -52,6 +52,16 @@ export interface IamApi {
    * object) when the caller lacks the level. The one call an enforcing handler makes.
    */
   check(requestObjectType: string, id: string, level: string): void;
+  /**
+   * For an ACL another service keeps itself (secret scopes): whether the caller holds at least `level`, with
+   * `order` the levels weakest first and entries naming a user, a group (`users`: everyone) or a service
+   * principal's applicationId; admins pass. Always true without MINILAKE_ENFORCE=1.
+   */
+  holdsIn(
+    acl: readonly { principal: string; level: string }[],
+    order: readonly string[],
+    level: string,
+  ): boolean;
   /** Forgets the stored ACL of a deleted object (`requestObjectType` may be any of the type's names). */
   dropPermissions(requestObjectType: string, id: string): void;
   /**
@@ -110,6 +120,7 @@ export const iamService = defineService<IamApi, typeof iamSettings>({
         check: (type, id, level) => {
           if (enforcing) access.check(ctx.principal(), type, id, level);
         },
+        holdsIn: (acl, order, level) => !enforcing || access.holdsIn(ctx.principal(), acl, order, level),
         dropPermissions: (type, id) => {
           const t = types.get(type);
           if (t) store.permissions.drop(t.request, id);
