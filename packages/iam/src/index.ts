@@ -98,9 +98,15 @@ export const iamService = defineService<IamApi, typeof iamSettings>({
     const access = new Access(types, store.permissions);
     const enforcing = ctx.settings.MINILAKE_ENFORCE;
     return {
-      app: iamApp(store, types, ctx.identity, () => ctx.principal(), (type, id) => {
-        if (enforcing) access.checkManage(ctx.principal(), type, id);
-      }),
+      app: iamApp(
+        store,
+        types,
+        ctx.identity,
+        () => ctx.principal(),
+        (type, id) => {
+          if (enforcing) access.checkManage(ctx.principal(), type, id);
+        },
+      ),
       state: [store],
       api: {
         me: () => JSON.parse(store.directory.meBody()) as Record<string, unknown>,

@@ -191,11 +191,8 @@ describe('object permissions (MINILAKE_ENFORCE=1)', () => {
     // permissionLevels is open to everyone.
     const dora = await user('dora@example.com');
     expect(
-      (
-        await runAsPrincipal(fresh(dora), () =>
-          app.request('/api/2.0/permissions/jobs/9/permissionLevels'),
-        )
-      ).status,
+      (await runAsPrincipal(fresh(dora), () => app.request('/api/2.0/permissions/jobs/9/permissionLevels')))
+        .status,
     ).toBe(200);
   });
 

@@ -297,17 +297,20 @@ export class JobsStore extends CollectionStore {
     return [...this.runs.values()];
   }
 
-  listRuns(q: {
-    job_id?: number;
-    active_only?: boolean;
-    completed_only?: boolean;
-    run_type?: string;
-    start_time_from?: number;
-    start_time_to?: number;
-    limit?: number;
-    page_token?: string;
-    offset?: number;
-  }, visible?: (r: RunRecord) => boolean) {
+  listRuns(
+    q: {
+      job_id?: number;
+      active_only?: boolean;
+      completed_only?: boolean;
+      run_type?: string;
+      start_time_from?: number;
+      start_time_to?: number;
+      limit?: number;
+      page_token?: string;
+      offset?: number;
+    },
+    visible?: (r: RunRecord) => boolean,
+  ) {
     if (q.active_only && q.completed_only) {
       throw invalidParameter('active_only and completed_only cannot both be true.');
     }
