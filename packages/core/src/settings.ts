@@ -195,9 +195,10 @@ export const enforceSetting = {
     doc:
       '`1` enforces permissions for the caller (`MINILAKE_AUTH=tokens`). Unity Catalog: a SQL read needs USE CATALOG, ' +
       'USE SCHEMA and SELECT (inherited down the hierarchy; groups and `account users` count; `admins` and the ' +
-      "catalog's owner pass), else `INSUFFICIENT_PERMISSIONS`. Object permissions (`/api/2.0/permissions`): jobs " +
-      'and their runs, SQL warehouses and clusters need the level the operation needs (inherited, groups, `admins` ' +
-      'pass), else 403 `PERMISSION_DENIED`. See FEATURES.md for what is checked.',
+      "catalog's owner pass), else `INSUFFICIENT_PERMISSIONS`. Object permissions (`/api/2.0/permissions`, " +
+      'evaluated by `iam`): jobs and their runs, SQL warehouses (statements need CAN_USE), clusters and secret ' +
+      "scope ACLs need the level the operation needs (groups, `users`, the creator's ownership count; `admins` " +
+      'pass), else 403 `PERMISSION_DENIED`; other object types are not checked.',
     default: '0',
   }),
 };
