@@ -196,6 +196,23 @@ describe('object permissions (MINILAKE_ENFORCE=1)', () => {
     ).toBe(200);
   });
 
+  it('evaluates an ACL another service keeps (secret scopes): names, groups, users, admins, order', async () => {
+    const gina = await user('gina@example.com');
+    const robot = await sp('robot');
+    await group('readers', [robot.id]);
+    const ORDER = ['READ', 'WRITE', 'MANAGE'];
+    const holds = (p: Principal, acl: { principal: string; level: string }[], level: string) =>
+      runAsPrincipal(fresh(p), () => iam.holdsIn(acl, ORDER, level));
+    expect(holds(gina, [{ principal: 'gina@example.com', level: 'WRITE' }], 'READ')).toBe(true);
+    expect(holds(gina, [{ principal: 'gina@example.com', level: 'WRITE' }], 'MANAGE')).toBe(false);
+    expect(holds(robot, [{ principal: 'readers', level: 'READ' }], 'READ')).toBe(true);
+    expect(holds(robot, [{ principal: robot.userName, level: 'MANAGE' }], 'MANAGE')).toBe(true);
+    expect(holds(gina, [{ principal: 'readers', level: 'MANAGE' }], 'READ')).toBe(false);
+    expect(holds(gina, [{ principal: 'users', level: 'READ' }], 'READ')).toBe(true);
+    const admin = store.directory.principalById(store.directory.meId())!;
+    expect(runAsPrincipal(admin, () => iam.holdsIn([], ORDER, 'MANAGE'))).toBe(true);
+  });
+
   it('checks nothing without MINILAKE_ENFORCE=1', async () => {
     const s = await serviceApp(iamService);
     const api = s.instance.api!;
