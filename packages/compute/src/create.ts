@@ -29,7 +29,6 @@ export async function createCompute(
       levels: ['CAN_ATTACH_TO', 'CAN_RESTART', 'CAN_MANAGE'],
       owner: 'CAN_MANAGE',
       admins: 'CAN_MANAGE',
-      noun: 'cluster',
     },
     { exists: (id) => store.clusterOwner(id) !== undefined, owner: (id) => store.clusterOwner(id) },
   );
