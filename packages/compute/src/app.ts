@@ -8,6 +8,9 @@
  *   MINILAKE_CLUSTER_TERMINATE_DELAY seconds) and driver/executor nodes are synthetic.
  * - Attributes MiniLake does not interpret (aws_attributes, docker_image, init_scripts, runtime_engine, ...)
  *   are stored as sent and echoed, so Terraform and bundles read back what they wrote.
+ * - MINILAKE_ENFORCE=1 (iam's object permissions): start/restart/terminate need CAN_RESTART, edit/update/
+ *   resize/permanent-delete/change-owner CAN_MANAGE, libraries CAN_ATTACH_TO; get/list/events stay open to
+ *   every user, as on a workspace without cluster view ACLs (`enforceClusterViewAcls` false).
  * - Nested list parameters arrive flattened (filter_by.cluster_states=RUNNING&filter_by.cluster_states=...),
  *   as all three SDKs send them.
  */
@@ -36,43 +39,62 @@ function listClustersQuery(c: Context) {
   return validate(s.ListClusters, raw);
 }
 
-export function computeApp(store: ComputeStore): Hono {
+/** A cluster permission level (iam's object permissions), weakest first. */
+export type ClusterLevel = 'CAN_ATTACH_TO' | 'CAN_RESTART' | 'CAN_MANAGE';
+
+/**
+ * The caller's rights on clusters (iam, MINILAKE_ENFORCE=1) and who creates one now; everything passes and
+ * the configured user creates without it.
+ */
+export interface ClusterAccess {
+  check(clusterId: string, level: ClusterLevel): void;
+  /** userName of the request's principal: a new cluster's creator_user_name, so its owner. */
+  caller(): string | undefined;
+}
+
+export function computeApp(store: ComputeStore, access?: ClusterAccess): Hono {
   const app = new Hono();
+  // The cluster id, after checking the caller's level on it; an unknown id is left to the store, which
+  // answers it as Databricks does ("Cluster <id> does not exist").
+  const may = <T extends { cluster_id: string }>(body: T, level: ClusterLevel): T => {
+    if (access && store.clusterOwner(body.cluster_id) !== undefined) access.check(body.cluster_id, level);
+    return body;
+  };
 
   for (const base of CLUSTER_PREFIXES) {
     app.post(`${base}/create`, async (c) => {
       const body = await readJson(c, s.CreateCluster);
-      return c.json({ cluster_id: store.createCluster(body) });
+      return c.json({ cluster_id: store.createCluster(body, 'API', access?.caller()) });
     });
     app.post(`${base}/edit`, async (c) => {
-      store.editCluster(await readJson(c, s.EditCluster));
+      store.editCluster(may(await readJson(c, s.EditCluster), 'CAN_MANAGE'));
       return c.json({});
     });
     app.post(`${base}/update`, async (c) => {
-      const body = await readJson(c, s.UpdateCluster);
+      const body = may(await readJson(c, s.UpdateCluster), 'CAN_MANAGE');
       store.updateCluster(body.cluster_id, body.update_mask, body.cluster);
       return c.json({});
     });
     app.post(`${base}/start`, async (c) => {
-      store.startCluster((await readJson(c, s.ClusterIdRequest)).cluster_id);
+      store.startCluster(may(await readJson(c, s.ClusterIdRequest), 'CAN_RESTART').cluster_id);
       return c.json({});
     });
     app.post(`${base}/restart`, async (c) => {
-      const body = await readJson(c, s.RestartCluster);
+      const body = may(await readJson(c, s.RestartCluster), 'CAN_RESTART');
       store.restartCluster(body.cluster_id, body.restart_user);
       return c.json({});
     });
     app.post(`${base}/resize`, async (c) => {
-      const body = await readJson(c, s.ResizeCluster);
+      const body = may(await readJson(c, s.ResizeCluster), 'CAN_MANAGE');
       store.resizeCluster(body.cluster_id, body);
       return c.json({});
     });
     app.post(`${base}/delete`, async (c) => {
-      store.terminateCluster((await readJson(c, s.ClusterIdRequest)).cluster_id);
+      store.terminateCluster(may(await readJson(c, s.ClusterIdRequest), 'CAN_RESTART').cluster_id);
       return c.json({});
     });
     app.post(`${base}/permanent-delete`, async (c) => {
-      store.permanentDeleteCluster((await readJson(c, s.ClusterIdRequest)).cluster_id);
+      store.permanentDeleteCluster(may(await readJson(c, s.ClusterIdRequest), 'CAN_MANAGE').cluster_id);
       return c.json({});
     });
     app.post(`${base}/pin`, async (c) => {
@@ -84,7 +106,7 @@ export function computeApp(store: ComputeStore): Hono {
       return c.json({});
     });
     app.post(`${base}/change-owner`, async (c) => {
-      const body = await readJson(c, s.ChangeClusterOwner);
+      const body = may(await readJson(c, s.ChangeClusterOwner), 'CAN_MANAGE');
       store.changeOwner(body.cluster_id, body.owner_username);
       return c.json({});
     });
@@ -142,17 +164,17 @@ export function computeApp(store: ComputeStore): Hono {
 
   const LIBRARIES = '/api/2.0/libraries';
   app.post(`${LIBRARIES}/install`, async (c) => {
-    const body = await readJson(c, s.InstallLibraries);
+    const body = may(await readJson(c, s.InstallLibraries), 'CAN_ATTACH_TO');
     store.installLibraries(body.cluster_id, body.libraries);
     return c.json({});
   });
   app.post(`${LIBRARIES}/uninstall`, async (c) => {
-    const body = await readJson(c, s.InstallLibraries);
+    const body = may(await readJson(c, s.InstallLibraries), 'CAN_ATTACH_TO');
     store.uninstallLibraries(body.cluster_id, body.libraries);
     return c.json({});
   });
   app.get(`${LIBRARIES}/cluster-status`, (c) =>
-    c.json(store.libraryStatuses(readQuery(c, s.LibrariesClusterStatus).cluster_id)),
+    c.json(store.libraryStatuses(may(readQuery(c, s.LibrariesClusterStatus), 'CAN_ATTACH_TO').cluster_id)),
   );
   app.get(`${LIBRARIES}/all-cluster-statuses`, (c) => c.json({ statuses: store.allLibraryStatuses() }));
 

@@ -47,7 +47,13 @@ export async function createCompute(
     { exists: (id) => store.poolExists(id) },
   );
   return {
-    app: computeApp(store),
+    app: computeApp(
+      store,
+      iam && {
+        check: (id, level) => iam.check('clusters', id, level),
+        caller: () => ctx.principal().userName,
+      },
+    ),
     state: [store],
     api: {
       createCluster: (spec, source, creator) => store.createCluster(spec, source ?? 'API', creator),

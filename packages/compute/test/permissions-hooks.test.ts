@@ -23,6 +23,9 @@ function fakeIam() {
         defs.set(def.request, def);
       },
       dropPermissions: (type: string, id: string) => dropped.push(`${type}:${id}`),
+      // MINILAKE_ENFORCE off: nothing is refused.
+      enforcing: false,
+      check: () => {},
     },
   };
 }

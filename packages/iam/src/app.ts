@@ -7,7 +7,8 @@
  *   so the Python/Go SDKs raise NotFound/ResourceConflict and the TypeScript SDK can parse them too.
  * - /Me is the current user's record in Users, precomputed (it is on every client's hot path), with the
  *   X-Databricks-Org-Id header the Terraform provider reads the workspace id from.
- * - Permissions are stored and reported, never enforced: every caller acts as the workspace admin. The
+ * - Permissions are stored and reported; with MINILAKE_ENFORCE=1 reading or changing an ACL needs CAN_MANAGE
+ *   on the object (admins pass), and the owning services check their operations through IamApi.check. The
  *   object types are the ones their owning packages registered (plus iam's token and password singletons):
  *   an unregistered type is 400 "request_object_type is not recognized", an id the owner does not know 404.
  * - A token value is returned once by create; only its SHA-256 is kept. Without MINILAKE_AUTH=tokens every
@@ -23,7 +24,7 @@ import { readJson, readQuery, type Identity, type Principal } from '@minilake/co
 import { scimNotFound } from './errors.js';
 import { clientCredentials, OAuthError } from './oauth.js';
 import type { ScimKind } from './errors.js';
-import type { PermissionTypes } from './permission-types.js';
+import type { PermissionType, PermissionTypes } from './permission-types.js';
 import * as s from './schemas.js';
 import type { IamStore } from './store.js';
 
@@ -49,6 +50,8 @@ export function iamApp(
     displayName: identity.displayName,
     groups: ['admins'],
   }),
+  /** MINILAKE_ENFORCE=1: refuses a caller who may not read or change this object's ACL (access.ts). */
+  mayManage: (type: PermissionType, id: string) => void = () => {},
 ): Hono {
   const { directory, permissions, tokens, secrets } = store;
   const app = new Hono();
@@ -98,7 +101,15 @@ export function iamApp(
     });
   }
 
-  const object = (c: Context) => types.resolve(c.req.path.slice(PERMISSIONS.length + 1));
+  // The object, known to exist, whose ACL the caller may manage (permissionLevels is open to everyone).
+  const object = (c: Context) => {
+    const o = types.resolve(c.req.path.slice(PERMISSIONS.length + 1));
+    if (!o.levelsRequest) {
+      permissions.assertExists(o.type, o.id);
+      mayManage(o.type, o.id);
+    }
+    return o;
+  };
   app.get(`${PERMISSIONS}/*`, (c) => {
     const o = object(c);
     return c.json(o.levelsRequest ? permissions.levels(o.type) : permissions.get(o.type, o.id));

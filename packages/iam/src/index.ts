@@ -1,4 +1,5 @@
-import { defineService, validate, type Principal } from '@minilake/core';
+import { defineService, enforceSetting, validate, type Principal } from '@minilake/core';
+import { Access } from './access.js';
 import { iamApp } from './app.js';
 import { SetObjectPermissions } from './schemas.js';
 import type { TokenPrincipal } from './tokens.js';
@@ -8,6 +9,7 @@ import { IamStore } from './store.js';
 export { IamStore } from './store.js';
 export { Directory } from './directory.js';
 export { PermissionsStore } from './permissions.js';
+export { Access } from './access.js';
 export { TokenStore, type TokenPrincipal } from './tokens.js';
 export { PermissionTypes, type ObjectHooks, type ObjectTypeDefinition } from './permission-types.js';
 export { iamApp } from './app.js';
@@ -34,6 +36,32 @@ export interface IamApi {
    * permissions API refuses the type as Databricks refuses an unknown one (400 INVALID_PARAMETER_VALUE).
    */
   registerObjectType(definition: ObjectTypeDefinition, hooks: ObjectHooks): void;
+  /**
+   * MINILAKE_ENFORCE=1: object permissions are checked. Services need not read it: `can` and `check` pass
+   * everything when it is off.
+   */
+  readonly enforcing: boolean;
+  /**
+   * Whether the caller (ctx.principal()) holds at least `level` on `/<requestObjectType>/<id>`, through its
+   * groups, `users`, `admins`, the creator's ownership and inherited grants (see access.ts); always true
+   * without MINILAKE_ENFORCE=1. Ask after the object is known to exist. For lists: show what `can` allows.
+   */
+  can(requestObjectType: string, id: string, level: string): boolean;
+  /**
+   * Like `can`, throwing Databricks' refusal (403 PERMISSION_DENIED naming the caller, the level and the
+   * object) when the caller lacks the level. The one call an enforcing handler makes.
+   */
+  check(requestObjectType: string, id: string, level: string): void;
+  /**
+   * For an ACL another service keeps itself (secret scopes): whether the caller holds at least `level`, with
+   * `order` the levels weakest first and entries naming a user, a group (`users`: everyone) or a service
+   * principal's applicationId; admins pass. Always true without MINILAKE_ENFORCE=1.
+   */
+  holdsIn(
+    acl: readonly { principal: string; level: string }[],
+    order: readonly string[],
+    level: string,
+  ): boolean;
   /** Forgets the stored ACL of a deleted object (`requestObjectType` may be any of the type's names). */
   dropPermissions(requestObjectType: string, id: string): void;
   /**
@@ -57,15 +85,28 @@ export interface IamApi {
   onUserCreated(listener: (userName: string) => void): void;
 }
 
-export const iamService = defineService<IamApi>({
+export const iamSettings = { ...enforceSetting };
+
+export const iamService = defineService<IamApi, typeof iamSettings>({
   name: 'iam',
   description:
-    'SCIM users, groups, service principals; permissions (stored, not enforced); tokens; OAuth M2M',
+    'SCIM users, groups, service principals; permissions (enforced with MINILAKE_ENFORCE=1); tokens; OAuth M2M',
+  settings: iamSettings,
   create(ctx) {
     const store = new IamStore(ctx.state, ctx.clock, ctx.identity, () => ctx.principal());
     const types = new PermissionTypes();
+    const access = new Access(types, store.permissions);
+    const enforcing = ctx.settings.MINILAKE_ENFORCE;
     return {
-      app: iamApp(store, types, ctx.identity, () => ctx.principal()),
+      app: iamApp(
+        store,
+        types,
+        ctx.identity,
+        () => ctx.principal(),
+        (type, id) => {
+          if (enforcing) access.checkManage(ctx.principal(), type, id);
+        },
+      ),
       state: [store],
       api: {
         me: () => JSON.parse(store.directory.meBody()) as Record<string, unknown>,
@@ -80,6 +121,12 @@ export const iamService = defineService<IamApi>({
         isIssuedToken: (value) => store.tokens.isIssued(value),
         authenticate: (value) => store.authenticate(value),
         registerObjectType: (definition, hooks) => types.register(definition, hooks),
+        enforcing,
+        can: (type, id, level) => !enforcing || access.can(ctx.principal(), type, id, level),
+        check: (type, id, level) => {
+          if (enforcing) access.check(ctx.principal(), type, id, level);
+        },
+        holdsIn: (acl, order, level) => !enforcing || access.holdsIn(ctx.principal(), acl, order, level),
         dropPermissions: (type, id) => {
           const t = types.get(type);
           if (t) store.permissions.drop(t.request, id);

@@ -33,6 +33,13 @@ export interface ObjectTypeDefinition {
   adminsFrom?: string;
   /** permissionLevels descriptions for levels iam has no wording for. */
   descriptions?: Readonly<Record<string, string>>;
+  /**
+   * The levels from weakest to strongest, where that differs from `levels` (permissionLevels' order): a
+   * level grants every weaker one (jobs: CAN_VIEW < CAN_MANAGE_RUN < CAN_MANAGE < IS_OWNER).
+   */
+  order?: readonly string[];
+  /** How refusals name an object of the type (`job 123`, `warehouse abc`); `objectType` when absent. */
+  noun?: string;
 }
 
 /** What the owning service answers about one of its objects. */
@@ -40,6 +47,11 @@ export interface ObjectHooks {
   exists(id: string): boolean;
   /** The creator, who owns the object by default; the current user when absent. */
   owner?(id: string): string | undefined;
+  /**
+   * The object whose ACL this one inherits (a workspace object's folder): its request name and id. Checks
+   * (IamApi.can/check) walk up through parents; undefined: the top.
+   */
+  parent?(id: string): { request: string; id: string } | undefined;
 }
 
 /** A registered type, resolved. */
@@ -56,6 +68,10 @@ export interface PermissionType {
   /** A singleton object with no id in the path. */
   singleton?: boolean;
   hooks?: ObjectHooks | undefined;
+  /** Each level's strength (higher grants more): `order`, else the position in `levels`. */
+  rank: Record<string, number>;
+  /** How refusals name an object of the type. */
+  noun: string;
 }
 
 /** Databricks' permissionLevels descriptions of the common levels. */
@@ -87,6 +103,8 @@ export class PermissionTypes {
       adminsFrom: '/authorization/tokens',
       adminsDirect: true,
       singleton: true,
+      rank: { CAN_USE: 0, CAN_MANAGE: 1 },
+      noun: 'tokens',
     });
     this.add({
       request: 'authorization/passwords',
@@ -96,6 +114,8 @@ export class PermissionTypes {
       adminsFrom: '/authorization/passwords',
       adminsDirect: true,
       singleton: true,
+      rank: { CAN_USE: 0 },
+      noun: 'passwords',
     });
   }
 
@@ -109,6 +129,9 @@ export class PermissionTypes {
     const levels = this.describe(def.levels, def.descriptions);
     for (const l of [def.owner, def.admins])
       if (l !== undefined && !(l in levels)) throw bad(`${l} is not a level`);
+    const order = def.order ?? def.levels;
+    if (order.length !== def.levels.length || order.some((l) => !(l in levels)))
+      throw bad('order must list exactly the levels');
     const type: PermissionType = {
       request: names[0]!,
       objectType: def.objectType,
@@ -118,6 +141,8 @@ export class PermissionTypes {
       admins: def.admins,
       adminsFrom: def.adminsFrom ?? `/${names[0]}/`,
       hooks,
+      rank: Object.fromEntries(order.map((l, i) => [l, i])),
+      noun: def.noun ?? def.objectType,
     };
     for (const n of names) this.byRequest.set(n, type);
   }

@@ -1,5 +1,5 @@
 /**
- * Object ACLs (/api/2.0/permissions): stored and reported, never enforced. A never-set object has its
+ * Object ACLs (/api/2.0/permissions): stored and reported (checked by access.ts). A never-set object has its
  * creator as owner plus the admins group's inherited level; PUT replaces the direct grants, PATCH merges per
  * principal. Which types exist, and which ids, is up to the packages that registered them (PermissionTypes).
  */
@@ -9,7 +9,7 @@ import { objectIdOf, type PermissionType } from './permission-types.js';
 import type { AccessControlEntry } from './schemas.js';
 
 type PrincipalKind = 'user' | 'group' | 'service_principal';
-interface AclEntry {
+export interface AclEntry {
   kind: PrincipalKind;
   name: string;
   level: string;
@@ -39,9 +39,22 @@ export class PermissionsStore {
     this.acls.delete(`${request}:${id}`);
   }
 
-  private assertExists(type: PermissionType, id: string): void {
+  /** 404 for an id the owning service does not know. */
+  assertExists(type: PermissionType, id: string): void {
     if (type.hooks && !type.singleton && !type.hooks.exists(id))
       throw notFound(`${type.objectType} ${id} does not exist.`);
+  }
+
+  /** The direct grants of an object (its creator's default ownership included): what checks read. */
+  entries(type: PermissionType, id: string): readonly AclEntry[] {
+    const set = this.acls.get(`${type.request}:${id}`);
+    if (set) return set.entries;
+    // Never set: only the creator the owning service records owns it. Not the caller, as what GET shows for
+    // an object whose creator is unknown: a check must not pass because of who asks.
+    const owner = type.owner && type.hooks?.owner?.(id);
+    if (!owner || !type.owner) return [];
+    const sp = this.principals.servicePrincipal(owner);
+    return [{ kind: sp ? 'service_principal' : 'user', name: owner, level: type.owner }];
   }
 
   private stored(type: PermissionType, id: string): AclRecord {

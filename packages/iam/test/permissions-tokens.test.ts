@@ -373,6 +373,8 @@ describe('persistence', () => {
         levels: {},
         admins: 'CAN_MANAGE',
         adminsFrom: '/clusters/',
+        rank: {},
+        noun: 'cluster',
       },
       'c9',
     );

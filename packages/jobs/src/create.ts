@@ -1,5 +1,5 @@
 import path from 'node:path';
-import type { ServiceContext, ServiceInstance } from '@minilake/core';
+import { isAdmin, permissionDenied, type ServiceContext, type ServiceInstance } from '@minilake/core';
 import { computeService } from '@minilake/compute';
 import { filesService } from '@minilake/files';
 import { iamService, type IamApi } from '@minilake/iam';
@@ -16,8 +16,8 @@ import { ClusterLibraries } from './tasks/libraries.js';
 import type { SparkEngine } from './engine.js';
 import { FileResolver } from './resolve.js';
 import { Scheduler } from './scheduler.js';
-import { JobsService } from './service.js';
-import { JobsStore } from './store.js';
+import { JobsService, type JobsAccess } from './service.js';
+import { JobsStore, type RunRecord } from './store.js';
 import { runTokens } from './tokens.js';
 import { Triggers } from './triggers.js';
 import type { JobsApi, JobsSettings } from './index.js';
@@ -32,10 +32,33 @@ function registerJobPermissions(iam: IamApi | undefined, store: JobsStore) {
       owner: 'IS_OWNER',
       ownerRequired: true,
       admins: 'CAN_MANAGE',
+      order: ['CAN_VIEW', 'CAN_MANAGE_RUN', 'CAN_MANAGE', 'IS_OWNER'],
+      noun: 'job',
     },
     { exists: (id) => store.hasJob(id), owner: (id) => store.jobOwner(id) },
   );
   return (jobId: number) => iam?.dropPermissions('jobs', String(jobId));
+}
+
+/** The caller's rights on jobs and runs, from iam (MINILAKE_ENFORCE=1); undefined: nothing is checked. */
+function jobsAccess(ctx: ServiceContext<JobsSettings>, iam: IamApi | undefined): JobsAccess | undefined {
+  if (!iam?.enforcing) return undefined;
+  // A one-time run has no ACL of its own here: its submitter and the admins.
+  const ownsRun = (run: RunRecord) => {
+    const me = ctx.principal();
+    return isAdmin(me) || me.userName === run.creator_user_name;
+  };
+  return {
+    check: (jobId, level) => iam.check('jobs', String(jobId), level),
+    can: (jobId, level) => iam.can('jobs', String(jobId), level),
+    canOwnRun: ownsRun,
+    checkOwnRun: (run, level) => {
+      if (!ownsRun(run))
+        throw permissionDenied(
+          `User "${ctx.principal().userName}" does not have ${level === 'CAN_VIEW' ? 'View' : 'Manage Run'} or Owner or Admin permissions on run ${run.run_id}`,
+        );
+    },
+  };
 }
 
 /** The Spark engine, created on first use (so a server without a Spark install starts, and says so per task). */
@@ -120,6 +143,7 @@ export function createJobs(ctx: ServiceContext<JobsSettings>): ServiceInstance<J
       return ctx.principal().userName;
     },
     links: () => ({ base: ctx.selfUrl() ?? '', workspaceId: ctx.identity.workspaceId }),
+    access: jobsAccess(ctx, iam),
     hooks: {
       onJobDeleted,
       // The permissions API is iam's: the ACL is validated and stored exactly as a client's PUT would be.

@@ -521,9 +521,11 @@ export class Scheduler {
     this.drive(runId);
   }
 
-  cancelAll(jobId: number | undefined, queuedOnly: boolean): void {
+  /** `allowed`: the runs the caller may cancel (MINILAKE_ENFORCE=1); every one when absent. */
+  cancelAll(jobId: number | undefined, queuedOnly: boolean, allowed?: (r: RunRecord) => boolean): void {
     for (const r of this.store.allRuns()) {
       if (jobId !== undefined && r.job_id !== jobId) continue;
+      if (allowed && !allowed(r)) continue;
       if (queuedOnly ? r.life === 'QUEUED' : isActive(r.life)) this.cancel(r.run_id);
     }
   }

@@ -10,8 +10,24 @@ import {
   type JobSettings,
   type Json,
 } from './settings.js';
-import type { JobsStore } from './store.js';
+import type { JobsStore, RunRecord } from './store.js';
 import { validateTriggers, type Triggers } from './triggers.js';
+
+/** A job's permission levels, weakest first. */
+export type JobLevel = 'CAN_VIEW' | 'CAN_MANAGE_RUN' | 'CAN_MANAGE' | 'IS_OWNER';
+
+/**
+ * Object permissions (iam, MINILAKE_ENFORCE=1): the caller's rights on a job. Runs inherit their job's; a
+ * one-time run (runs/submit, or a deleted job's run) is its submitter's and the admins'.
+ */
+export interface JobsAccess {
+  /** Throws 403 PERMISSION_DENIED when the caller lacks `level` on the job. */
+  check(jobId: number, level: JobLevel): void;
+  can(jobId: number, level: JobLevel): boolean;
+  /** A run with no job: throws unless the caller submitted it or is an admin. */
+  checkOwnRun(run: RunRecord, level: JobLevel): void;
+  canOwnRun(run: RunRecord): boolean;
+}
 
 export interface JobsHooks {
   /** Called after a job is deleted (iam forgets its ACL). */
@@ -39,12 +55,43 @@ export class JobsService {
       userName: string;
       links: () => RunLinks;
       hooks?: JobsHooks;
+      access?: JobsAccess;
     },
   ) {}
 
   private get store() {
     return this.o.store;
   }
+
+  /** The job, known to exist, on which the caller holds `level`. */
+  private job(jobId: number, level: JobLevel) {
+    const job = this.store.getJob(jobId);
+    this.o.access?.check(jobId, level);
+    return job;
+  }
+
+  /** The caller holds `level` on the run's job (a one-time run: submitted it, or an admin). */
+  private checkRun(run: RunRecord, level: JobLevel): void {
+    const a = this.o.access;
+    if (!a) return;
+    if (run.job_id !== undefined && this.store.hasJob(String(run.job_id))) a.check(run.job_id, level);
+    else a.checkOwnRun(run, level);
+  }
+
+  private canManageRun(run: RunRecord): boolean {
+    const a = this.o.access!;
+    return run.job_id !== undefined && this.store.hasJob(String(run.job_id))
+      ? a.can(run.job_id, 'CAN_MANAGE_RUN')
+      : a.canOwnRun(run);
+  }
+
+  private canSeeRun = (run: RunRecord): boolean => {
+    const a = this.o.access;
+    if (!a) return true;
+    return run.job_id !== undefined && this.store.hasJob(String(run.job_id))
+      ? a.can(run.job_id, 'CAN_VIEW')
+      : a.canOwnRun(run);
+  };
 
   /** `access_control_list` is not a setting: it becomes the job's permissions (through iam). */
   async create(body: Json): Promise<{ job_id: number }> {
@@ -68,7 +115,7 @@ export class JobsService {
   }
 
   get(jobId: number, pageToken?: string): Json {
-    return renderJob(this.store.getJob(jobId), pageToken);
+    return renderJob(this.job(jobId, 'CAN_VIEW'), pageToken);
   }
 
   list(q: {
@@ -78,7 +125,8 @@ export class JobsService {
     expand_tasks?: boolean;
     offset?: number;
   }): Json {
-    const page = this.store.listJobs(q);
+    const a = this.o.access;
+    const page = this.store.listJobs(q, a && ((j) => a.can(j.job_id, 'CAN_VIEW')));
     const out: Json = { has_more: page.hasMore };
     if (page.items.length) out.jobs = page.items.map((j) => renderBaseJob(j, q.expand_tasks ?? false));
     if (page.nextPageToken) out.next_page_token = page.nextPageToken;
@@ -86,7 +134,7 @@ export class JobsService {
   }
 
   reset(jobId: number, newSettings: Json): void {
-    const prev = this.store.getJob(jobId);
+    const prev = this.job(jobId, 'CAN_MANAGE');
     const s = withServerDefaults(validateSettings(newSettings, 'new_settings'));
     // The real service keeps run_as when new_settings leaves it out (a known quirk the CLI's tests record).
     if (s.run_as === undefined && prev.settings.run_as !== undefined) s.run_as = prev.settings.run_as;
@@ -96,7 +144,7 @@ export class JobsService {
   }
 
   update(jobId: number, changes: Json | undefined, remove: string[] | undefined): void {
-    const prev = this.store.getJob(jobId);
+    const prev = this.job(jobId, 'CAN_MANAGE');
     const merged = applyUpdate(prev.settings, validateSettings(changes ?? {}, 'new_settings'), remove ?? []);
     const s = withServerDefaults(validateSettings(merged, 'new_settings'));
     validateTriggers(s);
@@ -105,7 +153,7 @@ export class JobsService {
   }
 
   delete(jobId: number): void {
-    this.store.getJob(jobId);
+    this.job(jobId, 'CAN_MANAGE');
     this.o.scheduler.cancelAll(jobId, false);
     this.store.deleteJob(jobId);
     this.o.triggers.arm(jobId);
@@ -113,7 +161,7 @@ export class JobsService {
   }
 
   runNow(body: Json & { job_id: number; idempotency_token?: string | undefined }): Json {
-    const job = this.store.getJob(body.job_id);
+    const job = this.job(body.job_id, 'CAN_MANAGE_RUN');
     const overriding: Json = {};
     for (const k of PARAM_KEYS) if (body[k] !== undefined) overriding[k] = body[k];
     const params = body.job_parameters as Record<string, string> | undefined;
@@ -174,8 +222,13 @@ export class JobsService {
     // A task run's own id (a for-each task's, to read its iterations): that task run, as Databricks shows it.
     const holder = this.store.findRun(runId) ? undefined : this.store.runOfTask(runId);
     const found = holder && this.store.findTaskRun(holder, runId);
-    if (holder && found) return renderTaskRun(holder, found.task, this.o.clock.now(), this.o.links());
-    return renderRun(this.store.getRun(runId), {
+    if (holder && found) {
+      this.checkRun(holder, 'CAN_VIEW');
+      return renderTaskRun(holder, found.task, this.o.clock.now(), this.o.links());
+    }
+    const run = this.store.getRun(runId);
+    this.checkRun(run, 'CAN_VIEW');
+    return renderRun(run, {
       now: this.o.clock.now(),
       links: this.o.links(),
       ...(q.include_history !== undefined ? { includeHistory: q.include_history } : {}),
@@ -187,7 +240,7 @@ export class JobsService {
     if (q.job_id !== undefined && !this.store.hasJob(String(q.job_id))) {
       // The real service lists nothing rather than failing for a job id with no runs.
     }
-    const page = this.store.listRuns(q);
+    const page = this.store.listRuns(q, this.o.access && this.canSeeRun);
     const out: Json = { has_more: page.hasMore };
     if (page.items.length) {
       out.runs = page.items.map((r) =>
@@ -203,27 +256,33 @@ export class JobsService {
   }
 
   cancel(runId: number): void {
-    this.store.getRun(runId);
+    this.checkRun(this.store.getRun(runId), 'CAN_MANAGE_RUN');
     this.o.scheduler.cancel(runId);
   }
 
   cancelAll(jobId: number | undefined, queuedOnly: boolean): void {
     if (jobId === undefined && !queuedOnly)
       throw invalidParameter('Either job_id or all_queued_runs must be set.');
-    if (jobId !== undefined) this.store.getJob(jobId);
-    this.o.scheduler.cancelAll(jobId, queuedOnly);
+    if (jobId !== undefined) this.job(jobId, 'CAN_MANAGE_RUN');
+    // Without a job: only the queued runs the caller may manage (every one for an admin).
+    this.o.scheduler.cancelAll(jobId, queuedOnly, this.o.access && ((r) => this.canManageRun(r)));
   }
 
   deleteRun(runId: number): void {
+    this.checkRun(this.store.getRun(runId), 'CAN_MANAGE_RUN');
     this.store.deleteRun(runId);
   }
 
   private taskRun(runId: number) {
     const run = this.store.runOfTask(runId);
     const found = run && this.store.findTaskRun(run, runId);
-    if (run && found) return { run, task: found.task };
+    if (run && found) {
+      this.checkRun(run, 'CAN_VIEW');
+      return { run, task: found.task };
+    }
     const parent = this.store.findRun(runId);
     if (!parent) throw runNotFound(runId);
+    this.checkRun(parent, 'CAN_VIEW');
     const visible = parent.tasks.filter((t) => !t.superseded);
     if (visible.length !== 1) throw multiTaskOutput();
     return { run: parent, task: visible[visible.length - 1]! };
@@ -236,6 +295,7 @@ export class JobsService {
 
   repair(body: Json & { run_id: number }): { repair_id: number } {
     const run = this.store.getRun(body.run_id);
+    this.checkRun(run, 'CAN_MANAGE_RUN');
     if (['QUEUED', 'PENDING', 'RUNNING', 'TERMINATING', 'BLOCKED', 'WAITING_FOR_RETRY'].includes(run.life)) {
       throw invalidParameter(`Run ${body.run_id} is still active; only a finished run can be repaired.`);
     }

@@ -215,8 +215,10 @@ export class JobsStore extends CollectionStore {
     return [...this.jobs.values()];
   }
 
-  listJobs(q: { limit?: number; page_token?: string; name?: string }) {
+  /** `visible`: the jobs the caller may see (MINILAKE_ENFORCE=1), filtered before paging. */
+  listJobs(q: { limit?: number; page_token?: string; name?: string }, visible?: (j: JobRecord) => boolean) {
     let all = [...this.jobs.values()];
+    if (visible) all = all.filter(visible);
     if (q.name) {
       const n = q.name.toLowerCase();
       all = all.filter((j) => (j.settings.name ?? '').toLowerCase() === n);
@@ -295,21 +297,25 @@ export class JobsStore extends CollectionStore {
     return [...this.runs.values()];
   }
 
-  listRuns(q: {
-    job_id?: number;
-    active_only?: boolean;
-    completed_only?: boolean;
-    run_type?: string;
-    start_time_from?: number;
-    start_time_to?: number;
-    limit?: number;
-    page_token?: string;
-    offset?: number;
-  }) {
+  listRuns(
+    q: {
+      job_id?: number;
+      active_only?: boolean;
+      completed_only?: boolean;
+      run_type?: string;
+      start_time_from?: number;
+      start_time_to?: number;
+      limit?: number;
+      page_token?: string;
+      offset?: number;
+    },
+    visible?: (r: RunRecord) => boolean,
+  ) {
     if (q.active_only && q.completed_only) {
       throw invalidParameter('active_only and completed_only cannot both be true.');
     }
     let all = [...this.runs.values()];
+    if (visible) all = all.filter(visible);
     if (q.job_id !== undefined) all = all.filter((r) => r.job_id === q.job_id);
     if (q.active_only) all = all.filter((r) => isActive(r.life));
     if (q.completed_only) all = all.filter((r) => !isActive(r.life));

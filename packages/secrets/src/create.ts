@@ -1,6 +1,7 @@
-import type { ServiceContext, ServiceInstance } from '@minilake/core';
+import { permissionDenied, type ServiceContext, type ServiceInstance } from '@minilake/core';
+import { iamService } from '@minilake/iam';
 import { secretsApp } from './app.js';
-import { SecretsStore } from './store.js';
+import { SecretsStore, type AclPermission } from './store.js';
 import type { SecretsApi, SecretsSettings } from './index.js';
 
 /** The service itself, imported by its definition's create (index.ts) when the host starts it. */
@@ -12,8 +13,23 @@ export function createSecrets(ctx: ServiceContext<SecretsSettings>): ServiceInst
     owner: ctx.identity.userName,
     ...(ctx.state.dir ? { keyDir: ctx.state.dir } : {}),
   });
+  const iam = ctx.optionalPeer(iamService);
+  const ORDER: readonly AclPermission[] = ['READ', 'WRITE', 'MANAGE'];
+  const access = iam && {
+    check(scope: string, level: AclPermission) {
+      const acl = store.listAcls(scope).map((a) => ({ principal: a.principal, level: a.permission }));
+      if (!iam.holdsIn(acl, ORDER, level))
+        throw permissionDenied(
+          `User "${ctx.principal().userName}" does not have ${level} permission on scope ${scope}`,
+        );
+    },
+    caller: () => ctx.principal().userName,
+  };
   return {
-    app: secretsApp(store, { writeOnly: ctx.settings.MINILAKE_SECRETS_WRITE_ONLY }),
+    app: secretsApp(store, {
+      writeOnly: ctx.settings.MINILAKE_SECRETS_WRITE_ONLY,
+      ...(access ? { access } : {}),
+    }),
     state: [store],
     api: {
       resolveReferences: (text) => store.resolveReferences(text),

@@ -18,8 +18,10 @@ export type SecretsSettings = SettingsOf<typeof secretsSettings>;
 
 export const secretsService = defineService<SecretsApi, typeof secretsSettings>({
   name: 'secrets',
-  description: 'Secrets API: scopes, secrets encrypted at rest, ACLs (stored, not enforced)',
+  description: 'Secrets API: scopes, secrets encrypted at rest, ACLs (enforced with MINILAKE_ENFORCE=1)',
   settings: secretsSettings,
+  // With iam, scope ACLs are checked (MINILAKE_ENFORCE=1) and a scope's creator is the request's principal.
+  optionalUses: ['iam'],
   // Started on the first request to these (see ServiceDefinition.paths): its code loads then.
   paths: ['/api/2.0/secrets'],
   async create(ctx) {

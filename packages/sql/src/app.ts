@@ -67,10 +67,22 @@ function parseWaitTimeout(value: string | undefined): number {
   return n;
 }
 
+/** A warehouse permission level (iam's object permissions), weakest first. */
+export type WarehouseLevel = 'CAN_VIEW' | 'CAN_USE' | 'CAN_MONITOR' | 'CAN_MANAGE' | 'IS_OWNER';
+
+/** The caller's rights on warehouses (MINILAKE_ENFORCE=1); everything passes without. */
+export interface WarehouseAccess {
+  check(id: string, level: WarehouseLevel): void;
+  can(id: string, level: WarehouseLevel): boolean;
+}
+
+const OPEN: WarehouseAccess = { check: () => {}, can: () => true };
+
 export function sqlApp(
   statements: StatementManager,
   warehouses: WarehouseStore,
   history: QueryHistoryStore,
+  access: WarehouseAccess = OPEN,
 ): Hono {
   const app = new Hono();
 
@@ -243,30 +255,37 @@ export function sqlApp(
   app.get(WAREHOUSES, (c) => {
     const q = readQuery(c, s.ListWarehousesRequest);
     const { origin } = originOf(c);
-    const page = warehouses.list(q.page_size, q.page_token);
+    const page = warehouses.list(q.page_size, q.page_token, (w) => access.can(w.id, 'CAN_VIEW'));
     const body: Record<string, unknown> = {
       warehouses: page.items.map((w) => warehouses.toWire(w, origin)),
     };
     if (page.nextPageToken) body.next_page_token = page.nextPageToken;
     return c.json(body);
   });
+  // The warehouse, known to exist, on which the caller holds `level` (a deleted one answers as before).
+  const allowed = (id: string, level: WarehouseLevel) => {
+    const w = warehouses.get(id);
+    if (w.state !== 'DELETED') access.check(id, level);
+    return w;
+  };
   app.get(`${WAREHOUSES}/:id`, (c) =>
-    c.json(warehouses.toWire(warehouses.get(c.req.param('id')), originOf(c).origin)),
+    c.json(warehouses.toWire(allowed(c.req.param('id'), 'CAN_VIEW'), originOf(c).origin)),
   );
   app.post(`${WAREHOUSES}/:id/edit`, async (c) => {
-    warehouses.edit(c.req.param('id'), await readJson(c, s.EditWarehouseRequest));
+    const body = await readJson(c, s.EditWarehouseRequest);
+    warehouses.edit(allowed(c.req.param('id'), 'CAN_MANAGE').id, body);
     return c.json({});
   });
   app.post(`${WAREHOUSES}/:id/start`, (c) => {
-    warehouses.start(c.req.param('id'));
+    warehouses.start(allowed(c.req.param('id'), 'CAN_MONITOR').id);
     return c.json({});
   });
   app.post(`${WAREHOUSES}/:id/stop`, (c) => {
-    warehouses.stop(c.req.param('id'));
+    warehouses.stop(allowed(c.req.param('id'), 'CAN_MONITOR').id);
     return c.json({});
   });
   app.delete(`${WAREHOUSES}/:id`, (c) => {
-    warehouses.delete(c.req.param('id'));
+    warehouses.delete(allowed(c.req.param('id'), 'CAN_MANAGE').id);
     return c.json({});
   });
 

@@ -102,10 +102,12 @@ export const sqlService = defineService<SqlApi, typeof sqlSettings>({
     const warmer = sqlWarmer({ engine, uc, user: ctx.identity.userName, logger: ctx.logger });
     const settings = ctx.settings;
     const transitionMs = settings.MINILAKE_WAREHOUSE_START_DELAY * 1000;
+    const iam = ctx.optionalPeer(iamService);
     const warehouses = new WarehouseStore({
       db: ctx.state,
       clock: ctx.clock,
       creator: ctx.identity.userName,
+      caller: () => ctx.principal().userName,
       transitionMs,
       strict: settings.MINILAKE_SQL_STRICT_WAREHOUSES,
       onStarting: () => void warmer.warm(),
@@ -120,13 +122,16 @@ export const sqlService = defineService<SqlApi, typeof sqlSettings>({
         return undefined;
       }
     };
-    ctx.optionalPeer(iamService)?.registerObjectType(
+    iam?.registerObjectType(
       {
         request: ['sql/warehouses', 'warehouses'],
         objectType: 'warehouses',
         levels: ['CAN_USE', 'CAN_MANAGE', 'CAN_MONITOR', 'CAN_VIEW', 'IS_OWNER'],
         owner: 'IS_OWNER',
         admins: 'CAN_MANAGE',
+        // Databricks' warehouse ACLs: monitoring includes using, managing includes monitoring.
+        order: ['CAN_VIEW', 'CAN_USE', 'CAN_MONITOR', 'CAN_MANAGE', 'IS_OWNER'],
+        noun: 'warehouse',
       },
       {
         exists: (id) => !['DELETED', 'DELETING', undefined].includes(warehouse(id)?.state),
@@ -153,6 +158,7 @@ export const sqlService = defineService<SqlApi, typeof sqlSettings>({
       clock: ctx.clock,
       identity: ctx.identity,
       caller: () => ctx.principal(),
+      mayUse: (id) => iam?.check('sql/warehouses', id, 'CAN_USE'),
       resultsDir,
       logger: ctx.logger,
       options: opts,
@@ -166,7 +172,11 @@ export const sqlService = defineService<SqlApi, typeof sqlSettings>({
       void warmer.warm();
       await next();
     });
-    app.route('/', sqlApp(statements, warehouses, history));
+    const access = iam && {
+      check: (id: string, level: string) => iam.check('sql/warehouses', id, level),
+      can: (id: string, level: string) => iam.can('sql/warehouses', id, level),
+    };
+    app.route('/', sqlApp(statements, warehouses, history, access));
     return {
       app,
       state: [warehouses, history],

@@ -131,6 +131,11 @@ export interface StatementManagerOptions {
   identity: Identity;
   /** Who the statement runs as (ServiceContext.principal: the request's caller); `identity` without it. */
   caller?: () => Principal;
+  /**
+   * Refuses a caller who may not run statements on the warehouse (CAN_USE, iam's object permissions with
+   * MINILAKE_ENFORCE=1): REST and Thrift statements alike, before anything is recorded.
+   */
+  mayUse?: (warehouseId: string) => void;
   /** Where result chunks larger than limits.memBytes are written. */
   resultsDir: string;
   logger: Logger;
@@ -250,6 +255,7 @@ export class StatementManager implements StatementService {
   private readonly clock: Clock;
   private readonly identity: Identity;
   private readonly caller: () => Principal;
+  private readonly mayUse: (warehouseId: string) => void;
   private readonly resultsDir: string;
   private readonly logger: Logger;
   private readonly opts: StatementOptions;
@@ -263,6 +269,7 @@ export class StatementManager implements StatementService {
     this.clock = o.clock;
     this.identity = o.identity;
     this.caller = o.caller ?? (() => identityPrincipal(o.identity));
+    this.mayUse = o.mayUse ?? (() => {});
     this.resultsDir = o.resultsDir;
     this.logger = o.logger;
     this.opts = o.options ?? defaultStatementOptions;
@@ -285,6 +292,7 @@ export class StatementManager implements StatementService {
     if (format !== 'JSON_ARRAY' && (input.disposition ?? 'INLINE') === 'INLINE')
       throw formatNeedsExternalLinks(format);
     this.warehouses.usable(input.warehouseId);
+    this.mayUse(input.warehouseId);
     return this.start(input);
   }
 

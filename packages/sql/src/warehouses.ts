@@ -58,6 +58,11 @@ export interface WarehouseStoreOptions {
   clock: Clock;
   /** creator_name of warehouses created without one (the workspace user). */
   creator: string;
+  /**
+   * Who creates a warehouse now (the request's principal, MINILAKE_AUTH=tokens): its creator_name, and so
+   * its owner; `creator` when absent. The starter warehouse is always the workspace user's.
+   */
+  caller?: () => string;
   /** STARTING -> RUNNING and STOPPING -> STOPPED delay, in ms. */
   transitionMs: number;
   /** No starter warehouse: every id must name a created warehouse, as on Databricks. */
@@ -86,6 +91,7 @@ export class WarehouseStore extends CollectionStore {
   private nextSeq = 1;
   private readonly clock: Clock;
   private readonly creator: string;
+  private readonly caller: () => string;
   private readonly transitionMs: number;
   readonly strict: boolean;
   private readonly onStarting: (() => void) | undefined;
@@ -94,6 +100,7 @@ export class WarehouseStore extends CollectionStore {
     super('sql-warehouses', 1, opts.db);
     this.clock = opts.clock;
     this.creator = opts.creator;
+    this.caller = opts.caller ?? (() => opts.creator);
     this.transitionMs = opts.transitionMs;
     this.strict = opts.strict ?? false;
     this.onStarting = opts.onStarting;
@@ -150,7 +157,7 @@ export class WarehouseStore extends CollectionStore {
       cluster_size: f.cluster_size ?? 'Small',
       auto_stop_mins: f.auto_stop_mins ?? 120,
       channel: f.channel ?? { name: 'CHANNEL_NAME_CURRENT' },
-      creator_name: f.creator_name || this.creator,
+      creator_name: f.creator_name || (id === STARTER_WAREHOUSE_ID ? this.creator : this.caller()),
       enable_photon: f.enable_photon ?? true,
       enable_serverless_compute: f.enable_serverless_compute ?? false,
       max_num_clusters: f.max_num_clusters ?? Math.max(1, min),
@@ -245,12 +252,18 @@ export class WarehouseStore extends CollectionStore {
     return w;
   }
 
-  list(pageSize?: number, pageToken?: string): { items: WarehouseRecord[]; nextPageToken?: string } {
-    const all = [...this.warehouses.values()]
+  /** `visible`: the warehouses the caller may see (MINILAKE_ENFORCE=1), filtered before paging. */
+  list(
+    pageSize?: number,
+    pageToken?: string,
+    visible?: (w: WarehouseRecord) => boolean,
+  ): { items: WarehouseRecord[]; nextPageToken?: string } {
+    let all = [...this.warehouses.values()]
       .filter((w) => w.state !== 'DELETED')
       .sort((a, b) => a.seq - b.seq);
     // The starter warehouse before its first use (seq 0: first, as the workspace's oldest).
     if (!this.strict && !this.warehouses.has(STARTER_WAREHOUSE_ID)) all.unshift(this.starterPreview());
+    if (visible) all = all.filter(visible);
     const key = (w: WarehouseRecord) => String(w.seq).padStart(12, '0');
     return keysetPage(all, key, pageSize && pageSize > 0 ? pageSize : undefined, pageToken || undefined);
   }

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { choiceSetting, defineService, switchSetting } from '@minilake/core';
+import { choiceSetting, defineService, enforceSetting, switchSetting } from '@minilake/core';
 import { deltaReader } from '@minilake/delta';
 import { DUCKDB_FOLDER, duckDbEngine, duckDbSettings, type DuckDbEngine } from '@minilake/engine-duckdb';
 import { TableFormats, type TableDescriptor, type TableRef } from '@minilake/tables';
@@ -140,15 +140,7 @@ export const unityCatalogSettings = {
     choices: ['duckdb', 'delta'],
     default: 'duckdb',
   }),
-  MINILAKE_ENFORCE: switchSetting({
-    doc:
-      '`1` enforces Unity Catalog privileges for the caller (`MINILAKE_AUTH=tokens`) in SQL, the Unity Catalog ' +
-      'REST API and the Files API on volumes: USE CATALOG / USE SCHEMA, SELECT, MODIFY, CREATE SCHEMA|TABLE|VOLUME|' +
-      'FUNCTION, CREATE CATALOG, READ/WRITE VOLUME, ownership or MANAGE for DROP, ALTER and grants; inherited down ' +
-      'the hierarchy, groups and `account users` count, `admins` and owners pass; lists show only what the caller ' +
-      'may see. Refusals: SQL `INSUFFICIENT_PERMISSIONS`, REST 403 `PERMISSION_DENIED`.',
-    default: '0',
-  }),
+  ...enforceSetting,
   MINILAKE_EMPTY: switchSetting({
     doc:
       '`1`: a bare metastore, without the catalogs a new workspace has (`main` with `default`, `hive_metastore`, ' +
