@@ -366,13 +366,13 @@ export class UnityCatalogStore extends CollectionStore {
    * refused, as Unity Catalog hands a shared table's readers read credentials only: a client (MiniLake's
    * Spark plugin, the official connector) then asks for READ and knows the table is read-only.
    */
-  async tableCredentials(tableId: string | null | undefined, operation?: string): Promise<void> {
+  async tableCredentials(tableId: string | null | undefined, operation?: string | null): Promise<void> {
     const fullName = this.tables.byId(tableId);
     if (operation === 'READ_WRITE') this.builtins.checkWritable(fullName);
     await this.builtins.prepare(fullName);
   }
   /** Temporary path credentials: PATH_READ_WRITE or PATH_CREATE_TABLE inside a read-only catalog is refused. */
-  pathCredentials(url: string | undefined, operation?: string): void {
+  pathCredentials(url: string | null | undefined, operation?: string | null): void {
     if (url && (operation === 'PATH_READ_WRITE' || operation === 'PATH_CREATE_TABLE'))
       this.builtins.checkPathWritable(url);
   }
