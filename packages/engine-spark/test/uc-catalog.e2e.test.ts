@@ -225,11 +225,19 @@ describe.skipIf(!ready)(`Unity Catalog tables from Spark (${ready ? 'installed' 
         `rows = sorted([r.id, r.name] for r in spark.table("${cat}.s1.from_sql").collect())`,
         `spark.sql("INSERT INTO ${cat}.s1.from_sql VALUES (3, 'three')")`,
         'print("ROWS=%s" % rows)',
+        // The Spark Connect server's sessions go through the same plugin: samples stays read-only there too.
+        'try:',
+        `    spark.sql("INSERT INTO samples.tpch.region VALUES (9, 'X', 'y')").collect()`,
+        'except Exception as e:',
+        '    print("DENIED=%s: %s" % (type(e).__name__, str(e).splitlines()[0]))',
       ].join('\n'),
     );
     const r = await engine.launch(task(dir, { file, compute: 'serverless', sparkConf: FAST })).result;
     expect(r.outcome, r.error ?? r.logs).toBe('SUCCESS');
     expect(r.logs).toContain("ROWS=[[1, 'one'], [2, 'two']]");
+    expect(r.logs).toContain(
+      "DENIED=AnalysisException: [INSUFFICIENT_PERMISSIONS] Insufficient privileges: User does not have MODIFY on Table 'samples.tpch.region': the samples catalog is read-only.",
+    );
     expect(await sql(`SELECT count(*) FROM ${cat}.s1.from_sql`)).toEqual([['3']]);
   }, 900_000);
 });
