@@ -60,6 +60,37 @@ def test_samples_are_there_to_query_and_read_only(w):
         w.catalogs.delete("samples", force=True)
 
 
+def test_samples_refuse_every_change_through_unity_catalogs_api(w, tmp_path):
+    """What Spark (MiniLake's plugin, the official connector) asks of Unity Catalog to write: all refused in
+    samples, in the words the SQL warehouse uses; reading (READ credentials) still granted."""
+    read_only = "the samples catalog is read-only"
+    region = w.tables.get("samples.tpch.region")
+    with pytest.raises(PermissionDenied, match=read_only):
+        w.schemas.create(name=unique("mine"), catalog_name="samples")
+    with pytest.raises(PermissionDenied, match=read_only):
+        w.tables.create(name=unique("mine"), catalog_name="samples", schema_name="tpch",
+                        table_type=uc.TableType.EXTERNAL, data_source_format=uc.DataSourceFormat.DELTA,
+                        storage_location=f"file://{tmp_path}/mine",
+                        columns=[uc.ColumnInfo(name="a", type_name=uc.ColumnTypeName.INT, type_text="int",
+                                               type_json='{"name":"a","type":"integer","nullable":true,"metadata":{}}',
+                                               position=0)])
+    with pytest.raises(PermissionDenied, match=read_only):
+        w.tables.delete("samples.tpch.region")
+    with pytest.raises(PermissionDenied, match=read_only):
+        w.schemas.delete("samples.tpch", force=True)
+    with pytest.raises(PermissionDenied, match="MODIFY on Table 'samples.tpch.region'"):
+        w.temporary_table_credentials.generate_temporary_table_credentials(
+            table_id=region.table_id, operation=uc.TableOperation.READ_WRITE)
+    with pytest.raises(PermissionDenied, match=read_only):
+        w.temporary_path_credentials.generate_temporary_path_credentials(
+            url=region.storage_location, operation=uc.PathOperation.PATH_READ_WRITE)
+    w.temporary_table_credentials.generate_temporary_table_credentials(
+        table_id=region.table_id, operation=uc.TableOperation.READ)
+    assert sorted(t.name for t in w.tables.list(catalog_name="samples", schema_name="tpch")) == [
+        "customer", "lineitem", "nation", "orders", "part", "partsupp", "region", "supplier"]
+    assert rows(w, "SELECT count(*) FROM samples.tpch.region") == [["5"]]
+
+
 def test_hive_metastore_takes_schemas_and_tables_but_no_volumes(w):
     rows(w, "CREATE SCHEMA IF NOT EXISTS hive_metastore.legacy")
     rows(w, "CREATE TABLE hive_metastore.legacy.t (x INT)")

@@ -26,6 +26,12 @@ export function welcomeApp(o: { mcp: boolean }): Hono {
     ['/explore/data', () => to('catalog')],
     ['/sql/editor/:id', (p) => to('queries', p.id!)],
     ['/queries/:id', (p) => to('queries', p.id!)],
+    // A warehouse's page (the SQL persona's address; the compute page's newer one with its tab after it).
+    ['/sql/warehouses/:id', (p) => to('warehouses', p.id!)],
+    ['/sql/warehouses', () => to('warehouses')],
+    ['/compute/sql-warehouses/:id/*', (p) => to('warehouses', p.id!)],
+    ['/compute/sql-warehouses/:id', (p) => to('warehouses', p.id!)],
+    ['/compute/sql-warehouses', () => to('warehouses')],
   ];
   for (const [path, target] of pages)
     app.on(['GET', 'HEAD'], path, (c) => c.redirect(target(c.req.param() as Record<string, string>), 302));

@@ -47,6 +47,10 @@ describe('a fresh server', () => {
     ]);
     const table = await fetch(`${server.url}/explore/data/samples/tpch/orders`, { redirect: 'manual' });
     expect(table.headers.get('location')).toBe('/ui/catalog/samples/tpch/orders');
+    for (const p of ['/sql/warehouses/dev', '/compute/sql-warehouses/dev/connection-details']) {
+      const wh = await fetch(`${server.url}${p}?o=1000000000000000`, { redirect: 'manual' });
+      expect([p, wh.headers.get('location')]).toEqual([p, '/ui/warehouses/dev']);
+    }
   });
 
   it('has main.default, hive_metastore, samples and the starter warehouse', async () => {

@@ -6,7 +6,8 @@
 import { useEffect, useState } from 'preact/hooks';
 import { ExperimentsView } from './experiments';
 import { JobPage, JobsList, RunPage } from './pages/jobs';
-import { AlertsPage, WarehousesPage } from './pages/sql-objects';
+import { AlertsPage } from './pages/sql-objects';
+import { WarehousePage, WarehousesPage } from './pages/warehouses';
 import { WorkspaceBrowser } from './pages/workspace-browser';
 import { CatalogView, HelpPanel, HistoryView, QueriesView } from './panels';
 import { navigate, useRoute } from './route';
@@ -33,6 +34,7 @@ const NAV_OF: Partial<Record<Route['view'], View>> = {
   dashboard: 'dashboards',
   job: 'jobs',
   run: 'jobs',
+  warehouse: 'warehouses',
 };
 const navOf = (r: Route): View => NAV_OF[r.view] ?? (r.view as View);
 const navHref = (v: View) => href({ view: v, path: '/' } as Route);
@@ -168,6 +170,7 @@ export function App() {
         )}
         {route.view === 'alerts' && <AlertsPage />}
         {route.view === 'warehouses' && <WarehousesPage />}
+        {route.view === 'warehouse' && <WarehousePage id={route.id} />}
         {view === 'dashboards' && <Dashboards route={route} go={goRoute} />}
         <ExperimentsView visible={view === 'experiments'} />
       </main>

@@ -20,6 +20,7 @@ import { ChevronDown, ChevronRight, Refresh, Table, Volume } from './icons';
 import { TableExtras, VolumePage } from './pages/catalog';
 import { ErrorBox } from './results';
 import { navigate, uiPath, useRoute } from './route';
+import { href } from './routes';
 import { openInEditor } from './workspace';
 
 const when = (ms?: number | string) => (ms ? new Date(Number(ms)).toLocaleString() : '');
@@ -265,7 +266,11 @@ export function HistoryView(props: { visible: boolean }) {
               <td>{when(q.query_start_time_ms)}</td>
               <td>{q.duration !== undefined ? `${q.duration} ms` : ''}</td>
               <td>{q.rows_produced ?? ''}</td>
-              <td>{q.warehouse_id}</td>
+              <td>
+                {q.warehouse_id && (
+                  <a href={href({ view: 'warehouse', id: q.warehouse_id })}>{q.warehouse_id}</a>
+                )}
+              </td>
               <td>
                 <button
                   type="button"

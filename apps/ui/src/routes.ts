@@ -16,6 +16,7 @@ export type Route =
   | { view: 'run'; jobId?: number; runId: number }
   | { view: 'alerts' }
   | { view: 'warehouses' }
+  | { view: 'warehouse'; id: string }
   | { view: 'experiments' }
   | { view: 'dashboards' }
   | { view: 'dashboard'; id: string; published: boolean; page?: string };
@@ -57,6 +58,7 @@ const ROUTES: [RegExp, (m: string[], q: URLSearchParams) => Route][] = [
   [/^\/ui\/history\/?$/, () => ({ view: 'history' })],
   [/^\/ui\/alerts\/?$/, () => ({ view: 'alerts' })],
   [/^\/ui\/warehouses\/?$/, () => ({ view: 'warehouses' })],
+  [new RegExp(`^/ui/warehouses/${seg}/?$`), (m) => ({ view: 'warehouse', id: dec(m[1]!) })],
   [/^\/ui\/experiments\/?$/, () => ({ view: 'experiments' })],
 ];
 
@@ -96,6 +98,8 @@ export function href(r: Route): string {
     }
     case 'job':
       return `/ui/jobs/${r.jobId}`;
+    case 'warehouse':
+      return `/ui/warehouses/${encodeURIComponent(r.id)}`;
     case 'run':
       return r.jobId === undefined ? `/ui/jobs/runs/${r.runId}` : `/ui/jobs/${r.jobId}/runs/${r.runId}`;
     default:

@@ -7,8 +7,9 @@ import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import { api, ApiError, runStatement, warehouses, type RunHandle, type Warehouse } from './api';
 import type * as Monaco from './monaco';
 import { errorPosition, offsetOf } from './error-position';
-import { Close, Dot, Play, Plus, Stop } from './icons';
+import { Close, Dot, Play, Plus, Server, Stop } from './icons';
 import { ResultsPanel, type ErrorAt, type ResultState } from './results';
+import { href } from './routes';
 import { SchemaTree } from './schema-tree';
 import { splitStatements } from './split';
 import { Splitter, useStoredSize } from './splitter';
@@ -429,6 +430,14 @@ export function Workspace(props: { visible: boolean; onNotice: (msg: string) => 
             ))}
           </select>
         </label>
+        <a
+          class="button"
+          href={href({ view: 'warehouse', id: warehouseId })}
+          aria-label={`Open warehouse ${warehouseId}`}
+          title="The warehouse's page: state, start and stop, connection details"
+        >
+          <Server />
+        </a>
         <span class="status" aria-live="polite">
           {run?.running ? `Running${run.handle?.id() ? ` ${run.handle.id()}` : ''}…` : ''}
         </span>

@@ -435,6 +435,78 @@ describe.skipIf(!CHROMIUM)(title, () => {
     await h.close();
   });
 
+  it('a warehouse has its own address: opened directly, from the list and from history; unknown ids; start', async () => {
+    const wh = await call('POST', '/api/2.0/sql/warehouses', {
+      name: 'addr-wh',
+      cluster_size: 'X-Small',
+      auto_stop_mins: 15,
+    });
+    const state = async () => (await call('GET', `/api/2.0/sql/warehouses/${wh.id}`)).state as string;
+    await expect.poll(state, { timeout: 30_000 }).toMatch(/RUNNING|STARTING/);
+    await call('POST', `/api/2.0/sql/warehouses/${wh.id}/stop`);
+    await expect.poll(state, { timeout: 30_000 }).toBe('STOPPED');
+
+    // Opened at its address: what it is, and how to connect to it as Databricks' Connection details tab says.
+    const page = await open(`/ui/warehouses/${wh.id}`);
+    const view = page.getByRole('region', { name: 'Warehouse addr-wh' });
+    await view.getByRole('heading', { name: 'addr-wh' }).waitFor();
+    await view.locator('.page-head .badge', { hasText: 'STOPPED' }).waitFor();
+    const overview = view.getByRole('table', { name: 'Overview' });
+    expect(await overview.textContent()).toContain('X-Small');
+    expect(await overview.textContent()).toContain('15 min');
+    const conn = view.getByRole('table', { name: 'Connection details' });
+    const row = async (label: string) =>
+      (await conn
+        .locator('tr', { has: page.getByRole('rowheader', { name: label }) })
+        .locator('code')
+        .textContent()) ?? '';
+    const { hostname, port } = new URL(server.url);
+    expect(await row('Server hostname')).toBe(hostname);
+    expect(await row('Port')).toBe(port);
+    expect(await row('HTTP path')).toBe(`/sql/1.0/warehouses/${wh.id}`);
+    expect(await row('JDBC URL')).toBe(
+      `jdbc:databricks://${hostname}:${port}/default;transportMode=http;ssl=0;AuthMech=3;httpPath=/sql/1.0/warehouses/${wh.id};`,
+    );
+    // Start calls the real API, and the page follows the state to RUNNING.
+    await view.getByRole('button', { name: 'Start addr-wh' }).click();
+    await view.locator('.page-head .badge', { hasText: 'RUNNING' }).waitFor({ timeout: 30_000 });
+    expect(await state()).toBe('RUNNING');
+    await view.getByRole('button', { name: 'Stop addr-wh' }).waitFor();
+    await shots(page, 'warehouse');
+    // A reload opens the same warehouse.
+    await page.reload();
+    await view.locator('.page-head .badge', { hasText: 'RUNNING' }).waitFor();
+
+    // From the list: a click changes the address without a reload, and back returns to the list.
+    await page.goto(`${server.url}/ui/warehouses`);
+    await page.evaluate(() => ((window as unknown as { __same: boolean }).__same = true));
+    await page.getByRole('link', { name: 'addr-wh' }).click();
+    await view.getByRole('heading', { name: 'addr-wh' }).waitFor();
+    expect(new URL(page.url()).pathname).toBe(`/ui/warehouses/${wh.id}`);
+    expect(await page.evaluate(() => (window as unknown as { __same?: boolean }).__same)).toBe(true);
+    await page.getByRole('link', { name: 'SQL warehouses' }).click();
+    await page.getByRole('region', { name: 'SQL warehouses' }).waitFor();
+    expect(new URL(page.url()).pathname).toBe('/ui/warehouses');
+
+    // Query history names the warehouse a statement ran on, as a link to it.
+    await call('POST', '/api/2.0/sql/statements', {
+      warehouse_id: wh.id,
+      statement: 'SELECT 77 AS on_addr_wh',
+      wait_timeout: '30s',
+    });
+    await page.goto(`${server.url}/ui/history`);
+    const hrow = page.locator('.history tbody tr', { hasText: 'SELECT 77 AS on_addr_wh' });
+    await hrow.getByRole('link', { name: wh.id }).click();
+    await view.getByRole('heading', { name: 'addr-wh' }).waitFor();
+    expect(new URL(page.url()).pathname).toBe(`/ui/warehouses/${wh.id}`);
+
+    // An id no warehouse has says so.
+    await page.goto(`${server.url}/ui/warehouses/no-such-wh`);
+    await page.getByText('No SQL warehouse has the id no-such-wh').waitFor();
+    expect(await page.getByRole('alert').textContent()).toContain('RESOURCE_DOES_NOT_EXIST');
+    await page.close();
+  });
+
   it('asked nothing of the outside network', () => {
     expect(outside).toEqual([]);
   });

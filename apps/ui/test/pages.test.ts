@@ -79,6 +79,7 @@ describe('addresses', () => {
       { view: 'run', runId: 35 },
       { view: 'alerts' },
       { view: 'warehouses' },
+      { view: 'warehouse', id: 'a1b2 c3' },
       { view: 'experiments' },
     ] as const;
     for (const r of routes) {

@@ -5,7 +5,7 @@
  * table that the SQL API then reads, lists and drops tables, and is refused a MANAGED (DuckDB) table with a
  * clear error. Skipped only when the install (with the plugin jar) is absent.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -124,6 +124,99 @@ describe.skipIf(!ready)(`Unity Catalog tables from Spark (${ready ? 'installed' 
     expect(existsSync(path.join(tables, 'gone', '_delta_log'))).toBe(true);
   }, 900_000);
 
+  it('samples is read-only from Spark as from SQL: every write refused before anything is written, reads unchanged', async () => {
+    const region = (await call('GET', '/api/2.1/unity-catalog/tables/samples.tpch.region')).json;
+    const trips = (await call('GET', '/api/2.1/unity-catalog/tables/samples.nyctaxi.trips')).json;
+    const ext = path.join(tables, 'not_in_samples');
+    const logOf = (t: Record<string, any>) =>
+      path.join(String(t.storage_location).replace(/^file:\/\//, ''), '_delta_log');
+    const file = write(
+      dir,
+      'samples_ro.py',
+      [
+        'import json',
+        'out = {}',
+        'def attempt(key, fn):',
+        '    try:',
+        '        fn()',
+        '        out[key] = "done"',
+        '    except Exception as e:',
+        '        out[key] = type(e).__name__ + ": " + str(e)',
+        'count = lambda t: spark.sql("SELECT count(*) AS n FROM " + t).first().n',
+        'out["trips_before"] = count("samples.nyctaxi.trips")',
+        'attempt("insert", lambda: spark.sql("INSERT INTO samples.nyctaxi.trips SELECT * FROM samples.nyctaxi.trips LIMIT 3"))',
+        'attempt("overwrite", lambda: spark.sql("INSERT OVERWRITE samples.tpch.region SELECT * FROM samples.tpch.region"))',
+        'attempt("append", lambda: spark.table("samples.tpch.region").writeTo("samples.tpch.region").append())',
+        'attempt("save_as", lambda: spark.table("samples.tpch.region").write.mode("append").saveAsTable("samples.tpch.region"))',
+        'attempt("delete", lambda: spark.sql("DELETE FROM samples.tpch.region WHERE r_regionkey = 0"))',
+        'attempt("update", lambda: spark.sql("UPDATE samples.tpch.region SET r_name = \'X\'"))',
+        'attempt("merge", lambda: spark.sql("MERGE INTO samples.tpch.region t USING samples.tpch.region s ON t.r_regionkey = s.r_regionkey WHEN MATCHED THEN DELETE"))',
+        'attempt("alter", lambda: spark.sql("ALTER TABLE samples.tpch.region SET TBLPROPERTIES (\'x\' = \'y\')"))',
+        'attempt("create", lambda: spark.sql("CREATE TABLE samples.tpch.mine (a INT)"))',
+        `attempt("create_at", lambda: spark.sql("CREATE TABLE samples.tpch.mine2 (a INT) USING DELTA LOCATION '${ext}'"))`,
+        'attempt("create_x", lambda: spark.sql("CREATE TABLE samples.x.y (a INT)"))',
+        'attempt("ctas", lambda: spark.sql("CREATE TABLE samples.tpch.mine3 AS SELECT 1 AS a"))',
+        'attempt("schema", lambda: spark.sql("CREATE SCHEMA samples.mine"))',
+        'attempt("drop", lambda: spark.sql("DROP TABLE samples.tpch.region"))',
+        'attempt("drop_schema", lambda: spark.sql("DROP SCHEMA samples.tpch CASCADE"))',
+        'out["trips_after"] = count("samples.nyctaxi.trips")',
+        'out["regions"] = sorted(r.r_name for r in spark.table("samples.tpch.region").collect())',
+        'print("OUT=" + json.dumps(out))',
+      ].join('\n'),
+    );
+    // The sample tables' data is generated on first read: read them once, then keep their logs to compare.
+    await sql(
+      'SELECT (SELECT count(*) FROM samples.tpch.region) + (SELECT count(*) FROM samples.nyctaxi.trips)',
+    );
+    const logs = () => [region, trips].map((t) => readdirSync(logOf(t)).sort());
+    const logsBefore = logs();
+    const r = await engine.launch(task(dir, { file, sparkConf: FAST })).result;
+    expect(r.outcome, r.error ?? r.logs).toBe('SUCCESS');
+    const line = r.logs.split('\n').find((l) => l.startsWith('OUT='));
+    const out = JSON.parse(line!.slice(4)) as Record<string, any>;
+    const denied = (what: string) =>
+      `AnalysisException: [INSUFFICIENT_PERMISSIONS] Insufficient privileges: User does not have MODIFY on ${what}: the samples catalog is read-only.`;
+    const region_ = denied("Table 'samples.tpch.region'");
+    const catalog_ = denied("Catalog 'samples'");
+    const { trips_before, trips_after, regions, create_x, ...refused } = out;
+    expect(refused).toEqual({
+      insert: denied("Table 'samples.nyctaxi.trips'"),
+      overwrite: region_,
+      append: region_,
+      save_as: region_,
+      delete: region_,
+      update: region_,
+      merge: region_,
+      alter: region_,
+      create: catalog_,
+      create_at: catalog_,
+      ctas: catalog_,
+      schema: catalog_,
+      drop: region_,
+      drop_schema: denied("Schema 'samples.tpch'"),
+    });
+    // A schema samples does not have is not found, as the SQL warehouse says too.
+    expect(create_x).toContain('SCHEMA_NOT_FOUND');
+    // Nothing changed: the same rows, no new Delta commit, no table in Unity Catalog, no stray folder.
+    expect(trips_after).toBe(trips_before);
+    expect(regions).toEqual(['AFRICA', 'AMERICA', 'ASIA', 'EUROPE', 'MIDDLE EAST']);
+    expect(logs()).toEqual(logsBefore);
+    const names = (await call('GET', '/api/2.1/unity-catalog/tables?catalog_name=samples&schema_name=tpch'))
+      .json;
+    expect(names.tables.map((t: any) => t.name).sort()).toEqual([
+      'customer',
+      'lineitem',
+      'nation',
+      'orders',
+      'part',
+      'partsupp',
+      'region',
+      'supplier',
+    ]);
+    expect(existsSync(ext)).toBe(false);
+    expect(await sql('SELECT count(*) FROM samples.tpch.region')).toEqual([['5']]);
+  }, 900_000);
+
   it('serverless tasks (Spark Connect) resolve UC tables too, with no catalog config in the code', async () => {
     const file = write(
       dir,
@@ -132,11 +225,19 @@ describe.skipIf(!ready)(`Unity Catalog tables from Spark (${ready ? 'installed' 
         `rows = sorted([r.id, r.name] for r in spark.table("${cat}.s1.from_sql").collect())`,
         `spark.sql("INSERT INTO ${cat}.s1.from_sql VALUES (3, 'three')")`,
         'print("ROWS=%s" % rows)',
+        // The Spark Connect server's sessions go through the same plugin: samples stays read-only there too.
+        'try:',
+        `    spark.sql("INSERT INTO samples.tpch.region VALUES (9, 'X', 'y')").collect()`,
+        'except Exception as e:',
+        '    print("DENIED=%s: %s" % (type(e).__name__, str(e).splitlines()[0]))',
       ].join('\n'),
     );
     const r = await engine.launch(task(dir, { file, compute: 'serverless', sparkConf: FAST })).result;
     expect(r.outcome, r.error ?? r.logs).toBe('SUCCESS');
     expect(r.logs).toContain("ROWS=[[1, 'one'], [2, 'two']]");
+    expect(r.logs).toContain(
+      "DENIED=AnalysisException: [INSUFFICIENT_PERMISSIONS] Insufficient privileges: User does not have MODIFY on Table 'samples.tpch.region': the samples catalog is read-only.",
+    );
     expect(await sql(`SELECT count(*) FROM ${cat}.s1.from_sql`)).toEqual([['3']]);
   }, 900_000);
 });

@@ -268,11 +268,13 @@ export function unityCatalogApp(store: UnityCatalogStore): Hono {
   // The SDKs call these under /api/2.0, the Spark connector under /api/2.1.
   for (const base of [BASE, '/api/2.0/unity-catalog']) {
     app.post(`${base}/temporary-table-credentials`, async (c) => {
-      await store.tableCredentials((await readJson(c, s.TemporaryTableCredentialsRequest)).table_id);
+      const body = await readJson(c, s.TemporaryTableCredentialsRequest);
+      await store.tableCredentials(body.table_id, body.operation);
       return c.json(expiry());
     });
     app.post(`${base}/temporary-path-credentials`, async (c) => {
       const body = await readJson(c, s.TemporaryPathCredentialsRequest);
+      store.pathCredentials(body.url, body.operation);
       return c.json({ ...expiry(), ...(body.url ? { url: body.url } : {}) });
     });
   }

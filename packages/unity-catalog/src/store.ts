@@ -365,6 +365,7 @@ export class UnityCatalogStore extends CollectionStore {
   }
   /** A staging table (Unity Catalog OSS): the folder a MANAGED Delta table will live in, for Spark to write. */
   createStagingTable(input: { catalog_name: string; schema_name: string; name: string }) {
+    this.builtins.checkWritable(input.catalog_name, 'Catalog');
     this.guardCreate(input.catalog_name, input.schema_name, 'CREATE_TABLE');
     return this.tables.stage(input);
   }
@@ -392,10 +393,19 @@ export class UnityCatalogStore extends CollectionStore {
   }
   /**
    * What temporary table credentials need (Spark asks for them before it opens the folder): the table must
-   * exist, and a sample table's data is generated now.
+   * exist, and a sample table's data is generated now. READ_WRITE on a table of a read-only catalog is
+   * refused, as Unity Catalog hands a shared table's readers read credentials only: a client (MiniLake's
+   * Spark plugin, the official connector) then asks for READ and knows the table is read-only.
    */
-  async tableCredentials(tableId: string | null | undefined): Promise<void> {
-    await this.builtins.prepare(this.tables.byId(tableId));
+  async tableCredentials(tableId: string | null | undefined, operation?: string | null): Promise<void> {
+    const fullName = this.tables.byId(tableId);
+    if (operation === 'READ_WRITE') this.builtins.checkWritable(fullName);
+    await this.builtins.prepare(fullName);
+  }
+  /** Temporary path credentials: PATH_READ_WRITE or PATH_CREATE_TABLE inside a read-only catalog is refused. */
+  pathCredentials(url: string | null | undefined, operation?: string | null): void {
+    if (url && (operation === 'PATH_READ_WRITE' || operation === 'PATH_CREATE_TABLE'))
+      this.builtins.checkPathWritable(url);
   }
   /**
    * Runs a change made of an engine object and its record together (SQL's CREATE TABLE: the record is set
@@ -424,10 +434,12 @@ export class UnityCatalogStore extends CollectionStore {
     return this.volumes.list(catalog, schema);
   }
   updateVolume(fullName: string, u: Parameters<Volumes['update']>[1]) {
+    this.builtins.checkWritable(fullName, 'Volume');
     this.guardExisting('volume', fullName, 'OWNER');
     return this.volumes.update(fullName, u);
   }
   deleteVolume(fullName: string) {
+    this.builtins.checkWritable(fullName, 'Volume');
     this.guardExisting('volume', fullName, 'OWNER');
     return this.volumes.delete(fullName);
   }
@@ -474,10 +486,12 @@ export class UnityCatalogStore extends CollectionStore {
     return this.functions.list(catalog, schema);
   }
   updateFunction(fullName: string, u: { owner?: string | null }) {
+    this.builtins.checkWritable(fullName, 'Function');
     this.guardExisting('function', fullName, 'OWNER');
     return this.functions.update(fullName, u);
   }
   deleteFunction(fullName: string) {
+    this.builtins.checkWritable(fullName, 'Function');
     this.guardExisting('function', fullName, 'OWNER');
     return this.functions.delete(fullName);
   }

@@ -114,6 +114,27 @@ describe('a fresh workspace', () => {
       }),
     );
     await expect(api.engine.run('CREATE TABLE samples.tpch.sneaky (a INT)')).rejects.toThrow(/read-only/);
+    // Spark's way in: a staging table (a MANAGED CREATE TABLE), credentials to write a table's files or a
+    // folder inside the catalog. Reading stays allowed, with the same credentials asked for READ.
+    await denied(
+      req('POST', `${B}/staging-tables`, { catalog_name: 'samples', schema_name: 'tpch', name: 'x' }),
+    );
+    const region = await ok('GET', `${B}/tables/samples.tpch.region`);
+    const res = await req('POST', `${B}/temporary-table-credentials`, {
+      table_id: region.table_id,
+      operation: 'READ_WRITE',
+    });
+    await expectDatabricksError(res, 403, 'PERMISSION_DENIED');
+    await ok('POST', `${B}/temporary-table-credentials`, { table_id: region.table_id, operation: 'READ' });
+    for (const [url, operation] of [
+      [region.storage_location, 'PATH_READ_WRITE'],
+      [`${region.storage_location}/../new_t`, 'PATH_CREATE_TABLE'],
+    ])
+      await denied(req('POST', `${B}/temporary-path-credentials`, { url, operation }));
+    await ok('POST', `${B}/temporary-path-credentials`, {
+      url: region.storage_location,
+      operation: 'PATH_READ',
+    });
     for (const c of ['samples', 'hive_metastore']) {
       await expectDatabricksError(
         await req('DELETE', `${B}/catalogs/${c}?force=true`),

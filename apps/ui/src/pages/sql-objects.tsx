@@ -1,11 +1,10 @@
 /**
  * Databricks SQL objects with their own pages: alerts (/ui/alerts: the Alerts API's and Alerts V2's, their
- * state, last evaluation, condition, and Evaluate now) and SQL warehouses (/ui/warehouses: state, size,
- * auto stop, Start and Stop).
+ * state, last evaluation, condition, and Evaluate now). SQL warehouses have theirs in warehouses.tsx.
  */
 import { useEffect, useState } from 'preact/hooks';
 import { api, ApiError, qs } from '../api';
-import { Bell, Play, Refresh, Server, Stop } from '../icons';
+import { Bell, Refresh } from '../icons';
 import { ErrorBox } from '../results';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -156,104 +155,6 @@ export function AlertsPage() {
                   >
                     Evaluate now
                   </button>
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
-    </section>
-  );
-}
-
-// ---- warehouses ---------------------------------------------------------------------------------------------
-
-export function WarehousesPage() {
-  const [items, setItems] = useState<Json[] | null>(null);
-  const [error, setError] = useState<unknown>(null);
-  const load = async () => {
-    try {
-      const r = await api<{ warehouses?: Json[] }>('GET', '/api/2.0/sql/warehouses');
-      setItems(r.warehouses ?? []);
-      setError(null);
-      return (r.warehouses ?? []).some((w) => ['STARTING', 'STOPPING'].includes(w.state));
-    } catch (e) {
-      setError(e);
-      return false;
-    }
-  };
-  useEffect(() => {
-    let stop = false;
-    const tick = async () => {
-      const moving = await load();
-      if (!stop && moving) setTimeout(() => void tick(), 1000);
-    };
-    void tick();
-    return () => {
-      stop = true;
-    };
-  }, []);
-  const act = async (w: Json, what: 'start' | 'stop') => {
-    try {
-      await api('POST', `/api/2.0/sql/warehouses/${encodeURIComponent(w.id)}/${what}`);
-    } catch (e) {
-      setError(e);
-    }
-    const poll = async () => {
-      if (await load()) setTimeout(() => void poll(), 500);
-    };
-    void poll();
-  };
-  return (
-    <section class="view" aria-label="SQL warehouses">
-      <div class="page-head">
-        <h2>
-          <Server size={18} /> SQL warehouses
-        </h2>
-        <button type="button" aria-label="Refresh warehouses" onClick={() => void load()}>
-          <Refresh />
-        </button>
-      </div>
-      {error ? <ErrorBox error={error} /> : null}
-      {items && (
-        <table class="list">
-          <thead>
-            <tr>
-              <th>Name</th>
-              <th>State</th>
-              <th>Size</th>
-              <th>Auto stop</th>
-              <th>Id</th>
-              <th />
-            </tr>
-          </thead>
-          <tbody>
-            {items.map((w) => (
-              <tr key={w.id}>
-                <td>{w.name}</td>
-                <td>
-                  <span class={`badge wh-${String(w.state).toLowerCase()}`}>{w.state}</span>
-                </td>
-                <td>{w.cluster_size}</td>
-                <td>{w.auto_stop_mins ? `${w.auto_stop_mins} min` : 'off'}</td>
-                <td>
-                  <code>{w.id}</code>
-                </td>
-                <td>
-                  {['STOPPED', 'DELETED'].includes(w.state) ? (
-                    <button type="button" onClick={() => void act(w, 'start')} aria-label={`Start ${w.name}`}>
-                      <Play /> Start
-                    </button>
-                  ) : (
-                    <button
-                      type="button"
-                      onClick={() => void act(w, 'stop')}
-                      aria-label={`Stop ${w.name}`}
-                      disabled={w.state === 'STOPPING'}
-                    >
-                      <Stop /> Stop
-                    </button>
-                  )}
                 </td>
               </tr>
             ))}

@@ -115,6 +115,23 @@ export class BuiltinCatalogs {
     return undefined;
   }
 
+  /**
+   * Refuses a write into the folder of a read-only catalog's table (a path credential for writing, a
+   * CREATE TABLE ... LOCATION there): the files are the samples' own.
+   */
+  checkPathWritable(url: string): void {
+    const dir = localPath(url);
+    if (!dir || !this.o.samplesDir || !this.builtinRecord(SAMPLES_CATALOG)) return;
+    const root = path.resolve(this.o.samplesDir);
+    const p = path.resolve(dir);
+    if (p !== root && !p.startsWith(root + path.sep)) return;
+    const [schema, name] = path.relative(root, p).split(path.sep);
+    this.checkWritable(
+      [SAMPLES_CATALOG, schema, name].filter(Boolean).join('.'),
+      name ? 'Table' : schema ? 'Schema' : 'Catalog',
+    );
+  }
+
   /** Refuses dropping or renaming hive_metastore or samples. */
   checkDroppable(catalog: string): void {
     const r = this.builtinRecord(catalog);

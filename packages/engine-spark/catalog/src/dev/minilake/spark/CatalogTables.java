@@ -51,14 +51,20 @@ final class CatalogTables {
         d.$lessinit$greater$default$20(), d.$lessinit$greater$default$21());
   }
 
-  /** `byPath` (delta-spark's table at `path`) again, this time knowing its catalog name and entry. */
-  static Table withEntry(Table byPath, String catalog, String schema, String name, String path) {
+  /**
+   * `byPath` (delta-spark's table at `path`) again, this time knowing its catalog name and entry; `readOnly`
+   * (Unity Catalog's refusal, or null) makes it a table whose writes are refused.
+   */
+  static Table withEntry(Table byPath, String catalog, String schema, String name, String path, String readOnly) {
     List<String> partitions = new ArrayList<>();
     for (Transform t : byPath.partitioning())
       for (NamedReference r : t.references()) partitions.add(String.join(".", r.fieldNames()));
     CatalogTable entry = entry(catalog, schema, name, path, byPath.schema(), partitions);
+    Option<String> full = Option.apply(catalog + "." + schema + "." + name);
+    if (readOnly != null)
+      return new ReadOnlyDeltaTable(
+          SparkSession.active(), new Path(path), Option.apply(entry), full, scalaMap(Map.of()), readOnly);
     return DeltaTableV2.apply(
-        SparkSession.active(), new Path(path), Option.apply(entry),
-        Option.apply(catalog + "." + schema + "." + name), scalaMap(Map.of()), Option.empty());
+        SparkSession.active(), new Path(path), Option.apply(entry), full, scalaMap(Map.of()), Option.empty());
   }
 }

@@ -10,6 +10,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 import org.apache.spark.sql.catalyst.analysis.NamespaceAlreadyExistsException;
 import org.apache.spark.sql.catalyst.analysis.NoSuchNamespaceException;
 import org.apache.spark.sql.catalyst.analysis.NoSuchTableException;
@@ -21,6 +22,7 @@ import org.apache.spark.sql.connector.catalog.SupportsNamespaces;
 import org.apache.spark.sql.connector.catalog.Table;
 import org.apache.spark.sql.connector.catalog.TableCatalog;
 import org.apache.spark.sql.connector.catalog.TableChange;
+import org.apache.spark.sql.connector.catalog.TableWritePrivilege;
 import org.apache.spark.sql.connector.expressions.Transform;
 import org.apache.spark.sql.delta.catalog.DeltaCatalog;
 import org.apache.spark.sql.types.DataType;
@@ -154,7 +156,7 @@ public class MiniLakeCatalog implements TableCatalog, SupportsNamespaces {
       uc.call("POST", "/schemas", body);
     } catch (UcClient.UcException e) {
       if (e.status == 409) throw new NamespaceAlreadyExistsException(ns);
-      throw e;
+      throw Denied.of(e);
     }
   }
 
@@ -177,7 +179,7 @@ public class MiniLakeCatalog implements TableCatalog, SupportsNamespaces {
       uc.call("PATCH", "/schemas/" + UcClient.enc(name + "." + schema), body);
     } catch (UcClient.UcException e) {
       if (notFound(e)) throw new NoSuchNamespaceException(ns);
-      throw e;
+      throw Denied.of(e);
     }
   }
 
@@ -193,7 +195,7 @@ public class MiniLakeCatalog implements TableCatalog, SupportsNamespaces {
       if (notFound(e)) throw new NoSuchNamespaceException(ns);
       if (!cascade && e.status == 400 && "INVALID_STATE".equals(e.errorCode))
         throw new NonEmptyNamespaceException(ns);
-      throw e;
+      throw Denied.of(e);
     }
   }
 
@@ -231,8 +233,28 @@ public class MiniLakeCatalog implements TableCatalog, SupportsNamespaces {
     return t;
   }
 
+  /**
+   * A Delta table's local folder, and why Unity Catalog refuses writes to it (null when it does not): what
+   * `locate` finds.
+   */
+  private static final class Located {
+    final String path;
+    final String readOnly;
+
+    Located(String path, String readOnly) {
+      this.path = path;
+      this.readOnly = readOnly;
+    }
+
+    /** The folder, once a write to the table is known to be allowed. */
+    String forWrite() {
+      if (readOnly != null) throw Denied.of(readOnly);
+      return path;
+    }
+  }
+
   /** The local folder of an EXTERNAL Delta table, or a clear refusal for what Spark cannot read here. */
-  private String deltaPath(Identifier ident, JsonNode t) throws NoSuchTableException {
+  private Located locate(Identifier ident, JsonNode t) throws NoSuchTableException {
     String full = fullName(ident);
     String type = t.path("table_type").asText("");
     String format = t.path("data_source_format").asText("");
@@ -256,12 +278,25 @@ public class MiniLakeCatalog implements TableCatalog, SupportsNamespaces {
     if (!format.equalsIgnoreCase("DELTA"))
       throw new UnsupportedOperationException(
           full + " is an EXTERNAL " + format + " table: MiniLake's Spark catalog reads Delta tables only");
-    // Temporary credentials are asked for as the official connector does; a local folder needs none.
-    if (t.hasNonNull("table_id")) {
-      ObjectNode body = uc.object().put("table_id", t.get("table_id").asText()).put("operation", "READ_WRITE");
-      uc.call("POST", "/temporary-table-credentials", body);
+    return new Located(localPath(loc), credentials(t));
+  }
+
+  /**
+   * Asks for temporary credentials as the official connector does (a local folder needs none, but the ask
+   * is where Unity Catalog says what one may do): READ_WRITE, and READ when that is refused, as for a table
+   * of a read-only catalog (samples, a share). Returns Unity Catalog's refusal then, or null.
+   */
+  private String credentials(JsonNode t) {
+    if (!t.hasNonNull("table_id")) return null;
+    String id = t.get("table_id").asText();
+    try {
+      uc.call("POST", "/temporary-table-credentials", uc.object().put("table_id", id).put("operation", "READ_WRITE"));
+      return null;
+    } catch (UcClient.UcException e) {
+      if (!e.denied()) throw e;
+      uc.call("POST", "/temporary-table-credentials", uc.object().put("table_id", id).put("operation", "READ"));
+      return e.detail;
     }
-    return localPath(loc);
   }
 
   static String localPath(String loc) {
@@ -279,18 +314,34 @@ public class MiniLakeCatalog implements TableCatalog, SupportsNamespaces {
 
   @Override
   public Table loadTable(Identifier ident) throws NoSuchTableException {
-    String path = deltaPath(ident, getTable(ident));
-    return CatalogTables.withEntry(delta().loadPathTable(pathIdent(path)), name, ident.namespace()[0], ident.name(), path);
+    Located at = locate(ident, getTable(ident));
+    return load(ident, at.path, at.readOnly);
+  }
+
+  /**
+   * The table a statement writes to (INSERT, UPDATE, DELETE, MERGE, and the DataFrame writers' targets):
+   * Spark asks for it with the privileges it needs, so a table Unity Catalog refuses writes to (samples) is
+   * refused here, before anything is written.
+   */
+  @Override
+  public Table loadTable(Identifier ident, Set<TableWritePrivilege> writePrivileges) throws NoSuchTableException {
+    Located at = locate(ident, getTable(ident));
+    return load(ident, writePrivileges.isEmpty() ? at.path : at.forWrite(), at.readOnly);
+  }
+
+  private Table load(Identifier ident, String path, String readOnly) {
+    return CatalogTables.withEntry(
+        delta().loadPathTable(pathIdent(path)), name, ident.namespace()[0], ident.name(), path, readOnly);
   }
 
   @Override
   public Table loadTable(Identifier ident, long timestamp) throws NoSuchTableException {
-    return delta().loadTable(pathIdent(deltaPath(ident, getTable(ident))), timestamp);
+    return delta().loadTable(pathIdent(locate(ident, getTable(ident)).path), timestamp);
   }
 
   @Override
   public Table loadTable(Identifier ident, String version) throws NoSuchTableException {
-    return delta().loadTable(pathIdent(deltaPath(ident, getTable(ident))), version);
+    return delta().loadTable(pathIdent(locate(ident, getTable(ident)).path), version);
   }
 
   @Override
@@ -341,16 +392,36 @@ public class MiniLakeCatalog implements TableCatalog, SupportsNamespaces {
       // (a staging table), Delta writes the table there, and the table is then registered as MANAGED.
       ObjectNode stage =
           uc.object().put("name", ident.name()).put("catalog_name", name).put("schema_name", ident.namespace()[0]);
-      String staged = uc.call("POST", "/staging-tables", stage).path("staging_location").asText();
+      String staged;
+      try {
+        staged = uc.call("POST", "/staging-tables", stage).path("staging_location").asText();
+      } catch (UcClient.UcException e) {
+        throw Denied.of(e); // a read-only catalog: refused before Delta writes anything
+      }
       Table created = delta().createTable(pathIdent(localPath(staged)), schema, partitions, deltaProps);
       register(ident, "MANAGED", staged, created.schema(), properties.get(TableCatalog.PROP_COMMENT), deltaProps);
       return created;
     }
     String path = localPath(location);
     ObjectNode cred = uc.object().put("url", "file://" + path).put("operation", "PATH_CREATE_TABLE");
-    uc.call("POST", "/temporary-path-credentials", cred);
+    try {
+      uc.call("POST", "/temporary-path-credentials", cred);
+    } catch (UcClient.UcException e) {
+      throw Denied.of(e); // a folder inside a read-only catalog's tables
+    }
+    boolean existed = new java.io.File(path).exists();
+    boolean fresh = !new java.io.File(path, "_delta_log").exists();
     Table created = delta().createTable(pathIdent(path), schema, partitions, deltaProps);
-    register(ident, "EXTERNAL", "file://" + path, created.schema(), properties.get(TableCatalog.PROP_COMMENT), deltaProps);
+    boolean registered = false;
+    try {
+      register(ident, "EXTERNAL", "file://" + path, created.schema(), properties.get(TableCatalog.PROP_COMMENT), deltaProps);
+      registered = true;
+    } finally {
+      // Unity Catalog refused the table (a read-only catalog, a name taken meanwhile): what Delta just laid
+      // down would otherwise stay behind, a table no catalog knows.
+      if (!registered && !existed) deleteTree(new java.io.File(path));
+      else if (!registered && fresh) deleteTree(new java.io.File(path, "_delta_log"));
+    }
     return created;
   }
 
@@ -387,8 +458,14 @@ public class MiniLakeCatalog implements TableCatalog, SupportsNamespaces {
       uc.call("POST", "/tables", body);
     } catch (UcClient.UcException e) {
       if (e.status == 409) throw new TableAlreadyExistsException(ident);
-      throw e;
+      throw Denied.of(e);
     }
+  }
+
+  private static void deleteTree(java.io.File f) {
+    java.io.File[] kids = f.listFiles();
+    if (kids != null) for (java.io.File k : kids) deleteTree(k);
+    f.delete();
   }
 
   /** Spark's StructField JSON, as UC clients expect in `type_json`. */
@@ -429,7 +506,7 @@ public class MiniLakeCatalog implements TableCatalog, SupportsNamespaces {
   public Table alterTable(Identifier ident, TableChange... changes) throws NoSuchTableException {
     // Delta applies the change to its log (a streaming table's schema merge, properties); the server reads
     // columns from the log, so Unity Catalog reports them at once.
-    String path = deltaPath(ident, getTable(ident));
+    String path = locate(ident, getTable(ident)).forWrite();
     delta().alterTable(pathIdent(path), changes);
     return loadTable(ident);
   }
@@ -443,7 +520,7 @@ public class MiniLakeCatalog implements TableCatalog, SupportsNamespaces {
       return false;
     } catch (UcClient.UcException e) {
       if (notFound(e)) return false;
-      throw e;
+      throw Denied.of(e);
     }
   }
 

@@ -28,11 +28,23 @@ final class UcClient {
     private static final long serialVersionUID = 1L;
     final int status;
     final String errorCode;
+    /** The server's own sentence (`message`), without the request in front of it. */
+    final String detail;
 
     UcException(int status, String errorCode, String message) {
+      this(status, errorCode, message, message);
+    }
+
+    UcException(int status, String errorCode, String message, String detail) {
       super(message);
       this.status = status;
       this.errorCode = errorCode;
+      this.detail = detail;
+    }
+
+    /** Unity Catalog refused the change (a read-only catalog such as samples, or a missing privilege). */
+    boolean denied() {
+      return status == 403;
     }
   }
 
@@ -136,7 +148,7 @@ final class UcClient {
     if (r.statusCode() / 100 != 2) {
       String code = j.path("error_code").asText(null);
       String msg = j.path("message").asText(r.body());
-      throw new UcException(r.statusCode(), code, method + " " + path + ": " + r.statusCode() + " " + msg);
+      throw new UcException(r.statusCode(), code, method + " " + path + ": " + r.statusCode() + " " + msg, msg);
     }
     return j;
   }
