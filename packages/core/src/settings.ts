@@ -196,7 +196,7 @@ export const enforceSetting = {
       '`1` enforces permissions for the caller (`MINILAKE_AUTH=tokens`). Unity Catalog privileges in SQL, the Unity ' +
       'Catalog REST API and the Files API on volumes: USE CATALOG / USE SCHEMA, SELECT, MODIFY, CREATE SCHEMA|TABLE|' +
       'VOLUME|FUNCTION, CREATE CATALOG, EXECUTE, READ/WRITE VOLUME, ownership or MANAGE for DROP, ALTER and grants ' +
-      "(inherited down the hierarchy; groups and `account users` count; `admins` and owners pass; lists show only " +
+      '(inherited down the hierarchy; groups and `account users` count; `admins` and owners pass; lists show only ' +
       'what the caller may see), else SQL `INSUFFICIENT_PERMISSIONS` / REST 403 `PERMISSION_DENIED`. Object ' +
       'permissions (`/api/2.0/permissions`, evaluated by `iam`): jobs and their runs, SQL warehouses (statements ' +
       'need CAN_USE), clusters and secret scope ACLs need the level the operation needs (groups, `users`, the ' +
