@@ -32,7 +32,14 @@ export async function run() {
   const py = clientPython();
   const server = await startServer({ MINILAKE_CLUSTER_RUNTIME: 'spark', MINILAKE_SPARK_CONNECT_PORT: '0' });
   try {
-    const proxyPort = /spark connect: sc:\/\/[^:]+:(\d+)/.exec(server.output())[1];
+    // The start-up line names the plain Spark Connect port once the door listens ("Spark Connect: sc://...").
+    let door;
+    for (let i = 0; i < 300 && !door; i++) {
+      door = /Spark Connect:\s+sc:\/\/[^:]+:(\d+)/.exec(server.output());
+      if (!door) await new Promise((r) => setTimeout(r, 100));
+    }
+    if (!door) throw new Error('the Spark Connect port is not in the start-up lines');
+    const proxyPort = door[1];
     const created = await postJson(`${server.url}/api/2.1/clusters/create`, {
       cluster_name: 'bench',
       spark_version: '16.4.x-scala2.12',
