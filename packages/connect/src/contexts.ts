@@ -269,14 +269,22 @@ export class Contexts {
       cmd.status = 'Cancelled';
     } else if (cmd.status === 'Running') {
       cmd.status = 'Cancelling';
-      // The REPL turns SIGINT into KeyboardInterrupt in the command (and interrupts its Spark jobs).
-      if (ctx.proc?.pid !== undefined) {
+      // The REPL turns SIGINT into KeyboardInterrupt in the command (and interrupts its Spark jobs). An idle
+      // REPL ignores SIGINT, and one that has not read the command off its stdin yet is idle: the signal is
+      // sent again until the command has ended, so a cancel right after execute is not lost.
+      const pid = ctx.proc?.pid;
+      if (pid === undefined) return;
+      const interrupt = () => {
+        if (cmd.status !== 'Cancelling') return clearInterval(again);
         try {
-          process.kill(ctx.proc.pid, 'SIGINT');
+          process.kill(pid, 'SIGINT');
         } catch {
-          // gone
+          clearInterval(again); // gone
         }
-      }
+      };
+      const again = setInterval(interrupt, 250);
+      again.unref();
+      interrupt();
     }
   }
 
