@@ -556,7 +556,7 @@ export class UnityCatalogStore extends CollectionStore {
     fullName: string,
     privilege: 'OWNER' | 'MANAGE' | 'CREATE_SCHEMA',
   ) {
-    if (this.caller) this.guard({ on, fullName, privilege } as Need);
+    this.guard({ on, fullName, privilege } as Need);
   }
 
   private guardCreate(
@@ -564,7 +564,7 @@ export class UnityCatalogStore extends CollectionStore {
     schema: string,
     privilege: 'CREATE_TABLE' | 'CREATE_VOLUME' | 'CREATE_FUNCTION',
   ) {
-    if (this.caller) this.guard({ on: 'schema', fullName: `${catalog}.${schema}`, privilege });
+    this.guard({ on: 'schema', fullName: `${catalog}.${schema}`, privilege });
   }
 
   /** GRANT / REVOKE: ownership or MANAGE; on the metastore and other securables, admins only. */
@@ -578,7 +578,7 @@ export class UnityCatalogStore extends CollectionStore {
 
   /** GET of a securable the caller may not see: 403, as Databricks answers it. */
   checkVisible(on: SecurableKind, fullName: string): void {
-    if (this.caller) this.guard({ on, fullName, privilege: 'BROWSE' });
+    this.guard({ on, fullName, privilege: 'BROWSE' });
   }
 
   /** A list's items the caller may see (Databricks filters lists); all of them when nothing is enforced. */
