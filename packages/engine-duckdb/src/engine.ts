@@ -379,9 +379,30 @@ export class DuckDbEngine implements SharedResource {
     }
   }
 
-  /** Writes every attached catalog's WAL into its file, so a copy of the file is the whole database. */
-  async checkpoint(): Promise<void> {
-    for (const alias of this.attached.values()) await this.run(`CHECKPOINT ${ident(alias)}`);
+  /**
+   * Writes every attached catalog's WAL into its file, so a copy of the file is the whole database. DuckDB
+   * refuses while another connection has uncommitted catalog changes or updates (the tail of a statement, a
+   * catalog reconcile): those end on their own and are waited for, up to `patienceMs`; a transaction held
+   * open longer (a SQL session's own BEGIN) is named in a 409 ABORTED instead.
+   */
+  async checkpoint(patienceMs = 30_000): Promise<void> {
+    for (const [catalog, alias] of this.attached) {
+      const deadline = Date.now() + patienceMs;
+      for (let pause = 10; ; pause = Math.min(pause * 2, 500)) {
+        try {
+          await this.run(`CHECKPOINT ${ident(alias)}`);
+          break;
+        } catch (e) {
+          if (!/Cannot CHECKPOINT: there are other write transactions/.test(String(e))) throw e;
+          if (Date.now() >= deadline)
+            throw aborted(
+              `Catalog '${catalog}' cannot be written through: a transaction with uncommitted changes has been open ` +
+                `for more than ${Math.round(patienceMs / 1000)} s (commit or roll back the session's transaction).`,
+            );
+          await sleep(pause);
+        }
+      }
+    }
   }
 
   /** Detaches and deletes every catalog file. */

@@ -188,3 +188,32 @@ describe('the connection pool', () => {
     }
   });
 });
+
+describe('checkpoint', () => {
+  it('waits for another connection’s uncommitted DDL, and names a transaction held open too long', async () => {
+    await engine.attachCatalog('ckpt');
+    const a = ident(engine.alias('ckpt'));
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    let began!: () => void;
+    const begun = new Promise<void>((r) => (began = r));
+    // A connection with a CREATE TABLE not yet committed, as a statement's tail or a reconcile holds one.
+    const writer = engine.withConnection(async (conn) => {
+      await conn.run('BEGIN TRANSACTION');
+      await conn.run(`CREATE TABLE ${a}.main.late (x INT)`);
+      began();
+      await held;
+      await conn.run('COMMIT');
+    });
+    await begun;
+    await expect(engine.checkpoint(100)).rejects.toMatchObject({
+      errorCode: 'ABORTED',
+      message: expect.stringContaining("Catalog 'ckpt'"),
+    });
+    const waiting = engine.checkpoint();
+    setTimeout(release, 200);
+    await expect(waiting).resolves.toBeUndefined();
+    await writer;
+    expect(await engine.all(`SELECT count(*)::INT AS n FROM ${a}.main.late`)).toEqual([{ n: 0 }]);
+  });
+});
