@@ -405,6 +405,12 @@ class Engine implements SparkEngine {
             proc?.kill();
           }, task.timeoutMs)
         : undefined;
+    // The slow steps before the process starts (a Spark Connect server or the warm Python coming up, an
+    // environment installing) are raced against a cancel, so a cancel ends the task at once instead of when
+    // the step is done; the step itself goes on for the next task.
+    const stop = new Promise<void>((resolve) => abort.signal.addEventListener('abort', () => resolve()));
+    const unlessStopped = <T>(p: Promise<T>): Promise<T | undefined> =>
+      Promise.race([p, stop.then(() => undefined)]);
     const base = (): Pick<SparkTaskResult, 'logs' | 'logsTruncated' | 'taskValues' | 'exitCode'> => ({
       logs: '',
       logsTruncated: false,
@@ -425,7 +431,9 @@ class Engine implements SparkEngine {
       }
       let inst: SparkInstall;
       try {
-        inst = await this.locate();
+        const located = await unlessStopped(this.locate());
+        if (located === undefined) return stoppedResult();
+        inst = located;
       } catch (e) {
         if (e instanceof EngineUnavailable) {
           return { ...base(), outcome: 'FAILED', error: e.message, unavailable: true };
@@ -466,7 +474,9 @@ class Engine implements SparkEngine {
       if (serverless && !remote) {
         if (!this.connect.url()) this.connectFs = { dbfsRoot: task.dbfsRoot, selfUrl, token: this.ownToken };
         try {
-          remote = `sc://127.0.0.1:${await this.connect.ensure(inst)}`;
+          const port = await unlessStopped(this.connect.ensure(inst));
+          if (port === undefined) return stoppedResult();
+          remote = `sc://127.0.0.1:${port}`;
         } catch (e) {
           if (stopped) return stoppedResult();
           return {
@@ -480,7 +490,7 @@ class Engine implements SparkEngine {
       if (stopped) return stoppedResult();
       // Unity Catalog's catalogs as Spark catalogs (the task's own conf wins over them).
       const sparkConf = {
-        ...(await ucTaskConf(this.ucOptions(inst, token))),
+        ...(await unlessStopped(ucTaskConf(this.ucOptions(inst, token)))),
         ...(task.remote ? {} : task.sparkConf),
       };
       if (stopped) return stoppedResult();
@@ -540,6 +550,8 @@ class Engine implements SparkEngine {
               ),
               ...(app ? app.args : [inst.entry]),
             ];
+      const warmed = serverless && (await unlessStopped(warm)) === true;
+      if (stopped) return stoppedResult();
       const executor = serverless || plain ? 'subprocess' : (task.executor ?? this.settings.executor);
       if (executor === 'docker') {
         const image = task.image ?? this.settings.image;
@@ -558,7 +570,7 @@ class Engine implements SparkEngine {
           name: `minilake-${task.id}`.replace(/[^a-zA-Z0-9_.-]/g, '-'),
           labels: { 'dev.minilake.server.pid': String(process.pid) },
         });
-      } else if (serverless && (await warm) && !stopped) {
+      } else if (warmed) {
         proc = this.zygote!.spawn({
           env,
           cwd: task.workDir,

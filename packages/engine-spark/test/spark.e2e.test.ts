@@ -199,6 +199,23 @@ describe.skipIf(!installed)(
     afterAll(() => engine.close());
 
     it(
+      'a serverless task cancelled while the Spark Connect server is still starting ends at once',
+      async () => {
+        // The engine is cold: the task waits for the server. The cancel does not wait for it.
+        const file = write(dir, 'never.py', 'print("should not run")\n');
+        const run = engine.launch(task(dir, { file, compute: 'serverless' }));
+        await new Promise((r) => setTimeout(r, 300));
+        const t0 = Date.now();
+        run.cancel();
+        const r = await run.result;
+        expect(r.outcome).toBe('CANCELED');
+        expect(r.logs).not.toContain('should not run');
+        expect(Date.now() - t0).toBeLessThan(1000);
+      },
+      T,
+    );
+
+    it(
       'serverless tasks run on one warm Spark Connect server; the second run is warm',
       async () => {
         const file = write(
