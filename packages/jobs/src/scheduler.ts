@@ -332,7 +332,8 @@ export class Scheduler {
         task,
         workDir,
         token: live.token,
-        register: (fn) => void live.cancels.set(taskRunId, fn),
+        // A cancel that came while the task was starting (after it turned RUNNING) stops it as it registers.
+        register: (fn) => (live.reason ? fn() : void live.cancels.set(taskRunId, fn)),
       }).catch((e: unknown): Outcome => {
         this.o.logger.error('task failed to run', { error: (e as Error)?.stack ?? String(e) });
         return {

@@ -273,3 +273,38 @@ describe('persistence', () => {
     await scheduler.close();
   });
 });
+
+describe('cancel', () => {
+  it('a cancel that comes while a task is starting (RUNNING, its work not begun) still stops the task', async () => {
+    const { call, api, close } = await setup();
+    // A child job kept busy: its one run waits for a retry an hour away (the clock is manual), and a second
+    // run of it queues. The parent's run_job_task waits on that queued child until cancelled.
+    const { job_id: child } = await call('POST', '/api/2.2/jobs/create', {
+      max_concurrent_runs: 1,
+      queue: { enabled: true },
+      tasks: [
+        {
+          task_key: 'c',
+          run_job_task: { job_id: 987654321 },
+          max_retries: 1,
+          min_retry_interval_millis: 3_600_000,
+        },
+      ],
+    });
+    await call('POST', '/api/2.2/jobs/run-now', { job_id: child });
+    const { job_id: parent } = await call('POST', '/api/2.2/jobs/create', {
+      tasks: [{ task_key: 'p', run_job_task: { job_id: child } }],
+    });
+    const { run_id } = api.service.runNow({ job_id: parent }) as { run_id: number };
+    const taskLife = () => (api.service.getRun(run_id, {}) as any).tasks[0].state.life_cycle_state;
+    for (let i = 0; i < 1000 && taskLife() !== 'RUNNING'; i++) await new Promise((r) => setImmediate(r));
+    expect(taskLife()).toBe('RUNNING');
+    api.service.cancel(run_id); // the task is still creating its folder: nothing registered to cancel yet
+    const done = await Promise.race([
+      api.waitForRun(run_id),
+      new Promise<undefined>((r) => setTimeout(() => r(undefined), 5000)),
+    ]);
+    expect(done?.result).toBe('CANCELED');
+    await close();
+  });
+});
