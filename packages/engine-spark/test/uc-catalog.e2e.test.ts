@@ -128,8 +128,10 @@ describe.skipIf(!ready)(`Unity Catalog tables from Spark (${ready ? 'installed' 
     const region = (await call('GET', '/api/2.1/unity-catalog/tables/samples.tpch.region')).json;
     const trips = (await call('GET', '/api/2.1/unity-catalog/tables/samples.nyctaxi.trips')).json;
     const ext = path.join(tables, 'not_in_samples');
-    const logOf = (t: Record<string, any>) =>
-      path.join(String(t.storage_location).replace(/^file:\/\//, ''), '_delta_log');
+    const dirOf = (t: Record<string, any>) => String(t.storage_location).replace(/^file:\/\//, '');
+    const logOf = (t: Record<string, any>) => path.join(dirOf(t), '_delta_log');
+    const regionDir = dirOf(region);
+    const copyDir = path.join(tables, 'region_copy');
     const file = write(
       dir,
       'samples_ro.py',
@@ -159,6 +161,27 @@ describe.skipIf(!ready)(`Unity Catalog tables from Spark (${ready ? 'installed' 
         'attempt("schema", lambda: spark.sql("CREATE SCHEMA samples.mine"))',
         'attempt("drop", lambda: spark.sql("DROP TABLE samples.tpch.region"))',
         'attempt("drop_schema", lambda: spark.sql("DROP SCHEMA samples.tpch CASCADE"))',
+        // Delta's own commands, which write the log themselves, and writes by the table's folder.
+        'from delta.tables import DeltaTable',
+        `rpath = ${JSON.stringify(regionDir)}`,
+        'attempt("optimize", lambda: spark.sql("OPTIMIZE samples.tpch.region"))',
+        'attempt("vacuum", lambda: spark.sql("VACUUM samples.tpch.region RETAIN 0 HOURS"))',
+        'attempt("restore", lambda: spark.sql("RESTORE TABLE samples.tpch.region TO VERSION AS OF 0"))',
+        'attempt("reorg", lambda: spark.sql("REORG TABLE samples.tpch.region APPLY (PURGE)"))',
+        'attempt("path_api_optimize", lambda: DeltaTable.forPath(spark, rpath).optimize().executeCompaction())',
+        'attempt("path_delete", lambda: spark.sql("DELETE FROM delta.`" + rpath + "` WHERE r_regionkey = 0"))',
+        'attempt("path_optimize", lambda: spark.sql("OPTIMIZE delta.`" + rpath + "`"))',
+        'attempt("path_api_delete", lambda: DeltaTable.forPath(spark, rpath).delete("r_regionkey = 0"))',
+        'attempt("path_api_vacuum", lambda: DeltaTable.forPath(spark, rpath).vacuum(0))',
+        'attempt("path_api_restore", lambda: DeltaTable.forPath(spark, rpath).restoreToVersion(0))',
+        'attempt("path_append", lambda: spark.table("samples.tpch.region").write.format("delta").mode("append").save(rpath))',
+        'attempt("path_overwrite", lambda: spark.table("samples.tpch.region").write.format("delta").mode("overwrite").save(rpath))',
+        'attempt("path_parquet", lambda: spark.table("samples.tpch.region").write.mode("append").parquet(rpath))',
+        // Reading by path stays allowed, and so does copying samples out.
+        'out["path_read"] = spark.read.format("delta").load(rpath).count()',
+        'out["path_sql_read"] = spark.sql("SELECT count(*) AS n FROM delta.`" + rpath + "`").first().n',
+        `spark.table("samples.tpch.region").write.format("delta").mode("overwrite").save(${JSON.stringify(copyDir)})`,
+        `out["copied"] = spark.read.format("delta").load(${JSON.stringify(copyDir)}).count()`,
         'out["trips_after"] = count("samples.nyctaxi.trips")',
         'out["regions"] = sorted(r.r_name for r in spark.table("samples.tpch.region").collect())',
         'print("OUT=" + json.dumps(out))',
@@ -168,7 +191,8 @@ describe.skipIf(!ready)(`Unity Catalog tables from Spark (${ready ? 'installed' 
     await sql(
       'SELECT (SELECT count(*) FROM samples.tpch.region) + (SELECT count(*) FROM samples.nyctaxi.trips)',
     );
-    const logs = () => [region, trips].map((t) => readdirSync(logOf(t)).sort());
+    const logs = () =>
+      [region, trips].flatMap((t) => [readdirSync(logOf(t)).sort(), readdirSync(dirOf(t)).sort()]);
     const logsBefore = logs();
     const r = await engine.launch(task(dir, { file, sparkConf: FAST })).result;
     expect(r.outcome, r.error ?? r.logs).toBe('SUCCESS');
@@ -178,7 +202,8 @@ describe.skipIf(!ready)(`Unity Catalog tables from Spark (${ready ? 'installed' 
       `AnalysisException: [INSUFFICIENT_PERMISSIONS] Insufficient privileges: User does not have MODIFY on ${what}: the samples catalog is read-only.`;
     const region_ = denied("Table 'samples.tpch.region'");
     const catalog_ = denied("Catalog 'samples'");
-    const { trips_before, trips_after, regions, create_x, ...refused } = out;
+    const { trips_before, trips_after, regions, create_x, path_read, path_sql_read, copied, ...refused } =
+      out;
     expect(refused).toEqual({
       insert: denied("Table 'samples.nyctaxi.trips'"),
       overwrite: region_,
@@ -194,7 +219,23 @@ describe.skipIf(!ready)(`Unity Catalog tables from Spark (${ready ? 'installed' 
       schema: catalog_,
       drop: region_,
       drop_schema: denied("Schema 'samples.tpch'"),
+      optimize: region_,
+      vacuum: region_,
+      restore: region_,
+      reorg: region_,
+      path_api_optimize: region_,
+      path_delete: region_,
+      path_optimize: region_,
+      path_api_delete: region_,
+      path_api_vacuum: region_,
+      path_api_restore: region_,
+      path_append: region_,
+      path_overwrite: region_,
+      path_parquet: region_,
     });
+    expect(path_read).toBe(5);
+    expect(path_sql_read).toBe(5); // delta.`folder` in SQL while main is the current catalog
+    expect(copied).toBe(5);
     // A schema samples does not have is not found, as the SQL warehouse says too.
     expect(create_x).toContain('SCHEMA_NOT_FOUND');
     // Nothing changed: the same rows, no new Delta commit, no table in Unity Catalog, no stray folder.

@@ -312,8 +312,19 @@ public class MiniLakeCatalog implements TableCatalog, SupportsNamespaces {
     return Identifier.of(new String[] {"delta"}, path);
   }
 
+  /**
+   * `delta.`/folder``: Delta's table by path, which Databricks reads in whatever catalog is current (here it
+   * would otherwise be looked up as a table of a schema named delta). A write to it is checked by ReadOnlyWrites.
+   */
+  private static boolean byPath(Identifier ident) {
+    return ident.namespace().length == 1
+        && ident.namespace()[0].equalsIgnoreCase("delta")
+        && new org.apache.hadoop.fs.Path(ident.name()).isAbsolute();
+  }
+
   @Override
   public Table loadTable(Identifier ident) throws NoSuchTableException {
+    if (byPath(ident)) return delta().loadTable(ident);
     Located at = locate(ident, getTable(ident));
     return load(ident, at.path, at.readOnly);
   }
@@ -325,6 +336,7 @@ public class MiniLakeCatalog implements TableCatalog, SupportsNamespaces {
    */
   @Override
   public Table loadTable(Identifier ident, Set<TableWritePrivilege> writePrivileges) throws NoSuchTableException {
+    if (byPath(ident)) return delta().loadTable(ident);
     Located at = locate(ident, getTable(ident));
     return load(ident, writePrivileges.isEmpty() ? at.path : at.forWrite(), at.readOnly);
   }
@@ -336,11 +348,13 @@ public class MiniLakeCatalog implements TableCatalog, SupportsNamespaces {
 
   @Override
   public Table loadTable(Identifier ident, long timestamp) throws NoSuchTableException {
+    if (byPath(ident)) return delta().loadTable(ident, timestamp);
     return delta().loadTable(pathIdent(locate(ident, getTable(ident)).path), timestamp);
   }
 
   @Override
   public Table loadTable(Identifier ident, String version) throws NoSuchTableException {
+    if (byPath(ident)) return delta().loadTable(ident, version);
     return delta().loadTable(pathIdent(locate(ident, getTable(ident)).path), version);
   }
 

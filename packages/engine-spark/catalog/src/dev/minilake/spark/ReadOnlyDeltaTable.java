@@ -32,6 +32,11 @@ final class ReadOnlyDeltaTable extends DeltaTableV2 {
     this.refusal = refusal;
   }
 
+  /** Unity Catalog's reason (what a refused write says). */
+  String refusal() {
+    return refusal;
+  }
+
   @Override
   public WriteBuilder newWriteBuilder(LogicalWriteInfo info) {
     throw Denied.of(refusal);
