@@ -136,6 +136,8 @@ def test_list_with_prefix_pages(w, me, remote):
     # The first page is a page, with a token for the rest (what the SDK followed above).
     first = w.api_client.do("GET", "/api/2.0/repos", query={"path_prefix": folder})
     assert len(first["repos"]) == PAGE_SIZE and first["next_page_token"]
+    # path_prefix is a string prefix, as the SDK documents it (and /Workspace in front changes nothing).
+    assert [r.path for r in w.repos.list(path_prefix=f"/Workspace{folder}/r2")] == paths[20:]
     # Without a prefix: the whole /Repos tree.
     assert {r.path for r in w.repos.list()} == {*paths, other.path}
 
