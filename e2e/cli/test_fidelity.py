@@ -1,11 +1,13 @@
 """What the Databricks CLI's own suites compare (issue 33), driven by the real CLI built from source: the wire
 shapes and messages its goldens record for Git folders, permissions, grants, Alerts V2, notebook export during
-`bundle generate`, and a project from `bundle init default-sql` whose SQL reads its job parameters as {{name}}."""
+`bundle generate`, a project from `bundle init default-sql` whose SQL reads its job parameters as {{name}}, and
+the run URL `bundle run` prints."""
 import base64
 import json
 import subprocess
 
 import pytest
+import requests
 
 from minilake import unique
 
@@ -250,3 +252,40 @@ resources:
         pytest.skip("Spark is not installed here (bash packages/engine-spark/install.sh)")
     assert out.returncode == 0, text
     assert "from the git source" in text
+
+
+def test_bundle_run_prints_the_run_page_url_databricks_prints(cli, w, tmp_path):
+    """`bundle run` prints the run's page as the goldens show it (`<host>/jobs/<job>/runs/<run>?o=<workspace
+    id>`), and that address opens MiniLake's page for the run."""
+    project = tmp_path / "runurl"
+    project.mkdir()
+    (project / "databricks.yml").write_text(f"""
+bundle:
+  name: runurl-{unique('b')}
+resources:
+  jobs:
+    check:
+      name: check
+      tasks:
+        - task_key: same
+          condition_task:
+            op: EQUAL_TO
+            left: "1"
+            right: "1"
+""")
+    env = {"DATABRICKS_BUNDLE_ENGINE": "direct"}
+    cli.run("bundle", "deploy", cwd=project, env=env)
+    out = cli.run("bundle", "run", "check", cwd=project, env=env, timeout=300)
+    text = out.stdout + out.stderr
+    line = next((x for x in text.splitlines() if x.startswith("Run URL: ")), None)
+    assert line, text
+    url = line[len("Run URL: "):].strip()
+    job_id = next(j.job_id for j in w.jobs.list(name="check"))
+    run = next(iter(w.jobs.list_runs(job_id=job_id)))
+    ws_id = w.get_workspace_id()
+    host = w.config.host.rstrip("/")
+    assert url == f"{host}/jobs/{job_id}/runs/{run.run_id}?o={ws_id}"
+    assert w.jobs.get_run(run.run_id).run_page_url == url
+    page = requests.get(url, timeout=30)
+    assert page.status_code == 200 and page.headers["content-type"].startswith("text/html"), page.text[:200]
+    assert f"/ui/jobs/{job_id}/runs/{run.run_id}" in page.url

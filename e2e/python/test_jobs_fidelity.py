@@ -193,7 +193,7 @@ def test_spark_jar_and_spark_submit_tasks_run_on_spark(w, home, spark, app_jar):
     assert "at dev.example.Main.main" in out.error_trace
 
 
-def test_dbt_task_runs_the_project_against_minilakes_warehouse(w, home, spark):
+def test_dbt_task_runs_the_project_against_minilakes_warehouse(w, home, spark, url):
     wh = w.warehouses.create_and_wait(name=unique("wh"), cluster_size="Small").id
     cat = unique("dbtjob")
     w.catalogs.create(cat)
@@ -210,22 +210,52 @@ def test_dbt_task_runs_the_project_against_minilakes_warehouse(w, home, spark):
                 continue
             with open(os.path.join(dirpath, f), "rb") as fh:
                 w.workspace.upload(f"{target}/{f}", fh.read(), format=ImportFormat.AUTO, overwrite=True)
+    # The project's own profile, for the task that names a profiles_directory (no warehouse_id: Databricks
+    # allows one or the other); it writes to another schema, so what it made is told apart.
+    http_path = f"/sql/1.0/warehouses/{wh}"
+    w.workspace.mkdirs(f"{project}/ci_profiles")
+    w.workspace.upload(f"{project}/ci_profiles/profiles.yml", f"""
+minilake:
+  target: ci
+  outputs:
+    ci:
+      type: databricks
+      host: {url}
+      http_path: {http_path}
+      token: dev
+      catalog: {cat}
+      schema: shop_profiles
+      threads: 1
+      connection_parameters:
+        _connection_uri: {url}{http_path}
+        enable_telemetry: false
+""".encode(), format=ImportFormat.AUTO, overwrite=True)
     with open(os.path.join(src, "requirements.txt")) as f:
         pins = [line.strip() for line in f if line.strip()]
     created = w.jobs.create(
         name=unique("dbt"),
         environments=[jobs.JobEnvironment(environment_key="dbt", spec=compute.Environment(environment_version="2", dependencies=pins))],
-        tasks=[jobs.Task(task_key="dbt", environment_key="dbt", dbt_task=jobs.DbtTask(
-            project_directory=project, commands=["dbt seed", "dbt run", "dbt test"], warehouse_id=wh,
-            catalog=cat, schema="shop"))],
+        tasks=[
+            jobs.Task(task_key="dbt", environment_key="dbt", dbt_task=jobs.DbtTask(
+                project_directory=project, commands=["dbt seed", "dbt run", "dbt test"], warehouse_id=wh,
+                catalog=cat, schema="shop")),
+            jobs.Task(task_key="dbt_profiles", environment_key="dbt", depends_on=[jobs.TaskDependency("dbt")],
+                      dbt_task=jobs.DbtTask(project_directory=project, profiles_directory="ci_profiles",
+                                            commands=["dbt seed", "dbt run --select orders"])),
+        ],
     )
     run = ended(w, w.jobs.run_now(created.job_id).run_id, minutes=20)
-    out = w.jobs.get_run_output(run.tasks[0].run_id)
-    assert run.state.result_state == jobs.RunResultState.SUCCESS, (out.error, out.logs[-4000:])
-    assert "Completed successfully" in out.logs
-    r = w.statement_execution.execute_statement(warehouse_id=wh, statement=f"SELECT count(*) FROM {cat}.shop.orders",
-                                                wait_timeout="30s")
-    assert int(r.result.data_array[0][0]) > 0
+    by_key = {t.task_key: t for t in run.tasks}
+    for key in ("dbt", "dbt_profiles"):
+        out = w.jobs.get_run_output(by_key[key].run_id)
+        assert by_key[key].state.result_state == jobs.RunResultState.SUCCESS, (key, out.error, out.logs[-4000:])
+        assert "Completed successfully" in out.logs
+    assert run.state.result_state == jobs.RunResultState.SUCCESS
+    # The second task used the project's profile (its schema), the first the one written for the warehouse.
+    for schema in ("shop", "shop_profiles"):
+        r = w.statement_execution.execute_statement(warehouse_id=wh, wait_timeout="30s",
+                                                    statement=f"SELECT count(*) FROM {cat}.{schema}.orders")
+        assert int(r.result.data_array[0][0]) > 0, schema
 
 
 def _git(*args, cwd):

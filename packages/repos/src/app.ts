@@ -4,7 +4,8 @@
  *   (the CLI finds a repo by path through workspace get-status).
  * - An unknown id is 404 RESOURCE_DOES_NOT_EXIST "Repo could not be found" (what the Terraform provider
  *   treats as gone); a URL git cannot clone is 400 INVALID_PARAMETER_VALUE with git's reason.
- * - `list` pages 20 repos by path with `next_page_token`; without `path_prefix` it lists the /Repos tree.
+ * - `list` pages 20 repos by path with `next_page_token`; `path_prefix` is a string prefix (the SDK's doc),
+ *   and without one it lists the /Repos tree.
  * - Permissions (/api/2.0/permissions/repos/<id>) are served by iam; this package registers the type.
  */
 import { Hono } from 'hono';

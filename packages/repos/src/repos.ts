@@ -123,11 +123,16 @@ export class Repos {
     return this.o.store.get(Number(id))?.creator;
   }
 
-  /** Repos under a path prefix (by default the /Repos tree), by path, 20 a page. */
+  /**
+   * Repos whose path starts with a prefix, by path, 20 a page. As Databricks documents it, the prefix is a
+   * string prefix (`/Repos/me/pro` finds `/Repos/me/project`), with or without `/Workspace`; none, `/` or
+   * `/Workspace` lists the /Repos tree.
+   */
   list(prefix: string | undefined, token: string | undefined): Page<RepoInfo> {
-    const p = prefix === undefined ? '' : this.o.workspace.canonicalPath(prefix);
-    const under = p === '' || p === '/' ? '/Repos' : p;
-    const match = (c: string) => c === under || c.startsWith(under.endsWith('/') ? under : `${under}/`);
+    const p = prefix === undefined || prefix === '' ? '/' : this.o.workspace.canonicalPath(prefix);
+    // canonicalPath drops a trailing slash, which narrows a string prefix to a folder: keep it.
+    const under = p === '/' ? '/Repos/' : prefix?.endsWith('/') ? `${p}/` : p;
+    const match = (c: string) => c.startsWith(under);
     const sorted = this.o.store
       .all()
       .filter((r) => match(r.canonical))

@@ -200,6 +200,13 @@ describe('repos', () => {
       '/Repos/lister/r22',
     ]);
     expect(second.body.next_page_token).toBeUndefined();
+    // A string prefix, as Databricks documents path_prefix: not only a folder.
+    const r2 = await call(repos, 'GET', '/api/2.0/repos?path_prefix=/Repos/lister/r2');
+    expect(r2.body.repos.map((r: Any) => r.path)).toEqual([
+      '/Repos/lister/r20',
+      '/Repos/lister/r21',
+      '/Repos/lister/r22',
+    ]);
     const all = await call(repos, 'GET', '/api/2.0/repos');
     expect(all.body.repos.every((r: Any) => r.path.startsWith('/Repos/'))).toBe(true);
     const sparse = await call(repos, 'GET', `/api/2.0/repos?path_prefix=/Users/${me}`);

@@ -280,6 +280,19 @@ describe('catalog-qualified function calls', () => {
     expect(rows).toContainEqual(['Comment', 'c2']);
     expect(rows).toContainEqual(['Properties', '((team,ml))']);
     expect((rows.find((r) => r[0] === 'Owner') ?? [])[1]).toBeTruthy();
+    // Databricks always prints a Location: here the folder the schema's managed data lives under.
+    expect(rows.map((r) => r[0])).toEqual([
+      'Catalog Name',
+      'Namespace Name',
+      'Comment',
+      'Location',
+      'Owner',
+      'Properties',
+    ]);
+    const schemaId = (after.body as { schema_id: string }).schema_id;
+    expect(String((rows.find((r) => r[0] === 'Location') ?? [])[1])).toMatch(
+      new RegExp(`^file://.*/__unitystorage/schemas/${schemaId}$`),
+    );
     await sql(`COMMENT ON CATALOG ${cat} IS 'the catalog'`);
     expect(await sql(`DESCRIBE CATALOG ${cat}`)).toContainEqual(['Comment', 'the catalog']);
   });

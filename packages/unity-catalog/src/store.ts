@@ -14,6 +14,7 @@ import { externalLocation } from './store/locations.js';
  * properties, timestamps, EXTERNAL tables (metadata over a storage_location), volumes and grants.
  */
 import { rm } from 'node:fs/promises';
+import path from 'node:path';
 import { CollectionStore, invalidParameter, silentLogger, type Logger, type StateDb } from '@minilake/core';
 import type { DuckDbEngine } from '@minilake/engine-duckdb';
 import { tableNotFound } from './errors.js';
@@ -248,6 +249,21 @@ export class UnityCatalogStore extends CollectionStore {
   }
   getSchema(fullName: string) {
     return this.schemas.get(fullName);
+  }
+  /**
+   * Where a schema's managed data lives, what DESCRIBE SCHEMA prints as its Location (Databricks always prints
+   * one): the managed location Unity Catalog reports when the schema or its catalog has a storage root, else
+   * the folder MANAGED Delta tables of the schema are written under here.
+   */
+  async schemaLocation(fullName: string): Promise<string | undefined> {
+    const s = (await this.schemas.get(fullName)) as { schema_id?: string; storage_location?: string };
+    if (s.storage_location) return s.storage_location;
+    if (!s.schema_id) return undefined;
+    const catalog = this.catalogs.get(fullName.split('.')[0]!) as { storage_root?: string };
+    if (catalog.storage_root)
+      return `${catalog.storage_root.replace(/\/+$/, '')}/__unitystorage/schemas/${s.schema_id}`;
+    const root = this.ctx.managedDeltaDir;
+    return root ? `file://${path.join(root, '__unitystorage', 'schemas', s.schema_id)}` : undefined;
   }
   listSchemas(catalog: string) {
     return this.schemas.list(catalog);

@@ -271,7 +271,7 @@ export async function describe(c: Cursor, s: Session): Promise<Outcome> {
       ['Namespace Name', sch],
       ['Comment', info.comment ?? ''],
     ];
-    const location = info.storage_location ?? info.storage_root;
+    const location = await s.uc?.store.schemaLocation(`${cat}.${sch}`).catch(() => undefined);
     if (location) rows.push(['Location', location]);
     rows.push(['Owner', info.owner ?? '']);
     if (extended) rows.push(['Properties', sparkProperties(info.properties)]);
