@@ -499,7 +499,7 @@ describe('who may create where (MINILAKE_ENFORCE=1)', () => {
     const bob = await scim('bob@example.com');
     const ws = await serviceApp(workspaceService, { peers: new Map([['iam', iam.instance.api]]) });
     app = ws.app;
-    const api = ws.instance.api;
+    const api = ws.instance.api!;
     await post('/api/2.0/workspace/mkdirs', { path: '/Users/alice@example.com/deep/er' });
     const as = (who: Principal, p: string) => runAsPrincipal(who, () => api.checkCanCreate(p));
 
@@ -541,7 +541,7 @@ describe('who may create where (MINILAKE_ENFORCE=1)', () => {
     const ws = await serviceApp(workspaceService, { peers: new Map([['iam', iam.instance.api]]) });
     const bob: Principal = { kind: 'user', userName: 'bob', id: '9', displayName: 'bob', groups: ['users'] };
     expect(() =>
-      runAsPrincipal(bob, () => ws.instance.api.checkCanCreate(`/Users/${ME}/exp`)),
+      runAsPrincipal(bob, () => ws.instance.api!.checkCanCreate(`/Users/${ME}/exp`)),
     ).not.toThrow();
   });
 });
