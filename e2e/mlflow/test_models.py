@@ -127,6 +127,22 @@ def test_registered_models_api(w, schema):
         w.registered_models.get(f"{schema}.renamed")
 
 
+def test_a_model_version_update_through_the_sdk(w, api, schema):
+    """PATCH /api/2.1/unity-catalog/models/{full_name}/versions/{v} with a comment: w.model_versions.update."""
+    cat, sch = schema.split(".")
+    w.registered_models.create(catalog_name=cat, schema_name=sch, name="versioned")
+    full = f"{schema}.versioned"
+    v = api.ok("POST", "/api/2.1/unity-catalog/models/versions",
+               json={"catalog_name": cat, "schema_name": sch, "model_name": "versioned", "source": "models:/m-1"})
+    assert v["version"] == 1 and v.get("comment") in (None, "")
+    updated = w.model_versions.update(full, 1, comment="the first")
+    assert updated.comment == "the first" and updated.version == 1
+    assert w.model_versions.get(full, 1).comment == "the first"
+    assert [x.comment for x in w.model_versions.list(full)] == ["the first"]
+    with pytest.raises(NotFound):
+        w.model_versions.update(full, 2, comment="none")
+
+
 def test_model_names_and_unknown_models(uc, api, schema):
     # The client re-raises this one with a hint about the legacy registry, and loses the error code doing it
     # (MlflowException takes the code's string as unknown: INTERNAL_ERROR); the message keeps it.

@@ -100,6 +100,32 @@ def test_persisted_across_a_crash_and_snapshots(point_at, tmp_path):
     assert mlflow_processes(data) == []
 
 
+def test_reset_empties_the_tracking_data(point_at):
+    """POST /_minilake/reset: the experiments, runs and artifacts are gone, and the next request starts afresh."""
+    s = Server()
+    try:
+        point_at(s.url)
+        me = call(s.url, "GET", "/api/2.0/preview/scim/v2/Me")[1]["userName"]
+        client = MlflowClient()
+        path = f"/Users/{me}/{unique('reset')}"
+        eid = client.create_experiment(path)
+        run = client.create_run(eid)
+        client.log_text(run.info.run_id, "hello", "notes.txt")
+        assert call(s.url, "POST", "/_minilake/reset")[0] == 200
+        status, body = call(s.url, "GET", "/api/2.0/mlflow/experiments/get", params={"experiment_id": eid})
+        assert status == 404 and body["error_code"] == "RESOURCE_DOES_NOT_EXIST", body
+        status, body = call(s.url, "GET", "/api/2.0/mlflow/runs/get", params={"run_id": run.info.run_id})
+        assert status == 404 and body["error_code"] == "RESOURCE_DOES_NOT_EXIST", body
+        assert client.get_experiment_by_name(path) is None
+        assert call(s.url, "GET", "/api/2.0/workspace/get-status", params={"path": path})[0] == 404
+        artifacts = os.path.join(s.data_dir, "mlflow", "artifacts")
+        assert not os.path.isdir(artifacts) or os.listdir(artifacts) == []
+        # The path is free again.
+        assert client.get_experiment(client.create_experiment(path)).name == path
+    finally:
+        s.stop()
+
+
 def test_without_the_install_mlflow_requests_say_what_to_run(tmp_path):
     s = Server(env={"MINILAKE_CACHE": str(tmp_path / "empty-cache")})
     try:

@@ -12,7 +12,7 @@ from mlflow.exceptions import MlflowException
 from mlflow.models import infer_signature
 from sklearn.linear_model import LinearRegression
 
-from conftest import raw_request
+from conftest import raw_request, unique
 
 
 
@@ -121,6 +121,31 @@ def test_experiment_names_are_workspace_paths(api, folder):
         client.rename_experiment(eid, f"{folder}/nb")
     assert e.value.error_code == "RESOURCE_ALREADY_EXISTS"
     assert client.get_experiment(eid).name == f"{folder}/renamed"
+
+
+def test_the_preview_form_of_the_api_goes_through(api, folder):
+    """Older clients and tools send /api/2.0/preview/mlflow/...: the same API, Databricks' layer included."""
+    path = f"{folder}/preview"
+    eid = api.ok("POST", "/api/2.0/preview/mlflow/experiments/create", json={"name": path})["experiment_id"]
+    assert api.ok("GET", "/api/2.0/preview/mlflow/experiments/get", params={"experiment_id": eid})["experiment"]["name"] == path
+    assert api.ok("GET", "/api/2.0/workspace/get-status", params={"path": path})["object_type"] == "MLFLOW_EXPERIMENT"
+    run = api.ok("POST", "/api/2.0/preview/mlflow/runs/create", json={"experiment_id": eid})["run"]
+    api.ok("POST", "/api/2.0/preview/mlflow/runs/log-metric",
+           json={"run_id": run["info"]["run_id"], "key": "m", "value": 1.5, "timestamp": 0})
+    assert MlflowClient().get_run(run["info"]["run_id"]).data.metrics == {"m": 1.5}
+    status, body = api.call("GET", "/api/2.0/preview/mlflow/experiments/get", params={"experiment_id": "987654321"})
+    assert status == 404 and body["error_code"] == "RESOURCE_DOES_NOT_EXIST"
+
+
+def test_an_admin_creates_in_another_users_home_folder(api):
+    """The default single-user mode: every caller is the workspace admin, who manages every folder (as on
+    Databricks), so another user's home folder takes an experiment."""
+    status, user = api.call("POST", "/api/2.0/preview/scim/v2/Users", json={"userName": f"{unique('other')}@example.com"})
+    assert status == 201, user
+    other = user["userName"]
+    path = f"/Users/{other}/{unique('exp')}"
+    eid = MlflowClient().create_experiment(path)
+    assert api.ok("GET", "/api/2.0/workspace/get-status", params={"path": path})["resource_id"] == eid
 
 
 def test_delete_and_restore(api, folder):

@@ -200,7 +200,9 @@ export const enforceSetting = {
       'what the caller may see), else SQL `INSUFFICIENT_PERMISSIONS` / REST 403 `PERMISSION_DENIED`. Object ' +
       'permissions (`/api/2.0/permissions`, evaluated by `iam`): jobs and their runs, SQL warehouses (statements ' +
       'need CAN_USE), clusters and secret scope ACLs need the level the operation needs (groups, `users`, the ' +
-      "creator's ownership count; `admins` pass), else 403 `PERMISSION_DENIED`; other object types are not checked.",
+      "creator's ownership count; `admins` pass), else 403 `PERMISSION_DENIED`; creating or renaming an MLflow " +
+      "experiment needs Can Manage on its workspace folder (a user's own home folder, `/Shared`, grants); other " +
+      'object types are not checked.',
     default: '0',
   }),
 };

@@ -31,7 +31,7 @@ export function createMlflow(ctx: ServiceContext<MlflowSettingValues>): ServiceI
     server,
     workspace,
     iam,
-    user: ctx.identity.userName,
+    user: () => ctx.principal().userName,
     dir: ctx.dir,
     artifactsDir,
     logger: ctx.logger,

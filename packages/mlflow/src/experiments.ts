@@ -34,7 +34,8 @@ export interface ExperimentsOptions {
   server: MlflowServer;
   workspace: WorkspaceApi;
   iam: IamApi | undefined;
-  user: string;
+  /** The caller (who creates an experiment owns it: Can Manage until its ACL is set). */
+  user: () => string;
   /** The service's folder (the server's database and the artifacts live there). */
   dir: string;
   /** Run artifacts and logged models' files (`<dir>/artifacts`). */
@@ -108,6 +109,9 @@ export class Experiments extends CollectionStore {
     return this.lock.run(async () => {
       // The server first: without it (not installed, cannot start) nothing else is worth checking.
       await this.o.server.ensure();
+      // The caller must be allowed to create in the folder (another user's home folder is refused) before
+      // anything about what is there is told.
+      this.o.workspace.checkCanCreate(canonical);
       this.o.workspace.checkFree(canonical);
       const id = await forward(canonical);
       try {
@@ -117,7 +121,7 @@ export class Experiments extends CollectionStore {
         await this.o.server.call('POST', 'experiments/delete', { experiment_id: id }).catch(() => undefined);
         throw e;
       }
-      this.index.set(id, { path: canonical, creator: this.o.user });
+      this.index.set(id, { path: canonical, creator: this.o.user() });
       return id;
     });
   }
@@ -126,6 +130,7 @@ export class Experiments extends CollectionStore {
   rename(id: string, newName: string, forward: (canonical: string) => Promise<void>): Promise<void> {
     const canonical = this.canonicalName(newName);
     return this.lock.run(async () => {
+      this.o.workspace.checkCanCreate(canonical);
       const { name: old } = await this.info(id);
       const tracked = old.startsWith('/') && this.o.workspace.objectAt(old, EXPERIMENT_TYPE) !== undefined;
       if (tracked) await this.o.workspace.moveObject(old, canonical);
@@ -139,7 +144,7 @@ export class Experiments extends CollectionStore {
       if (!tracked) await this.o.workspace.addObject(canonical, EXPERIMENT_TYPE, id);
       this.index.set(id, {
         ...this.index.get(id),
-        creator: this.index.get(id)?.creator ?? this.o.user,
+        creator: this.index.get(id)?.creator ?? this.o.user(),
         path: canonical,
       });
     });
@@ -164,7 +169,7 @@ export class Experiments extends CollectionStore {
       await forward();
       if (atPath) await this.o.workspace.addObject(name, EXPERIMENT_TYPE, id);
       const r = this.index.get(id);
-      this.index.set(id, { path: name, creator: r?.creator ?? this.o.user });
+      this.index.set(id, { path: name, creator: r?.creator ?? this.o.user() });
     });
   }
 

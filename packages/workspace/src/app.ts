@@ -12,7 +12,8 @@
  *   HTML, DBC and R_MARKDOWN and directory archives answer 501 rather than a wrong file.
  * - import-file: 404 for a missing parent folder, 409 for an existing file with overwrite=false (the
  *   bundle deploy lock), 400 "already exists." for a notebook in the way, as the Databricks CLI expects.
- * - ACLs are not enforced: every caller is the workspace admin.
+ * - ACLs are not enforced by these routes; other services creating objects in the tree (MLflow experiments)
+ *   ask WorkspaceApi.checkCanCreate, which needs Can Manage on the folder with MINILAKE_ENFORCE=1.
  */
 import { rm } from 'node:fs/promises';
 import { Hono, type Context, type MiddlewareHandler } from 'hono';

@@ -1,7 +1,8 @@
 import type { ServiceContext, ServiceInstance } from '@minilake/core';
 import { iamService } from '@minilake/iam';
 import { workspaceApp } from './app.js';
-import { canonicalPath } from './paths.js';
+import { cannotCreateIn } from './errors.js';
+import { canonicalPath, parentOf } from './paths.js';
 import { WorkspaceStore, type OwnType } from './store.js';
 import type { WorkspaceApi } from './index.js';
 
@@ -11,6 +12,13 @@ const PERMISSION_TYPES: Record<OwnType, { request: string; objectType: string }>
   DIRECTORY: { request: 'directories', objectType: 'directory' },
   FILE: { request: 'files', objectType: 'file' },
 };
+
+/**
+ * The folder level that lets a caller create, import and delete items in it (Databricks' folder ACL table:
+ * "Create, import, and delete items" is Can Manage's). The folder's owner (a home folder's user), `admins`
+ * and anyone granted Can Manage on it or a folder above it have it.
+ */
+const CREATE_LEVEL = 'CAN_MANAGE';
 
 /** The service itself, imported by its definition's create (index.ts) when the host starts it. */
 export function createWorkspace(ctx: ServiceContext): ServiceInstance<WorkspaceApi> {
@@ -36,7 +44,15 @@ export function createWorkspace(ctx: ServiceContext): ServiceInstance<WorkspaceA
           // admins manage the whole tree from its root folder
           adminsFrom: '/directories/0',
         },
-        { exists: (id) => store.hasObject(type, id) },
+        {
+          exists: (id) => store.hasObject(type, id),
+          // A home folder is its user's; everything else inherits from the folders above it.
+          owner: (id) => store.ownerOf(type, id),
+          parent: (id) => {
+            const up = store.parentIdOf(type, id);
+            return up === undefined ? undefined : { request: 'directories', id: up };
+          },
+        },
       );
     // Foreign objects' ACLs belong to their owners' types (an experiment's owner drops it).
     store.onDeleted = (type, id) => {
@@ -60,6 +76,16 @@ export function createWorkspace(ctx: ServiceContext): ServiceInstance<WorkspaceA
       },
       registerObjectType: (type, owner) => store.registerForeignType(type, owner),
       checkFree: (p) => store.checkFree(canonicalPath(p)),
+      checkCanCreate: (p) => {
+        const c = canonicalPath(p);
+        // Everyone manages what is in /Shared, whatever its ACL (Databricks' default folder permissions).
+        if (!iam?.enforcing || c.startsWith('/Shared/')) return;
+        const folder = parentOf(c);
+        const id = store.folderId(folder);
+        // A missing parent is checkFree's 404; no point refusing what cannot exist.
+        if (id === undefined || iam.can('directories', id, CREATE_LEVEL)) return;
+        throw cannotCreateIn(ctx.principal().userName, folder);
+      },
       addObject: (p, type, id) => store.addForeign(canonicalPath(p), type, id),
       moveObject: (from, to) => store.moveForeign(canonicalPath(from), canonicalPath(to)),
       removeObject: (p, id) => store.removeForeign(canonicalPath(p), id),

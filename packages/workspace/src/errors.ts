@@ -30,3 +30,13 @@ export const foreignInTheWay = (path: string, noun: string) =>
   alreadyExists(`Path (${path}) already exists: it is ${noun}.`);
 export const notExportable = (path: string, noun: string) =>
   invalidParameter(`Path (${path}) is ${noun}, which cannot be exported.`);
+/**
+ * Creating an object in a folder the caller may not write (another user's home folder): Databricks' 403, in
+ * the wording of its object-permission refusals.
+ */
+export const cannotCreateIn = (userName: string, folder: string) =>
+  new DatabricksError(
+    403,
+    'PERMISSION_DENIED',
+    `User "${userName}" does not have Manage permissions on directory ${folder}. Please contact the owner or an administrator for access.`,
+  );

@@ -32,6 +32,12 @@ export interface WorkspaceApi {
   registerObjectType(type: string, owner: ForeignObjectType): void;
   /** Throws the workspace's error when `path` cannot take a new object (no parent folder, something there). */
   checkFree(path: string): void;
+  /**
+   * Throws 403 PERMISSION_DENIED when the caller may not create an object at `path` (MINILAKE_ENFORCE=1): it
+   * needs Can Manage on the parent folder, which a user has on their home folder and everything in it,
+   * `admins` everywhere, and everyone in `/Shared`. Passes everything when permissions are not enforced.
+   */
+  checkCanCreate(path: string): void;
   addObject(path: string, type: string, resourceId: string): Promise<ObjectInfo>;
   moveObject(from: string, to: string): Promise<void>;
   /** Forgets the object (deleted by its owner); nothing happens when another object is at that path now. */

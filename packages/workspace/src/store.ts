@@ -288,6 +288,38 @@ export class WorkspaceStore extends CollectionStore {
     return false;
   }
 
+  /** The record of an object by its type and id (`0`: the root folder), for iam's ACL hooks. */
+  private byId(type: ObjectType, objectId: string): ObjectRecord | undefined {
+    if (type === 'DIRECTORY' && objectId === '0') return this.objects.get('/');
+    for (const r of this.objects.values())
+      if (r.object_type === type && String(r.object_id) === objectId) return r;
+    return undefined;
+  }
+
+  /**
+   * Who owns an object by default: a home folder `/Users/<name>` is its user's (Databricks gives each user
+   * Can Manage on their home folder, and everything in it inherits that). Other objects record no creator.
+   */
+  ownerOf(type: ObjectType, objectId: string): string | undefined {
+    const r = this.byId(type, objectId);
+    const m = r && type === 'DIRECTORY' ? /^\/Users\/([^/]+)$/.exec(r.path) : null;
+    return m?.[1];
+  }
+
+  /** The id of the folder an object is in (its ACL is inherited from there); undefined for the root. */
+  parentIdOf(type: ObjectType, objectId: string): string | undefined {
+    const r = this.byId(type, objectId);
+    if (!r || r.path === '/') return undefined;
+    return this.folderId(parentOf(r.path));
+  }
+
+  /** The permissions API's id of the folder at `p` (`0` for the root), undefined when there is none. */
+  folderId(p: string): string | undefined {
+    if (p === '/') return '0';
+    const r = this.objects.get(p);
+    return r?.object_type === 'DIRECTORY' ? String(r.object_id) : undefined;
+  }
+
   getStatus(p: string): ObjectInfo {
     return this.info(this.get(p));
   }

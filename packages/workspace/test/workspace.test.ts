@@ -3,7 +3,7 @@ import path from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { Hono } from 'hono';
 import { expectDatabricksError, jsonInit, serviceApp } from '@minilake/testing';
-import type { ServiceContext } from '@minilake/core';
+import { runAsPrincipal, type Principal, type ServiceContext } from '@minilake/core';
 import { iamService } from '@minilake/iam';
 import { workspaceService } from '../src/index.js';
 
@@ -483,6 +483,66 @@ describe('home folders of SCIM users', () => {
     // A name no path can hold gets no home, and breaks nothing.
     expect((await scim('a/../b')).status).toBe(201);
     expect(await status('/Users/early@example.com')).toMatchObject({ object_type: 'DIRECTORY' });
+  });
+});
+
+describe('who may create where (MINILAKE_ENFORCE=1)', () => {
+  it("refuses another user's home folder to a non-admin, not its owner, /Shared, admins or a grantee", async () => {
+    const iam = await serviceApp(iamService, { config: { MINILAKE_ENFORCE: '1' } });
+    const scim = async (userName: string): Promise<Principal> => {
+      const r = await iam.app.request('/api/2.0/preview/scim/v2/Users', jsonInit('POST', { userName }));
+      expect(r.status).toBe(201);
+      const { id } = (await r.json()) as { id: string };
+      return { kind: 'user', userName, id, displayName: userName, groups: ['users'] };
+    };
+    const alice = await scim('alice@example.com');
+    const bob = await scim('bob@example.com');
+    const ws = await serviceApp(workspaceService, { peers: new Map([['iam', iam.instance.api]]) });
+    app = ws.app;
+    const api = ws.instance.api!;
+    await post('/api/2.0/workspace/mkdirs', { path: '/Users/alice@example.com/deep/er' });
+    const as = (who: Principal, p: string) => runAsPrincipal(who, () => api.checkCanCreate(p));
+
+    // Her home folder and everything under it are hers, not bob's.
+    expect(() => as(alice, '/Users/alice@example.com/exp')).not.toThrow();
+    expect(() => as(alice, '/Workspace/Users/alice@example.com/deep/er/exp')).not.toThrow();
+    for (const p of ['/Users/alice@example.com/exp', '/Users/alice@example.com/deep/er/exp'])
+      expect(() => as(bob, p)).toThrow(
+        expect.objectContaining({
+          status: 403,
+          errorCode: 'PERMISSION_DENIED',
+          message: expect.stringContaining(
+            `User "bob@example.com" does not have Manage permissions on directory ${p.slice(0, p.lastIndexOf('/'))}`,
+          ),
+        }),
+      );
+    expect(() => as(bob, '/Users/bob@example.com/exp')).not.toThrow();
+    // Everyone's /Shared; the admin (the configured identity) everywhere; a missing folder is not this check's.
+    expect(() => as(bob, '/Shared/exp')).not.toThrow();
+    expect(() => api.checkCanCreate('/Users/alice@example.com/exp')).not.toThrow();
+    expect(() => as(bob, '/Users/alice@example.com/missing/exp')).not.toThrow();
+    // The root folder is the admins'.
+    expect(() => as(bob, '/top')).toThrow(expect.objectContaining({ status: 403 }));
+    // Can Manage on a folder above lets bob in below it.
+    const deep = String((await status('/Users/alice@example.com/deep')).object_id);
+    const r = await iam.app.request(
+      `/api/2.0/permissions/directories/${deep}`,
+      jsonInit('PATCH', {
+        access_control_list: [{ user_name: 'bob@example.com', permission_level: 'CAN_MANAGE' }],
+      }),
+    );
+    expect(r.status).toBe(200);
+    expect(() => as(bob, '/Users/alice@example.com/deep/er/exp')).not.toThrow();
+    expect(() => as(bob, '/Users/alice@example.com/exp')).toThrow(expect.objectContaining({ status: 403 }));
+  });
+
+  it('passes everything when permissions are not enforced', async () => {
+    const iam = await serviceApp(iamService);
+    const ws = await serviceApp(workspaceService, { peers: new Map([['iam', iam.instance.api]]) });
+    const bob: Principal = { kind: 'user', userName: 'bob', id: '9', displayName: 'bob', groups: ['users'] };
+    expect(() =>
+      runAsPrincipal(bob, () => ws.instance.api!.checkCanCreate(`/Users/${ME}/exp`)),
+    ).not.toThrow();
   });
 });
 
