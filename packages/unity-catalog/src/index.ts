@@ -78,6 +78,8 @@ export interface UnityCatalogApi {
   enforcing: boolean;
   /** The first privilege a principal lacks to read or write a table (UnityCatalogStore.missingPrivilege). */
   missingPrivilege: UnityCatalogStore['missingPrivilege'];
+  /** Refuses (403 PERMISSION_DENIED) a change to a table of a read-only catalog (samples), whoever asks. */
+  checkWritable(fullName: string): void;
   /** The first privilege a principal lacks for any need (store/privileges.ts). */
   privilegeMissing: UnityCatalogStore['privilegeMissing'];
   /** GRANT / REVOKE from SQL; stored, enforced with MINILAKE_ENFORCE=1. */
@@ -206,6 +208,7 @@ export const unityCatalogService = defineService<UnityCatalogApi, typeof unityCa
         together: (fn) => store.together(fn),
         enforcing: store.enforcing,
         missingPrivilege: (who, privilege, fullName) => store.missingPrivilege(who, privilege, fullName),
+        checkWritable: (fullName) => store.checkWritable(fullName),
         privilegeMissing: (who, need) => store.privilegeMissing(who, need),
         updatePermissions: (type, fullName, changes) => store.applyPermissions(type, fullName, changes),
         volumeDirectory: (c, s, v, access) => store.volumeDirectory(c, s, v, access),

@@ -418,6 +418,10 @@ export class UnityCatalogStore extends CollectionStore {
     if (operation === 'READ_WRITE') this.builtins.checkWritable(fullName);
     await this.builtins.prepare(fullName);
   }
+  /** Refuses a change to a table of a read-only catalog (samples): a 403 PERMISSION_DENIED saying why. */
+  checkWritable(fullName: string): void {
+    this.builtins.checkWritable(fullName);
+  }
   /** Temporary path credentials: PATH_READ_WRITE or PATH_CREATE_TABLE inside a read-only catalog is refused. */
   pathCredentials(url: string | null | undefined, operation?: string | null): void {
     if (url && (operation === 'PATH_READ_WRITE' || operation === 'PATH_CREATE_TABLE'))

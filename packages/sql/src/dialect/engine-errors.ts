@@ -57,6 +57,13 @@ export function mapError(e: unknown, sql?: string): Error {
     const refused = refusalOf(e);
     if (refused) return refused;
     const code = (e as unknown as { errorCode: string }).errorCode;
+    // Unity Catalog refusing a change for every caller (the read-only samples catalog): the SQL error class.
+    if (code === 'PERMISSION_DENIED')
+      return sqlError(
+        'INSUFFICIENT_PERMISSIONS',
+        '42501',
+        `Insufficient privileges: ${unaliasText(e.message)}`,
+      );
     const [cls, state] = REST_CODES[code] ?? [code, 'KD000'];
     return sqlError(cls, state, unaliasText(e.message));
   }
@@ -190,7 +197,7 @@ export function mapDuckError(msg: string): Error {
     return sqlError(
       'INSUFFICIENT_PERMISSIONS',
       '42501',
-      `Insufficient privileges: User does not have MODIFY on Catalog '${m[1]}': the catalog is read-only.`,
+      `Insufficient privileges: User does not have MODIFY on Catalog '${m[1]}': the ${m[1] === 'samples' ? 'samples ' : ''}catalog is read-only.`,
     );
   if (first.startsWith('Invalid Input Error')) return sqlError('INVALID_INPUT', '22023', first);
   if (first.startsWith('Not implemented Error')) return sqlError('UNSUPPORTED_FEATURE', '0A000', first);

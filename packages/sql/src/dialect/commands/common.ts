@@ -84,8 +84,9 @@ export async function authorize(s: Session, need: Need): Promise<void> {
 }
 
 /**
- * MINILAKE_ENFORCE=1: a table or view named in SQL needs `privilege` (ownership for DROP, ALTER, COMMENT ON;
- * MODIFY for TRUNCATE and INSERT OVERWRITE). Asked only of a table that exists: a missing one is the
+ * A table or view named in SQL to be changed (DROP, ALTER, COMMENT ON; TRUNCATE and INSERT OVERWRITE): one of a
+ * read-only catalog (samples) is refused for everyone, as every other write to it is. With MINILAKE_ENFORCE=1
+ * it also needs `privilege` (ownership, or MODIFY), asked only of a table that exists: a missing one is the
  * statement's own error to report (or nothing, with IF EXISTS).
  */
 export async function authorizeTable(
@@ -93,8 +94,9 @@ export async function authorizeTable(
   parts: string[],
   privilege: 'OWNER' | 'MODIFY',
 ): Promise<void> {
-  if (!s.authorize) return;
   const t = resolveTable(s, parts);
+  s.uc?.checkWritable(`${t.catalog}.${t.schema}.${t.table}`);
+  if (!s.authorize) return;
   if (
     !(await tableExists(s, t.catalog, t.schema, t.table)) &&
     !(await s.uc?.describeTable(`${t.catalog}.${t.schema}.${t.table}`))

@@ -422,8 +422,8 @@ export async function commentOn(c: Cursor, s: Session): Promise<Outcome> {
     c.expect('IS');
     const text = c.peek()?.type === 'STRING' ? c.string() : (c.expect('NULL'), '');
     const t = resolveTable(s, parts);
-    if (!(await tableExists(s, t.catalog, t.schema, t.table))) throw tableNotFound(parts.join('.'));
     await authorizeTable(s, parts, 'OWNER');
+    if (!(await tableExists(s, t.catalog, t.schema, t.table))) throw tableNotFound(parts.join('.'));
     await setMeta(s, t, { comment: text });
     return emptyResult(s);
   }
