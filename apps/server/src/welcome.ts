@@ -19,6 +19,10 @@ export function welcomeApp(o: { mcp: boolean }): Hono {
     ['/jobs/:job/runs/:run', (p) => to('jobs', p.job!, 'runs', p.run!)],
     ['/jobs/:job', (p) => to('jobs', p.job!)],
     ['/jobs', () => to('jobs')],
+    // A pipeline's page (the CLI's `bundle run` prints `<host>/pipelines/<id>/updates/<update>`).
+    ['/pipelines/:id/updates/:update', (p) => to('pipelines', p.id!)],
+    ['/pipelines/:id', (p) => to('pipelines', p.id!)],
+    ['/pipelines', () => to('pipelines')],
     ['/explore/data/volumes/:c/:s/:v', (p) => to('catalog', p.c!, p.s!, p.v!)],
     ['/explore/data/:c/:s/:t', (p) => to('catalog', p.c!, p.s!, p.t!)],
     ['/explore/data/:c/:s', (p) => to('catalog', p.c!, p.s!)],

@@ -6,6 +6,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { ExperimentsView } from './experiments';
 import { JobPage, JobsList, RunPage } from './pages/jobs';
+import { PipelinePage, PipelinesList } from './pages/pipelines';
 import { AlertsPage } from './pages/sql-objects';
 import { WarehousePage, WarehousesPage } from './pages/warehouses';
 import { WorkspaceBrowser } from './pages/workspace-browser';
@@ -21,6 +22,7 @@ const VIEWS = [
   ['dashboards', 'Dashboards'],
   ['alerts', 'Alerts'],
   ['jobs', 'Jobs'],
+  ['pipelines', 'Pipelines'],
   ['catalog', 'Catalog'],
   ['warehouses', 'Warehouses'],
   ['history', 'History'],
@@ -34,6 +36,7 @@ const NAV_OF: Partial<Record<Route['view'], View>> = {
   dashboard: 'dashboards',
   job: 'jobs',
   run: 'jobs',
+  pipeline: 'pipelines',
   warehouse: 'warehouses',
 };
 const navOf = (r: Route): View => NAV_OF[r.view] ?? (r.view as View);
@@ -127,7 +130,7 @@ export function App() {
             <a
               href={navHref(v)}
               aria-current={view === v ? 'page' : undefined}
-              title={`Alt+${(i + 1) % 10}`}
+              title={i < 10 ? `Alt+${(i + 1) % 10}` : undefined}
               onClick={(e) => {
                 e.preventDefault();
                 go(v);
@@ -168,6 +171,8 @@ export function App() {
         {route.view === 'run' && (
           <RunPage runId={route.runId} {...(route.jobId !== undefined ? { jobId: route.jobId } : {})} />
         )}
+        {route.view === 'pipelines' && <PipelinesList />}
+        {route.view === 'pipeline' && <PipelinePage id={route.id} />}
         {route.view === 'alerts' && <AlertsPage />}
         {route.view === 'warehouses' && <WarehousesPage />}
         {route.view === 'warehouse' && <WarehousePage id={route.id} />}

@@ -518,7 +518,7 @@ export const SHORTCUTS: [string, string][] = [
   ['Alt + N / Alt + W', 'New tab / close tab'],
   [
     'Alt + 1…9, Alt + 0',
-    'Editor, Workspace, Queries, Dashboards, Alerts, Jobs, Catalog, Warehouses, History, Experiments',
+    'Editor, Workspace, Queries, Dashboards, Alerts, Jobs, Pipelines, Catalog, Warehouses, History',
   ],
   ['Arrows, Ctrl/Cmd + C in the grid', 'Move the selected cell, copy it'],
   ['F1 in the editor', 'All editor commands'],

@@ -14,6 +14,8 @@ export type Route =
   | { view: 'jobs' }
   | { view: 'job'; jobId: number }
   | { view: 'run'; jobId?: number; runId: number }
+  | { view: 'pipelines' }
+  | { view: 'pipeline'; id: string }
   | { view: 'alerts' }
   | { view: 'warehouses' }
   | { view: 'warehouse'; id: string }
@@ -53,6 +55,8 @@ const ROUTES: [RegExp, (m: string[], q: URLSearchParams) => Route][] = [
   [/^\/ui\/jobs\/runs\/(\d+)\/?$/, (m) => ({ view: 'run', runId: Number(m[1]) })],
   [/^\/ui\/jobs\/(\d+)\/?$/, (m) => ({ view: 'job', jobId: Number(m[1]) })],
   [/^\/ui\/jobs\/?$/, () => ({ view: 'jobs' })],
+  [/^\/ui\/pipelines\/?$/, () => ({ view: 'pipelines' })],
+  [new RegExp(`^/ui/pipelines/${seg}/?$`), (m) => ({ view: 'pipeline', id: dec(m[1]!) })],
   [/^\/ui\/queries\/?$/, () => ({ view: 'queries' })],
   [new RegExp(`^/ui/queries/${seg}/?$`), (m) => ({ view: 'queries', id: dec(m[1]!) })],
   [/^\/ui\/history\/?$/, () => ({ view: 'history' })],
@@ -98,6 +102,8 @@ export function href(r: Route): string {
     }
     case 'job':
       return `/ui/jobs/${r.jobId}`;
+    case 'pipeline':
+      return `/ui/pipelines/${encodeURIComponent(r.id)}`;
     case 'warehouse':
       return `/ui/warehouses/${encodeURIComponent(r.id)}`;
     case 'run':

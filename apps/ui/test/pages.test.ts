@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { dashboardChartOption } from '../src/dash-chart';
 import { sortRows } from '../src/grid';
 import { layers, stateLabel } from '../src/pages/jobs';
+import { datasetGraph, pipelineStateClass, type PipelineEvent } from '../src/pages/pipelines';
 import { href, routeOf } from '../src/routes';
 import { splitStatements } from '../src/split';
 
@@ -77,6 +78,8 @@ describe('addresses', () => {
       { view: 'job', jobId: 12 },
       { view: 'run', jobId: 12, runId: 34 },
       { view: 'run', runId: 35 },
+      { view: 'pipelines' },
+      { view: 'pipeline', id: '0f2e-4a1b' },
       { view: 'alerts' },
       { view: 'warehouses' },
       { view: 'warehouse', id: 'a1b2 c3' },
@@ -87,6 +90,82 @@ describe('addresses', () => {
       expect(routeOf(u.pathname, u.search)).toEqual(r);
     }
     expect(routeOf('/ui/nope')).toEqual({ view: 'editor' });
+  });
+});
+
+describe("a pipeline's dataset graph", () => {
+  let n = 0;
+  const ev = (
+    update: string,
+    event_type: string,
+    origin: PipelineEvent['origin'],
+    details: PipelineEvent['details'],
+  ): PipelineEvent => ({
+    id: String(++n),
+    timestamp: `2026-01-01T00:00:${String(n).padStart(2, '0')}Z`,
+    event_type,
+    origin: { update_id: update, ...origin },
+    details,
+  });
+  it("draws the newest update's datasets with their flows' last status and the inputs flows name", () => {
+    const events = [
+      ev(
+        'u1',
+        'dataset_definition',
+        { dataset_name: 'c.s.old' },
+        { dataset_definition: { dataset_type: 'MATERIALIZED_VIEW' } },
+      ),
+      ev(
+        'u2',
+        'dataset_definition',
+        { dataset_name: 'c.s.a' },
+        { dataset_definition: { dataset_type: 'STREAMING_TABLE' } },
+      ),
+      ev(
+        'u2',
+        'dataset_definition',
+        { dataset_name: 'c.s.b' },
+        { dataset_definition: { dataset_type: 'MATERIALIZED_VIEW' } },
+      ),
+      ev(
+        'u2',
+        'flow_definition',
+        { flow_name: 'c.s.a', dataset_name: 'c.s.a' },
+        { flow_definition: { output_dataset: 'c.s.a' } },
+      ),
+      ev(
+        'u2',
+        'flow_definition',
+        { flow_name: 'c.s.b', dataset_name: 'c.s.b' },
+        { flow_definition: { output_dataset: 'c.s.b', input_datasets: [{ name: 'c.s.a' }, 'elsewhere.x'] } },
+      ),
+      ev(
+        'u2',
+        'flow_progress',
+        { flow_name: 'c.s.a', dataset_name: 'c.s.a' },
+        { flow_progress: { status: 'RUNNING' } },
+      ),
+      ev(
+        'u2',
+        'flow_progress',
+        { flow_name: 'c.s.a', dataset_name: 'c.s.a' },
+        { flow_progress: { status: 'COMPLETED' } },
+      ),
+      ev('u2', 'flow_progress', { flow_name: 'c.s.b' }, { flow_progress: { status: 'FAILED' } }),
+      ev('u3', 'update_progress', {}, { update_progress: { state: 'RUNNING' } }),
+    ];
+    const g = datasetGraph(events.reverse());
+    expect(g.updateId).toBe('u2');
+    expect(g.nodes).toEqual([
+      { name: 'c.s.a', type: 'STREAMING_TABLE', status: 'COMPLETED', inputs: [] },
+      { name: 'c.s.b', type: 'MATERIALIZED_VIEW', status: 'FAILED', inputs: ['c.s.a'] },
+    ]);
+    expect(datasetGraph([]).nodes).toEqual([]);
+  });
+  it('colours states as the jobs pages do', () => {
+    expect(
+      ['COMPLETED', 'FAILED', 'CANCELED', 'RUNNING', 'IDLE', 'WAITING_FOR_RESOURCES'].map(pipelineStateClass),
+    ).toEqual(['finished', 'failed', 'failed', 'running', '', 'running']);
   });
 });
 

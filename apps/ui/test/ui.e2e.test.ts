@@ -497,7 +497,7 @@ describe.skipIf(!CHROMIUM)(title, () => {
     await page.getByRole('link', { name: 'Editor' }).focus();
     const order: string[] = ['Editor'];
     // Past the toolbar: the schema browser (its filter, refresh, the tree as one stop, the divider), then Monaco.
-    for (let i = 0; i < 26; i++) {
+    for (let i = 0; i < 27; i++) {
       await page.keyboard.press('Tab');
       order.push(
         await page.evaluate(() => {
@@ -506,13 +506,14 @@ describe.skipIf(!CHROMIUM)(title, () => {
         }),
       );
     }
-    expect(order.slice(0, 14)).toEqual([
+    expect(order.slice(0, 15)).toEqual([
       'Editor',
       'Workspace',
       'Queries',
       'Dashboards',
       'Alerts',
       'Jobs',
+      'Pipelines',
       'Catalog',
       'Warehouses',
       'History',

@@ -87,7 +87,7 @@ export function duration(ms?: number): string {
   const m = Math.floor(s / 60);
   return `${m} min ${Math.round(s % 60)} s`;
 }
-const when = (ms?: number) => (ms ? new Date(ms).toLocaleString() : '');
+export const when = (ms?: number) => (ms ? new Date(ms).toLocaleString() : '');
 
 export function Badge(props: { r?: { state?: RunState; status?: Status } }) {
   const l = stateLabel(props.r);
@@ -95,7 +95,7 @@ export function Badge(props: { r?: { state?: RunState; status?: Status } }) {
 }
 
 /** Calls `load` now, then every 2 s for as long as it answers true (and the page is open). */
-function usePoll(load: () => Promise<boolean>, deps: unknown[]) {
+export function usePoll(load: () => Promise<boolean>, deps: unknown[]) {
   useEffect(() => {
     let stop = false;
     let t: ReturnType<typeof setTimeout> | undefined;
