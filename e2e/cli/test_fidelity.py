@@ -5,6 +5,7 @@ the run URL `bundle run` prints."""
 import base64
 import json
 import subprocess
+import time
 
 import pytest
 import requests
@@ -289,3 +290,41 @@ resources:
     page = requests.get(url, timeout=30)
     assert page.status_code == 200 and page.headers["content-type"].startswith("text/html"), page.text[:200]
     assert f"/ui/jobs/{job_id}/runs/{run.run_id}" in page.url
+
+
+def test_jobs_save_time_validation_and_failure_messages_as_the_goldens_show(cli, w):
+    """The jobs items the goldens record, through the CLI: a new_cluster without spark_version or a size is
+    refused when the job is saved (create, reset, submit), as is a cluster without a size; a run of a task type
+    MiniLake does not run fails with one full stop in its state message."""
+    spec = {"spark_version": "15.4.x-scala2.12", "node_type_id": "i3.xlarge"}
+    task = {"task_key": "t", "spark_python_task": {"python_file": "/Workspace/x.py"}}
+
+    def refused(*args):
+        p = cli.run(*args, check=False)
+        assert p.returncode != 0, p.stdout
+        return p.stderr.strip()
+
+    no_version = {"name": unique("v"), "tasks": [{**task, "new_cluster": {"node_type_id": "i3.xlarge", "num_workers": 1}}]}
+    assert refused("jobs", "create", "--json", json.dumps(no_version)) == (
+        "Error: Cluster validation error: Missing required field: settings.cluster_spec.new_cluster.spark_version")
+    no_size = {"name": unique("v"), "tasks": [{**task, "new_cluster": spec}]}
+    assert refused("jobs", "create", "--json", json.dumps(no_size)) == (
+        "Error: Cluster validation error: Missing required field: settings.cluster_spec.new_cluster.size")
+    assert "new_cluster.size" in refused("jobs", "submit", "--no-wait", "--json", json.dumps(
+        {"run_name": "v", "tasks": [{**task, "new_cluster": spec}]}))
+    ok = cli.json("jobs", "create", "--json", json.dumps(
+        {"name": unique("v"), "tasks": [{**task, "new_cluster": {**spec, "num_workers": 0}}]}))["job_id"]
+    assert "new_cluster.size" in refused("jobs", "reset", "--json", json.dumps(
+        {"job_id": ok, "new_settings": {"name": "r", "tasks": [{**task, "new_cluster": spec}]}}))
+    assert cli.json("jobs", "get", str(ok))["settings"]["tasks"][0]["new_cluster"]["num_workers"] == 0
+    assert refused("clusters", "create", "--no-wait", "--json", json.dumps({"cluster_name": unique("nosize"), **spec})) == (
+        "Error: Missing required field: size")
+
+    job = cli.json("jobs", "create", "--json", json.dumps(
+        {"name": unique("stop"), "tasks": [{"task_key": "p", "power_bi_task": {"warehouse_id": "dev"}}]}))["job_id"]
+    run_id = cli.json("jobs", "run-now", "--no-wait", str(job))["run_id"]
+    deadline = time.time() + 60
+    while (run := cli.json("jobs", "get-run", str(run_id)))["state"]["life_cycle_state"] != "TERMINATED":
+        assert time.time() < deadline, run["state"]
+        time.sleep(0.5)
+    assert run["state"]["state_message"] == "Task p failed with message: power_bi_task is not supported by MiniLake."
