@@ -179,6 +179,10 @@ def numbers():
     kinds = {e["origin"]["dataset_name"]: e["details"]["dataset_definition"]["dataset_type"]
              for e in raw_events(url, pid, filter="event_type = 'dataset_definition'")}
     assert kinds == {f"{cat}.s.numbers": "MATERIALIZED_VIEW", f"{cat}.s.doubled": "MATERIALIZED_VIEW"}
+    # What each flow reads, as Databricks' flow_definition names it (the UI draws the graph's edges from it).
+    reads = {e["origin"]["flow_name"]: e["details"]["flow_definition"].get("input_datasets", [])
+             for e in raw_events(url, pid, filter=f"update_id = '{uid}' AND event_type = 'flow_definition'")}
+    assert reads == {f"{cat}.s.numbers": [], f"{cat}.s.doubled": [f"{cat}.s.numbers"]}
 
     # Edit (a full replace) and a full refresh: the code reads the new configuration.
     spec = w.pipelines.get(pid).spec

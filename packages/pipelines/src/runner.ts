@@ -376,6 +376,7 @@ export class UpdateRunner {
         details: {
           flow_definition: {
             output_dataset: f.target,
+            ...(f.inputs?.length ? { input_datasets: f.inputs } : {}),
             flow_type: f.type,
             ...(f.expectations?.length ? { expectations: f.expectations } : {}),
             ...(f.file

@@ -58,6 +58,8 @@ export interface FlowInfo {
   full_name: string;
   target: string;
   type: string;
+  /** The pipeline's datasets the flow reads, as events name them (flow_definition.input_datasets). */
+  inputs?: string[];
   file?: string;
   line?: number;
   expectations?: { name: string; condition: string; action: string }[];

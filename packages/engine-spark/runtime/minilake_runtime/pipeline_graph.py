@@ -2,6 +2,8 @@
 choices only the whole graph allows: which `@table`s are materialized views (batch queries) and which are
 streaming tables, expectations applied to each flow's query, auto CDC targets recomputed. Returns the
 definitions the server records (dataset kinds for Unity Catalog, flows, where each was written)."""
+import re
+
 from pyspark.errors import PySparkException
 import pyspark.sql.connect.proto as pb2
 from pyspark.sql import functions as F
@@ -12,6 +14,17 @@ from pyspark.sql.types import StructType
 
 from .pipeline_api import OBSERVATION_PREFIX, PipelineDefinitionError
 from .pipeline_cdc import cdc_frame
+
+
+# Where a flow's query names what it reads, in the text of its Spark Connect plan: a table read by name
+# (spark.read.table, readStream.table, dlt.read) and a SQL query's FROM / JOIN (STREAM(x), STREAM x).
+_NAMED_TABLE = re.compile(r'unparsed_identifier: "((?:[^"\\]|\\.)*)"')
+_SQL_SOURCE = re.compile(r"\b(?:FROM|JOIN)\s+(?:STREAM\s*\(?\s*)?((?:`[^`]+`|[\w$]+)(?:\s*\.\s*(?:`[^`]+`|[\w$]+)){0,2})", re.I)
+
+
+def _parts(identifier):
+    """`a`.b.`c d` -> ["a", "b", "c d"], lower-cased (dots inside backticks are part of a name)."""
+    return [p.strip().strip("`").lower() for p in re.split(r"\.(?=(?:[^`]*`[^`]*`)*[^`]*$)", identifier)]
 
 
 class FlowCodeError(Exception):
@@ -234,6 +247,26 @@ class Registrar:
             self._define_flow(f, self._with_expectations(f, f.df, exps))
         return self.definitions(g, kinds, by_target)
 
+    def _inputs(self, g, f, names):
+        """The pipeline's datasets a flow reads (Databricks' flow_definition.input_datasets), read off its plan;
+        a flow whose plan cannot be read names none (the graph then shows the dataset without its edges)."""
+        try:
+            text = str(f.df._plan.plan(self.client)) if f.df is not None else ""
+        except Exception:  # noqa: BLE001 - the edges are a picture; the update goes on without them
+            return []
+        found = [m.encode("utf-8").decode("unicode_escape") for m in _NAMED_TABLE.findall(text)]
+        found += _SQL_SOURCE.findall(text.replace("\\n", " "))
+        out = []
+        for ident in found:
+            parts = _parts(ident)
+            key = parts[-1]
+            if key not in g.datasets or key == f.target.lower() or names[key] in out:
+                continue
+            # A qualified name is the dataset only where the pipeline publishes it (not samples.tpch.region).
+            if len(parts) == 1 or names[key].lower().endswith("." + ".".join(parts)) or names[key].lower() == ".".join(parts):
+                out.append(names[key])
+        return out
+
     def definitions(self, g, kinds, by_target):
         datasets = []
         for key in g.order:
@@ -252,6 +285,8 @@ class Registrar:
                     ],
                 }
             )
+        # A dataset as events name it: published ones by their full name, views by their own.
+        names = {key: d["full_name"] for key, d in zip(g.order, datasets)}
         flows = []
         for f in g.flows:
             flows.append(
@@ -260,6 +295,7 @@ class Registrar:
                     "full_name": self.full_name(f.name),
                     "target": self.full_name(f.target) if kinds[f.target.lower()][0] not in ("TEMPORARY_VIEW", "VIEW") else f.target,
                     "type": "CHANGE" if f.cdc is not None else ("APPEND" if f.streaming else "COMPLETE"),
+                    "inputs": self._inputs(g, f, names),
                     "file": f.loc.file,
                     "line": f.loc.line,
                     "expectations": [
