@@ -144,6 +144,8 @@ describe.skipIf(!CHROMIUM)(title, () => {
         await graph
           .getByRole('img', { name: `Dataset ${cat}.s.${ds}: MATERIALIZED_VIEW COMPLETED` })
           .waitFor();
+      // One edge: doubled reads numbers (the flow's input_datasets).
+      expect(await graph.locator('path.edge').count()).toBe(1);
       // The event log with levels: the update's progress to COMPLETED and the flows' definitions.
       const log = view.getByRole('table', { name: 'Event log' });
       await log.locator('tr', { hasText: 'is COMPLETED.' }).first().waitFor();
