@@ -11,10 +11,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ARTIFACTS, CHROMIUM, NO_CHROMIUM, openPage } from './browser.js';
 import { repoRoot, startServer, workspaceClient, type RunningServer } from '@minilake/testing';
-
-const CHROMIUM = ['/usr/bin/chromium', '/usr/bin/chromium-browser'].find((p) => existsSync(p));
-const ARTIFACTS = path.join(repoRoot, 'apps/ui/test-artifacts');
 
 /** The CLI version the e2e tools are built from, and where `go mod download` put its sources. */
 const CLI_VERSION = /^CLI_VERSION=(\S+)/m.exec(
@@ -82,20 +80,7 @@ let w: ReturnType<typeof workspaceClient>;
 let folder = '';
 const outside: string[] = [];
 
-async function open(p: string): Promise<Page> {
-  const context = await browser.newContext({ viewport: { width: 1280, height: 720 } });
-  const page = await context.newPage();
-  const host = new URL(server.url).host;
-  await page.route('**/*', (route) => {
-    const url = route.request().url();
-    if (url.startsWith('data:') || url.startsWith('blob:') || new URL(url).host === host)
-      return route.continue();
-    outside.push(url);
-    return route.abort();
-  });
-  await page.goto(`${server.url}${p}`);
-  return page;
-}
+const open = (p: string): Promise<Page> => openPage(browser, server.url, p, { outside });
 
 const INSTALL =
   'bash e2e/tools/build.sh (go mod download of github.com/databricks/cli into the Go module cache)';
@@ -104,7 +89,7 @@ if (CHROMIUM && !SOURCES)
     `skipping the CLI's acceptance dashboards: no github.com/databricks/cli@v${CLI_VERSION}/acceptance/bundle under ${MODCACHES.join(' or ')}; run ${INSTALL}`,
   );
 const title = !CHROMIUM
-  ? "the Databricks CLI's acceptance dashboards in Chromium (skipped: no /usr/bin/chromium; .ci/run installs Debian chromium)"
+  ? `the Databricks CLI's acceptance dashboards in Chromium (${NO_CHROMIUM})`
   : !SOURCES
     ? `the Databricks CLI's acceptance dashboards in Chromium (skipped: the CLI's sources are missing; run ${INSTALL})`
     : "the Databricks CLI's acceptance dashboards in Chromium";

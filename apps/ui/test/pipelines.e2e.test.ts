@@ -11,10 +11,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ARTIFACTS, CHROMIUM, NO_CHROMIUM, openPage, shots } from './browser.js';
 import { repoRoot, startServer, uniqueName, workspaceClient, type RunningServer } from '@minilake/testing';
 
-const CHROMIUM = ['/usr/bin/chromium', '/usr/bin/chromium-browser'].find((p) => existsSync(p));
-const ARTIFACTS = path.join(repoRoot, 'apps/ui/test-artifacts');
 // The Spark install the pipelines run on (packages/engine-spark/install.sh), found as the Python suite does.
 const versions = JSON.parse(
   readFileSync(path.join(repoRoot, 'packages/engine-spark/versions.json'), 'utf8'),
@@ -31,38 +30,12 @@ let server: RunningServer;
 let browser: Browser;
 const outside: string[] = [];
 
-async function open(p: string, viewport = { width: 1280, height: 720 }): Promise<Page> {
-  const context = await browser.newContext({ viewport });
-  const page = await context.newPage();
-  const host = new URL(server.url).host;
-  await page.route('**/*', (route) => {
-    const url = route.request().url();
-    if (url.startsWith('data:') || url.startsWith('blob:') || new URL(url).host === host)
-      return route.continue();
-    outside.push(url);
-    return route.abort();
-  });
-  await page.goto(`${server.url}${p}`);
-  return page;
-}
-
-/** A screenshot at both sizes, after checking nothing sticks out past the window's right edge. */
-async function shots(page: Page, name: string) {
-  for (const [w, h] of [
-    [1280, 720],
-    [1920, 1080],
-  ] as const) {
-    await page.setViewportSize({ width: w, height: h });
-    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
-    expect(overflow, `${name} at ${w}x${h} is wider than the window`).toBeLessThanOrEqual(0);
-    await page.screenshot({ path: path.join(ARTIFACTS, `${name}-${w}.png`) });
-  }
-  await page.setViewportSize({ width: 1280, height: 720 });
-}
+const open = (p: string, viewport?: { width: number; height: number }): Promise<Page> =>
+  openPage(browser, server.url, p, { outside, acceptDownloads: true, ...(viewport ? { viewport } : {}) });
 
 const title = CHROMIUM
   ? 'the pipelines pages in Chromium'
-  : 'the pipelines pages in Chromium (skipped: no /usr/bin/chromium; .ci/run installs Debian chromium)';
+  : `the pipelines pages in Chromium (${NO_CHROMIUM})`;
 
 describe.skipIf(!CHROMIUM)(title, () => {
   beforeAll(async () => {
