@@ -1,15 +1,12 @@
 """The first hour on a fresh server, as a new user meets it through the real databricks-sdk: the catalogs and
 the starter warehouse a new workspace has, sample data to query at once, the legacy hive_metastore, a home
 folder for every new user, and the front door (/ and /mcp)."""
-import base64
-import time
 import urllib.error
 import urllib.request
 
 import pytest
 from databricks.sdk.errors import DatabricksError, PermissionDenied
 from databricks.sdk.service import catalog as uc
-from databricks.sdk.service import pipelines, workspace
 
 from conftest import unique
 
@@ -139,24 +136,3 @@ def test_a_snapshot_restore_brings_query_history_back(w, url):
     texts = [q.query_text for q in w.query_history.list(max_results=100).res]
     assert any("before_snapshot" in t for t in texts)
     assert not any("after_snapshot" in t for t in texts)
-
-
-def test_a_pipeline_cannot_publish_into_samples(w):
-    """A Lakeflow pipeline whose target is the read-only samples catalog: its update fails with Unity Catalog's
-    refusal, and samples is as it was."""
-    home = f"/Users/{w.current_user.me().user_name}/{unique('plsamples')}"
-    w.workspace.mkdirs(home)
-    w.workspace.import_(path=f"{home}/mine.sql", format=workspace.ImportFormat.SOURCE, language=workspace.Language.SQL,
-                        content=base64.b64encode(b"CREATE MATERIALIZED VIEW mine AS SELECT 1 AS a").decode())
-    pid = w.pipelines.create(name=unique("into-samples"), catalog="samples", schema="tpch", serverless=True,
-                             development=True, libraries=[pipelines.PipelineLibrary(
-                                 file=pipelines.FileLibrary(path=f"{home}/mine.sql"))]).pipeline_id
-    uid = w.pipelines.start_update(pid).update_id
-    deadline = time.time() + 600
-    while (u := w.pipelines.get_update(pid, uid).update).state.value not in ("COMPLETED", "FAILED", "CANCELED"):
-        assert time.time() < deadline, u.state
-        time.sleep(1)
-    assert u.state.value == "FAILED"
-    errors = [e.message for e in w.pipelines.list_pipeline_events(pid, filter="level='ERROR'")]
-    assert any("User does not have MODIFY on Catalog 'samples': the samples catalog is read-only." in m for m in errors), errors
-    assert "mine" not in {t.name for t in w.tables.list("samples", "tpch")}

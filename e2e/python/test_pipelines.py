@@ -379,3 +379,20 @@ def test_sql_warehouse_materialized_view_runs_as_a_pipeline(w, lake):
     assert not [x for x in w.tables.list(cat, "s") if x.name == "trip_count"]
     with pytest.raises(Exception, match="was not found"):
         w.pipelines.get(pid)
+
+
+@needs_spark
+def test_a_pipeline_cannot_publish_into_samples(w):
+    """A pipeline whose target is the read-only samples catalog (the first hour, issue 32): its update fails with
+    Unity Catalog's refusal, and samples is as it was."""
+    home = f"/Users/{w.current_user.me().user_name}/{unique('plsamples')}"
+    w.workspace.mkdirs(home)
+    put(w, f"{home}/mine.sql", "CREATE MATERIALIZED VIEW mine AS SELECT 1 AS a", workspace.Language.SQL)
+    pid = w.pipelines.create(name=unique("into-samples"), catalog="samples", schema="tpch", serverless=True,
+                             development=True, libraries=[pipelines.PipelineLibrary(
+                                 file=pipelines.FileLibrary(path=f"{home}/mine.sql"))]).pipeline_id
+    uid = w.pipelines.start_update(pid).update_id
+    assert wait(w, pid, uid) == "FAILED"
+    errors = [e.message for e in w.pipelines.list_pipeline_events(pid, filter="level='ERROR'")]
+    assert any("User does not have MODIFY on Catalog 'samples': the samples catalog is read-only." in m for m in errors), errors
+    assert "mine" not in {t.name for t in w.tables.list("samples", "tpch")}
