@@ -27,6 +27,13 @@ export interface TlsMaterial {
 /** The cached key and certificate (see TlsConfig.cacheDir). */
 const CACHED = 'localhost-ca.json';
 
+/** Written under a temporary name and renamed: a client that sees the file never reads half a certificate. */
+async function writeWhole(file: string, text: string): Promise<void> {
+  const tmp = `${file}.${process.pid}.tmp`;
+  await writeFile(tmp, text);
+  await rename(tmp, file);
+}
+
 export async function tlsMaterial(config: TlsConfig, dataDir: string): Promise<TlsMaterial> {
   if (config.certFile && config.keyFile)
     return {
@@ -50,7 +57,7 @@ export async function tlsMaterial(config: TlsConfig, dataDir: string): Promise<T
       };
       await mkdir(dir, { recursive: true });
       await writeFile(keyFile, key, { mode: 0o600 });
-      await writeFile(certFile, cert);
+      await writeWhole(certFile, cert);
       return { cert, key, certFile };
     } catch {
       // None cached yet: generated below.
@@ -81,7 +88,7 @@ export async function tlsMaterial(config: TlsConfig, dataDir: string): Promise<T
   });
   await mkdir(dir, { recursive: true });
   await writeFile(keyFile, pems.private, { mode: 0o600 });
-  await writeFile(certFile, pems.cert);
+  await writeWhole(certFile, pems.cert);
   if (config.cacheDir) {
     try {
       await mkdir(config.cacheDir, { recursive: true, mode: 0o700 });
