@@ -1,5 +1,6 @@
 import type { ServiceContext, ServiceInstance } from '@minilake/core';
 import { sparkEngine } from '@minilake/engine-spark';
+import { filesService } from '@minilake/files';
 import { iamService } from '@minilake/iam';
 import { computeApp } from './app.js';
 import { ComputeStore } from './store.js';
@@ -12,6 +13,8 @@ export async function createCompute(
   const iam = ctx.optionalPeer(iamService);
   // The host's one Spark engine: all-purpose clusters' drivers are Spark Connect servers it starts.
   const engine = ctx.settings.MINILAKE_CLUSTER_RUNTIME === 'spark' ? await sparkEngine(ctx) : undefined;
+  const files = ctx.optionalPeer(filesService);
+  if (engine && files) engine.useDbfsRoot(files.dbfsRoot);
   const store = new ComputeStore(ctx.state, {
     clock: ctx.clock,
     userName: ctx.identity.userName,

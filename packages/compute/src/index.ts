@@ -52,8 +52,9 @@ export type ComputeSettings = SettingsOf<typeof computeSettings>;
 export const computeService = defineService<ComputeApi, typeof computeSettings>({
   name: 'compute',
   // With iam the permissions API answers 404 for a cluster, policy or pool that does not exist, names the
-  // cluster's creator as its default owner, and forgets an ACL when its object is deleted.
-  optionalUses: ['iam'],
+  // cluster's creator as its default owner, and forgets an ACL when its object is deleted. With files, a
+  // cluster's Spark sees dbfs:/.
+  optionalUses: ['iam', 'files'],
   description:
     'Clusters whose Spark really runs (a Spark Connect server per all-purpose cluster), cluster policies and families, instance pools, libraries',
   settings: computeSettings,

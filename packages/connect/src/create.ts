@@ -1,6 +1,7 @@
 import type { ServiceContext, ServiceInstance } from '@minilake/core';
 import { computeService } from '@minilake/compute';
 import { sparkEngine } from '@minilake/engine-spark';
+import { filesService } from '@minilake/files';
 import { connectApp } from './app.js';
 import { Contexts } from './contexts.js';
 import type { ConnectApi, ConnectSettings } from './index.js';
@@ -16,6 +17,9 @@ export async function createConnect(
 ): Promise<ServiceInstance<ConnectApi>> {
   const compute = ctx.peer(computeService);
   const spark = await sparkEngine(ctx);
+  // Sessions on the shared server see dbfs:/ as jobs' tasks do, whoever starts the server first.
+  const files = ctx.optionalPeer(filesService);
+  if (files) spark.useDbfsRoot(files.dbfsRoot);
   const upstreams = new Upstreams();
   const router = new Router({
     compute,

@@ -38,6 +38,8 @@ export const connectService = defineService<ConnectApi, typeof connectSettings>(
   description:
     'Databricks Connect: Spark Connect routed to clusters and serverless Spark, /api/1.2 command execution',
   uses: [computeService.name],
+  // files: dbfs:/ in the sessions.
+  optionalUses: ['files'],
   settings: connectSettings,
   paths: ['/api/1.2'],
   grpcServices: [CONNECT_GRPC_SERVICE],

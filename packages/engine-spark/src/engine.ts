@@ -104,8 +104,8 @@ class Engine implements SparkEngine {
   private readonly running = new Map<{ cancel(): void }, Promise<unknown>>();
   private readonly connect: ConnectServer;
   private zygote?: Zygote;
-  /** dbfs:/ and /Volumes for the Spark Connect server: fixed when it starts (the first task's dbfs root). */
-  private connectFs?: Omit<FsOptions, 'fsJar'>;
+  /** Where dbfs:/ lives for every Spark process (the files service's root, handed over by useDbfsRoot). */
+  private dbfsRoot?: string;
   /**
    * The engine's own token, for what outlives any one task (the shared Spark Connect server's Unity Catalog
    * calls) and for a task that brings none: a run's token ends with its run, so the server must not borrow it.
@@ -141,7 +141,7 @@ class Engine implements SparkEngine {
           logFile,
           localDir,
           { ...pipelineListenerConf(this.install!.jars), ...this.connectConf },
-          this.connectFs ?? this.defaultFs(),
+          this.defaultFs(),
         ),
       env: (extra) => this.childEnv({ ...extra, SPARK_LOCAL_IP: '127.0.0.1' }),
     });
@@ -248,6 +248,10 @@ class Engine implements SparkEngine {
 
   useCatalogs(list: () => string[]): void {
     this.catalogList = list;
+  }
+
+  useDbfsRoot(root: string): void {
+    this.dbfsRoot = root;
   }
 
   async prewarm(): Promise<void> {
@@ -378,9 +382,12 @@ class Engine implements SparkEngine {
     return mounts;
   }
 
-  /** Without a task to say where DBFS is: only /Volumes is mapped (through the server's Unity Catalog). */
+  /**
+   * dbfs:/ and /Volumes for what outlives any one task (the shared Spark Connect server, clusters' drivers):
+   * the engine's own token; dbfs:/ only once a service handed its root over (useDbfsRoot).
+   */
   private defaultFs(): Omit<FsOptions, 'fsJar'> {
-    return { selfUrl: this.ctx.selfUrl(), token: this.ownToken };
+    return { dbfsRoot: this.dbfsRoot, selfUrl: this.ctx.selfUrl(), token: this.ownToken };
   }
 
   launch(task: SparkTask): SparkRun {
@@ -472,7 +479,8 @@ class Engine implements SparkEngine {
       const selfUrl = this.ctx.selfUrl();
       const token = task.token ?? this.ownToken;
       if (serverless && !remote) {
-        if (!this.connect.url()) this.connectFs = { dbfsRoot: task.dbfsRoot, selfUrl, token: this.ownToken };
+        // Before any service handed a DBFS root over, a task's own counts (for the server it may start now).
+        if (task.dbfsRoot) this.dbfsRoot ??= task.dbfsRoot;
         try {
           const port = await unlessStopped(this.connect.ensure(inst));
           if (port === undefined) return stoppedResult();
@@ -545,7 +553,7 @@ class Engine implements SparkEngine {
                 driverLog,
                 path.join(task.workDir, 'spark-local'),
                 sparkConf,
-                { dbfsRoot: task.dbfsRoot, selfUrl, token },
+                { dbfsRoot: task.dbfsRoot ?? this.dbfsRoot, selfUrl, token },
                 app?.jars,
               ),
               ...(app ? app.args : [inst.entry]),

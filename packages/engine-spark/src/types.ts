@@ -71,7 +71,7 @@ export interface SparkTask {
   token?: string;
   /**
    * The DBFS root folder (the files service's `dbfsRoot`): `dbfs:/x` in spark.read / write is
-   * `<dbfsRoot>/x`. Unset: dbfs:/ is not mapped. (The Spark Connect server keeps the first task's.)
+   * `<dbfsRoot>/x`. Unset: the engine's (useDbfsRoot), else dbfs:/ is not mapped.
    */
   dbfsRoot?: string;
 }
@@ -109,6 +109,12 @@ export interface SparkEngine {
    * server's REST route, as a task would.
    */
   useCatalogs(list: () => string[]): void;
+  /**
+   * Where `dbfs:/` lives for every Spark process the engine starts (the shared Spark Connect server,
+   * clusters' drivers, tasks): the files service's `dbfsRoot`, handed over by every service that opens the
+   * engine and has files as a peer, so the first to start the shared server does not decide it.
+   */
+  useDbfsRoot(root: string): void;
   /** Rejects with EngineUnavailable (naming the install command) when Spark is not installed. */
   check(): Promise<void>;
   /** Starts the warm Spark Connect server now instead of on the first serverless task. */

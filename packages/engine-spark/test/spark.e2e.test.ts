@@ -3,7 +3,7 @@
  * Connect server, per-environment venvs and wheels. Skipped only when the Spark install is absent (CI runs
  * the install step first; the skip names the command).
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import {
@@ -197,6 +197,10 @@ describe.skipIf(!installed)(
   () => {
     const { engine, dir } = engineFor();
     afterAll(() => engine.close());
+    // As a service with files as its peer does when it opens the engine; no task here brings a DBFS root.
+    const dbfsRoot = path.join(dir, 'dbfs-root');
+    mkdirSync(dbfsRoot);
+    engine.useDbfsRoot(dbfsRoot);
 
     it(
       'a serverless task cancelled while the Spark Connect server is still starting ends at once',
@@ -330,6 +334,24 @@ z.close()`,
         ).result;
         expect(r.outcome, `${r.error}\n${r.logs}`).toBe('SUCCESS');
         expect(r.logs).toContain("wheel argv ['--day=2026-12-01']");
+      },
+      T,
+    );
+
+    it(
+      "dbfs:/ on the shared server is the engine's DBFS root, whoever started the server",
+      async () => {
+        // The server is already up, started by tasks without a DBFS root (as a pipeline update or a
+        // Databricks Connect session starts it): dbfs:/ still maps to the root the engine was given.
+        const file = write(
+          dir,
+          'dbfs.py',
+          'spark.range(3).write.mode("overwrite").parquet("dbfs:/tmp/three")\nprint("read", spark.read.parquet("dbfs:/tmp/three").count())\n',
+        );
+        const r = await engine.launch(task(dir, { file, compute: 'serverless' })).result;
+        expect(r.outcome, `${r.error}\n${r.logs}`).toBe('SUCCESS');
+        expect(r.logs).toContain('read 3');
+        expect(existsSync(path.join(dbfsRoot, 'tmp', 'three', '_SUCCESS'))).toBe(true);
       },
       T,
     );

@@ -65,11 +65,13 @@ function jobsAccess(ctx: ServiceContext<JobsSettings>, iam: IamApi | undefined):
 function engineLoader(
   ctx: ServiceContext<JobsSettings>,
   catalogs: (() => string[]) | undefined,
+  dbfsRoot: string | undefined,
 ): () => Promise<SparkEngine> {
   return async () => {
     const engine = await sparkEngine(ctx);
     // Tasks get Unity Catalog's catalogs as Spark catalogs: the list comes from the peer, not over HTTP.
     if (catalogs) engine.useCatalogs(catalogs);
+    if (dbfsRoot) engine.useDbfsRoot(dbfsRoot);
     return engine;
   };
 }
@@ -86,7 +88,11 @@ export function createJobs(ctx: ServiceContext<JobsSettings>): ServiceInstance<J
   });
   let engine: Promise<SparkEngine> | undefined;
   const uc = ctx.optionalPeer(unityCatalogService);
-  const load = engineLoader(ctx, uc && (() => uc.store.listCatalogs().map((c) => c.name)));
+  const load = engineLoader(
+    ctx,
+    uc && (() => uc.store.listCatalogs().map((c) => c.name)),
+    ctx.optionalPeer(filesService)?.dbfsRoot,
+  );
   const getEngine = () => {
     engine ??= load().catch((e: unknown) => {
       engine = undefined; // an install that appears later is picked up by the next task

@@ -1,5 +1,6 @@
 import type { ServiceContext, ServiceInstance } from '@minilake/core';
 import { sparkEngine, type SparkEngine } from '@minilake/engine-spark';
+import { filesService } from '@minilake/files';
 import { iamService, type IamApi } from '@minilake/iam';
 import { unityCatalogService } from '@minilake/unity-catalog';
 import { workspaceService } from '@minilake/workspace';
@@ -35,13 +36,15 @@ export function createPipelines(ctx: ServiceContext<PipelinesSettings>): Service
   const uc = ctx.peer(unityCatalogService);
   const workspace = ctx.peer(workspaceService);
   const onDeleted = registerPermissions(ctx.optionalPeer(iamService), store);
+  const files = ctx.optionalPeer(filesService);
   // The Spark engine is the host's one (shared with jobs), opened on the first update.
   let engine: Promise<SparkEngine> | undefined;
   const getEngine = () => {
     engine ??= sparkEngine(ctx).then(
       (e) => {
-        // Its sessions get Unity Catalog's catalogs from the peer, not over HTTP.
+        // Its sessions get Unity Catalog's catalogs from the peer, not over HTTP, and dbfs:/ from files.
         e.useCatalogs(() => uc.store.listCatalogs().map((c) => c.name));
+        if (files) e.useDbfsRoot(files.dbfsRoot);
         return e;
       },
       (e: unknown) => {

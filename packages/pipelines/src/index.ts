@@ -41,7 +41,8 @@ export const pipelinesService = defineService<PipelinesApi, typeof pipelinesSett
     'Lakeflow Declarative Pipelines on Spark Declarative Pipelines: updates, events, datasets in Unity Catalog',
   // Sources are workspace files; datasets are Unity Catalog tables.
   uses: ['unity-catalog', 'workspace'],
-  optionalUses: ['iam'],
+  // files: dbfs:/ in the Spark sessions an update runs on.
+  optionalUses: ['iam', 'files'],
   // The shared Spark engine this service opens keeps its files in <dataDir>/spark.
   folders: ['spark'],
   settings: pipelinesSettings,
