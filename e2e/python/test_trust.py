@@ -75,3 +75,55 @@ def test_identities_with_tokens(authed):
     admin.token_management.delete(obo.token_info.token_id)
     with pytest.raises(Unauthenticated):
         bot.current_user.me()
+
+
+def test_sdk_retries_through_a_dropped_connection(w, url):
+    # The connection closes with no answer; the SDK retries a connection error and the second try answers.
+    me = "/api/2.0/preview/scim/v2/Me"
+    fid = _inject(url, method="GET", path=me, drop=True, count=2)
+    try:
+        with pytest.raises(requests.ConnectionError):
+            requests.get(f"{url}{me}", headers={"Authorization": "Bearer x"})
+        assert w.current_user.me().user_name
+        assert [f["used"] for f in _faults(url) if f["id"] == fid] == [2]
+    finally:
+        requests.delete(f"{url}/_minilake/faults/{fid}", headers={"Authorization": "Bearer x"})
+
+
+def test_an_injected_statement_failure(w, url):
+    wh = w.warehouses.create_and_wait(name=unique("faults"), cluster_size="2X-Small", max_num_clusters=1)
+    marker = unique("fault_marker")
+    _inject(url, target="statement", statement=marker, error_code="INTERNAL_ERROR",
+            message="injected statement failure", count=1)
+    sql = f"SELECT '{marker}' AS m"
+    failed = w.statement_execution.execute_statement(statement=sql, warehouse_id=wh.id, wait_timeout="30s")
+    assert failed.status.state.value == "FAILED"
+    assert failed.status.error.message == "injected statement failure"
+    # Spent: the same statement runs again.
+    ok = w.statement_execution.execute_statement(statement=sql, warehouse_id=wh.id, wait_timeout="30s")
+    assert ok.status.state.value == "SUCCEEDED" and ok.result.data_array == [[marker]]
+    w.warehouses.delete(wh.id)
+
+
+def test_a_jobs_max_retries_through_an_injected_task_failure(w, url):
+    from databricks.sdk.service import compute, jobs
+    from databricks.sdk.service.workspace import ImportFormat
+
+    home = f"/Users/{w.current_user.me().user_name}/{unique('faults')}"
+    w.workspace.mkdirs(home)
+    path = f"{home}/ok.py"
+    w.workspace.upload(path, b"print('ran for real')\n", format=ImportFormat.AUTO, overwrite=True)
+    key = unique("flaky")
+    _inject(url, target="task", task_key=key, message="injected task failure", count=1)
+    run = w.jobs.submit_and_wait(run_name="faults", tasks=[jobs.SubmitTask(
+        task_key=key, spark_python_task=jobs.SparkPythonTask(python_file=path),
+        environment_key="e", max_retries=1, min_retry_interval_millis=0)],
+        environments=[jobs.JobEnvironment(environment_key="e", spec=compute.Environment(environment_version="2"))])
+    attempts = sorted((t for t in run.tasks if t.task_key == key), key=lambda t: t.attempt_number or 0)
+    assert [t.attempt_number or 0 for t in attempts] == [0, 1], run.tasks
+    assert attempts[0].state.result_state == jobs.RunResultState.FAILED
+    assert "injected task failure" in (w.jobs.get_run_output(attempts[0].run_id).error or "")
+    if "not available" in (w.jobs.get_run_output(attempts[1].run_id).error or ""):
+        pytest.skip("Spark is not installed here")
+    assert run.state.result_state == jobs.RunResultState.SUCCESS
+    assert "ran for real" in w.jobs.get_run_output(attempts[1].run_id).logs

@@ -96,8 +96,12 @@ export async function createMinilake(config: MinilakeConfig, opts: CreateOptions
   const app = new Hono();
   // The host's own token (ServiceContext.hostToken): its child processes' (Spark drivers') way back in.
   const hostToken = `dapi${randomBytes(16).toString('hex')}`;
+  // Injected faults (/_minilake/faults): requests are failed by the middleware below, tasks and statements
+  // by their services (ServiceContext.fault).
+  const faults = new Faults();
   const services = new ServiceHost({
     hostToken,
+    fault: (point, subject) => faults.takeAt(point, subject),
     enabled: config.services,
     persist: config.persist,
     dataDir,
@@ -123,7 +127,6 @@ export async function createMinilake(config: MinilakeConfig, opts: CreateOptions
         return (token) => api.authenticate(token);
       },
     });
-  const faults = new Faults();
   installFaults(app, faults, config.auth.mode === 'tokens', clock);
 
   // 5. Admin routes, before the services' (always on).

@@ -248,11 +248,40 @@ describe('MINILAKE_AUTH=tokens', () => {
 
     it('fires with its probability', () => {
       const never = new Faults(() => 0.9);
-      never.add({ path: '/x', probability: 0.5, error_code: 'E', message: 'm' });
+      never.add({ target: 'http', path: '/x', probability: 0.5, error_code: 'E', message: 'm' });
       expect(never.take('GET', '/x')).toBeUndefined();
       const always = new Faults(() => 0.1);
-      always.add({ path: '/x', probability: 0.5, error_code: 'E', message: 'm' });
+      always.add({ target: 'http', path: '/x', probability: 0.5, error_code: 'E', message: 'm' });
       expect(always.take('GET', '/x')).toMatchObject({ status: 503, used: 1 });
+    });
+
+    it('fails job tasks by task key and statements by text, each its count of times', () => {
+      const f = new Faults();
+      f.add({ target: 'task', task_key: 'etl_*', error_code: 'E', message: 'task down', count: 1 });
+      f.add({ target: 'statement', statement: 'from big', error_code: 'INTERNAL_ERROR', message: 'boom' });
+      expect(f.takeAt('task', 'other')).toBeUndefined();
+      expect(f.takeAt('task', 'etl_daily')).toEqual({ error_code: 'E', message: 'task down' });
+      expect(f.takeAt('task', 'etl_daily')).toBeUndefined();
+      expect(f.takeAt('statement', 'SELECT * FROM Big')).toEqual({
+        error_code: 'INTERNAL_ERROR',
+        message: 'boom',
+      });
+      // A request never matches a task or statement fault, nor a task a statement's.
+      expect(f.take('GET', '/etl_daily')).toBeUndefined();
+      expect(f.takeAt('task', 'from big')).toBeUndefined();
+    });
+
+    it("refuses a fault that lacks its target's field or mixes targets", async () => {
+      for (const [body, word] of [
+        [{ target: 'task' }, 'needs task_key'],
+        [{ target: 'statement', statement: 'x', path: '/a' }, 'takes no path'],
+        [{ path: '/a', task_key: 'k' }, 'takes no task_key'],
+        [{ target: 'disk', path: '/a' }, 'target'],
+      ] as const) {
+        const r = await call(ml, ADMIN, 'POST', '/_minilake/faults', body);
+        expect(r.status, JSON.stringify(body)).toBe(400);
+        expect(r.body.message).toContain(word);
+      }
     });
 
     it('refuses a bad fault with 400 naming the field', async () => {

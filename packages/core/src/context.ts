@@ -4,7 +4,14 @@ import os from 'node:os';
 import path from 'node:path';
 import { systemClock, type Clock } from './clock.js';
 import { silentLogger, type Logger } from './logger.js';
-import type { Identity, ServiceContext, ServiceDefinition, SharedResource } from './service.js';
+import type {
+  FaultPoint,
+  Identity,
+  InjectedFault,
+  ServiceContext,
+  ServiceDefinition,
+  SharedResource,
+} from './service.js';
 import { identityPrincipal, requestPrincipal } from './principal.js';
 import { readSettings, type SettingsSchema } from './settings.js';
 import { StateDb } from './state.js';
@@ -46,6 +53,8 @@ export interface ContextOptions {
   hostToken?: string;
   /** Where the host listens, once it does (see ServiceContext.selfUrl). */
   selfUrl?: () => string | undefined;
+  /** The host's injected faults (see ServiceContext.fault); none when not given. */
+  fault?: (point: FaultPoint, subject: string) => InjectedFault | undefined;
   /** The host's app, for ServiceContext.request (looked up per call: the app is composed after create()). */
   hostApp?: () => { request(path: string, init?: RequestInit): Response | Promise<Response> } | undefined;
 }
@@ -120,6 +129,7 @@ export function createContext<S extends object = any>(opts: ContextOptions = {})
     },
     hostToken: opts.hostToken ?? `dapi${randomBytes(16).toString('hex')}`,
     selfUrl: opts.selfUrl ?? (() => undefined),
+    fault: opts.fault ?? (() => undefined),
     async request(p: string, init?: RequestInit): Promise<Response> {
       const app = opts.hostApp?.();
       if (!app) throw new Error('This host has no app to send requests through');

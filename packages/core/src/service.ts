@@ -26,6 +26,15 @@ export interface SharedResource {
   close?(): Promise<void> | void;
 }
 
+/** Where a fault can be injected inside a service (ServiceContext.fault). */
+export type FaultPoint = 'task' | 'statement';
+
+/** The error an injected fault fails the work with. */
+export interface InjectedFault {
+  error_code: string;
+  message: string;
+}
+
 export interface ServiceContext<S extends object = Readonly<Record<string, unknown>>> {
   /**
    * This service's settings, typed: the values of the variables its definition declares in `settings`,
@@ -72,6 +81,12 @@ export interface ServiceContext<S extends object = Readonly<Record<string, unkno
    * run's tasks use the run's own token instead.
    */
   readonly hostToken: string;
+  /**
+   * A fault injected into work inside a service (`/_minilake/faults` with `target` `task` or `statement`):
+   * a job task about to run (`subject`: its task key) or a SQL statement about to execute (`subject`: its
+   * text). Answers the error to fail that work with (counted as used), or undefined: the work goes on.
+   */
+  fault(point: FaultPoint, subject: string): InjectedFault | undefined;
   /**
    * The URL the host listens on (`http://127.0.0.1:8000`), once it listens; undefined before that and for an
    * embedder that never listens. Child processes a service starts (Spark tasks) call back through it. A

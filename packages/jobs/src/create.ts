@@ -125,6 +125,7 @@ export function createJobs(ctx: ServiceContext<JobsSettings>): ServiceInstance<J
       lakeview: ctx.optionalPeer(lakeviewService),
       clusterLibraries: new ClusterLibraries(path.join(ctx.dir, 'cluster-libraries')),
       pipelines: ctx.optionalPeer(pipelinesService),
+      fault: (taskKey) => ctx.fault('task', taskKey),
     },
   });
   // Recovered queued runs start once the server listens (onListening): their tasks get its URL.

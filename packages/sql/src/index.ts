@@ -159,6 +159,7 @@ export const sqlService = defineService<SqlApi, typeof sqlSettings>({
       identity: ctx.identity,
       caller: () => ctx.principal(),
       mayUse: (id) => iam?.check('sql/warehouses', id, 'CAN_USE'),
+      fault: (text) => ctx.fault('statement', text),
       resultsDir,
       logger: ctx.logger,
       options: opts,

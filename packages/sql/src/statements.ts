@@ -11,7 +11,7 @@
 import { randomFillSync, randomUUID } from 'node:crypto';
 import { rm } from 'node:fs/promises';
 import path from 'node:path';
-import type { Clock, Identity, Logger, Principal } from '@minilake/core';
+import type { Clock, Identity, InjectedFault, Logger, Principal } from '@minilake/core';
 import { identityPrincipal } from '@minilake/core';
 import type { DuckDbEngine } from '@minilake/engine-duckdb';
 import type { UnityCatalogApi } from '@minilake/unity-catalog';
@@ -136,6 +136,8 @@ export interface StatementManagerOptions {
    * MINILAKE_ENFORCE=1): REST and Thrift statements alike, before anything is recorded.
    */
   mayUse?: (warehouseId: string) => void;
+  /** A fault injected for a statement about to run, by its text (ServiceContext.fault). */
+  fault?: (statement: string) => InjectedFault | undefined;
   /** Where result chunks larger than limits.memBytes are written. */
   resultsDir: string;
   logger: Logger;
@@ -256,6 +258,7 @@ export class StatementManager implements StatementService {
   private readonly identity: Identity;
   private readonly caller: () => Principal;
   private readonly mayUse: (warehouseId: string) => void;
+  private readonly fault: StatementManagerOptions['fault'];
   private readonly resultsDir: string;
   private readonly logger: Logger;
   private readonly opts: StatementOptions;
@@ -270,6 +273,7 @@ export class StatementManager implements StatementService {
     this.identity = o.identity;
     this.caller = o.caller ?? (() => identityPrincipal(o.identity));
     this.mayUse = o.mayUse ?? (() => {});
+    this.fault = o.fault;
     this.resultsDir = o.resultsDir;
     this.logger = o.logger;
     this.opts = o.options ?? defaultStatementOptions;
@@ -384,6 +388,12 @@ export class StatementManager implements StatementService {
       return;
     }
     if (stmt.canceled) return;
+    // /_minilake/faults: failed as the engine would fail it, before the engine sees it.
+    const injected = this.fault?.(input.statement);
+    if (injected) {
+      this.fail(stmt, injected.error_code, injected.message);
+      return;
+    }
     this.warehouses.statementStarted(stmt.warehouseId);
     try {
       await this.runOnEngine(stmt, input);

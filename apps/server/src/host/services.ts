@@ -10,6 +10,7 @@ import {
   invalidParameter,
   startOrder,
   type Clock,
+  type ContextOptions,
   type Identity,
   type Logger,
   type ServiceDefinition,
@@ -36,6 +37,8 @@ export interface ServiceHostOptions {
   identity: Identity;
   /** ServiceContext.hostToken: what the host's own child processes call it back with. */
   hostToken?: string;
+  /** ServiceContext.fault: the host's injected faults for work inside services (tasks, statements). */
+  fault?: ContextOptions['fault'];
   /** Every service setting's parsed value, by variable name; each service gets those it declares. */
   settings: Readonly<Record<string, unknown>>;
   /** The host's app, for ServiceContext.request (MCP). */
@@ -93,6 +96,7 @@ export class ServiceHost {
         state: this.o.state,
         identity: this.o.identity,
         ...(this.o.hostToken !== undefined ? { hostToken: this.o.hostToken } : {}),
+        ...(this.o.fault ? { fault: this.o.fault } : {}),
         settings,
         peers: this.peers,
         sharedResources: this.sharedResources,

@@ -85,6 +85,9 @@ export async function executeTask(d: ExecDeps, input: ExecInput): Promise<Outcom
   if (!type) return fail(`Task ${spec.task_key} has no task type MiniLake knows.`);
   const executor = byField.get(type);
   if (!executor) return fail(`${type} is not supported by MiniLake.`);
+  // /_minilake/faults: the task fails as its code would, so the job's max_retries apply.
+  const injected = d.fault?.(spec.task_key);
+  if (injected) return fail(injected.message);
   const refs = refContext(d, input);
   const raw = executor.resolveRefs ? resolveAll(spec[type], refs) : spec[type];
   const parsed = v.safeParse(executor.settings, raw);

@@ -3,7 +3,7 @@
  * that field's settings, and `run`, which does the work and reports an Outcome. The registry (index.ts) finds
  * the executor of a task, resolves and validates its settings, and turns a TaskFileError into a FAILED task.
  */
-import type { Clock } from '@minilake/core';
+import type { Clock, InjectedFault } from '@minilake/core';
 import type { ComputeApi } from '@minilake/compute';
 import type { PipelinesApi } from '@minilake/pipelines';
 import type { SecretsApi } from '@minilake/secrets';
@@ -53,6 +53,8 @@ export interface ExecDeps {
   pipelines?: PipelinesApi | undefined;
   /** Runs a task through the registry (a for-each iteration). */
   execute(input: ExecInput): Promise<Outcome>;
+  /** A fault injected for a task about to run, by its task key (ServiceContext.fault). */
+  fault?(taskKey: string): InjectedFault | undefined;
   runJob(
     jobId: number,
     req: { job_parameters?: Record<string, string>; parent_task_run_id?: number },
