@@ -64,7 +64,9 @@ export function lakeviewApp(d: LakeviewAppDeps): Hono {
   app.get(BASE, (c) => {
     const q = readQuery(c, s.ListDashboardsRequest);
     const all = [...store.dashboards.values()]
-      .filter((x) => (q.show_trashed || x.lifecycle_state === 'ACTIVE') && dashboards.readable(x.dashboard_id))
+      .filter(
+        (x) => (q.show_trashed || x.lifecycle_state === 'ACTIVE') && dashboards.readable(x.dashboard_id),
+      )
       .sort((a, b) => a.create_time - b.create_time || a.dashboard_id.localeCompare(b.dashboard_id));
     const p = page(all, (x) => byCreate(x.create_time, x.dashboard_id), q);
     return c.json(compact({ dashboards: p.items.map(renderListed), next_page_token: p.nextPageToken }));

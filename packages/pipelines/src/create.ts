@@ -93,10 +93,14 @@ export function createPipelines(ctx: ServiceContext<PipelinesSettings>): Service
     state: [store],
     api: {
       startUpdate: async (pipelineId, opts = {}) =>
-        service.startUpdate(pipelineId, {
-          ...(opts.fullRefresh ? { full_refresh: true } : {}),
-          cause: opts.cause ?? 'API_CALL',
-        }, false),
+        service.startUpdate(
+          pipelineId,
+          {
+            ...(opts.fullRefresh ? { full_refresh: true } : {}),
+            cause: opts.cause ?? 'API_CALL',
+          },
+          false,
+        ),
       waitForUpdate: async (pipelineId, updateId) => {
         const u = await runner.waitFor(pipelineId, updateId);
         return { state: u.state, ...(u.error ? { error: u.error } : {}), validateOnly: u.validate_only };

@@ -73,7 +73,11 @@ describe('pipeline permissions (MINILAKE_ENFORCE=1)', () => {
   it('the creator owns; others need CAN_VIEW, CAN_RUN, CAN_MANAGE; list shows what one may view', async () => {
     const alice = await user('alice@example.com');
     const bob = await user('bob@example.com');
-    const created = await call(alice, 'POST', '/api/2.0/pipelines', { name: 'alice-pl', catalog: 'main', schema: 's' });
+    const created = await call(alice, 'POST', '/api/2.0/pipelines', {
+      name: 'alice-pl',
+      catalog: 'main',
+      schema: 's',
+    });
     expect(created.status).toBe(200);
     const id = created.body.pipeline_id as string;
     const base = `/api/2.0/pipelines/${id}`;
@@ -92,7 +96,9 @@ describe('pipeline permissions (MINILAKE_ENFORCE=1)', () => {
       expect((await call(bob, m, p)).status).toBe(403);
     expect((await call(bob, 'GET', '/api/2.0/pipelines')).body.statuses).toEqual([]);
     // An unknown pipeline is still a 404, not a refusal.
-    expect((await call(bob, 'GET', '/api/2.0/pipelines/00000000-0000-0000-0000-000000000000')).status).toBe(404);
+    expect((await call(bob, 'GET', '/api/2.0/pipelines/00000000-0000-0000-0000-000000000000')).status).toBe(
+      404,
+    );
 
     await grant(id, 'bob@example.com', 'CAN_VIEW');
     expect((await call(bob, 'GET', base)).status).toBe(200);
@@ -121,13 +127,19 @@ describe('pipeline permissions (MINILAKE_ENFORCE=1)', () => {
     expect(acl.status).toBe(403);
 
     await grant(id, 'bob@example.com', 'CAN_MANAGE');
-    expect((await call(bob, 'PUT', base, { id, name: 'renamed', catalog: 'main', schema: 's' })).status).toBe(200);
+    expect((await call(bob, 'PUT', base, { id, name: 'renamed', catalog: 'main', schema: 's' })).status).toBe(
+      200,
+    );
     expect((await call(bob, 'DELETE', base)).status).toBe(200);
   });
 
   it('admins pass every check', async () => {
     const carol = await user('carol@example.com');
-    const { body } = await call(carol, 'POST', '/api/2.0/pipelines', { name: 'carol-pl', catalog: 'main', schema: 's' });
+    const { body } = await call(carol, 'POST', '/api/2.0/pipelines', {
+      name: 'carol-pl',
+      catalog: 'main',
+      schema: 's',
+    });
     const admin = await call(undefined, 'GET', `/api/2.0/pipelines/${body.pipeline_id as string}`);
     expect(admin.status).toBe(200);
     expect(admin.body.creator_user_name).toBe('carol@example.com');

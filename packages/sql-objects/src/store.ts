@@ -277,7 +277,11 @@ export class SqlObjectsStore extends CollectionStore {
 
   /** Active queries in creation order, keyset-paged. */
   /** `visible`: which queries the caller may see (MINILAKE_ENFORCE=1); all when absent. */
-  listQueries(pageSize: number | undefined, pageToken: string | undefined, visible?: (id: string) => boolean) {
+  listQueries(
+    pageSize: number | undefined,
+    pageToken: string | undefined,
+    visible?: (id: string) => boolean,
+  ) {
     const sorted = [...this.queries.values()]
       .filter((q) => q.trashed_at === undefined && (!visible || visible(q.id)))
       .sort((a, b) => a.seq - b.seq);

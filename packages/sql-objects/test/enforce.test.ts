@@ -88,7 +88,8 @@ describe('query and alert permissions (MINILAKE_ENFORCE=1)', () => {
 
     await grant(`sql/queries/${id}`, 'qb@example.com', 'CAN_EDIT');
     expect(
-      (await call(bob, 'PATCH', Q, { query: { display_name: 'edited' }, update_mask: 'display_name' })).status,
+      (await call(bob, 'PATCH', Q, { query: { display_name: 'edited' }, update_mask: 'display_name' }))
+        .status,
     ).toBe(200);
     expect((await call(bob, 'DELETE', Q)).status).toBe(403);
     expect((await call(bob, 'DELETE', LQ)).status).toBe(403);
@@ -130,17 +131,19 @@ describe('query and alert permissions (MINILAKE_ENFORCE=1)', () => {
     await grant(`alerts/${id}`, 'ab@example.com', 'CAN_RUN');
     expect((await call(bob, 'GET', A)).status).toBe(200);
     expect((await call(bob, 'GET', '/api/2.0/preview/sql/alerts')).body).toHaveLength(1);
-    expect((await call(bob, 'PATCH', A, { alert: { display_name: 'b' }, update_mask: 'display_name' })).status).toBe(
-      403,
-    );
+    expect(
+      (await call(bob, 'PATCH', A, { alert: { display_name: 'b' }, update_mask: 'display_name' })).status,
+    ).toBe(403);
     await grant(`alerts/${id}`, 'ab@example.com', 'CAN_EDIT');
-    expect((await call(bob, 'PATCH', A, { alert: { display_name: 'b' }, update_mask: 'display_name' })).status).toBe(
-      200,
-    );
+    expect(
+      (await call(bob, 'PATCH', A, { alert: { display_name: 'b' }, update_mask: 'display_name' })).status,
+    ).toBe(200);
     expect((await call(bob, 'DELETE', LA)).status).toBe(403);
     expect((await call(bob, 'DELETE', A)).status).toBe(403);
     // An unknown alert is a 404 before any refusal.
-    expect((await call(bob, 'GET', '/api/2.0/sql/alerts/00000000-0000-0000-0000-000000000000')).status).toBe(404);
+    expect((await call(bob, 'GET', '/api/2.0/sql/alerts/00000000-0000-0000-0000-000000000000')).status).toBe(
+      404,
+    );
     await grant(`alerts/${id}`, 'ab@example.com', 'CAN_MANAGE');
     expect((await call(bob, 'DELETE', A)).status).toBe(200);
   });
