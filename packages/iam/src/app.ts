@@ -20,8 +20,8 @@
  */
 import { Hono, type Context } from 'hono';
 import * as v from 'valibot';
-import { readJson, readQuery, type Identity, type Principal } from '@minilake/core';
-import { scimNotFound } from './errors.js';
+import { isAdmin, readJson, readQuery, type Identity, type Principal } from '@minilake/core';
+import { scimNotAdmin, scimNotFound, tokenManagementNotAdmin } from './errors.js';
 import { clientCredentials, OAuthError } from './oauth.js';
 import type { ScimKind } from './errors.js';
 import type { PermissionType, PermissionTypes } from './permission-types.js';
@@ -55,6 +55,14 @@ export function iamApp(
 ): Hono {
   const { directory, permissions, tokens, secrets } = store;
   const app = new Hono();
+  // Writes to the directory and the token-management API are workspace admins' (Databricks answers 403 to
+  // anyone else). Without MINILAKE_AUTH=tokens the caller is the configured user, an admin: nothing changes.
+  const scimAdmin = () => {
+    if (!isAdmin(caller())) throw scimNotAdmin();
+  };
+  const tokenAdmin = () => {
+    if (!isAdmin(caller())) throw tokenManagementNotAdmin();
+  };
 
   app.get(`${SCIM}/Me`, (c) => {
     const p = caller();
@@ -68,6 +76,7 @@ export function iamApp(
     const base = `${SCIM}/${r.path}`;
     app.get(base, (c) => c.json(directory.list(r.kind, readQuery(c, s.ListRequest))));
     app.post(base, async (c) => {
+      scimAdmin();
       let created;
       if (r.create === 'user') created = directory.createUser(await readJson(c, s.CreateUserRequest));
       else if (r.create === 'group') created = directory.createGroup(await readJson(c, s.CreateGroupRequest));
@@ -79,6 +88,7 @@ export function iamApp(
       return c.json(directory.read(r.kind, c.req.param('id'), q.attributes, q.excludedAttributes));
     });
     app.put(`${base}/:id`, async (c) => {
+      scimAdmin();
       const body = await readJson(
         c,
         r.create === 'user'
@@ -90,12 +100,14 @@ export function iamApp(
       return c.json(directory.replace(r.kind, c.req.param('id'), body));
     });
     app.patch(`${base}/:id`, async (c) => {
+      scimAdmin();
       const body = await readJson(c, s.PatchRequest);
       directory.patch(r.kind, c.req.param('id'), body.Operations ?? []);
       // Databricks answers a SCIM PATCH with 204 and no body; the SDKs expect nothing back.
       return c.body(null, 204);
     });
     app.delete(`${base}/:id`, (c) => {
+      scimAdmin();
       directory.delete(r.kind, c.req.param('id'));
       return c.body(null, 204);
     });
@@ -142,6 +154,10 @@ export function iamApp(
   });
 
   const TM = '/api/2.0/token-management';
+  app.use(`${TM}/*`, async (_c, next) => {
+    tokenAdmin();
+    await next();
+  });
   app.post(`${TM}/on-behalf-of/tokens`, async (c) => {
     const body = await readJson(c, s.CreateOboTokenRequest);
     return c.json(

@@ -54,6 +54,11 @@ export const servicePrincipalExists = (applicationId: string) =>
     `Service principal with application ID ${applicationId} already exists.`,
     'uniqueness',
   );
+/** A SCIM write by a caller who is not a workspace admin (SCIM's error body, 403). */
+export const scimNotAdmin = () => new ScimError(403, 'PERMISSION_DENIED', 'User not authorized.');
+/** Token management (other principals' tokens) by a caller who is not a workspace admin. */
+export const tokenManagementNotAdmin = () =>
+  new DatabricksError(403, 'PERMISSION_DENIED', 'Only Admins can access token management APIs.');
 export const scimInvalidValue = (detail: string) =>
   new ScimError(400, 'INVALID_PARAMETER_VALUE', detail, 'invalidValue');
 export const scimInvalidPath = (path: string) =>

@@ -64,7 +64,9 @@ export function lakeviewApp(d: LakeviewAppDeps): Hono {
   app.get(BASE, (c) => {
     const q = readQuery(c, s.ListDashboardsRequest);
     const all = [...store.dashboards.values()]
-      .filter((x) => q.show_trashed || x.lifecycle_state === 'ACTIVE')
+      .filter(
+        (x) => (q.show_trashed || x.lifecycle_state === 'ACTIVE') && dashboards.readable(x.dashboard_id),
+      )
       .sort((a, b) => a.create_time - b.create_time || a.dashboard_id.localeCompare(b.dashboard_id));
     const p = page(all, (x) => byCreate(x.create_time, x.dashboard_id), q);
     return c.json(compact({ dashboards: p.items.map(renderListed), next_page_token: p.nextPageToken }));
@@ -73,7 +75,7 @@ export function lakeviewApp(d: LakeviewAppDeps): Hono {
     const body = await readJson(c, s.MigrateDashboardRequest);
     return c.json(renderDashboard(await migrateDashboard(d, body)));
   });
-  app.get(`${BASE}/:id`, (c) => c.json(renderDashboard(store.dashboard(c.req.param('id')))));
+  app.get(`${BASE}/:id`, (c) => c.json(renderDashboard(dashboards.dashboard(c.req.param('id'), 'CAN_READ'))));
   app.patch(`${BASE}/:id`, async (c) => {
     const q = readQuery(c, s.DatasetQuery);
     const body = await readJson(c, s.DashboardBody);
@@ -90,8 +92,8 @@ export function lakeviewApp(d: LakeviewAppDeps): Hono {
   app.post(`${BASE}/:id/revert`, async (c) => {
     const body = await readJson(c, s.RevertDashboardRequest);
     const id = c.req.param('id');
+    const current = dashboards.dashboard(id, 'CAN_EDIT');
     const published = store.published(id);
-    const current = store.dashboard(id);
     const rec = await dashboards.update(id, {
       display_name: published.display_name,
       serialized_dashboard: published.serialized_dashboard,
@@ -106,7 +108,7 @@ export function lakeviewApp(d: LakeviewAppDeps): Hono {
     const body = await readJson(c, s.PublishRequest);
     return c.json(renderPublished(dashboards.publish(c.req.param('id'), body)));
   });
-  app.get(`${BASE}/:id/published`, (c) => c.json(renderPublished(store.published(c.req.param('id')))));
+  app.get(`${BASE}/:id/published`, (c) => c.json(renderPublished(dashboards.published(c.req.param('id')))));
   app.delete(`${BASE}/:id/published`, (c) => {
     dashboards.unpublish(c.req.param('id'));
     return c.json({});
@@ -115,33 +117,40 @@ export function lakeviewApp(d: LakeviewAppDeps): Hono {
   // ---- schedules and subscriptions ---------------------------------------------------------------------
   const SCHED = `${BASE}/:id/schedules`;
   app.post(SCHED, async (c) => {
+    dashboards.dashboard(c.req.param('id'), 'CAN_EDIT');
     const body = await readJson(c, s.ScheduleBody);
     return c.json(renderSchedule(schedules.create(c.req.param('id'), body)));
   });
   app.get(SCHED, (c) => {
     const q = readQuery(c, s.PageQuery);
-    store.dashboard(c.req.param('id'));
+    dashboards.dashboard(c.req.param('id'), 'CAN_READ');
     const p = page(store.schedulesOf(c.req.param('id')), (x) => byCreate(x.create_time, x.schedule_id), q);
     return c.json(compact({ schedules: p.items.map(renderSchedule), next_page_token: p.nextPageToken }));
   });
-  app.get(`${SCHED}/:sid`, (c) =>
-    c.json(renderSchedule(store.schedule(c.req.param('id'), c.req.param('sid')))),
-  );
+  app.get(`${SCHED}/:sid`, (c) => {
+    dashboards.dashboard(c.req.param('id'), 'CAN_READ');
+    return c.json(renderSchedule(store.schedule(c.req.param('id'), c.req.param('sid'))));
+  });
   app.put(`${SCHED}/:sid`, async (c) => {
+    dashboards.dashboard(c.req.param('id'), 'CAN_EDIT');
     const body = await readJson(c, s.ScheduleBody);
     return c.json(renderSchedule(schedules.update(c.req.param('id'), c.req.param('sid'), body)));
   });
   app.delete(`${SCHED}/:sid`, (c) => {
+    dashboards.dashboard(c.req.param('id'), 'CAN_EDIT');
     schedules.delete(c.req.param('id'), c.req.param('sid'), readQuery(c, s.EtagQuery).etag);
     return c.json({});
   });
   const SUBS = `${SCHED}/:sid/subscriptions`;
+  // Subscribing (oneself or others) and reading subscriptions: any reader of the dashboard.
   app.post(SUBS, async (c) => {
+    dashboards.dashboard(c.req.param('id'), 'CAN_READ');
     const body = await readJson(c, s.SubscriptionBody);
     return c.json(renderSubscription(schedules.subscribe(c.req.param('id'), c.req.param('sid'), body)));
   });
   app.get(SUBS, (c) => {
     const q = readQuery(c, s.PageQuery);
+    dashboards.dashboard(c.req.param('id'), 'CAN_READ');
     store.schedule(c.req.param('id'), c.req.param('sid'));
     const p = page(
       store.subscriptionsOf(c.req.param('sid')),
@@ -152,12 +161,14 @@ export function lakeviewApp(d: LakeviewAppDeps): Hono {
       compact({ subscriptions: p.items.map(renderSubscription), next_page_token: p.nextPageToken }),
     );
   });
-  app.get(`${SUBS}/:subid`, (c) =>
-    c.json(
+  app.get(`${SUBS}/:subid`, (c) => {
+    dashboards.dashboard(c.req.param('id'), 'CAN_READ');
+    return c.json(
       renderSubscription(store.subscription(c.req.param('id'), c.req.param('sid'), c.req.param('subid'))),
-    ),
-  );
+    );
+  });
   app.delete(`${SUBS}/:subid`, (c) => {
+    dashboards.dashboard(c.req.param('id'), 'CAN_READ');
     schedules.unsubscribe(
       c.req.param('id'),
       c.req.param('sid'),
@@ -172,6 +183,7 @@ export function lakeviewApp(d: LakeviewAppDeps): Hono {
     c.json(renderDashboard(await dashboards.restore(c.req.param('id')))),
   );
   app.post(`${OWN}/:id/refresh`, async (c) => {
+    dashboards.dashboard(c.req.param('id'), 'CAN_RUN');
     const body = await readJson(c, s.RefreshRequest);
     const r = await d.api.refresh(c.req.param('id'), {
       ...(body.warehouse_id ? { warehouseId: body.warehouse_id } : {}),
@@ -180,7 +192,7 @@ export function lakeviewApp(d: LakeviewAppDeps): Hono {
     return c.json({ ...r, refresh: { ...r.refresh, time: iso(r.refresh.time) } });
   });
   app.get(`${OWN}/:id/published/content`, (c) => {
-    const p = store.published(c.req.param('id'));
+    const p = dashboards.published(c.req.param('id'));
     return c.json(
       compact({
         display_name: p.display_name,
@@ -190,7 +202,7 @@ export function lakeviewApp(d: LakeviewAppDeps): Hono {
     );
   });
   app.get(`${OWN}/:id/status`, (c) => {
-    const x = store.dashboard(c.req.param('id'));
+    const x = dashboards.dashboard(c.req.param('id'), 'CAN_READ');
     const last = x.last_refresh;
     return c.json(
       compact({
@@ -202,6 +214,7 @@ export function lakeviewApp(d: LakeviewAppDeps): Hono {
     );
   });
   app.post(`${OWN}/:id/schedules/:sid/run`, async (c) => {
+    dashboards.dashboard(c.req.param('id'), 'CAN_RUN');
     store.schedule(c.req.param('id'), c.req.param('sid'));
     const r = await schedules.fire(c.req.param('sid'));
     return c.json({

@@ -67,13 +67,26 @@ export function createLakeview(ctx: ServiceContext): ServiceInstance<LakeviewApi
     userId,
     userNameOf: (id) => (id === userId ? ctx.identity.userName : undefined),
   });
+  const iam = ctx.optionalPeer(iamService);
   const dashboards = new Dashboards(store, workspace, {
     clock: ctx.clock,
-    userName: ctx.identity.userName,
+    // Read per use: the request's principal (MINILAKE_AUTH=tokens) creates the dashboard (in its home).
+    get userName() {
+      return ctx.principal().userName;
+    },
     onChanged: (id) => schedules.dashboardChanged(id),
+    // MINILAKE_ENFORCE=1: the caller's level on a dashboard, through iam's one evaluation.
+    ...(iam?.enforcing
+      ? {
+          access: {
+            check: (id, level) => iam.check('dashboards', id, level),
+            can: (id, level) => iam.can('dashboards', id, level),
+          },
+        }
+      : {}),
   });
   workspace.registerObjectType(DASHBOARD, dashboards.workspaceHooks());
-  ctx.optionalPeer(iamService)?.registerObjectType(
+  iam?.registerObjectType(
     {
       request: 'dashboards',
       objectType: 'dashboard',
@@ -81,7 +94,14 @@ export function createLakeview(ctx: ServiceContext): ServiceInstance<LakeviewApi
       owner: 'CAN_MANAGE',
       admins: 'CAN_MANAGE',
     },
-    { exists: (id) => store.dashboards.get(id)?.lifecycle_state === 'ACTIVE' },
+    {
+      exists: (id) => store.dashboards.get(id)?.lifecycle_state === 'ACTIVE',
+      // The creator manages it; a dashboard stored before creators were kept: the configured user's.
+      owner: (id) => {
+        const d = store.dashboards.get(id);
+        return d && (d.creator_user_name ?? ctx.identity.userName);
+      },
+    },
   );
 
   const api: LakeviewApi = {

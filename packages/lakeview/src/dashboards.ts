@@ -76,12 +76,40 @@ const nameOf = (path: string) => {
 };
 const folderOf = (path: string) => path.slice(0, path.lastIndexOf('/')) || '/';
 
+/** Dashboard levels, weakest first: CAN_READ < CAN_RUN < CAN_EDIT < CAN_MANAGE. */
+export type DashboardLevel = 'CAN_READ' | 'CAN_RUN' | 'CAN_EDIT' | 'CAN_MANAGE';
+
+export interface DashboardAccess {
+  /** Throws 403 PERMISSION_DENIED when the caller lacks `level` on the dashboard. */
+  check(id: string, level: DashboardLevel): void;
+  can(id: string, level: DashboardLevel): boolean;
+}
+
 export class Dashboards {
   constructor(
     private readonly store: LakeviewStore,
     private readonly workspace: WorkspaceApi,
-    private readonly opts: { clock: Clock; userName: string; onChanged?: (id: string) => void },
+    private readonly opts: {
+      clock: Clock;
+      /** The caller (read per use: the request's principal with MINILAKE_AUTH=tokens). */
+      readonly userName: string;
+      onChanged?: (id: string) => void;
+      /** Object permissions (MINILAKE_ENFORCE=1 only): iam's evaluation of the `dashboards` ACLs. */
+      access?: DashboardAccess;
+    },
   ) {}
+
+  /** The dashboard (404 first, as Databricks) on which the caller holds `level`. */
+  dashboard(id: string, level: DashboardLevel): DashboardRecord {
+    const d = this.store.dashboard(id);
+    this.opts.access?.check(id, level);
+    return d;
+  }
+
+  /** For lists: whether the caller may read the dashboard (always without enforcement). */
+  readable(id: string): boolean {
+    return this.opts.access?.can(id, 'CAN_READ') ?? true;
+  }
 
   private get now() {
     return this.opts.clock.now();
@@ -108,6 +136,7 @@ export class Dashboards {
       create_time: now,
       update_time: now,
       lifecycle_state: 'ACTIVE' as const,
+      creator_user_name: this.opts.userName,
     });
     // The entry first: a missing parent folder (404, which the CLI and Terraform answer with mkdirs and a
     // retry) or a taken name (409) leaves nothing behind.
@@ -123,7 +152,7 @@ export class Dashboards {
    * gives a new etag; an etag sent must be the current one.
    */
   async update(id: string, input: DashboardInput, defaults: DatasetDefaults = {}): Promise<DashboardRecord> {
-    const d = this.store.dashboard(id);
+    const d = this.dashboard(id, 'CAN_EDIT');
     if (d.lifecycle_state === 'TRASHED') throw inTrash(id);
     if (input.etag && input.etag !== d.etag) throw staleEtag('dashboard', input.etag, d.etag);
     const next: DashboardRecord = { ...d };
@@ -145,7 +174,7 @@ export class Dashboards {
 
   /** DELETE: to the trash; the published revision is dropped and the workspace entry goes. */
   async trash(id: string): Promise<void> {
-    const d = this.store.dashboard(id);
+    const d = this.dashboard(id, 'CAN_MANAGE');
     if (d.lifecycle_state === 'TRASHED') throw alreadyTrashed(id);
     await this.workspace.removeObject(pathOf(d), d.dashboard_id);
     this.markTrashed(d);
@@ -162,7 +191,7 @@ export class Dashboards {
 
   /** Back from the trash to its folder (409 when its name is taken there, 404 when the folder is gone). */
   async restore(id: string): Promise<DashboardRecord> {
-    const d = this.store.dashboard(id);
+    const d = this.dashboard(id, 'CAN_MANAGE');
     if (d.lifecycle_state !== 'TRASHED') throw notTrashed(id);
     await this.workspace.addObject(pathOf(d), DASHBOARD, d.dashboard_id);
     const r = this.store.dashboards.update(id, (x) => {
@@ -176,7 +205,7 @@ export class Dashboards {
   }
 
   publish(id: string, input: { embed_credentials?: boolean | undefined; warehouse_id?: string | undefined }) {
-    const d = this.store.dashboard(id);
+    const d = this.dashboard(id, 'CAN_EDIT');
     if (d.lifecycle_state === 'TRASHED') throw inTrash(id);
     const published: PublishedRecord = compact({
       display_name: d.display_name,
@@ -193,10 +222,17 @@ export class Dashboards {
   }
 
   unpublish(id: string): void {
+    this.dashboard(id, 'CAN_EDIT');
     this.store.published(id);
     this.store.dashboards.update(id, (r) => {
       delete r.published;
     });
+  }
+
+  /** The published revision, for a caller who may read the dashboard. */
+  published(id: string): PublishedRecord {
+    this.dashboard(id, 'CAN_READ');
+    return this.store.published(id);
   }
 
   /** The workspace's hooks for DASHBOARD entries. */
@@ -246,6 +282,7 @@ export class Dashboards {
       create_time: now,
       update_time: now,
       lifecycle_state: 'ACTIVE',
+      creator_user_name: this.opts.userName,
     };
     this.store.dashboards.set(d.dashboard_id, d);
     this.opts.onChanged?.(d.dashboard_id);

@@ -36,6 +36,8 @@ export interface DashboardRecord {
   update_time: number;
   lifecycle_state: 'ACTIVE' | 'TRASHED';
   trashed_at?: number;
+  /** Who created it (its default CAN_MANAGE); absent on dashboards stored before it was kept. */
+  creator_user_name?: string;
   published?: PublishedRecord;
   last_refresh?: RefreshRecord;
 }

@@ -6,7 +6,7 @@ import { unityCatalogService } from '@minilake/unity-catalog';
 import { workspaceService } from '@minilake/workspace';
 import { pipelinesApp } from './app.js';
 import { UpdateRunner } from './runner.js';
-import { PipelinesService } from './service.js';
+import { PipelinesService, type PipelineAccess } from './service.js';
 import { SourceResolver } from './sources.js';
 import { SqlDatasets } from './sql-datasets.js';
 import { PipelinesStore } from './store.js';
@@ -21,6 +21,8 @@ function registerPermissions(iam: IamApi | undefined, store: PipelinesStore) {
       levels: ['CAN_VIEW', 'CAN_RUN', 'CAN_MANAGE', 'IS_OWNER'],
       owner: 'IS_OWNER',
       admins: 'CAN_MANAGE',
+      // Enforced refusals name it `pipeline <id>` (jobs' wording; see the README).
+      noun: 'pipeline',
     },
     {
       exists: (id) => store.hasPipeline(id),
@@ -30,12 +32,23 @@ function registerPermissions(iam: IamApi | undefined, store: PipelinesStore) {
   return (pipelineId: string) => iam?.dropPermissions('pipelines', pipelineId);
 }
 
+/** MINILAKE_ENFORCE=1: the caller's level on a pipeline, through iam's one evaluation. */
+function pipelineAccess(iam: IamApi | undefined): PipelineAccess | undefined {
+  if (!iam?.enforcing) return undefined;
+  return {
+    check: (id, level) => iam.check('pipelines', id, level),
+    can: (id, level) => iam.can('pipelines', id, level),
+  };
+}
+
 /** The service itself, imported by its definition's create (index.ts) when the host starts it. */
 export function createPipelines(ctx: ServiceContext<PipelinesSettings>): ServiceInstance<PipelinesApi> {
   const store = new PipelinesStore(ctx.state, ctx.clock);
   const uc = ctx.peer(unityCatalogService);
   const workspace = ctx.peer(workspaceService);
-  const onDeleted = registerPermissions(ctx.optionalPeer(iamService), store);
+  const iam = ctx.optionalPeer(iamService);
+  const onDeleted = registerPermissions(iam, store);
+  const access = pipelineAccess(iam);
   const files = ctx.optionalPeer(filesService);
   // The Spark engine is the host's one (shared with jobs), opened on the first update.
   let engine: Promise<SparkEngine> | undefined;
@@ -69,9 +82,13 @@ export function createPipelines(ctx: ServiceContext<PipelinesSettings>): Service
     store,
     runner,
     clock: ctx.clock,
-    userName: ctx.identity.userName,
+    // Read per use: the request's principal (MINILAKE_AUTH=tokens) creates and owns the pipeline.
+    get userName() {
+      return ctx.principal().userName;
+    },
     uc,
     onDeleted,
+    ...(access ? { access } : {}),
   });
   const sqlDatasets = new SqlDatasets({ store, service, runner, uc });
   return {
@@ -79,15 +96,19 @@ export function createPipelines(ctx: ServiceContext<PipelinesSettings>): Service
     state: [store],
     api: {
       startUpdate: async (pipelineId, opts = {}) =>
-        service.startUpdate(pipelineId, {
-          ...(opts.fullRefresh ? { full_refresh: true } : {}),
-          cause: opts.cause ?? 'API_CALL',
-        }),
+        service.startUpdate(
+          pipelineId,
+          {
+            ...(opts.fullRefresh ? { full_refresh: true } : {}),
+            cause: opts.cause ?? 'API_CALL',
+          },
+          false,
+        ),
       waitForUpdate: async (pipelineId, updateId) => {
         const u = await runner.waitFor(pipelineId, updateId);
         return { state: u.state, ...(u.error ? { error: u.error } : {}), validateOnly: u.validate_only };
       },
-      stop: (pipelineId) => service.stop(pipelineId),
+      stop: (pipelineId) => service.stop(pipelineId, false),
       runDatasetStatement: (req) => sqlDatasets.run(req),
     },
     // Running updates stop before the store empties, and the runner accepts updates again after.

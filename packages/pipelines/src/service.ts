@@ -17,10 +17,22 @@ export interface ServiceDeps {
   store: PipelinesStore;
   runner: UpdateRunner;
   clock: Clock;
-  userName: string;
+  /** The caller (read per use: the request's principal with MINILAKE_AUTH=tokens), who creates and owns. */
+  readonly userName: string;
   uc: UnityCatalogApi;
+  /** Object permissions (MINILAKE_ENFORCE=1 only): iam's evaluation of the `pipelines` ACLs. */
+  access?: PipelineAccess;
   /** iam's ACL clean-up when a pipeline goes. */
   onDeleted?: (pipelineId: string) => void;
+}
+
+/** Pipeline levels, weakest first: CAN_VIEW < CAN_RUN < CAN_MANAGE < IS_OWNER. */
+export type PipelineLevel = 'CAN_VIEW' | 'CAN_RUN' | 'CAN_MANAGE' | 'IS_OWNER';
+
+export interface PipelineAccess {
+  /** Throws 403 PERMISSION_DENIED when the caller lacks `level` on the pipeline. */
+  check(pipelineId: string, level: PipelineLevel): void;
+  can(pipelineId: string, level: PipelineLevel): boolean;
 }
 
 const LIST_DEFAULT = 25;
@@ -34,6 +46,13 @@ export class PipelinesService {
   private conflictingName(name: string | undefined, except?: string): PipelineRecord | undefined {
     if (!name) return undefined;
     return this.d.store.allPipelines().find((p) => p.pipeline_id !== except && p.spec.name === name);
+  }
+
+  /** The pipeline, known to exist (404 first, as Databricks), on which the caller holds `level`. */
+  private pipeline(pipelineId: string, level: PipelineLevel): PipelineRecord {
+    const p = this.d.store.pipeline(pipelineId);
+    this.d.access?.check(pipelineId, level);
+    return p;
   }
 
   create(body: PipelineSettingsInput): { pipeline_id: string; effective_settings?: Record<string, unknown> } {
@@ -60,7 +79,7 @@ export class PipelinesService {
   }
 
   edit(pipelineId: string, body: PipelineSettingsInput): void {
-    const p = this.d.store.pipeline(pipelineId);
+    const p = this.pipeline(pipelineId, 'CAN_MANAGE');
     if (body.expected_last_modified !== undefined && body.expected_last_modified !== p.last_modified)
       throw modifiedSince(pipelineId);
     const spec = specFrom(body, pipelineId);
@@ -83,7 +102,7 @@ export class PipelinesService {
   }
 
   async delete(pipelineId: string, cascade: boolean): Promise<void> {
-    const p = this.d.store.pipeline(pipelineId);
+    const p = this.pipeline(pipelineId, 'CAN_MANAGE');
     const active = this.d.store.activeUpdate(pipelineId);
     if (active) {
       await this.d.runner.stop(pipelineId);
@@ -112,7 +131,7 @@ export class PipelinesService {
   }
 
   get(pipelineId: string): Record<string, unknown> {
-    const p = this.d.store.pipeline(pipelineId);
+    const p = this.pipeline(pipelineId, 'CAN_VIEW');
     return {
       pipeline_id: p.pipeline_id,
       spec: p.spec,
@@ -145,6 +164,9 @@ export class PipelinesService {
     const max = q.max_results ?? LIST_DEFAULT;
     if (max < 0 || max > LIST_MAX) throw invalidParameter(`max_results must be between 1 and ${LIST_MAX}.`);
     let ps = this.d.store.allPipelines();
+    // Only what the caller may view is listed (Databricks lists no pipeline the caller cannot open).
+    const access = this.d.access;
+    if (access) ps = ps.filter((p) => access.can(p.pipeline_id, 'CAN_VIEW'));
     if (q.filter) ps = ps.filter(listFilter(q.filter));
     const [field, dir] = (q.order_by[0] ?? 'id asc').trim().split(/\s+/);
     if (field !== 'id' && field !== 'name')
@@ -170,7 +192,9 @@ export class PipelinesService {
     };
   }
 
-  startUpdate(pipelineId: string, req: StartRequest): { update_id: string } {
+  /** `checked` false: a job's pipeline_task, which runs as the job's run_as, not as a request's caller. */
+  startUpdate(pipelineId: string, req: StartRequest, checked = true): { update_id: string } {
+    if (checked) this.pipeline(pipelineId, 'CAN_RUN');
     return { update_id: this.d.runner.start(pipelineId, req).update_id };
   }
 
@@ -192,6 +216,7 @@ export class PipelinesService {
   }
 
   getUpdate(pipelineId: string, updateId: string) {
+    this.pipeline(pipelineId, 'CAN_VIEW');
     return { update: this.updateInfo(this.d.store.update(pipelineId, updateId)) };
   }
 
@@ -199,7 +224,7 @@ export class PipelinesService {
     pipelineId: string,
     q: { max_results?: number; page_token?: string; until_update_id?: string },
   ) {
-    this.d.store.pipeline(pipelineId);
+    this.pipeline(pipelineId, 'CAN_VIEW');
     const max = q.max_results ?? UPDATES_DEFAULT;
     if (max < 0 || max > UPDATES_MAX)
       throw invalidParameter(`max_results must be between 1 and ${UPDATES_MAX}.`);
@@ -218,8 +243,9 @@ export class PipelinesService {
     };
   }
 
-  async stop(pipelineId: string): Promise<void> {
-    this.d.store.pipeline(pipelineId);
+  async stop(pipelineId: string, checked = true): Promise<void> {
+    if (checked) this.pipeline(pipelineId, 'CAN_RUN');
+    else this.d.store.pipeline(pipelineId);
     await this.d.runner.stop(pipelineId);
   }
 
@@ -227,7 +253,7 @@ export class PipelinesService {
     pipelineId: string,
     q: { filter?: string; max_results?: number; page_token?: string; order_by: string[] },
   ) {
-    this.d.store.pipeline(pipelineId);
+    this.pipeline(pipelineId, 'CAN_VIEW');
     return eventsPage(this.d.store.eventsOf(pipelineId), {
       ...(q.filter ? { filter: q.filter } : {}),
       orderBy: q.order_by,

@@ -15,7 +15,15 @@ import type { SqlObjectsApi } from './index.js';
 export function createSqlObjects(ctx: ServiceContext): ServiceInstance<SqlObjectsApi> {
   const sql = ctx.peer(sqlService);
   const admin = ctx.optionalPeer(workspaceAdminService);
-  const store = new SqlObjectsStore({ db: ctx.state, clock: ctx.clock, user: ctx.identity.userName });
+  const store = new SqlObjectsStore({
+    db: ctx.state,
+    clock: ctx.clock,
+    // Read per use: the request's principal (MINILAKE_AUTH=tokens) creates and owns; the configured user
+    // outside a request.
+    get user() {
+      return ctx.principal().userName;
+    },
+  });
   const evaluator: EvaluatorDeps = {
     store,
     statements: sql.statements,
@@ -147,6 +155,15 @@ export function createSqlObjects(ctx: ServiceContext): ServiceInstance<SqlObject
     dataSources: () => sql.dataSources(),
     userId: Number(ctx.identity.userId) || 1,
     onQueryChanged: arm,
+    // MINILAKE_ENFORCE=1: the caller's level on a query or alert, through iam's one evaluation.
+    ...(iam?.enforcing
+      ? {
+          access: {
+            check: (kind, id, level) => iam.check(kind, id, level),
+            can: (kind, id, level) => iam.can(kind, id, level),
+          },
+        }
+      : {}),
   });
   const app = sqlObjectsApp(service);
   app.route('/', alertsV2App(new AlertsV2Service(v2deps, alertsV2, files)));

@@ -60,6 +60,18 @@ export interface SqlObjectsServiceOptions {
   userId: number;
   /** Called after a query changes: (re)arms its legacy refresh schedule. */
   onQueryChanged(id: string): void;
+  /** Object permissions (MINILAKE_ENFORCE=1 only): iam's evaluation of the queries and alerts ACLs. */
+  access?: SqlObjectAccess;
+}
+
+/** Query and alert levels, weakest first: CAN_VIEW < CAN_RUN < CAN_EDIT < CAN_MANAGE (< IS_OWNER). */
+export type SqlObjectLevel = 'CAN_VIEW' | 'CAN_RUN' | 'CAN_EDIT' | 'CAN_MANAGE';
+export type SqlObjectKind = 'queries' | 'alerts';
+
+export interface SqlObjectAccess {
+  /** Throws 403 PERMISSION_DENIED when the caller lacks `level` on the query or alert. */
+  check(kind: SqlObjectKind, id: string, level: SqlObjectLevel): void;
+  can(kind: SqlObjectKind, id: string, level: SqlObjectLevel): boolean;
 }
 
 function pageSize(n: number | undefined): number {
@@ -84,6 +96,25 @@ export class SqlObjectsService {
 
   private get store() {
     return this.o.store;
+  }
+
+  /** The query (404 first, as Databricks; `active`: not in the trash) on which the caller holds `level`. */
+  private query(id: string, level: SqlObjectLevel, active = false): QueryRecord {
+    const q = active ? this.store.activeQuery(id) : this.store.query(id);
+    this.o.access?.check('queries', id, level);
+    return q;
+  }
+
+  private alert(id: string, level: SqlObjectLevel, active = false): AlertRecord {
+    const a = active ? this.store.activeAlert(id) : this.store.alert(id);
+    this.o.access?.check('alerts', id, level);
+    return a;
+  }
+
+  /** For lists: whether the caller may see the object (always without enforcement). */
+  private visible(kind: SqlObjectKind): ((id: string) => boolean) | undefined {
+    const a = this.o.access;
+    return a && ((id) => a.can(kind, id, 'CAN_VIEW'));
   }
 
   private checkWarehouse(id: string | undefined): void {
@@ -143,16 +174,20 @@ export class SqlObjectsService {
   }
 
   listQueries(p: In<typeof Paging>): Json {
-    const page = this.store.listQueries(pageSize(p.page_size), p.page_token || undefined);
+    const page = this.store.listQueries(
+      pageSize(p.page_size),
+      p.page_token || undefined,
+      this.visible('queries'),
+    );
     return compact({ results: page.items.map(renderQuery), next_page_token: page.nextPageToken });
   }
 
   getQuery(id: string): Json {
-    return renderQuery(this.store.query(id));
+    return renderQuery(this.query(id, 'CAN_VIEW'));
   }
 
   updateQuery(id: string, query: In<typeof QueryFields> | undefined, mask: string | undefined): Json {
-    const current = this.store.activeQuery(id);
+    const current = this.query(id, 'CAN_EDIT', true);
     const next = applyMask(current, (query ?? {}) as Json, mask, QUERY_MASK, ['display_name']);
     this.checkWarehouse(next.warehouse_id);
     next.query_text ??= '';
@@ -168,17 +203,19 @@ export class SqlObjectsService {
   }
 
   trashQuery(id: string): void {
+    this.query(id, 'CAN_MANAGE');
     this.store.trashQuery(id);
     this.changed(id);
   }
 
   restoreQuery(id: string): void {
+    this.query(id, 'CAN_MANAGE');
     this.store.restoreQuery(id);
     this.changed(id);
   }
 
   queryVisualizations(id: string): Json {
-    const q = this.store.query(id);
+    const q = this.query(id, 'CAN_VIEW');
     const results = this.store.visualizationsOf(q.id).map((vz) =>
       compact({
         id: vz.id,
@@ -210,16 +247,20 @@ export class SqlObjectsService {
   }
 
   listAlerts(p: In<typeof Paging>): Json {
-    const page = this.store.listAlerts(pageSize(p.page_size), p.page_token || undefined);
+    const page = this.store.listAlerts(
+      pageSize(p.page_size),
+      p.page_token || undefined,
+      this.visible('alerts'),
+    );
     return compact({ results: page.items.map(renderAlert), next_page_token: page.nextPageToken });
   }
 
   getAlert(id: string): Json {
-    return renderAlert(this.store.alert(id));
+    return renderAlert(this.alert(id, 'CAN_VIEW'));
   }
 
   updateAlert(id: string, alert: In<typeof AlertFields> | undefined, mask: string | undefined): Json {
-    const current = this.store.activeAlert(id);
+    const current = this.alert(id, 'CAN_EDIT', true);
     const next = applyMask(current, (alert ?? {}) as Json, mask, ALERT_MASK, [
       'display_name',
       'query_id',
@@ -231,6 +272,7 @@ export class SqlObjectsService {
   }
 
   trashAlert(id: string): void {
+    this.alert(id, 'CAN_MANAGE');
     this.store.trashAlert(id);
   }
 
@@ -282,7 +324,10 @@ export class SqlObjectsService {
   }
 
   listLegacyQueries(p: In<typeof LegacyPaging>): Json {
-    let all = [...this.store.queries.values()].filter((q) => q.trashed_at === undefined);
+    const visible = this.visible('queries');
+    let all = [...this.store.queries.values()].filter(
+      (q) => q.trashed_at === undefined && (!visible || visible(q.id)),
+    );
     if (p.q) all = all.filter((q) => q.display_name.toLowerCase().includes(p.q!.toLowerCase()));
     const order = p.order ?? '-created_at';
     const key = (q: QueryRecord) =>
@@ -295,11 +340,11 @@ export class SqlObjectsService {
   }
 
   getLegacyQuery(id: string): Json {
-    return renderLegacyQuery(this.legacyCtx(), this.store.query(id));
+    return renderLegacyQuery(this.legacyCtx(), this.query(id, 'CAN_VIEW'));
   }
 
   editLegacyQuery(id: string, body: In<typeof LegacyQueryBody>): Json {
-    const current = this.store.activeQuery(id);
+    const current = this.query(id, 'CAN_EDIT', true);
     const warehouse = this.warehouseOfSource(body.data_source_id);
     const rec = this.store.replaceQuery({
       ...current,
@@ -345,18 +390,19 @@ export class SqlObjectsService {
 
   listLegacyAlerts(): Json[] {
     const ctx = this.legacyCtx();
+    const visible = this.visible('alerts');
     return [...this.store.alerts.values()]
-      .filter((a) => a.trashed_at === undefined)
+      .filter((a) => a.trashed_at === undefined && (!visible || visible(a.id)))
       .sort((a, b) => a.seq - b.seq)
       .map((a) => renderLegacyAlert(ctx, a));
   }
 
   getLegacyAlert(id: string): Json {
-    return renderLegacyAlert(this.legacyCtx(), this.store.alert(id));
+    return renderLegacyAlert(this.legacyCtx(), this.alert(id, 'CAN_VIEW'));
   }
 
   editLegacyAlert(id: string, body: In<typeof LegacyAlertBody>): Json {
-    const current = this.store.activeAlert(id);
+    const current = this.alert(id, 'CAN_EDIT', true);
     // `rearm` absent from a full legacy edit means no rearm.
     const next: AlertRecord = { ...current, ...this.legacyAlertFields(body) };
     if (body.rearm === undefined) delete next.seconds_to_retrigger;
@@ -364,6 +410,7 @@ export class SqlObjectsService {
   }
 
   deleteLegacyAlert(id: string): void {
+    this.alert(id, 'CAN_MANAGE');
     this.store.deleteAlert(id);
   }
 

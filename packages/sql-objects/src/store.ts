@@ -177,8 +177,11 @@ export function compact<T extends Json>(o: T): T {
 export interface SqlObjectsStoreOptions {
   db: StateDb;
   clock: Clock;
-  /** The user every request acts as (owner of what it creates). */
-  user: string;
+  /**
+   * The user a request acts as (owner of what it creates): read per use, so a getter can answer the
+   * request's principal (MINILAKE_AUTH=tokens).
+   */
+  readonly user: string;
 }
 
 export class SqlObjectsStore extends CollectionStore {
@@ -189,12 +192,12 @@ export class SqlObjectsStore extends CollectionStore {
   readonly widgets: Collection<WidgetRecord>;
   readonly alertsV2: Collection<AlertV2Record>;
   private readonly clock: Clock;
-  readonly user: string;
+  private readonly who: () => string;
 
   constructor(opts: SqlObjectsStoreOptions) {
     super('sql-objects', 1, opts.db);
     this.clock = opts.clock;
-    this.user = opts.user;
+    this.who = () => opts.user;
     this.queries = this.collection('queries');
     this.alerts = this.collection('alerts');
     this.visualizations = this.collection('visualizations');
@@ -205,6 +208,10 @@ export class SqlObjectsStore extends CollectionStore {
 
   now(): number {
     return this.clock.now();
+  }
+
+  get user(): string {
+    return this.who();
   }
 
   private nextSeq(c: Collection<{ seq: number }>): number {
@@ -269,9 +276,14 @@ export class SqlObjectsStore extends CollectionStore {
   }
 
   /** Active queries in creation order, keyset-paged. */
-  listQueries(pageSize: number | undefined, pageToken: string | undefined) {
+  /** `visible`: which queries the caller may see (MINILAKE_ENFORCE=1); all when absent. */
+  listQueries(
+    pageSize: number | undefined,
+    pageToken: string | undefined,
+    visible?: (id: string) => boolean,
+  ) {
     const sorted = [...this.queries.values()]
-      .filter((q) => q.trashed_at === undefined)
+      .filter((q) => q.trashed_at === undefined && (!visible || visible(q.id)))
       .sort((a, b) => a.seq - b.seq);
     return keysetPage(sorted, (q) => String(q.seq).padStart(12, '0'), pageSize, pageToken);
   }
@@ -366,9 +378,10 @@ export class SqlObjectsStore extends CollectionStore {
     this.alerts.delete(id);
   }
 
-  listAlerts(pageSize: number | undefined, pageToken: string | undefined) {
+  /** `visible`: which alerts the caller may see (MINILAKE_ENFORCE=1); all when absent. */
+  listAlerts(pageSize: number | undefined, pageToken: string | undefined, visible?: (id: string) => boolean) {
     const sorted = [...this.alerts.values()]
-      .filter((a) => a.trashed_at === undefined)
+      .filter((a) => a.trashed_at === undefined && (!visible || visible(a.id)))
       .sort((a, b) => a.seq - b.seq);
     return keysetPage(sorted, (a) => String(a.seq).padStart(12, '0'), pageSize, pageToken);
   }
