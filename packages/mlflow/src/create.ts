@@ -5,6 +5,7 @@ import type { FileRoot, ServiceContext, ServiceInstance } from '@minilake/core';
 import { iamService } from '@minilake/iam';
 import { unityCatalogService } from '@minilake/unity-catalog';
 import { workspaceService } from '@minilake/workspace';
+import { ExperimentAccess } from './access.js';
 import { Artifacts } from './artifacts.js';
 import { artifactNotFound } from './errors.js';
 import { Experiments } from './experiments.js';
@@ -37,6 +38,7 @@ export function createMlflow(ctx: ServiceContext<MlflowSettingValues>): ServiceI
     logger: ctx.logger,
   });
   experiments.onDeletedByWorkspace = () => artifacts.forget();
+  const access = new ExperimentAccess({ iam, workspace, experiments, server });
   const models = new ModelStore(ctx.state, {
     clock: ctx.clock,
     user: ctx.identity.userName,
@@ -94,7 +96,14 @@ export function createMlflow(ctx: ServiceContext<MlflowSettingValues>): ServiceI
   );
   app.route(
     '/',
-    trackingApp({ server, experiments, artifacts, clock: ctx.clock, workspaceId: ctx.identity.workspaceId }),
+    trackingApp({
+      server,
+      access,
+      experiments,
+      artifacts,
+      clock: ctx.clock,
+      workspaceId: ctx.identity.workspaceId,
+    }),
   );
   return {
     app,

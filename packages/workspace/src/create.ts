@@ -71,6 +71,7 @@ export function createWorkspace(ctx: ServiceContext): ServiceInstance<WorkspaceA
         // A missing parent is checkFree's 404; no point refusing what cannot exist.
         if (store.folderId(parentOf(c)) !== undefined) access.checkCreate(c);
       },
+      holds: (p, level) => access.holds(canonicalPath(p), level),
       addObject: (p, type, id) => store.addForeign(canonicalPath(p), type, id),
       moveObject: (from, to) => store.moveForeign(canonicalPath(from), canonicalPath(to)),
       removeObject: (p, id) => store.removeForeign(canonicalPath(p), id),
