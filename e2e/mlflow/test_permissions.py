@@ -137,6 +137,8 @@ def test_experiment_permissions_are_enforced(as_, admin, bot):
     assert [m.value for m in sp.get_metric_history(rid, "m")] == [1.0]
     refused(lambda: sp.log_metric(rid, "m", 2.0), "Edit")
     refused(lambda: sp.create_run(eid), "Edit")
+    with pytest.raises(Exception, match="PERMISSION_DENIED|Edit or Admin"):
+        sp.log_text(rid, "x", "a.txt")
 
     grant(ml.ExperimentPermissionLevel.CAN_EDIT)
     sp.log_metric(rid, "m", 2.0)
@@ -144,6 +146,8 @@ def test_experiment_permissions_are_enforced(as_, admin, bot):
     sp.log_param(mine, "p", "v")
     sp.set_terminated(mine)
     assert sp.get_run(mine).data.params == {"p": "v"}
+    sp.log_text(mine, "hello", "a.txt")
+    assert [f.path for f in sp.list_artifacts(mine)] == ["a.txt"]
     refused(lambda: sp.delete_experiment(eid), "Manage")
     refused(lambda: sp.rename_experiment(eid, f"{path}-renamed"), "Manage")
 

@@ -38,7 +38,7 @@ export function createMlflow(ctx: ServiceContext<MlflowSettingValues>): ServiceI
     logger: ctx.logger,
   });
   experiments.onDeletedByWorkspace = () => artifacts.forget();
-  const access = new ExperimentAccess({ iam, workspace, experiments, server });
+  const acl = new ExperimentAccess({ iam, workspace, experiments, server });
   const models = new ModelStore(ctx.state, {
     clock: ctx.clock,
     user: ctx.identity.userName,
@@ -65,6 +65,8 @@ export function createMlflow(ctx: ServiceContext<MlflowSettingValues>): ServiceI
         const kind = kindSeg === 'Runs' ? 'runs' : 'logged_models';
         const o = await artifacts.owner(kind, id);
         if (o.experimentId !== exp) throw notFoundHere(`/WorkspaceInternal/${rest.join('/')}`);
+        // The Files API path of a run's or logged model's artifacts: its experiment's read or edit level.
+        acl.check(exp, access === 'write' ? 'CAN_EDIT' : 'CAN_READ');
         // Checked (active run, path inside) as every artifact write is.
         if (access === 'write') await artifacts.file(o, '', 'write');
         const dir =
@@ -98,7 +100,7 @@ export function createMlflow(ctx: ServiceContext<MlflowSettingValues>): ServiceI
     '/',
     trackingApp({
       server,
-      access,
+      access: acl,
       experiments,
       artifacts,
       clock: ctx.clock,
