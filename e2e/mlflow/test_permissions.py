@@ -98,3 +98,59 @@ def test_an_admin_writes_anywhere_and_a_grant_on_the_folder_lets_the_caller_in(a
     path = f"{home}/{unique('granted')}"
     eid = as_(token).create_experiment(path)
     assert admin.workspace.get_status(path).resource_id == eid
+
+
+def test_experiment_permissions_are_enforced(as_, admin, bot):
+    """The admin's experiment: the service principal may not see it, CAN_READ (experiments.set_permissions)
+    reads it and its runs but logs nothing, CAN_EDIT logs, CAN_MANAGE deletes it."""
+    from databricks.sdk.service import ml
+    token, app = bot
+    path = f"/Users/{admin.current_user.me().user_name}/{unique('exp')}"
+    owner = as_(ADMIN)
+    eid = owner.create_experiment(path)
+    rid = owner.create_run(eid).info.run_id
+    owner.log_metric(rid, "m", 1.0)
+
+    def grant(level):
+        admin.experiments.set_permissions(eid, access_control_list=[
+            ml.ExperimentAccessControlRequest(service_principal_name=app, permission_level=level)])
+
+    def refused(call, words):
+        with pytest.raises(MlflowException) as e:
+            call()
+        assert e.value.error_code == "PERMISSION_DENIED", e.value.message
+        assert f'User "{app}" does not have {words} or Admin permissions on experiment {eid}' in e.value.message
+
+    sp = as_(token)
+    refused(lambda: sp.get_experiment(eid), "Read")
+    refused(lambda: sp.get_experiment_by_name(path), "Read")
+    refused(lambda: sp.get_run(rid), "Read")
+    refused(lambda: sp.search_runs([eid]), "Read")
+    refused(lambda: sp.get_metric_history(rid, "m"), "Read")
+    assert eid not in [x.experiment_id for x in sp.search_experiments()]
+
+    grant(ml.ExperimentPermissionLevel.CAN_READ)
+    assert sp.get_experiment(eid).name == path
+    assert sp.get_run(rid).data.metrics == {"m": 1.0}
+    assert [r.info.run_id for r in sp.search_runs([eid])] == [rid]
+    assert eid in [x.experiment_id for x in sp.search_experiments()]
+    assert [m.value for m in sp.get_metric_history(rid, "m")] == [1.0]
+    refused(lambda: sp.log_metric(rid, "m", 2.0), "Edit")
+    refused(lambda: sp.create_run(eid), "Edit")
+    with pytest.raises(Exception, match="PERMISSION_DENIED|Edit or Admin"):
+        sp.log_text(rid, "x", "a.txt")
+
+    grant(ml.ExperimentPermissionLevel.CAN_EDIT)
+    sp.log_metric(rid, "m", 2.0)
+    mine = sp.create_run(eid).info.run_id
+    sp.log_param(mine, "p", "v")
+    sp.set_terminated(mine)
+    assert sp.get_run(mine).data.params == {"p": "v"}
+    sp.log_text(mine, "hello", "a.txt")
+    assert [f.path for f in sp.list_artifacts(mine)] == ["a.txt"]
+    refused(lambda: sp.delete_experiment(eid), "Manage")
+    refused(lambda: sp.rename_experiment(eid, f"{path}-renamed"), "Manage")
+
+    grant(ml.ExperimentPermissionLevel.CAN_MANAGE)
+    assert any(a.service_principal_name == app for a in admin.experiments.get_permissions(eid).access_control_list)
+    sp.delete_experiment(eid)

@@ -15,7 +15,7 @@ ADMIN = "e2e-acl-admin"
 @pytest.fixture(scope="module")
 def enforced():
     s = Server(env={"MINILAKE_AUTH": "tokens", "MINILAKE_ENFORCE": "1", "MINILAKE_ADMIN_TOKEN": ADMIN,
-                    "MINILAKE_SERVICES": "iam,jobs,sql,thrift,compute,secrets", "MINILAKE_CLUSTER_RUNTIME": "none"})
+                    "MINILAKE_SERVICES": "iam,jobs,sql,thrift,compute,secrets,workspace", "MINILAKE_CLUSTER_RUNTIME": "none"})
     yield s
     s.stop()
 
@@ -247,3 +247,82 @@ def test_secret_scopes(admin, bot):
     assert [(a.principal, a.permission) for a in sp.secrets.list_acls(scope=mine)] == [(app, workspace.AclPermission.MANAGE)]
     sp.secrets.put_secret(scope=mine, key="k", string_value="v")
     assert admin.secrets.get_secret(scope=mine, key="k").value
+
+
+def test_workspace_notebooks_and_folders(admin, bot):
+    import base64
+    from databricks.sdk.errors import NotFound
+    from databricks.sdk.service import workspace as ws
+    sp, app = bot
+    home = f"/Users/{admin.current_user.me().user_name}"
+    folder = f"{home}/{unique('acl-dir')}"
+    nb = f"{folder}/sub/nb"
+    admin.workspace.mkdirs(f"{folder}/sub")
+    admin.workspace.upload(nb, b"print(1)", format=ws.ImportFormat.SOURCE, language=ws.Language.PYTHON)
+    folder_id = str(admin.workspace.get_status(folder).object_id)
+    nb_id = str(admin.workspace.get_status(nb).object_id)
+
+    def grant(kind, oid, level):
+        admin.workspace.update_permissions(kind, oid, access_control_list=[ws.WorkspaceObjectAccessControlRequest(
+            service_principal_name=app, permission_level=level)])
+
+    def rewrite(text):
+        sp.workspace.upload(nb, text, format=ws.ImportFormat.SOURCE, language=ws.Language.PYTHON, overwrite=True)
+
+    # No grant: the admin's notebook and folder are refused, the folder is not listed.
+    with pytest.raises(PermissionDenied, match=f'User "{app}" does not have Read permissions on notebook {nb}'):
+        sp.workspace.get_status(nb)
+    with pytest.raises(PermissionDenied):
+        sp.workspace.export(nb)
+    with pytest.raises(PermissionDenied, match="on directory"):
+        list(sp.workspace.list(folder))
+    with pytest.raises(PermissionDenied):
+        sp.workspace.mkdirs(f"{folder}/x")
+    with pytest.raises(PermissionDenied):
+        sp.workspace.get_permissions("notebooks", nb_id)
+    assert home not in [o.path for o in sp.workspace.list("/Users")]
+
+    # CAN_READ on the folder, inherited: reads and lists, does not write.
+    grant("directories", folder_id, ws.WorkspaceObjectPermissionLevel.CAN_READ)
+    assert sp.workspace.get_status(nb).object_type == ws.ObjectType.NOTEBOOK
+    assert base64.b64decode(sp.workspace.export(nb).content).decode().endswith("print(1)")
+    assert [o.path for o in sp.workspace.list(f"{folder}/sub")] == [nb]
+    with pytest.raises(PermissionDenied, match="Edit permissions on notebook"):
+        rewrite(b"print(2)")
+
+    # CAN_RUN: still no edit.
+    grant("directories", folder_id, ws.WorkspaceObjectPermissionLevel.CAN_RUN)
+    with pytest.raises(PermissionDenied):
+        rewrite(b"print(2)")
+
+    # CAN_EDIT on the notebook: overwrites it; may not delete it, create beside it, or see its permissions.
+    grant("notebooks", nb_id, ws.WorkspaceObjectPermissionLevel.CAN_EDIT)
+    rewrite(b"print(2)")
+    assert base64.b64decode(admin.workspace.export(nb).content).decode().endswith("print(2)")
+    with pytest.raises(PermissionDenied, match="Manage permissions on notebook"):
+        sp.workspace.delete(nb)
+    with pytest.raises(PermissionDenied, match="Manage permissions on directory"):
+        sp.workspace.upload(f"{folder}/sub/new", b"x", format=ws.ImportFormat.SOURCE, language=ws.Language.PYTHON)
+    with pytest.raises(PermissionDenied):
+        sp.workspace.get_permissions("notebooks", nb_id)
+
+    # CAN_MANAGE on the folder (set_permissions): creates, deletes, reads the ACLs below it.
+    admin.workspace.set_permissions("directories", folder_id, access_control_list=[
+        ws.WorkspaceObjectAccessControlRequest(service_principal_name=app,
+                                               permission_level=ws.WorkspaceObjectPermissionLevel.CAN_MANAGE)])
+    sp.workspace.mkdirs(f"{folder}/sub/made")
+    sp.workspace.upload(f"{folder}/sub/new", b"x", format=ws.ImportFormat.SOURCE, language=ws.Language.PYTHON)
+    assert sp.workspace.get_permissions("notebooks", nb_id).object_id == f"/notebooks/{nb_id}"
+    sp.workspace.delete(nb)
+    with pytest.raises(NotFound):
+        admin.workspace.get_status(nb)
+    # Nothing above the grant.
+    with pytest.raises(PermissionDenied):
+        list(sp.workspace.list(home))
+
+    # /Shared is everyone's.
+    shared = f"/Shared/{unique('acl-shared')}"
+    admin.workspace.upload(shared, b"print(1)", format=ws.ImportFormat.SOURCE, language=ws.Language.PYTHON)
+    sp.workspace.upload(shared, b"print(3)", format=ws.ImportFormat.SOURCE, language=ws.Language.PYTHON,
+                        overwrite=True)
+    sp.workspace.delete(shared)

@@ -164,6 +164,35 @@ describe('object permissions (MINILAKE_ENFORCE=1)', () => {
     expect(can(erin, 'directories', '11', 'CAN_EDIT')).toBe(false);
   });
 
+  it("inherits across types: an experiment takes its folder's levels that it has too", async () => {
+    const fay = await user('fay@example.com');
+    iam.registerObjectType(
+      {
+        request: 'experiments',
+        objectType: 'mlflowExperiment',
+        levels: ['CAN_READ', 'CAN_EDIT', 'CAN_MANAGE'],
+        owner: 'CAN_MANAGE',
+        admins: 'CAN_MANAGE',
+        noun: 'experiment',
+      },
+      {
+        exists: () => true,
+        owner: () => 'dev@minilake.local',
+        parent: () => ({ request: 'directories', id: '20' }),
+      },
+    );
+    creators.set('20', 'dev@minilake.local');
+    // CAN_RUN is no experiment level: it gives nothing there.
+    await grant('directories/20', { user_name: 'fay@example.com', permission_level: 'CAN_RUN' });
+    expect(can(fay, 'experiments', '5', 'CAN_READ')).toBe(false);
+    await grant('directories/20', { user_name: 'fay@example.com', permission_level: 'CAN_EDIT' });
+    expect(can(fay, 'experiments', '5', 'CAN_EDIT')).toBe(true);
+    expect(can(fay, 'experiments', '5', 'CAN_MANAGE')).toBe(false);
+    expect(() => runAsPrincipal(fresh(fay), () => iam.check('experiments', '5', 'CAN_MANAGE'))).toThrow(
+      'User "fay@example.com" does not have Manage or Admin permissions on experiment 5',
+    );
+  });
+
   it('refuses with Databricks PERMISSION_DENIED naming the caller, the level and the object', async () => {
     const robot = await sp('robot');
     creators.set('8', 'dev@minilake.local');

@@ -5,6 +5,7 @@ import type { FileRoot, ServiceContext, ServiceInstance } from '@minilake/core';
 import { iamService } from '@minilake/iam';
 import { unityCatalogService } from '@minilake/unity-catalog';
 import { workspaceService } from '@minilake/workspace';
+import { ExperimentAccess } from './access.js';
 import { Artifacts } from './artifacts.js';
 import { artifactNotFound } from './errors.js';
 import { Experiments } from './experiments.js';
@@ -37,6 +38,7 @@ export function createMlflow(ctx: ServiceContext<MlflowSettingValues>): ServiceI
     logger: ctx.logger,
   });
   experiments.onDeletedByWorkspace = () => artifacts.forget();
+  const acl = new ExperimentAccess({ iam, workspace, experiments, server });
   const models = new ModelStore(ctx.state, {
     clock: ctx.clock,
     user: ctx.identity.userName,
@@ -63,6 +65,8 @@ export function createMlflow(ctx: ServiceContext<MlflowSettingValues>): ServiceI
         const kind = kindSeg === 'Runs' ? 'runs' : 'logged_models';
         const o = await artifacts.owner(kind, id);
         if (o.experimentId !== exp) throw notFoundHere(`/WorkspaceInternal/${rest.join('/')}`);
+        // The Files API path of a run's or logged model's artifacts: its experiment's read or edit level.
+        acl.check(exp, access === 'write' ? 'CAN_EDIT' : 'CAN_READ');
         // Checked (active run, path inside) as every artifact write is.
         if (access === 'write') await artifacts.file(o, '', 'write');
         const dir =
@@ -94,7 +98,14 @@ export function createMlflow(ctx: ServiceContext<MlflowSettingValues>): ServiceI
   );
   app.route(
     '/',
-    trackingApp({ server, experiments, artifacts, clock: ctx.clock, workspaceId: ctx.identity.workspaceId }),
+    trackingApp({
+      server,
+      access: acl,
+      experiments,
+      artifacts,
+      clock: ctx.clock,
+      workspaceId: ctx.identity.workspaceId,
+    }),
   );
   return {
     app,

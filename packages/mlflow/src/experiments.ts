@@ -10,7 +10,7 @@
  */
 import { rm } from 'node:fs/promises';
 import path from 'node:path';
-import { CollectionStore, Mutex, type Collection, type Logger, type StateDb } from '@minilake/core';
+import { CollectionStore, Mutex, parentOf, type Collection, type Logger, type StateDb } from '@minilake/core';
 import type { IamApi } from '@minilake/iam';
 import type { WorkspaceApi } from '@minilake/workspace';
 import { badExperimentName } from './errors.js';
@@ -67,6 +67,7 @@ export class Experiments extends CollectionStore {
         levels: ['CAN_READ', 'CAN_EDIT', 'CAN_MANAGE'],
         owner: 'CAN_MANAGE',
         admins: 'CAN_MANAGE',
+        noun: 'experiment',
       },
       {
         exists: (id) => {
@@ -74,8 +75,41 @@ export class Experiments extends CollectionStore {
           return r !== undefined && !r.deleted;
         },
         owner: (id) => this.index.get(id)?.creator,
+        // Its workspace folder's grants are inherited (a folder shared with a team shares its experiments).
+        parent: (id) => {
+          const p = this.pathOf(id);
+          if (p === undefined) return undefined;
+          const folder = parentOf(p);
+          if (folder === '/') return { request: 'directories', id: '0' };
+          try {
+            const st = o.workspace.getStatus(folder);
+            return st.object_type === 'DIRECTORY'
+              ? { request: 'directories', id: String(st.object_id) }
+              : undefined;
+          } catch {
+            return undefined;
+          }
+        },
       },
     );
+  }
+
+  /** The workspace path of a live experiment MiniLake created as a workspace object. */
+  pathOf(id: string): string | undefined {
+    const r = this.index.get(id);
+    return r && !r.deleted ? r.path : undefined;
+  }
+
+  /** The live experiment at a workspace path (any form of it), if MiniLake keeps one there. */
+  idAt(name: string): string | undefined {
+    let canonical: string;
+    try {
+      canonical = this.canonicalName(name);
+    } catch {
+      return undefined;
+    }
+    for (const [id, r] of this.index.entries()) if (!r.deleted && r.path === canonical) return id;
+    return undefined;
   }
 
   /** The server's data goes with the records: it is stopped, its database and the artifacts removed. */

@@ -27,6 +27,7 @@ import {
   type v,
 } from '@minilake/core';
 import { databricksModelUris, type Artifacts, type OwnerKind } from './artifacts.js';
+import { guarded, type ExperimentAccess } from './access.js';
 import type { Experiments } from './experiments.js';
 import { badLink } from './errors.js';
 import * as s from './schemas.js';
@@ -46,6 +47,8 @@ const HOP_BY_HOP = new Set([
 
 export interface TrackingDeps {
   server: MlflowServer;
+  /** Experiment permissions (MINILAKE_ENFORCE=1): one check per operation in dispatch. */
+  access: ExperimentAccess;
   experiments: Experiments;
   artifacts: Artifacts;
   clock: Clock;
@@ -379,6 +382,27 @@ export function trackingApp(d: TrackingDeps): Hono {
     const api: Api = { op, upstream: fam.upstream + op };
     if (op.startsWith('unity-catalog/') || op.startsWith('unity-catalog:'))
       throw notImplemented(`${c.req.method} ${p}`);
+    // Experiment permissions: the operation's arguments are read (a POST body then goes on as a buffer).
+    let read: Buffer | undefined;
+    if (d.access.enforcing && guarded(op)) {
+      let args: Record<string, unknown> = c.req.query();
+      if (c.req.method !== 'GET') {
+        const text = await c.req.text();
+        read = Buffer.from(text);
+        try {
+          const parsed: unknown = JSON.parse(text || '{}');
+          if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) args = parsed as typeof args;
+        } catch {
+          // the MLflow server answers a malformed body itself
+        }
+      }
+      await d.access.authorize(op, args);
+      if (op === 'experiments/search' && c.req.method === 'POST')
+        return json(
+          c,
+          d.access.filterExperiments(await callJson(c, api, JSON.parse(read!.toString() || '{}'))),
+        );
+    }
     const h = ops.get(`${c.req.method} ${op}`);
     if (h) return h(c, api);
     const m =
@@ -394,7 +418,7 @@ export function trackingApp(d: TrackingDeps): Hono {
       if (m[1] === 'files' && c.req.method === 'GET') return getLoggedFile(c, api);
     }
     if (op.startsWith('logged-models')) return forwardRewritten(c, api.upstream);
-    return forward(c, api.upstream);
+    return forward(c, api.upstream, read);
   };
   for (const f of FAMILIES) app.all(`${f.prefix}*`, dispatch);
   app.all(UI_PREFIX, (c) => c.redirect(`${UI_PREFIX}/`, 302));

@@ -12,8 +12,10 @@
  *   HTML, DBC and R_MARKDOWN and directory archives answer 501 rather than a wrong file.
  * - import-file: 404 for a missing parent folder, 409 for an existing file with overwrite=false (the
  *   bundle deploy lock), 400 "already exists." for a notebook in the way, as the Databricks CLI expects.
- * - ACLs are not enforced by these routes; other services creating objects in the tree (MLflow experiments)
- *   ask WorkspaceApi.checkCanCreate, which needs Can Manage on the folder with MINILAKE_ENFORCE=1.
+ * - With MINILAKE_ENFORCE=1 each route checks the caller's level on the object (access.ts: read for
+ *   get-status/export/list, edit to overwrite, manage on the folder to create, manage to delete); list leaves
+ *   out what the caller may not read. Other services creating objects in the tree (MLflow experiments) ask
+ *   WorkspaceApi.checkCanCreate, the same rule.
  */
 import { rm } from 'node:fs/promises';
 import { Hono, type Context, type MiddlewareHandler } from 'hono';
@@ -27,6 +29,7 @@ import {
   validate,
 } from '@minilake/core';
 import { readJsonImport, readMultipartImport, readRawImport } from './body.js';
+import type { WorkspaceAccess } from './access.js';
 import { canonicalPath, pathFromUrl } from './paths.js';
 import * as s from './schemas.js';
 import type { ExportFormat, ImportFormat, WorkspaceStore } from './store.js';
@@ -76,7 +79,7 @@ const rawDotSegmentGuard: MiddlewareHandler = async (c, next) => {
   await next();
 };
 
-export function workspaceApp(store: WorkspaceStore): Hono {
+export function workspaceApp(store: WorkspaceStore, access: WorkspaceAccess): Hono {
   const app = new Hono();
   app.use('/api/*', rawDotSegmentGuard);
 
@@ -102,7 +105,10 @@ export function workspaceApp(store: WorkspaceStore): Hono {
   app.get(`${BASE}/export`, async (c) => {
     const q = await readQueryOrBody(c, s.ExportRequest);
     const p = canonicalPath(q.path);
-    const out = await asGiven(q.path, p, () => store.export(p, (q.format ?? 'SOURCE') as ExportFormat));
+    const out = await asGiven(q.path, p, () => {
+      access.check(p, 'CAN_READ', q.path);
+      return store.export(p, (q.format ?? 'SOURCE') as ExportFormat);
+    });
     if (q.direct_download) {
       return c.body(new Uint8Array(out.content), 200, {
         'content-type': 'application/octet-stream',
@@ -116,6 +122,7 @@ export function workspaceApp(store: WorkspaceStore): Hono {
     const q = await readQueryOrBody(c, s.GetStatusRequest);
     const p = canonicalPath(q.path);
     return asGiven(q.path, p, () => {
+      access.check(p, 'CAN_READ', q.path);
       const info: Record<string, unknown> = { ...store.getStatus(p) };
       // A path asked for with its /Workspace prefix is answered with it, as Databricks does.
       if (prefixed(q.path)) info.path = `/Workspace${info.path === '/' ? '' : String(info.path)}`;
@@ -128,19 +135,27 @@ export function workspaceApp(store: WorkspaceStore): Hono {
   app.get(`${BASE}/list`, async (c) => {
     const q = await readQueryOrBody(c, s.ListRequest);
     const p = canonicalPath(q.path);
-    const objects = await asGiven(q.path, p, () => store.list(p, q.notebooks_modified_after));
+    const objects = await asGiven(q.path, p, () => {
+      access.check(p, 'CAN_READ', q.path);
+      return store.list(p, q.notebooks_modified_after).filter((o) => access.holds(o.path, 'CAN_READ'));
+    });
     return c.json(objects.length ? { objects } : {});
   });
 
   app.post(`${BASE}/mkdirs`, async (c) => {
-    await store.mkdirs(canonicalPath((await readJson(c, s.MkdirsRequest)).path));
+    const p = canonicalPath((await readJson(c, s.MkdirsRequest)).path);
+    access.checkCreate(p);
+    await store.mkdirs(p);
     return c.json({});
   });
 
   app.post(`${BASE}/delete`, async (c) => {
     const body = await readJson(c, s.DeleteRequest);
     const p = canonicalPath(body.path);
-    await asGiven(body.path, p, () => store.delete(p, body.recursive ?? false));
+    await asGiven(body.path, p, () => {
+      access.check(p, 'CAN_MANAGE', body.path);
+      return store.delete(p, body.recursive ?? false);
+    });
     return c.json({});
   });
 
@@ -160,6 +175,7 @@ export function workspaceApp(store: WorkspaceStore): Hono {
   // Raw read of a workspace file (used by clients that treat workspace-files as an HTTP file store).
   app.get(`${FILES}/*`, async (c) => {
     const p = canonicalPath(pathFromUrl(c.req.url, FILES));
+    access.check(p, 'CAN_READ');
     if (store.getStatus(p).object_type === 'DIRECTORY') throw invalidParameter(`Path (${p}) is a directory.`);
     const out = await store.export(p, 'SOURCE');
     return c.body(new Uint8Array(out.content), 200, {

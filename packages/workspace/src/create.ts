@@ -1,24 +1,10 @@
 import type { ServiceContext, ServiceInstance } from '@minilake/core';
 import { iamService } from '@minilake/iam';
 import { workspaceApp } from './app.js';
-import { cannotCreateIn } from './errors.js';
+import { PERMISSION_TYPES, WorkspaceAccess } from './access.js';
 import { canonicalPath, parentOf } from './paths.js';
 import { WorkspaceStore, type OwnType } from './store.js';
 import type { WorkspaceApi } from './index.js';
-
-/** Each workspace object type's permissions request path and `object_type`, as Databricks names them. */
-const PERMISSION_TYPES: Record<OwnType, { request: string; objectType: string }> = {
-  NOTEBOOK: { request: 'notebooks', objectType: 'notebook' },
-  DIRECTORY: { request: 'directories', objectType: 'directory' },
-  FILE: { request: 'files', objectType: 'file' },
-};
-
-/**
- * The folder level that lets a caller create, import and delete items in it (Databricks' folder ACL table:
- * "Create, import, and delete items" is Can Manage's). The folder's owner (a home folder's user), `admins`
- * and anyone granted Can Manage on it or a folder above it have it.
- */
-const CREATE_LEVEL = 'CAN_MANAGE';
 
 /** The service itself, imported by its definition's create (index.ts) when the host starts it. */
 export function createWorkspace(ctx: ServiceContext): ServiceInstance<WorkspaceApi> {
@@ -29,6 +15,10 @@ export function createWorkspace(ctx: ServiceContext): ServiceInstance<WorkspaceA
     userName: ctx.identity.userName,
     ...(iam ? { users: () => iam.userNames() } : {}),
   });
+  const caller = () => ctx.principal().userName;
+  const access = new WorkspaceAccess(store, iam, caller);
+  store.creator = caller;
+  if (iam?.enforcing) store.authorizeWrite = (p, existing) => access.checkWrite(p, existing);
   if (iam) {
     iam.onUserCreated((userName) => store.ensureHome(userName));
     for (const [type, names] of Object.entries(PERMISSION_TYPES) as [
@@ -61,7 +51,7 @@ export function createWorkspace(ctx: ServiceContext): ServiceInstance<WorkspaceA
     };
   }
   return {
-    app: workspaceApp(store),
+    app: workspaceApp(store, access),
     state: [store],
     afterReset: () => store.ensureHomes(),
     api: {
@@ -78,14 +68,10 @@ export function createWorkspace(ctx: ServiceContext): ServiceInstance<WorkspaceA
       checkFree: (p) => store.checkFree(canonicalPath(p)),
       checkCanCreate: (p) => {
         const c = canonicalPath(p);
-        // Everyone manages what is in /Shared, whatever its ACL (Databricks' default folder permissions).
-        if (!iam?.enforcing || c.startsWith('/Shared/')) return;
-        const folder = parentOf(c);
-        const id = store.folderId(folder);
         // A missing parent is checkFree's 404; no point refusing what cannot exist.
-        if (id === undefined || iam.can('directories', id, CREATE_LEVEL)) return;
-        throw cannotCreateIn(ctx.principal().userName, folder);
+        if (store.folderId(parentOf(c)) !== undefined) access.checkCreate(c);
       },
+      holds: (p, level) => access.holds(canonicalPath(p), level),
       addObject: (p, type, id) => store.addForeign(canonicalPath(p), type, id),
       moveObject: (from, to) => store.moveForeign(canonicalPath(from), canonicalPath(to)),
       removeObject: (p, id) => store.removeForeign(canonicalPath(p), id),

@@ -31,12 +31,12 @@ export const foreignInTheWay = (path: string, noun: string) =>
 export const notExportable = (path: string, noun: string) =>
   invalidParameter(`Path (${path}) is ${noun}, which cannot be exported.`);
 /**
- * Creating an object in a folder the caller may not write (another user's home folder): Databricks' 403, in
- * the wording of its object-permission refusals.
+ * A caller without the level an operation needs on a workspace object (MINILAKE_ENFORCE=1): 403
+ * PERMISSION_DENIED in the wording of Databricks' workspace refusals, naming the level, the object and its path.
  */
-export const cannotCreateIn = (userName: string, folder: string) =>
+export const noPermission = (userName: string, level: string, noun: string, path: string) =>
   new DatabricksError(
     403,
     'PERMISSION_DENIED',
-    `User "${userName}" does not have Manage permissions on directory ${folder}. Please contact the owner or an administrator for access.`,
+    `User "${userName}" does not have ${level} permissions on ${noun} ${path}. Please contact the owner or an administrator for access.`,
   );

@@ -38,6 +38,13 @@ export interface WorkspaceApi {
    * `admins` everywhere, and everyone in `/Shared`. Passes everything when permissions are not enforced.
    */
   checkCanCreate(path: string): void;
+  /**
+   * Whether the caller holds `level` (CAN_READ, CAN_RUN, CAN_EDIT, CAN_MANAGE) on the object at `path`, by
+   * the tree's rules (grants inherited down folders, home folders, `/Shared` everyone's, admins, creators);
+   * true without MINILAKE_ENFORCE=1 or with nothing at `path`. For objects kept elsewhere that inherit their
+   * folder's grants (experiments).
+   */
+  holds(path: string, level: 'CAN_READ' | 'CAN_RUN' | 'CAN_EDIT' | 'CAN_MANAGE'): boolean;
   addObject(path: string, type: string, resourceId: string): Promise<ObjectInfo>;
   moveObject(from: string, to: string): Promise<void>;
   /** Forgets the object (deleted by its owner); nothing happens when another object is at that path now. */

@@ -103,6 +103,8 @@ interface ObjectRecord {
   repo?: true;
   /** A foreign object's id in its owning service (an experiment id). */
   resource_id?: string;
+  /** Who created it through this API (import, mkdirs): its default Can Manage owner (see ownerOf). */
+  creator?: string;
 }
 
 export interface ObjectInfo {
@@ -170,6 +172,13 @@ export class WorkspaceStore extends CollectionStore {
   onRepoDeleted?: (repoId: number) => void;
   /** Told about every object a delete removes (the service drops its ACL in iam). */
   onDeleted?: (type: ObjectType, objectId: string) => void;
+  /** The caller creating objects (recorded as their creator); nobody when absent. */
+  creator?: () => string;
+  /**
+   * Asked under the tree's lock before an import writes `p` (the final path, after a notebook's extension is
+   * dropped): `existing` when it replaces an object. Throws to refuse (object permissions).
+   */
+  authorizeWrite?: (p: string, existing: boolean) => void;
   /** Object types other services own, by type name. */
   private readonly foreign = new Map<string, ForeignObjectType>();
   private readonly root: string;
@@ -298,12 +307,32 @@ export class WorkspaceStore extends CollectionStore {
 
   /**
    * Who owns an object by default: a home folder `/Users/<name>` is its user's (Databricks gives each user
-   * Can Manage on their home folder, and everything in it inherits that). Other objects record no creator.
+   * Can Manage on their home folder, and everything in it inherits that); other objects are their creator's.
    */
   ownerOf(type: ObjectType, objectId: string): string | undefined {
     const r = this.byId(type, objectId);
     const m = r && type === 'DIRECTORY' ? /^\/Users\/([^/]+)$/.exec(r.path) : null;
-    return m?.[1];
+    return m?.[1] ?? r?.creator;
+  }
+
+  /**
+   * The object whose ACL governs `p`, for permission checks: a notebook, file or folder itself (a Git
+   * folder as a folder), an object another service owns (an experiment) through its folder; undefined when
+   * nothing is there.
+   */
+  aclOf(p: string): { type: OwnType; id: string } | undefined {
+    const r = this.objects.get(p);
+    if (!r) return undefined;
+    if (OWN_TYPES.has(r.object_type))
+      return { type: r.object_type as OwnType, id: p === '/' ? '0' : String(r.object_id) };
+    return p === '/' ? undefined : this.aclOf(parentOf(p));
+  }
+
+  /** `p` itself or the nearest folder above it that exists. */
+  nearestExisting(p: string): string {
+    let at = p;
+    while (at !== '/' && !this.objects.has(at)) at = parentOf(at);
+    return at;
   }
 
   /** The id of the folder an object is in (its ACL is inherited from there); undefined for the root. */
@@ -368,7 +397,10 @@ export class WorkspaceStore extends CollectionStore {
     }
     if (created.length === 0) return;
     await mkdir(await this.diskPath(p), { recursive: true });
-    for (const c of created) if (!this.objects.has(c)) this.objects.set(c, this.newRecord(c, 'DIRECTORY'));
+    const creator = this.creator?.();
+    for (const c of created)
+      if (!this.objects.has(c))
+        this.objects.set(c, { ...this.newRecord(c, 'DIRECTORY'), ...(creator ? { creator } : {}) });
   }
 
   async delete(p: string, recursive: boolean): Promise<void> {
@@ -683,7 +715,7 @@ export class WorkspaceStore extends CollectionStore {
       if (existing && !overwrite) throw opts.onExists(p, existing);
       return existing;
     };
-    check();
+    this.authorizeWrite?.(p, check() !== undefined);
     const disk = await this.diskPath(p);
     const existing = check(); // again, after the await
     const now = this.clock.now();
@@ -697,6 +729,8 @@ export class WorkspaceStore extends CollectionStore {
     };
     if (opts.language) record.language = opts.language;
     if (opts.format) record.notebook_format = opts.format;
+    const creator = existing ? existing.creator : this.creator?.();
+    if (creator) record.creator = creator;
     const owner = OWN_TYPES.has(opts.type) ? undefined : this.foreign.get(opts.type);
     if (owner?.import) {
       // The owner keeps the content; the tree keeps the entry (and no bytes of its own).
