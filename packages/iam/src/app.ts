@@ -21,7 +21,7 @@
 import { Hono, type Context } from 'hono';
 import * as v from 'valibot';
 import { isAdmin, readJson, readQuery, type Identity, type Principal } from '@minilake/core';
-import { scimNotAdmin, scimNotFound, tokenManagementNotAdmin } from './errors.js';
+import { scimNotAdmin, scimNotFound, spSecretsNotAdmin, tokenManagementNotAdmin } from './errors.js';
 import { clientCredentials, OAuthError } from './oauth.js';
 import type { ScimKind } from './errors.js';
 import type { PermissionType, PermissionTypes } from './permission-types.js';
@@ -180,7 +180,9 @@ export function iamApp(
 
   // Service principal secrets (the workspace-level proxy of the account API), for OAuth M2M.
   const SECRETS = '/api/2.0/accounts/servicePrincipals/:id/credentials/secrets';
+  // Admins' only: a secret is the service principal's identity (whoever holds one acts as it).
   const spOf = (id: string) => {
+    if (!isAdmin(caller())) throw spSecretsNotAdmin();
     if (!directory.servicePrincipalById(id)) throw scimNotFound('ServicePrincipal', id);
     return id;
   };

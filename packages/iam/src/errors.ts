@@ -59,6 +59,13 @@ export const scimNotAdmin = () => new ScimError(403, 'PERMISSION_DENIED', 'User 
 /** Token management (other principals' tokens) by a caller who is not a workspace admin. */
 export const tokenManagementNotAdmin = () =>
   new DatabricksError(403, 'PERMISSION_DENIED', 'Only Admins can access token management APIs.');
+/** A service principal's OAuth secrets by a caller who is not a workspace admin (they mint its tokens). */
+export const spSecretsNotAdmin = () =>
+  new DatabricksError(
+    403,
+    'PERMISSION_DENIED',
+    'Only workspace admins may manage the OAuth secrets of a service principal.',
+  );
 export const scimInvalidValue = (detail: string) =>
   new ScimError(400, 'INVALID_PARAMETER_VALUE', detail, 'invalidValue');
 export const scimInvalidPath = (path: string) =>

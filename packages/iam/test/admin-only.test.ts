@@ -99,4 +99,20 @@ describe('admin-only SCIM writes and token management', () => {
     const all = await req(undefined, 'GET', '/api/2.0/token-management/tokens');
     expect(all.body!.token_infos).toHaveLength(2);
   });
+
+  it("refuses a non-admin a service principal's OAuth secrets, which would let them act as it", async () => {
+    const alice = await user('alice@example.com');
+    const sp = await req(undefined, 'POST', `${SCIM}/ServicePrincipals`, { displayName: 'robot' });
+    const secrets = `/api/2.0/accounts/servicePrincipals/${sp.body!.id as string}/credentials/secrets`;
+    for (const [method, path] of [
+      ['POST', secrets],
+      ['GET', secrets],
+      ['DELETE', `${secrets}/1`],
+    ] as const) {
+      const r = await req(alice, method, path, method === 'POST' ? {} : undefined);
+      expect(r.status, `${method} ${path}`).toBe(403);
+      expect(r.body!.error_code).toBe('PERMISSION_DENIED');
+    }
+    expect((await req(undefined, 'POST', secrets, {})).status).toBe(200);
+  });
 });
