@@ -2,7 +2,8 @@ import { defineService } from '@minilake/core';
 
 import type { ForeignObjectType, ObjectInfo, WorkspaceStore } from './store.js';
 
-export type { ObjectInfo, ImportRequest, ObjectType, ForeignObjectType } from './store.js';
+export type { ObjectInfo, ObjectType, ForeignObjectType } from './store.js';
+export type { ImportRequest } from './imports.js';
 
 /** What other services (jobs, repos) may use: read workspace files and notebooks. */
 export interface WorkspaceApi {

@@ -3,10 +3,9 @@
  * canonical path; bytes live as real files under `<dataDir>/workspace/root/<path>` (directories are real
  * directories), written to a temp name and renamed so a reader or a concurrent writer never sees half a file.
  */
-import { createReadStream, createWriteStream, mkdirSync } from 'node:fs';
-import { mkdir, open, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdirSync } from 'node:fs';
+import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { pipeline } from 'node:stream/promises';
 import {
   alreadyExists,
   CollectionStore,
@@ -27,7 +26,6 @@ import {
   systemFolder,
   fileExists,
   isDirectory,
-  languageRequired,
   notADirectory,
   notebookExists,
   parentNotFound,
@@ -35,16 +33,13 @@ import {
   pathNotFound,
 } from './errors.js';
 import {
-  detectSourceNotebook,
   extensionOf,
-  jupyterLanguage,
   jupyterToSource,
-  normalizeSource,
-  parseJupyter,
   sourceToJupyter,
   type Language,
   type NotebookFormat,
 } from './notebooks.js';
+import { classify, type ImportRequest, type Spooled } from './imports.js';
 import { baseName, parentOf } from './paths.js';
 import { checkoutEntries, exists, repoFileKind } from './repo-files.js';
 
@@ -116,36 +111,6 @@ export interface ObjectInfo {
   modified_at: number;
   language?: Language;
   size?: number;
-}
-
-export interface ImportRequest {
-  path: string;
-  format: ImportFormat;
-  language?: Language | undefined;
-  overwrite: boolean;
-}
-
-/**
- * An import's bytes, already streamed to a temp file from `WorkspaceStore.tempPath()`. The store moves it
- * into place (or replaces it); the caller removes it afterwards whatever happened (a no-op once moved).
- */
-export interface Spooled {
-  tmp: string;
-  size: number;
-}
-
-/** Enough of the start of a file to tell a notebook header (see detectSourceNotebook, normalizeSource). */
-const HEAD_BYTES = 256;
-
-async function readHead(file: string): Promise<Buffer> {
-  const fh = await open(file, 'r');
-  try {
-    const buf = Buffer.alloc(HEAD_BYTES);
-    const { bytesRead } = await fh.read(buf, 0, HEAD_BYTES, 0);
-    return buf.subarray(0, bytesRead);
-  } finally {
-    await fh.close();
-  }
 }
 
 export interface Exported {
@@ -587,88 +552,9 @@ export class WorkspaceStore extends CollectionStore {
     return path.join(this.tmp, uuid());
   }
 
-  /**
-   * Decides what an import creates: a notebook (with its language and stored format) or a file. Only the
-   * head of the bytes is read, except for Jupyter, whose JSON must be parsed whole (it is a notebook).
-   */
-  private async classify(
-    req: ImportRequest,
-    content: Spooled,
-  ): Promise<{
-    path: string;
-    type: 'NOTEBOOK' | 'FILE' | (string & {});
-    language?: Language;
-    format?: NotebookFormat;
-    content: Spooled;
-  }> {
-    const name = baseName(req.path);
-    if (req.format === 'AUTO') {
-      const foreign = this.importedTypeFor(name);
-      if (foreign) return { path: req.path, type: foreign, content };
-    }
-    switch (req.format) {
-      case 'RAW':
-        return { path: req.path, type: 'FILE', content };
-      case 'SOURCE': {
-        if (!req.language) throw languageRequired();
-        return {
-          path: req.path,
-          type: 'NOTEBOOK',
-          language: req.language,
-          format: 'SOURCE',
-          content: await this.withHeader(req.language, content),
-        };
-      }
-      case 'JUPYTER': {
-        const nb = parseJupyter(await readFile(content.tmp));
-        const stripped = name.toLowerCase().endsWith('.ipynb')
-          ? req.path.slice(0, -'.ipynb'.length)
-          : req.path;
-        return {
-          path: stripped,
-          type: 'NOTEBOOK',
-          language: jupyterLanguage(nb),
-          format: 'JUPYTER',
-          content,
-        };
-      }
-      case 'AUTO': {
-        const lang = detectSourceNotebook(name, await readHead(content.tmp));
-        if (lang) {
-          const stripped = req.path.slice(0, req.path.lastIndexOf('.'));
-          return { path: stripped, type: 'NOTEBOOK', language: lang, format: 'SOURCE', content };
-        }
-        if (name.toLowerCase().endsWith('.ipynb'))
-          return this.classify({ ...req, format: 'JUPYTER' }, content);
-        return { path: req.path, type: 'FILE', content };
-      }
-      default:
-        throw conversionNotImplemented(`Importing the ${req.format} format`);
-    }
-  }
-
-  /** SOURCE bytes with the notebook header line (normalizeSource), copied through a stream when added. */
-  private async withHeader(lang: Language, content: Spooled): Promise<Spooled> {
-    const head = await readHead(content.tmp);
-    const normalized = normalizeSource(lang, head);
-    if (normalized === head) return content;
-    const added = normalized.length - head.length;
-    const tmp = this.tempPath();
-    try {
-      const out = createWriteStream(tmp, { flags: 'wx' });
-      out.write(normalized.subarray(0, added));
-      await pipeline(createReadStream(content.tmp), out);
-    } catch (e) {
-      await rm(tmp, { force: true });
-      throw e;
-    }
-    await rm(content.tmp, { force: true });
-    return { tmp, size: content.size + added };
-  }
-
   /** POST /api/2.0/workspace/import. */
   async import(req: ImportRequest, content: Spooled): Promise<void> {
-    const target = await this.classify(req, content);
+    const target = await classify(req, content, this);
     try {
       await this.write(target.path, target.content, req.overwrite, {
         type: target.type,
@@ -686,7 +572,7 @@ export class WorkspaceStore extends CollectionStore {
    * notebook header, or an `.ipynb`, becomes a notebook without its extension (as Databricks does).
    */
   async importFile(p: string, content: Spooled, overwrite: boolean): Promise<void> {
-    const target = await this.classify({ path: p, format: 'AUTO', overwrite }, content);
+    const target = await classify({ path: p, format: 'AUTO', overwrite }, content, this);
     await this.write(target.path, target.content, overwrite, {
       type: target.type,
       language: target.language,
@@ -746,7 +632,7 @@ export class WorkspaceStore extends CollectionStore {
   }
 
   /** The foreign type whose import suffix ends `name`, when its owner imports such files. */
-  private importedTypeFor(name: string): string | undefined {
+  importedTypeFor(name: string): string | undefined {
     const lower = name.toLowerCase();
     for (const [type, o] of this.foreign) {
       const suffix = o.importSuffix?.toLowerCase();
