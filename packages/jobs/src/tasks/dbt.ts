@@ -54,6 +54,39 @@ function profileName(projectYml: string): string | undefined {
 
 const yamlString = (s: string) => JSON.stringify(s);
 
+/**
+ * The profile a dbt_task with `warehouse_id` runs with. The token is the run's, read by dbt from the task's
+ * environment (DATABRICKS_TOKEN, which the engine sets to the run's token and nothing overrides) rather than
+ * written into the file: the run folder stays in the data directory after the run, and nothing the server
+ * writes may hold a credential.
+ */
+export function dbtProfile(p: {
+  name: string;
+  host: string;
+  httpPath: string;
+  catalog: string;
+  schema: string;
+}): string {
+  return [
+    `${yamlString(p.name)}:`,
+    '  target: databricks',
+    '  outputs:',
+    '    databricks:',
+    '      type: databricks',
+    `      host: ${yamlString(p.host)}`,
+    `      http_path: ${yamlString(p.httpPath)}`,
+    `      token: "{{ env_var('DATABRICKS_TOKEN') }}"`,
+    `      catalog: ${yamlString(p.catalog)}`,
+    `      schema: ${yamlString(p.schema)}`,
+    '      threads: 4',
+    '      connection_parameters:',
+    // The connector speaks https only unless given the whole URI (MiniLake may serve plain http).
+    `        _connection_uri: ${yamlString(p.host + p.httpPath)}`,
+    '        enable_telemetry: false',
+    '',
+  ].join('\n');
+}
+
 export const dbtTask = codeTask(
   'dbt_task',
   v.looseObject({
@@ -103,24 +136,13 @@ export const dbtTask = codeTask(
       await mkdir(profilesDir, { recursive: true });
       await writeFile(
         path.join(profilesDir, 'profiles.yml'),
-        [
-          `${yamlString(name)}:`,
-          '  target: databricks',
-          '  outputs:',
-          '    databricks:',
-          '      type: databricks',
-          `      host: ${yamlString(selfUrl)}`,
-          `      http_path: ${yamlString(httpPath)}`,
-          `      token: ${yamlString(input.token)}`,
-          `      catalog: ${yamlString(t.catalog ?? 'main')}`,
-          `      schema: ${yamlString(t.schema ?? 'default')}`,
-          '      threads: 4',
-          '      connection_parameters:',
-          // The connector speaks https only unless given the whole URI (MiniLake may serve plain http).
-          `        _connection_uri: ${yamlString(selfUrl + httpPath)}`,
-          '        enable_telemetry: false',
-          '',
-        ].join('\n'),
+        dbtProfile({
+          name,
+          host: selfUrl,
+          httpPath,
+          catalog: t.catalog ?? 'main',
+          schema: t.schema ?? 'default',
+        }),
         { mode: 0o600 },
       );
     }
