@@ -2,7 +2,7 @@
 MINILAKE_ENFORCE=1 an admin and a service principal (created through SCIM, its token from token management's
 on-behalf-of API, as ../shared/checks/trust does). The service principal is refused, the admin grants through
 the permissions API (w.grants.update), then it is allowed: a write statement, CREATE TABLE, a volume file
-upload through w.files, a REST table get and list."""
+upload through w.files, a REST table get and list, and what information_schema and SHOW TABLES list."""
 import io
 
 import pytest
@@ -110,3 +110,36 @@ def test_a_volume_upload_needs_write_volume(env):
     grant("volume", f"{cat}.s.v", Privilege.READ_VOLUME)
     assert bot.files.download(path).contents.read() == b"hello"
     assert env["admin"].files.download(path).contents.read() == b"hello"
+
+
+def test_information_schema_shows_only_what_the_caller_may_see(env):
+    """A catalog of its own, so the grants the other tests make do not reach it."""
+    admin, bot, run, grant = env["admin"], env["bot"], env["run"], env["grant"]
+    cat = unique("uci")
+    admin.catalogs.create(name=cat)
+    admin.schemas.create(name="s", catalog_name=cat)
+    for s in (f"CREATE TABLE {cat}.s.t (id BIGINT)", f"CREATE TABLE {cat}.s.other (id BIGINT)"):
+        assert run(admin, s).status.state == StatementState.SUCCEEDED
+
+    def rows(client, statement):
+        r = run(client, statement)
+        assert r.status.state == StatementState.SUCCEEDED, r.status
+        return (r.result.data_array if r.result else None) or []
+
+    tables = (f"SELECT table_catalog, table_schema, table_name FROM system.information_schema.tables "
+              f"WHERE table_catalog = '{cat}' ORDER BY table_name")
+    catalogs = f"SELECT catalog_name FROM system.information_schema.catalogs WHERE catalog_name = '{cat}'"
+    assert rows(bot, catalogs) == []
+    assert rows(bot, tables) == []
+    assert rows(bot, f"SELECT table_name, column_name FROM {cat}.information_schema.columns") == []
+    assert cat not in [r[0] for r in rows(bot, "SHOW CATALOGS")]
+    # The admin sees both tables.
+    assert [r[2] for r in rows(admin, tables)] == ["other", "t"]
+
+    grant("catalog", cat, Privilege.USE_CATALOG)
+    grant("schema", f"{cat}.s", Privilege.USE_SCHEMA)
+    grant("table", f"{cat}.s.t", Privilege.SELECT)
+    assert rows(bot, catalogs) == [[cat]]
+    assert rows(bot, tables) == [[cat, "s", "t"]]
+    assert rows(bot, f"SELECT table_name, column_name FROM {cat}.information_schema.columns") == [["t", "id"]]
+    assert [r[1] for r in rows(bot, f"SHOW TABLES IN {cat}.s")] == ["t"]

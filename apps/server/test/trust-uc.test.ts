@@ -1,7 +1,8 @@
 /**
  * Issue 30, Unity Catalog privileges beyond SELECT, in process: with MINILAKE_AUTH=tokens MINILAKE_ENFORCE=1 a
  * service principal (on-behalf-of token) is refused SQL writes, CREATE TABLE/SCHEMA, DROP, GRANT and volume
- * files until the admin grants what each needs, with Databricks' messages; the admin is never refused.
+ * files until the admin grants what each needs, with Databricks' messages, and sees in information_schema and
+ * SHOW only what it was granted; the admin is never refused.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMinilake, parseConfig, type Minilake } from '../src/index.js';
@@ -183,6 +184,24 @@ describe('MINILAKE_ENFORCE=1: SQL beyond SELECT', () => {
     await grant('schema', 'ucx.s', 'CREATE_FUNCTION');
     await allowed('CREATE FUNCTION ucx.s.twice(x INT) RETURNS INT RETURN x * 2');
     expect((await allowed('SELECT ucx.s.twice(4) AS v')).rows).toEqual([['8']]);
+  });
+
+  it('lists in information_schema and SHOW only what the caller may see', async () => {
+    expect((await call(ADMIN, 'POST', '/api/2.1/unity-catalog/catalogs', { name: 'ucy' })).status).toBe(200);
+    await admin('CREATE SCHEMA ucy.s');
+    await admin('CREATE TABLE ucy.s.t (id BIGINT)');
+    await admin('CREATE TABLE ucy.s.other (id BIGINT)');
+    const tables =
+      "SELECT table_name FROM system.information_schema.tables WHERE table_catalog = 'ucy' ORDER BY 1";
+    expect((await admin(tables)).rows).toEqual([['other'], ['t']]);
+    expect((await allowed(tables)).rows ?? []).toEqual([]);
+    expect((await allowed('SHOW CATALOGS')).rows?.flat()).not.toContain('ucy');
+    await grant('catalog', 'ucy', 'USE_CATALOG');
+    await grant('schema', 'ucy.s', 'USE_SCHEMA');
+    await grant('table', 'ucy.s.t', 'SELECT');
+    expect((await allowed(tables)).rows).toEqual([['t']]);
+    expect((await allowed('SHOW CATALOGS')).rows?.flat()).toContain('ucy');
+    expect((await allowed('SHOW TABLES IN ucy.s')).rows?.map((r) => r[1])).toEqual(['t']);
   });
 
   it('needs READ VOLUME / WRITE VOLUME for volume files', async () => {

@@ -18,6 +18,7 @@ import type { UnityCatalogApi } from '@minilake/unity-catalog';
 import {
   databricksColumnTypes,
   executeDatabricksSql,
+  visibilityOf,
   failureOf,
   resultShapeKey,
   SqlError,
@@ -441,6 +442,8 @@ export class StatementManager implements StatementService {
               : uc.privilegeMissing(who, need);
           if (m) throw insufficientPermissions(m);
         };
+        // SHOW and information_schema list what the caller may see, by the rule REST lists filter by.
+        execInput.visibility = visibilityOf(uc, who);
       }
       const result = (await executeDatabricksSql(conn as never, execInput, {
         engine: this.engine,

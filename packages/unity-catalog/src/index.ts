@@ -82,6 +82,10 @@ export interface UnityCatalogApi {
   checkWritable(fullName: string): void;
   /** The first privilege a principal lacks for any need (store/privileges.ts). */
   privilegeMissing: UnityCatalogStore['privilegeMissing'];
+  /** Whether a principal may see a securable: the rule REST lists filter by (SQL's SHOW, information_schema). */
+  sees: UnityCatalogStore['sees'];
+  /** Whether a principal may see a grant on a securable it sees (information_schema's `*_privileges`). */
+  seesGrant: UnityCatalogStore['seesGrant'];
   /** GRANT / REVOKE from SQL; stored, enforced with MINILAKE_ENFORCE=1. */
   updatePermissions(securableType: string, fullName: string, changes: PermissionChange[]): void;
   /**
@@ -210,6 +214,8 @@ export const unityCatalogService = defineService<UnityCatalogApi, typeof unityCa
         missingPrivilege: (who, privilege, fullName) => store.missingPrivilege(who, privilege, fullName),
         checkWritable: (fullName) => store.checkWritable(fullName),
         privilegeMissing: (who, need) => store.privilegeMissing(who, need),
+        sees: (who, on, fullName) => store.sees(who, on, fullName),
+        seesGrant: (who, on, fullName, grantee) => store.seesGrant(who, on, fullName, grantee),
         updatePermissions: (type, fullName, changes) => store.applyPermissions(type, fullName, changes),
         volumeDirectory: (c, s, v, access) => store.volumeDirectory(c, s, v, access),
         registerExternal: (x) => store.registerExternal(x),

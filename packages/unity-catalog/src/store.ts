@@ -606,9 +606,20 @@ export class UnityCatalogStore extends CollectionStore {
     if (!this.caller) return items;
     const who = this.caller();
     if (who.groups.includes('admins')) return items;
-    return items.filter(
-      (x) => !this.privileges.missing(who, { on, fullName: fullName(x), privilege: 'BROWSE' }),
-    );
+    return items.filter((x) => this.privileges.sees(who, on, fullName(x)));
+  }
+
+  /**
+   * Whether `who` may see a securable: the rule REST lists filter by (`visible`), for a caller named
+   * explicitly (SQL's SHOW and information_schema, whose statement outlives its request).
+   */
+  sees(who: Caller, on: SecurableKind, fullName: string): boolean {
+    return this.privileges.sees(who, on, fullName);
+  }
+
+  /** Whether `who` may see a grant to `grantee` on a securable it sees (store/privileges.ts). */
+  seesGrant(who: Caller, on: SecurableKind, fullName: string, grantee: string): boolean {
+    return this.privileges.seesGrant(who, on, fullName, grantee);
   }
 
   /**
@@ -624,9 +635,9 @@ export class UnityCatalogStore extends CollectionStore {
     if (who.groups.includes('admins')) return undefined;
     const [catalog, schema, table] = fullName.toLowerCase().split('.');
     if (!catalog || !schema || !table) return undefined;
-    // Samples are readable by every user (and refuse writes themselves); information_schema lists only
-    // what the caller may see (a gap: MiniLake lists all); a name Unity Catalog does not know is the
-    // engine's to report (not found).
+    // Samples are readable by every user (and refuse writes themselves); information_schema is readable
+    // by every user and lists only what the caller may see (the SQL layer filters its rows by `sees`); a
+    // name Unity Catalog does not know is the engine's to report (not found).
     if (catalog === 'samples' || schema === 'information_schema') return undefined;
     if (!this.ctx.c.catalogs.has(catalog)) return undefined;
     const missing = this.privileges.missing(who, {

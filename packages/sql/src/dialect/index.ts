@@ -25,7 +25,7 @@ import { execute, executionOf, stagesFor } from './execute.js';
 import { loadPolyglot } from './polyglot.js';
 import { forgetPrepared } from './prepared-cache.js';
 import { prepare } from './rewrite.js';
-import type { Session } from './session.js';
+import type { Session, Visibility } from './session.js';
 import { locate } from './positions.js';
 import { SqlError, syntaxError } from './sql-error.js';
 import { splitStatementsCached, type SplitStatement } from './tokens.js';
@@ -55,6 +55,7 @@ export function failureOf(e: unknown, text: string): Error {
   return err;
 }
 export { databricksColumnTypes, resultShapeKey } from './execute.js';
+export { visibilityOf, type Visibility } from './session.js';
 export type {
   DatasetStatement,
   DatasetStatementRunner,
@@ -90,6 +91,11 @@ export interface ExecuteInput {
    * passes Unity Catalog's check when MINILAKE_ENFORCE=1.
    */
   authorize?: (need: Need) => Promise<void>;
+  /**
+   * What of Unity Catalog the caller may see: with it, SHOW CATALOGS/SCHEMAS/TABLES and information_schema
+   * list only that (the Statement API passes Unity Catalog's rule when MINILAKE_ENFORCE=1).
+   */
+  visibility?: Visibility;
   /** The session time zone (spark.sql.session.timeZone; a Thrift session's). Default UTC. */
   timeZone?: string;
 }

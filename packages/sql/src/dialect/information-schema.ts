@@ -6,6 +6,10 @@
  * reference at it, as it does for Delta snapshots (rewrite.ts). Nothing is written to Unity Catalog: the
  * `system` catalog stays reserved, and the views cannot be written to.
  *
+ * With MINILAKE_ENFORCE=1 (the session's `visibility`) the rows are only those of securables the caller may
+ * see, by the rule Unity Catalog's REST lists filter by, and of the `*_privileges` views only the grants it
+ * may see, as Databricks filters both information schemas; admins see everything.
+ *
  * Row filters, column masks and tags are not modelled in MiniLake's Unity Catalog: their views exist with
  * Databricks' columns and no rows, which is what such a workspace answers.
  */
@@ -18,11 +22,12 @@ import type {
   FunctionInfo,
   SchemaInfo,
   SecurableAudit,
+  SecurableKind,
   TableInfo,
   VolumeInfo,
   UnityCatalogStore,
 } from '@minilake/unity-catalog';
-import type { Session } from './session.js';
+import type { Session, Visibility } from './session.js';
 import { sqlError } from './sql-error.js';
 
 export const INFORMATION_SCHEMA = 'information_schema';
@@ -45,19 +50,28 @@ type UcListings = Pick<
   UnityCatalogStore,
   'listCatalogs' | 'listSchemas' | 'listTables' | 'listFunctions' | 'listVolumes' | 'getPermissions'
 >;
-/** Everything a view is built from, read once per statement (and only the parts a view needs). */
+/**
+ * Everything a view is built from, read once per statement (and only the parts a view needs): with a
+ * `visibility`, only the securables (and grants) the caller may see; `catalogs` arrive filtered so.
+ */
 class Snapshot {
   private schemasP?: Promise<SchemaInfo[]>;
   private tablesP?: Promise<TableInfo[]>;
   constructor(
     readonly uc: UcListings,
     readonly catalogs: CatalogInfo[],
+    private readonly vis: Visibility | undefined,
   ) {}
+  /** The items the caller may see (all without a visibility). */
+  private seen<X>(on: SecurableKind, items: X[], full: (x: X) => string): X[] {
+    const vis = this.vis;
+    return vis ? items.filter((x) => vis.sees(on, full(x))) : items;
+  }
   schemas(): Promise<SchemaInfo[]> {
     this.schemasP ??= (async () => {
       const out: SchemaInfo[] = [];
       for (const c of this.catalogs) out.push(...(await this.uc.listSchemas(c.name)));
-      return out;
+      return this.seen('schema', out, (x) => `${x.catalog_name}.${x.name}`);
     })();
     return this.schemasP;
   }
@@ -67,25 +81,26 @@ class Snapshot {
       for (const s of await this.schemas())
         for (const t of await this.uc.listTables(s.catalog_name, s.name))
           out.push(JSON.parse(t.json) as TableInfo);
-      return out;
+      return this.seen('table', out, tableKey);
     })();
     return this.tablesP;
   }
   async functions(): Promise<FunctionInfo[]> {
     const out: FunctionInfo[] = [];
     for (const s of await this.schemas()) out.push(...(await this.uc.listFunctions(s.catalog_name, s.name)));
-    return out;
+    return this.seen('function', out, tableKey);
   }
   async volumes(): Promise<VolumeInfo[]> {
     const out: VolumeInfo[] = [];
     for (const s of await this.schemas()) out.push(...(await this.uc.listVolumes(s.catalog_name, s.name)));
-    return out;
+    return this.seen('volume', out, tableKey);
   }
-  async grants(type: string, full: string): Promise<{ principal: string; privilege: string }[]> {
+  async grants(type: SecurableKind, full: string): Promise<{ principal: string; privilege: string }[]> {
     const p = await this.uc.getPermissions(type, full).catch(() => ({ privilege_assignments: [] }));
-    return (p.privilege_assignments ?? []).flatMap((a) =>
-      a.privileges.map((privilege) => ({ principal: a.principal, privilege })),
-    );
+    const vis = this.vis;
+    return (p.privilege_assignments ?? [])
+      .filter((a) => !vis || vis.seesGrant(type, full, a.principal))
+      .flatMap((a) => a.privileges.map((privilege) => ({ principal: a.principal, privilege })));
   }
 }
 
@@ -151,7 +166,7 @@ const tableKey = (t: { catalog_name: string; schema_name: string; name: string }
 function privilegesView<X extends SecurableAudit>(
   names: string[],
   list: (s: Snapshot) => X[] | Promise<X[]>,
-  at: (x: X) => [type: string, fullName: string, columns: Row],
+  at: (x: X) => [type: SecurableKind, fullName: string, columns: Row],
 ): View {
   return {
     columns: cols(S, 'grantor', 'grantee', ...names, 'privilege_type', 'is_grantable', 'inherited_from'),
@@ -643,7 +658,9 @@ export async function informationSchemaTables(tables: string[], s: Session): Pro
   if (keys.length === 0) return out;
   const uc = listings(s);
   if (!uc) return out;
-  const all = uc.listCatalogs();
+  const vis = s.visibility;
+  const every = uc.listCatalogs();
+  const all = vis ? every.filter((c) => vis.sees('catalog', c.name)) : every;
   for (const key of keys) {
     const [catalog, , name] = key.split('.') as [string, string, string];
     const view = Object.hasOwn(VIEWS, name) ? VIEWS[name] : undefined;
@@ -655,11 +672,12 @@ export async function informationSchemaTables(tables: string[], s: Session): Pro
       );
     let catalogs = all;
     if (catalog !== 'system') {
-      catalogs = all.filter((c) => c.name.toLowerCase() === catalog);
-      if (catalogs.length === 0)
+      if (!every.some((c) => c.name.toLowerCase() === catalog))
         throw sqlError('NO_SUCH_CATALOG_EXCEPTION', '42704', `Catalog '${catalog}' was not found.`);
+      // A catalog the caller may not see has an information schema with no rows for it.
+      catalogs = all.filter((c) => c.name.toLowerCase() === catalog);
     }
-    let rows = await view.rows(new Snapshot(uc, catalogs));
+    let rows = await view.rows(new Snapshot(uc, catalogs, vis));
     const scope = SCOPE[name];
     if (scope && catalog !== 'system') rows = rows.filter((r) => String(r[scope]).toLowerCase() === catalog);
     const table = `__ml_info_${createHash('sha256').update(key).digest('hex').slice(0, 16)}`;

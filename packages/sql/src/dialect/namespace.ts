@@ -6,7 +6,7 @@
 import { literal, qualified } from '@minilake/engine-duckdb';
 import type { Need } from '@minilake/unity-catalog';
 import { MACRO_DB, macroStatements, MACRO_SCHEMA } from './macros.js';
-import type { Session } from './session.js';
+import type { Session, Visibility } from './session.js';
 import { sqlError } from './sql-error.js';
 import type { SplitStatement } from './tokens.js';
 import type { DialectEnv, DuckDBConnectionLike } from './types.js';
@@ -114,6 +114,8 @@ export interface SessionInput {
   user?: string;
   /** See ExecuteInput.authorize. */
   authorize?: (need: Need) => Promise<void>;
+  /** See ExecuteInput.visibility. */
+  visibility?: Visibility;
   namespaceMayBeMissing?: boolean;
   /** The session time zone (spark.sql.session.timeZone); Databricks SQL warehouses default to UTC. */
   timeZone?: string;
@@ -147,6 +149,7 @@ export async function openSession(
     schema: input.schema || 'default',
     ...(input.user !== undefined ? { user: input.user } : {}),
     ...(input.authorize !== undefined ? { authorize: input.authorize } : {}),
+    ...(input.visibility !== undefined ? { visibility: input.visibility } : {}),
     params,
     conf: new Map(),
     timeZone: zone,

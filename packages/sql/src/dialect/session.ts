@@ -1,6 +1,6 @@
 /** Per-request state shared by the pipeline stages and the commands MiniLake handles itself. */
 import { ident } from '@minilake/engine-duckdb';
-import type { Need, UnityCatalogApi } from '@minilake/unity-catalog';
+import type { Caller, Need, SecurableKind, UnityCatalogApi } from '@minilake/unity-catalog';
 import type {
   DatasetStatementRunner,
   DuckDBConnectionLike,
@@ -21,6 +21,8 @@ export interface Session {
   user?: string;
   /** Refuses (throws a SqlError) when the caller lacks what `need` names: MINILAKE_ENFORCE=1. */
   authorize?: (need: Need) => Promise<void>;
+  /** What of Unity Catalog the caller may see (SHOW, information_schema): MINILAKE_ENFORCE=1; absent, all. */
+  visibility?: Visibility;
   params: Map<string, { value: string | null; type: string | undefined }>;
   /** `SET key = value` of this statement text (lower-case keys), e.g. Delta's retention check for VACUUM. */
   conf: Map<string, string>;
@@ -30,6 +32,24 @@ export interface Session {
   inTransaction: boolean;
   /** Applies catalog/schema to the connection (USE + search_path) when they changed. */
   applyNamespace(): Promise<void>;
+}
+
+/**
+ * The caller's view of Unity Catalog, as its REST lists filter (UnityCatalogApi.sees / seesGrant, bound to the
+ * statement's caller): SHOW CATALOGS/SCHEMAS/TABLES and information_schema rows show only what it may see.
+ */
+export interface Visibility {
+  sees(on: SecurableKind, fullName: string): boolean;
+  /** A grant to `grantee` on a securable the caller sees (a `*_privileges` row). */
+  seesGrant(on: SecurableKind, fullName: string, grantee: string): boolean;
+}
+
+/** Unity Catalog's visibility rule bound to one caller (the statement's, not whoever sends the next request). */
+export function visibilityOf(uc: UnityCatalogApi, who: Caller): Visibility {
+  return {
+    sees: (on, fullName) => uc.sees(who, on, fullName),
+    seesGrant: (on, fullName, grantee) => uc.seesGrant(who, on, fullName, grantee),
+  };
 }
 
 export type Cell = string | number | boolean | bigint | null;

@@ -13,8 +13,9 @@
  *   every privilege on it and below it, so a catalog's owner passes for anything in it.
  * - Ownership-only operations (DROP, ALTER, changing an owner) need ownership or MANAGE; granting and revoking
  *   need ownership or MANAGE too, both inherited from the parents like any privilege.
- * - Seeing a securable (GET, and whether a list shows it): its own "use" privilege (USE CATALOG, USE SCHEMA,
- *   SELECT, READ VOLUME, EXECUTE), ownership or BROWSE on the catalog, after the parents' USE privileges.
+ * - Seeing a securable (GET, whether a list, SQL's SHOW or information_schema shows it): its own "use"
+ *   privilege (USE CATALOG, USE SCHEMA, SELECT, READ VOLUME, EXECUTE), ownership or BROWSE on the catalog,
+ *   after the parents' USE privileges.
  */
 import { DatabricksError } from '@minilake/core';
 import type { UcContext } from './context.js';
@@ -147,9 +148,19 @@ export class Privileges {
     if (m) throw permissionDenied(m);
   }
 
-  /** Whether `who` may see a securable (lists show only those). */
+  /** Whether `who` may see a securable (lists and information_schema show only those). */
   sees(who: Caller, on: SecurableKind, fullName: string): boolean {
     return this.missing(who, { on, fullName, privilege: 'BROWSE' }) === undefined;
+  }
+
+  /**
+   * Whether `who` may see one grant (to `grantee`) on a securable it sees, as information_schema's
+   * `*_privileges` views show grants: every grant to whoever may manage them (owners, MANAGE, admins), else
+   * only the grants that reach `who` itself (to it, one of its groups or `account users`).
+   */
+  seesGrant(who: Caller, on: SecurableKind, fullName: string, grantee: string): boolean {
+    if ([who.userName, ...who.groups, 'account users'].includes(grantee)) return true;
+    return this.missing(who, { on, fullName, privilege: 'MANAGE' }) === undefined;
   }
 
   private ownerOf(type: 'table' | 'volume' | 'function', full: string): string | undefined {

@@ -81,7 +81,9 @@ export async function show(c: Cursor, s: Session): Promise<Outcome> {
   c.expect('SHOW');
   if (c.accept('CATALOGS')) {
     const like = optionalLike(c);
-    const cats = (await listCatalogs(s)).filter((n) => !like || like.test(n));
+    const cats = (await listCatalogs(s)).filter(
+      (n) => (!like || like.test(n)) && (!s.visibility || s.visibility.sees('catalog', n)),
+    );
     return valuesResult(
       s,
       [{ name: 'catalog', type: 'VARCHAR' }],
@@ -101,7 +103,8 @@ export async function show(c: Cursor, s: Session): Promise<Outcome> {
       .getRows()
       .map((x) => String(x[0]))
       .filter((n) => n !== 'main' || cat === 'system')
-      .filter((n) => !like || like.test(n));
+      .filter((n) => !like || like.test(n))
+      .filter((n) => !s.visibility || s.visibility.sees('schema', `${cat}.${n}`));
     return valuesResult(
       s,
       [{ name: 'databaseName', type: 'VARCHAR' }],
@@ -137,7 +140,13 @@ export async function show(c: Cursor, s: Session): Promise<Outcome> {
       for (const { key } of listed) if (!have.has(key.toLowerCase())) found.push([key, false]);
       found.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
     }
-    const rows: Cell[][] = found.filter(([n]) => !like || like.test(n)).map(([n, temp]) => [sch, n, temp]);
+    // The session's temporary views are its own; anything else only when the caller may see it.
+    const vis = s.visibility;
+    const rows: Cell[][] = found
+      .filter(
+        ([n, temp]) => (!like || like.test(n)) && (temp || !vis || vis.sees('table', `${cat}.${sch}.${n}`)),
+      )
+      .map(([n, temp]) => [sch, n, temp]);
     return valuesResult(
       s,
       views
