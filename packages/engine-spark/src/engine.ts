@@ -479,8 +479,6 @@ class Engine implements SparkEngine {
       const selfUrl = this.ctx.selfUrl();
       const token = task.token ?? this.ownToken;
       if (serverless && !remote) {
-        // Before any service handed a DBFS root over, a task's own counts (for the server it may start now).
-        if (task.dbfsRoot) this.dbfsRoot ??= task.dbfsRoot;
         try {
           const port = await unlessStopped(this.connect.ensure(inst));
           if (port === undefined) return stoppedResult();
@@ -553,7 +551,7 @@ class Engine implements SparkEngine {
                 driverLog,
                 path.join(task.workDir, 'spark-local'),
                 sparkConf,
-                { dbfsRoot: task.dbfsRoot ?? this.dbfsRoot, selfUrl, token },
+                { dbfsRoot: this.dbfsRoot, selfUrl, token },
                 app?.jars,
               ),
               ...(app ? app.args : [inst.entry]),

@@ -69,11 +69,6 @@ export interface SparkTask {
    * engine's. MiniLake accepts any token today.
    */
   token?: string;
-  /**
-   * The DBFS root folder (the files service's `dbfsRoot`): `dbfs:/x` in spark.read / write is
-   * `<dbfsRoot>/x`. Unset: the engine's (useDbfsRoot), else dbfs:/ is not mapped.
-   */
-  dbfsRoot?: string;
 }
 
 export interface SparkTaskResult {

@@ -17,6 +17,27 @@ export { ScimError } from './errors.js';
 export { parseFilter, matches, project } from './scim.js';
 
 /** What other services may use: the current user's SCIM record and the permissions API's object types. */
+/** An owning service's object permissions, bound to its type: `check` throws the 403, `can` filters lists. */
+export interface ObjectAccess<Level extends string = string> {
+  check(id: string, level: Level): void;
+  can(id: string, level: Level): boolean;
+}
+
+/**
+ * `check` and `can` of one object type, for a service to hand its store; undefined without iam or without
+ * MINILAKE_ENFORCE=1, so nothing is asked on the way when nothing is enforced.
+ */
+export function objectAccess<Level extends string>(
+  iam: IamApi | undefined,
+  requestObjectType: string,
+): ObjectAccess<Level> | undefined {
+  if (!iam?.enforcing) return undefined;
+  return {
+    check: (id, level) => iam.check(requestObjectType, id, level),
+    can: (id, level) => iam.can(requestObjectType, id, level),
+  };
+}
+
 export interface IamApi {
   /** The current user's SCIM record (the same JSON as GET /Me). */
   me(): Record<string, unknown>;

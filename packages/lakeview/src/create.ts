@@ -1,11 +1,11 @@
 import type { ServiceContext, ServiceInstance } from '@minilake/core';
-import { iamService } from '@minilake/iam';
+import { iamService, objectAccess } from '@minilake/iam';
 import { sqlService } from '@minilake/sql';
 import { sqlObjectsService } from '@minilake/sql-objects';
 import { workspaceService } from '@minilake/workspace';
 import { workspaceAdminService } from '@minilake/workspace-admin';
 import { lakeviewApp } from './app.js';
-import { DASHBOARD, Dashboards } from './dashboards.js';
+import { DASHBOARD, Dashboards, type DashboardLevel } from './dashboards.js';
 import type { Selections } from './plan.js';
 import { notifySubscribers, refreshDashboard, type RefreshDeps } from './refresh.js';
 import { Schedules } from './schedules.js';
@@ -68,6 +68,7 @@ export function createLakeview(ctx: ServiceContext): ServiceInstance<LakeviewApi
     userNameOf: (id) => (id === userId ? ctx.identity.userName : undefined),
   });
   const iam = ctx.optionalPeer(iamService);
+  const access = objectAccess<DashboardLevel>(iam, 'dashboards');
   const dashboards = new Dashboards(store, workspace, {
     clock: ctx.clock,
     // Read per use: the request's principal (MINILAKE_AUTH=tokens) creates the dashboard (in its home).
@@ -76,14 +77,7 @@ export function createLakeview(ctx: ServiceContext): ServiceInstance<LakeviewApi
     },
     onChanged: (id) => schedules.dashboardChanged(id),
     // MINILAKE_ENFORCE=1: the caller's level on a dashboard, through iam's one evaluation.
-    ...(iam?.enforcing
-      ? {
-          access: {
-            check: (id, level) => iam.check('dashboards', id, level),
-            can: (id, level) => iam.can('dashboards', id, level),
-          },
-        }
-      : {}),
+    ...(access ? { access } : {}),
   });
   workspace.registerObjectType(DASHBOARD, dashboards.workspaceHooks());
   iam?.registerObjectType(

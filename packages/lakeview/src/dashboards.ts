@@ -5,6 +5,7 @@
  * overwrites a dashboard, its export is the serialized dashboard, its delete trashes it (workspace hooks).
  */
 import { hexId, invalidParameter, type Clock } from '@minilake/core';
+import type { ObjectAccess } from '@minilake/iam';
 import type { ForeignObjectType, WorkspaceApi } from '@minilake/workspace';
 import { alreadyTrashed, inTrash, missingField, notTrashed, staleEtag } from './errors.js';
 import { emptyDashboard, normalizeSerialized } from './serialized.js';
@@ -79,11 +80,7 @@ const folderOf = (path: string) => path.slice(0, path.lastIndexOf('/')) || '/';
 /** Dashboard levels, weakest first: CAN_READ < CAN_RUN < CAN_EDIT < CAN_MANAGE. */
 export type DashboardLevel = 'CAN_READ' | 'CAN_RUN' | 'CAN_EDIT' | 'CAN_MANAGE';
 
-export interface DashboardAccess {
-  /** Throws 403 PERMISSION_DENIED when the caller lacks `level` on the dashboard. */
-  check(id: string, level: DashboardLevel): void;
-  can(id: string, level: DashboardLevel): boolean;
-}
+export type DashboardAccess = ObjectAccess<DashboardLevel>;
 
 export class Dashboards {
   constructor(

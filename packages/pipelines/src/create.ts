@@ -1,12 +1,12 @@
 import type { ServiceContext, ServiceInstance } from '@minilake/core';
 import { sparkEngine, type SparkEngine } from '@minilake/engine-spark';
 import { filesService } from '@minilake/files';
-import { iamService, type IamApi } from '@minilake/iam';
+import { iamService, objectAccess, type IamApi } from '@minilake/iam';
 import { unityCatalogService } from '@minilake/unity-catalog';
 import { workspaceService } from '@minilake/workspace';
 import { pipelinesApp } from './app.js';
 import { UpdateRunner } from './runner.js';
-import { PipelinesService, type PipelineAccess } from './service.js';
+import { PipelinesService, type PipelineLevel } from './service.js';
 import { SourceResolver } from './sources.js';
 import { SqlDatasets } from './sql-datasets.js';
 import { PipelinesStore } from './store.js';
@@ -32,15 +32,6 @@ function registerPermissions(iam: IamApi | undefined, store: PipelinesStore) {
   return (pipelineId: string) => iam?.dropPermissions('pipelines', pipelineId);
 }
 
-/** MINILAKE_ENFORCE=1: the caller's level on a pipeline, through iam's one evaluation. */
-function pipelineAccess(iam: IamApi | undefined): PipelineAccess | undefined {
-  if (!iam?.enforcing) return undefined;
-  return {
-    check: (id, level) => iam.check('pipelines', id, level),
-    can: (id, level) => iam.can('pipelines', id, level),
-  };
-}
-
 /** The service itself, imported by its definition's create (index.ts) when the host starts it. */
 export function createPipelines(ctx: ServiceContext<PipelinesSettings>): ServiceInstance<PipelinesApi> {
   const store = new PipelinesStore(ctx.state, ctx.clock);
@@ -48,7 +39,8 @@ export function createPipelines(ctx: ServiceContext<PipelinesSettings>): Service
   const workspace = ctx.peer(workspaceService);
   const iam = ctx.optionalPeer(iamService);
   const onDeleted = registerPermissions(iam, store);
-  const access = pipelineAccess(iam);
+  // MINILAKE_ENFORCE=1: the caller's level on a pipeline, through iam's one evaluation.
+  const access = objectAccess<PipelineLevel>(iam, 'pipelines');
   const files = ctx.optionalPeer(filesService);
   // The Spark engine is the host's one (shared with jobs), opened on the first update.
   let engine: Promise<SparkEngine> | undefined;

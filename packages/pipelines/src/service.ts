@@ -4,6 +4,7 @@
  * Databricks answers with.
  */
 import { invalidParameter, uuid, type Clock } from '@minilake/core';
+import type { ObjectAccess } from '@minilake/iam';
 import type { UnityCatalogApi } from '@minilake/unity-catalog';
 import { nameConflict, modifiedSince } from './errors.js';
 import { eventsPage } from './events.js';
@@ -29,11 +30,7 @@ export interface ServiceDeps {
 /** Pipeline levels, weakest first: CAN_VIEW < CAN_RUN < CAN_MANAGE < IS_OWNER. */
 export type PipelineLevel = 'CAN_VIEW' | 'CAN_RUN' | 'CAN_MANAGE' | 'IS_OWNER';
 
-export interface PipelineAccess {
-  /** Throws 403 PERMISSION_DENIED when the caller lacks `level` on the pipeline. */
-  check(pipelineId: string, level: PipelineLevel): void;
-  can(pipelineId: string, level: PipelineLevel): boolean;
-}
+export type PipelineAccess = ObjectAccess<PipelineLevel>;
 
 const LIST_DEFAULT = 25;
 const LIST_MAX = 100;

@@ -238,7 +238,6 @@ async function launch(
     ...(program.sourcePath ? { sourcePath: program.sourcePath } : {}),
     ...(compute.image && !compute.remote ? { executor: 'docker' as const, image: compute.image } : {}),
     ...(compute.remote ? { remote: compute.remote } : {}),
-    ...(d.files.dbfsRoot ? { dbfsRoot: d.files.dbfsRoot } : {}),
   };
   if (signal.canceled) return { result: 'CANCELED', message: 'Run cancelled.', output: {} };
   let engine: SparkEngine;
