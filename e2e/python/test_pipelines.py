@@ -330,6 +330,18 @@ def slow():
     # The run was interrupted on the Spark Connect server: nothing was written afterwards.
     time.sleep(2)
     assert not [x for x in w.tables.list(cat, "s") if x.name == "slow" and rows(w, f"SELECT count(*) FROM {cat}.s.slow") != [["0"]]]
+    # Its Spark job was cancelled too, also when it started after the stop (Spark never cancels a batch flow's
+    # write): the slow job would hold both task slots for 300 s, and the next update would wait behind it.
+    put(w, f"{home}/after/after.py", '''from pyspark import pipelines as dp
+
+@dp.materialized_view
+def after_stop():
+    return spark.range(3)
+''', workspace.Language.PYTHON)
+    nxt = create(w, unique("after-stop"), cat, "s", f"{home}/after/**")
+    t0 = time.time()
+    assert wait(w, nxt, w.pipelines.start_update(nxt).update_id, timeout=200) == "COMPLETED"
+    assert time.time() - t0 < 150, f"the next update took {time.time() - t0:.0f} s: the stopped one still ran"
 
 
 @needs_spark

@@ -50,14 +50,16 @@ export function ucCatalogConf(
 }
 
 /**
- * The Spark Connect server's listeners for declarative pipelines' expectation counts (dev.minilake.spark.
- * PipelineMetrics in the plugin jar): static conf, so set when the server starts; nothing without the jar.
+ * The Spark Connect server's listeners for declarative pipelines (in the plugin jar): their expectation counts
+ * (dev.minilake.spark.PipelineMetrics), and the jobs of a stopped update cancelled as they start
+ * (dev.minilake.spark.PipelineJobs). Static conf, so set when the server starts; nothing without the jar.
  */
 export function pipelineListenerConf(jars: string[]): Record<string, string> {
   if (!jars.some((j) => path.basename(j) === 'minilake-uc-spark.jar' && existsSync(j))) return {};
   return {
     'spark.sql.queryExecutionListeners': 'dev.minilake.spark.PipelineMetrics$Batch',
     'spark.sql.streaming.streamingQueryListeners': 'dev.minilake.spark.PipelineMetrics$Stream',
+    'spark.extraListeners': 'dev.minilake.spark.PipelineJobs',
   };
 }
 

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { invalidParameter, invalidState, uuid, type Clock, type Logger } from '@minilake/core';
 import type { SparkEngine, SparkRun } from '@minilake/engine-spark';
 import type { UnityCatalogApi } from '@minilake/unity-catalog';
-import { activeUpdate } from './errors.js';
+import { activeUpdate, updateNotFound } from './errors.js';
 import { Emitter, shortId, type ErrorDetail } from './emit.js';
 import { targetSchema, type Spec } from './settings.js';
 import type { SourceResolver } from './sources.js';
@@ -306,6 +306,13 @@ export class UpdateRunner {
   }
 
   // ---- what the runner reports ------------------------------------------------------------------------
+
+  /** An update's state, for the Spark Connect server's listener that cancels the jobs of stopped updates. */
+  stateOf(updateId: string): { state: UpdateState } {
+    const u = this.d.store.updateById(updateId);
+    if (!u) throw updateNotFound(updateId);
+    return { state: u.state };
+  }
 
   async report(updateId: string, items: ReportItem[]): Promise<Record<string, unknown>> {
     const { store } = this.d;

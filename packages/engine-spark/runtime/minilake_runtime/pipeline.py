@@ -267,6 +267,9 @@ class Runner:
             m = re.match(r"^spark\.sql\.catalog\.([^.]+)$", k)
             if m:
                 spark.conf.set("spark.sql.catalog.%s.pipelineUpdate" % m.group(1), self.p["updateId"])
+        # Jobs of this run carry the update's id, so the server cancels those that start after a stop
+        # (PipelineJobs.java: Spark never cancels a batch flow's write).
+        spark.addTag("minilake-pipeline-update-%s" % self.p["updateId"])
         api.install(spark)
         return spark
 

@@ -24,7 +24,7 @@ public final class PipelineMetrics {
 
   private static volatile UcClient client;
 
-  private static UcClient client() {
+  static UcClient client() {
     if (client == null) {
       synchronized (PipelineMetrics.class) {
         if (client == null) {
