@@ -90,9 +90,7 @@ export function pipelinesApp(service: PipelinesService, runner: UpdateRunner): H
   });
 
   // ---- the engine's own routes ----
-  app.get('/_minilake/pipelines/updates/:update', (c) =>
-    c.json(runner.stateOf(c.req.param('update'))),
-  );
+  app.get('/_minilake/pipelines/updates/:update', (c) => c.json(runner.stateOf(c.req.param('update'))));
   app.post('/_minilake/pipelines/updates/:update/report', async (c) => {
     const body = await readJson(c, s.Report);
     return c.json(await runner.report(c.req.param('update'), body.events));

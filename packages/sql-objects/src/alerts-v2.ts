@@ -18,6 +18,7 @@ import {
   type Clock,
   type Logger,
 } from '@minilake/core';
+import type { ObjectAccess } from '@minilake/iam';
 import type { StatementOutcome, StatementService } from '@minilake/sql';
 import type { AlertFiles } from './alert-files.js';
 import { alertV2NotFound, missingField, trashed } from './errors.js';
@@ -413,6 +414,9 @@ function writable(body: Json): Partial<AlertV2Record> {
   return rest as Partial<AlertV2Record>;
 }
 
+/** Alerts V2 permission levels, weakest first (their own object type, `alertsv2`). */
+export type AlertV2Level = 'CAN_READ' | 'CAN_RUN' | 'CAN_EDIT' | 'CAN_MANAGE';
+
 /** The Alerts V2 operations over the store (the handlers below validate, call these, answer JSON). */
 export class AlertsV2Service {
   constructor(
@@ -420,7 +424,16 @@ export class AlertsV2Service {
     private readonly alerts: AlertsV2,
     /** The alerts' workspace files, when the workspace runs. */
     private readonly files?: AlertFiles,
+    /** Object permissions (MINILAKE_ENFORCE=1 only): iam's evaluation of the `alertsv2` ACLs. */
+    private readonly access?: ObjectAccess<AlertV2Level>,
   ) {}
+
+  /** The alert (404 first, as Databricks) on which the caller holds `level`. */
+  private alert(id: string, level: AlertV2Level): AlertV2Record {
+    const a = this.alerts.get(id);
+    this.access?.check(a.id, level);
+    return a;
+  }
 
   async create(input: Json): Promise<Json> {
     const d = this.d;
@@ -448,8 +461,9 @@ export class AlertsV2Service {
 
   list(q: { page_size?: number | undefined; page_token?: string | undefined }): Json {
     if (q.page_size !== undefined && q.page_size < 0) throw invalidParameter('page_size must be >= 0.');
+    const access = this.access;
     const sorted = [...this.d.store.alertsV2.values()]
-      .filter((a) => a.trashed_at === undefined)
+      .filter((a) => a.trashed_at === undefined && (!access || access.can(a.id, 'CAN_READ')))
       .sort((a, b) => a.seq - b.seq);
     const page = keysetPage(
       sorted,
@@ -461,13 +475,13 @@ export class AlertsV2Service {
   }
 
   get(id: string): Json {
-    return renderAlertV2(this.alerts.get(id));
+    return renderAlertV2(this.alert(id, 'CAN_READ'));
   }
 
   async update(id: string, input: Json, mask: string | undefined): Promise<Json> {
     const d = this.d;
     const body = writable(input);
-    const current = this.alerts.get(id);
+    const current = this.alert(id, 'CAN_EDIT');
     if (current.trashed_at !== undefined) throw trashed('Alert', current.id);
     const next = applyMask(current, body as Json, mask, MASK, [
       'display_name',
@@ -490,7 +504,7 @@ export class AlertsV2Service {
 
   /** DELETE: to the trash (its file goes), or gone for good with `purge` (what bundles destroy send). */
   async trash(id: string, purge = false): Promise<void> {
-    const a = this.alerts.get(id);
+    const a = this.alert(id, 'CAN_MANAGE');
     if (a.trashed_at === undefined) await this.files?.remove(a);
     if (purge) {
       this.d.store.alertsV2.delete(a.id);
@@ -501,6 +515,7 @@ export class AlertsV2Service {
   }
 
   async evaluate(id: string): Promise<Json> {
+    this.alert(id, 'CAN_RUN');
     const r = await this.alerts.evaluate(id);
     return compact({
       alert: renderAlertV2(r.alert),

@@ -1,13 +1,13 @@
 import type { ServiceContext, ServiceInstance } from '@minilake/core';
-import { iamService } from '@minilake/iam';
+import { iamService, objectAccess } from '@minilake/iam';
 import { sqlService } from '@minilake/sql';
 import { workspaceService } from '@minilake/workspace';
 import { workspaceAdminService } from '@minilake/workspace-admin';
 import { ALERT_V2, AlertFiles } from './alert-files.js';
-import { AlertsV2, alertsV2App, AlertsV2Service, type AlertsV2Deps } from './alerts-v2.js';
+import { AlertsV2, alertsV2App, AlertsV2Service, type AlertsV2Deps, type AlertV2Level } from './alerts-v2.js';
 import { sqlObjectsApp } from './app.js';
 import { evaluateAlert, type EvaluatorDeps } from './evaluate.js';
-import { SqlObjectsService } from './service.js';
+import { SqlObjectsService, type SqlObjectLevel } from './service.js';
 import { SqlObjectsStore } from './store.js';
 import type { SqlObjectsApi } from './index.js';
 
@@ -155,18 +155,22 @@ export function createSqlObjects(ctx: ServiceContext): ServiceInstance<SqlObject
     dataSources: () => sql.dataSources(),
     userId: Number(ctx.identity.userId) || 1,
     onQueryChanged: arm,
-    // MINILAKE_ENFORCE=1: the caller's level on a query or alert, through iam's one evaluation.
+    // MINILAKE_ENFORCE=1: the caller's level on a query, alert or legacy dashboard, through iam's one evaluation.
     ...(iam?.enforcing
       ? {
           access: {
-            check: (kind, id, level) => iam.check(kind, id, level),
-            can: (kind, id, level) => iam.can(kind, id, level),
+            queries: objectAccess<SqlObjectLevel>(iam, 'queries')!,
+            alerts: objectAccess<SqlObjectLevel>(iam, 'alerts')!,
+            'dbsql-dashboards': objectAccess<SqlObjectLevel>(iam, 'dbsql-dashboards')!,
           },
         }
       : {}),
   });
   const app = sqlObjectsApp(service);
-  app.route('/', alertsV2App(new AlertsV2Service(v2deps, alertsV2, files)));
+  app.route(
+    '/',
+    alertsV2App(new AlertsV2Service(v2deps, alertsV2, files, objectAccess<AlertV2Level>(iam, 'alertsv2'))),
+  );
   return {
     app,
     state: [store],

@@ -4,6 +4,7 @@
  * other services ask of this one through its Api (run a saved query, evaluate an alert now).
  */
 import { invalidParameter, type v } from '@minilake/core';
+import type { ObjectAccess } from '@minilake/iam';
 import type { StatementOutcome, StatementService } from '@minilake/sql';
 import { missingField } from './errors.js';
 import {
@@ -43,6 +44,7 @@ import {
   renderAlert,
   renderQuery,
   type AlertRecord,
+  type DashboardRecord,
   type Json,
   type QueryRecord,
   type SqlObjectsStore,
@@ -60,19 +62,17 @@ export interface SqlObjectsServiceOptions {
   userId: number;
   /** Called after a query changes: (re)arms its legacy refresh schedule. */
   onQueryChanged(id: string): void;
-  /** Object permissions (MINILAKE_ENFORCE=1 only): iam's evaluation of the queries and alerts ACLs. */
-  access?: SqlObjectAccess;
+  /**
+   * Object permissions (MINILAKE_ENFORCE=1 only): iam's evaluation of the queries', alerts' and legacy
+   * dashboards' ACLs, one per type.
+   */
+  access?: Record<SqlObjectKind, ObjectAccess<SqlObjectLevel>>;
 }
 
 /** Query and alert levels, weakest first: CAN_VIEW < CAN_RUN < CAN_EDIT < CAN_MANAGE (< IS_OWNER). */
 export type SqlObjectLevel = 'CAN_VIEW' | 'CAN_RUN' | 'CAN_EDIT' | 'CAN_MANAGE';
-export type SqlObjectKind = 'queries' | 'alerts';
-
-export interface SqlObjectAccess {
-  /** Throws 403 PERMISSION_DENIED when the caller lacks `level` on the query or alert. */
-  check(kind: SqlObjectKind, id: string, level: SqlObjectLevel): void;
-  can(kind: SqlObjectKind, id: string, level: SqlObjectLevel): boolean;
-}
+/** The permissions API's request types of the objects this service checks. */
+export type SqlObjectKind = 'queries' | 'alerts' | 'dbsql-dashboards';
 
 function pageSize(n: number | undefined): number {
   if (n === undefined || n === 0) return 20;
@@ -101,20 +101,27 @@ export class SqlObjectsService {
   /** The query (404 first, as Databricks; `active`: not in the trash) on which the caller holds `level`. */
   private query(id: string, level: SqlObjectLevel, active = false): QueryRecord {
     const q = active ? this.store.activeQuery(id) : this.store.query(id);
-    this.o.access?.check('queries', id, level);
+    this.o.access?.queries.check(id, level);
     return q;
   }
 
   private alert(id: string, level: SqlObjectLevel, active = false): AlertRecord {
     const a = active ? this.store.activeAlert(id) : this.store.alert(id);
-    this.o.access?.check('alerts', id, level);
+    this.o.access?.alerts.check(id, level);
     return a;
+  }
+
+  /** A legacy dashboard (404 first) on which the caller holds `level`. */
+  private dashboard(id: string, level: SqlObjectLevel): DashboardRecord {
+    const d = this.store.dashboard(id);
+    this.o.access?.['dbsql-dashboards'].check(id, level);
+    return d;
   }
 
   /** For lists: whether the caller may see the object (always without enforcement). */
   private visible(kind: SqlObjectKind): ((id: string) => boolean) | undefined {
-    const a = this.o.access;
-    return a && ((id) => a.can(kind, id, 'CAN_VIEW'));
+    const a = this.o.access?.[kind];
+    return a && ((id) => a.can(id, 'CAN_VIEW'));
   }
 
   private checkWarehouse(id: string | undefined): void {
@@ -424,7 +431,10 @@ export class SqlObjectsService {
   }
 
   listDashboards(p: In<typeof LegacyPaging>): Json {
-    let all = [...this.store.dashboards.values()].filter((d) => d.trashed_at === undefined);
+    const visible = this.visible('dbsql-dashboards');
+    let all = [...this.store.dashboards.values()].filter(
+      (d) => d.trashed_at === undefined && (!visible || visible(d.id)),
+    );
     if (p.q) all = all.filter((d) => d.name.toLowerCase().includes(p.q!.toLowerCase()));
     all.sort((a, b) =>
       p.order?.replace(/^-/, '') === 'name' ? a.name.localeCompare(b.name) : a.seq - b.seq,
@@ -436,20 +446,23 @@ export class SqlObjectsService {
   }
 
   getDashboard(id: string): Json {
-    return renderLegacyDashboard(this.legacyCtx(), this.store.dashboard(id));
+    return renderLegacyDashboard(this.legacyCtx(), this.dashboard(id, 'CAN_VIEW'));
   }
 
   editDashboard(id: string, body: In<typeof DashboardBody>): Json {
+    this.dashboard(id, 'CAN_EDIT');
     const { is_draft: _d, ...fields } = body;
     const rec = this.store.updateDashboard(id, compact({ ...fields }));
     return renderLegacyDashboard(this.legacyCtx(), rec);
   }
 
   trashDashboard(id: string): void {
+    this.dashboard(id, 'CAN_MANAGE');
     this.store.trashDashboard(id);
   }
 
   restoreDashboard(id: string): void {
+    this.dashboard(id, 'CAN_MANAGE');
     this.store.restoreDashboard(id);
   }
 
@@ -463,25 +476,30 @@ export class SqlObjectsService {
     });
   }
 
+  // A widget is its dashboard's content, a visualization its query's: changing one edits its parent.
   createWidget(body: In<typeof WidgetBody>): Json {
     if (!body.dashboard_id) throw missingField('dashboard_id');
+    this.dashboard(body.dashboard_id, 'CAN_EDIT');
     const rec = this.store.createWidget(this.widgetFields(body, body.dashboard_id));
     return renderLegacyWidget(this.legacyCtx(), rec);
   }
 
   editWidget(id: string, body: In<typeof WidgetBody>): Json {
     const current = this.store.widget(id);
+    this.dashboard(current.dashboard_id, 'CAN_EDIT');
     const rec = this.store.replaceWidget(current.id, this.widgetFields(body, current.dashboard_id));
     return renderLegacyWidget(this.legacyCtx(), rec);
   }
 
   deleteWidget(id: string): void {
+    this.dashboard(this.store.widget(id).dashboard_id, 'CAN_EDIT');
     this.store.deleteWidget(id);
   }
 
   createVisualization(body: In<typeof VisualizationBody>): Json {
     if (!body.query_id) throw missingField('query_id');
     if (!body.type) throw missingField('type');
+    this.query(body.query_id, 'CAN_EDIT');
     const rec = this.store.createVisualization(
       compact({
         query_id: body.query_id,
@@ -495,6 +513,7 @@ export class SqlObjectsService {
   }
 
   editVisualization(id: string, body: In<typeof VisualizationBody>): Json {
+    this.query(this.store.visualization(id).query_id, 'CAN_EDIT');
     const rec = this.store.updateVisualization(
       id,
       compact({ type: body.type, name: body.name, description: body.description, options: body.options }),
@@ -503,6 +522,7 @@ export class SqlObjectsService {
   }
 
   deleteVisualization(id: string): void {
+    this.query(this.store.visualization(id).query_id, 'CAN_EDIT');
     this.store.deleteVisualization(id);
   }
 }

@@ -1,5 +1,5 @@
 /**
- * MINILAKE_ENFORCE=1 over queries and alerts (current and legacy paths): CAN_VIEW < CAN_RUN < CAN_EDIT <
+ * MINILAKE_ENFORCE=1 over queries and alerts (current and legacy paths), legacy dashboards and Alerts V2: CAN_VIEW < CAN_RUN < CAN_EDIT <
  * CAN_MANAGE, checked through iam's evaluation as the principals the host authenticates (runAsPrincipal).
  * The creator manages what it creates; another user is refused (403) until granted; lists show only what the
  * caller may view.
@@ -145,6 +145,80 @@ describe('query and alert permissions (MINILAKE_ENFORCE=1)', () => {
       404,
     );
     await grant(`alerts/${id}`, 'ab@example.com', 'CAN_MANAGE');
+    expect((await call(bob, 'DELETE', A)).status).toBe(200);
+  });
+});
+
+describe('legacy dashboards and Alerts V2 permissions (MINILAKE_ENFORCE=1)', () => {
+  it('legacy dashboards: view, edit (widgets too), manage; a visualization is its query to edit', async () => {
+    const alice = await user('da@example.com');
+    const bob = await user('db@example.com');
+    const made = await call(alice, 'POST', '/api/2.0/preview/sql/dashboards', { name: 'board' });
+    expect(made.status).toBe(200);
+    const id = made.body.id as string;
+    const D = `/api/2.0/preview/sql/dashboards/${id}`;
+    const refused = await call(bob, 'GET', D);
+    expect(refused.status).toBe(403);
+    expect(refused.body.error_code).toBe('PERMISSION_DENIED');
+    expect(refused.body.message).toContain(id);
+    expect((await call(bob, 'GET', '/api/2.0/preview/sql/dashboards')).body.count).toBe(0);
+    expect((await call(alice, 'GET', '/api/2.0/preview/sql/dashboards')).body.count).toBe(1);
+    const widget = { dashboard_id: id, text: 'hi', options: {}, width: 1 };
+    expect((await call(bob, 'POST', '/api/2.0/preview/sql/widgets', widget)).status).toBe(403);
+
+    await grant(`dbsql-dashboards/${id}`, 'db@example.com', 'CAN_VIEW');
+    expect((await call(bob, 'GET', D)).status).toBe(200);
+    expect((await call(bob, 'POST', D, { name: 'renamed' })).status).toBe(403);
+    const w = await call(alice, 'POST', '/api/2.0/preview/sql/widgets', widget);
+    expect(w.status).toBe(200);
+    expect((await call(bob, 'DELETE', `/api/2.0/preview/sql/widgets/${w.body.id}`)).status).toBe(403);
+
+    await grant(`dbsql-dashboards/${id}`, 'db@example.com', 'CAN_EDIT');
+    expect((await call(bob, 'POST', D, { name: 'renamed' })).status).toBe(200);
+    expect((await call(bob, 'DELETE', `/api/2.0/preview/sql/widgets/${w.body.id}`)).status).toBe(200);
+    expect((await call(bob, 'DELETE', D)).status).toBe(403);
+    await grant(`dbsql-dashboards/${id}`, 'db@example.com', 'CAN_MANAGE');
+    expect((await call(bob, 'DELETE', D)).status).toBe(200);
+
+    const q = await call(alice, 'POST', '/api/2.0/sql/queries', {
+      query: { display_name: 'viz', warehouse_id: 'dev', query_text: 'SELECT 1' },
+    });
+    const viz = { query_id: q.body.id, type: 'TABLE', name: 't', options: {} };
+    expect((await call(bob, 'POST', '/api/2.0/preview/sql/visualizations', viz)).status).toBe(403);
+    const v = await call(alice, 'POST', '/api/2.0/preview/sql/visualizations', viz);
+    expect(v.status).toBe(200);
+    expect((await call(bob, 'DELETE', `/api/2.0/preview/sql/visualizations/${v.body.id}`)).status).toBe(403);
+    await grant(`queries/${q.body.id}`, 'db@example.com', 'CAN_EDIT');
+    expect((await call(bob, 'DELETE', `/api/2.0/preview/sql/visualizations/${v.body.id}`)).status).toBe(200);
+  });
+
+  it('Alerts V2: CAN_READ to read, CAN_EDIT to update, CAN_MANAGE to delete; lists filtered', async () => {
+    const alice = await user('va@example.com');
+    const bob = await user('vb@example.com');
+    const made = await call(alice, 'POST', '/api/2.0/alerts', {
+      display_name: 'v2',
+      query_text: 'SELECT 1 AS value',
+      warehouse_id: 'dev',
+      evaluation: {
+        comparison_operator: 'GREATER_THAN',
+        source: { name: 'value' },
+        threshold: { value: { double_value: 0 } },
+      },
+      schedule: { quartz_cron_schedule: '0 0 9 10 1 ?', timezone_id: 'UTC' },
+    });
+    expect(made.status, JSON.stringify(made.body)).toBe(200);
+    const A = `/api/2.0/alerts/${made.body.id}`;
+    expect((await call(bob, 'GET', A)).status).toBe(403);
+    expect((await call(bob, 'GET', '/api/2.0/alerts')).body.alerts ?? []).toEqual([]);
+    expect((await call(alice, 'GET', '/api/2.0/alerts')).body.alerts).toHaveLength(1);
+    await grant(`alertsv2/${made.body.id}`, 'vb@example.com', 'CAN_READ');
+    expect((await call(bob, 'GET', A)).status).toBe(200);
+    const rename = { display_name: 'renamed' };
+    expect((await call(bob, 'PATCH', `${A}?update_mask=display_name`, rename)).status).toBe(403);
+    await grant(`alertsv2/${made.body.id}`, 'vb@example.com', 'CAN_EDIT');
+    expect((await call(bob, 'PATCH', `${A}?update_mask=display_name`, rename)).status).toBe(200);
+    expect((await call(bob, 'DELETE', A)).status).toBe(403);
+    await grant(`alertsv2/${made.body.id}`, 'vb@example.com', 'CAN_MANAGE');
     expect((await call(bob, 'DELETE', A)).status).toBe(200);
   });
 });
