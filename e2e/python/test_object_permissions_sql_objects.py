@@ -1,4 +1,4 @@
-"""Issue 30, object permissions enforced on pipelines, queries, alerts and Lakeview dashboards
+"""Issue 30, object permissions enforced on pipelines, queries, alerts (also Alerts V2), legacy and Lakeview dashboards
 (MINILAKE_AUTH=tokens, MINILAKE_ENFORCE=1), and SCIM/token management kept to admins, through the real Python
 SDK: the bootstrap admin creates, a service principal with an on-behalf-of token is refused, the admin grants
 it a level through the SDK's permissions calls, then it is allowed exactly what that level allows. The admin and
@@ -181,6 +181,51 @@ def test_lakeview_dashboards(admin, bot):
                for a in sp.permissions.get("dashboards", d.dashboard_id).access_control_list)
     sp.lakeview.trash(d.dashboard_id)
     assert admin.lakeview.get(d.dashboard_id).lifecycle_state == dashboards.LifecycleState.TRASHED
+
+
+def test_legacy_dashboards_and_alerts_v2(admin, bot):
+    """Legacy DBSQL dashboards (created as the legacy UI does, through the raw API: the SDK has no create)
+    and Alerts V2 through the SDK's own calls."""
+    sp, app = bot
+    d = admin.api_client.do("POST", "/api/2.0/preview/sql/dashboards", body={"name": unique("acl-legacy")})
+    did = d["id"]
+    assert did not in [x.id for x in sp.dashboards.list()]
+    with pytest.raises(PermissionDenied):
+        sp.dashboards.get(did)
+    _grant(admin, "dbsql-dashboards", did, app, "CAN_VIEW")
+    assert sp.dashboards.get(did).id == did
+    with pytest.raises(PermissionDenied):
+        sp.dashboards.update(did, name=unique("renamed"))
+    _grant(admin, "dbsql-dashboards", did, app, "CAN_EDIT")
+    sp.dashboards.update(did, name=unique("renamed"))
+    with pytest.raises(PermissionDenied):
+        sp.dashboards.delete(did)
+    _grant(admin, "dbsql-dashboards", did, app, "CAN_MANAGE")
+    sp.dashboards.delete(did)
+
+    def alert(name):
+        return dbsql.AlertV2(
+            display_name=name, query_text="SELECT 1 AS value", warehouse_id="dev",
+            evaluation=dbsql.AlertV2Evaluation(
+                comparison_operator=dbsql.ComparisonOperator.GREATER_THAN,
+                source=dbsql.AlertV2OperandColumn(name="value"),
+                threshold=dbsql.AlertV2Operand(value=dbsql.AlertV2OperandValue(double_value=0))),
+            schedule=dbsql.CronSchedule(quartz_cron_schedule="0 0 9 10 1 ?", timezone_id="UTC"))
+
+    a = admin.alerts_v2.create_alert(alert(unique("acl-v2")))
+    assert a.id not in [x.id for x in sp.alerts_v2.list_alerts()]
+    with pytest.raises(PermissionDenied):
+        sp.alerts_v2.get_alert(a.id)
+    _grant(admin, "alertsv2", a.id, app, "CAN_READ")
+    assert sp.alerts_v2.get_alert(a.id).id == a.id
+    with pytest.raises(PermissionDenied):
+        sp.alerts_v2.update_alert(a.id, alert(unique("renamed")), update_mask="display_name")
+    _grant(admin, "alertsv2", a.id, app, "CAN_EDIT")
+    sp.alerts_v2.update_alert(a.id, alert(unique("renamed")), update_mask="display_name")
+    with pytest.raises(PermissionDenied):
+        sp.alerts_v2.trash_alert(a.id)
+    _grant(admin, "alertsv2", a.id, app, "CAN_MANAGE")
+    sp.alerts_v2.trash_alert(a.id)
 
 
 def test_scim_and_token_management_are_admins(admin, bot):
