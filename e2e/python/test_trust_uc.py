@@ -2,10 +2,12 @@
 MINILAKE_ENFORCE=1 an admin and a service principal (created through SCIM, its token from token management's
 on-behalf-of API, as ../shared/checks/trust does). The service principal is refused, the admin grants through
 the permissions API (w.grants.update), then it is allowed: a write statement, CREATE TABLE, a volume file
-upload through w.files, a REST table get and list, and what information_schema and SHOW TABLES list."""
+upload through w.files, a REST table get and list, and what information_schema and SHOW TABLES list; and
+through databricks-sql-connector (Thrift), what its metadata cursors list and whether DESCRIBE answers."""
 import io
 
 import pytest
+from databricks import sql
 from databricks.sdk import WorkspaceClient
 from databricks.sdk.errors import PermissionDenied
 from databricks.sdk.service.catalog import PermissionsChange, Privilege, VolumeType
@@ -17,7 +19,7 @@ from conftest import Server, unique
 @pytest.fixture(scope="module")
 def enforced():
     s = Server(env={"MINILAKE_AUTH": "tokens", "MINILAKE_ENFORCE": "1", "MINILAKE_ADMIN_TOKEN": "uc-admin",
-                    "MINILAKE_SERVICES": "iam,unity-catalog,sql,files"})
+                    "MINILAKE_SERVICES": "iam,unity-catalog,sql,files,thrift"})
     yield s
     s.stop()
 
@@ -45,7 +47,8 @@ def env(enforced):
 
     for s in (f"CREATE TABLE {cat}.s.t (id BIGINT, v STRING)", f"INSERT INTO {cat}.s.t VALUES (1, 'a')"):
         assert run(admin, s).status.state == StatementState.SUCCEEDED
-    return {"admin": admin, "bot": bot, "app": sp.application_id, "cat": cat, "run": run, "grant": grant}
+    return {"admin": admin, "bot": bot, "app": sp.application_id, "cat": cat, "run": run, "grant": grant,
+            "url": enforced.url, "wh": wh, "bot_token": obo.token_value}
 
 
 def _refused(r, missing):
@@ -143,3 +146,49 @@ def test_information_schema_shows_only_what_the_caller_may_see(env):
     assert rows(bot, tables) == [[cat, "s", "t"]]
     assert rows(bot, f"SELECT table_name, column_name FROM {cat}.information_schema.columns") == [["t", "id"]]
     assert [r[1] for r in rows(bot, f"SHOW TABLES IN {cat}.s")] == ["t"]
+
+
+def test_thrift_metadata_and_describe_show_only_what_the_caller_may_see(env):
+    """databricks-sql-connector as the service principal (its on-behalf-of token): the metadata cursors list
+    nothing of a catalog it has no grant on and DESCRIBE is refused; after USE CATALOG, USE SCHEMA and SELECT
+    it sees exactly the granted table. A catalog of its own, so the grants the other tests make do not reach it."""
+    admin, run, grant = env["admin"], env["run"], env["grant"]
+    cat = unique("uct")
+    admin.catalogs.create(name=cat)
+    admin.schemas.create(name="s", catalog_name=cat)
+    for s in (f"CREATE TABLE {cat}.s.t (id BIGINT, v STRING)", f"CREATE TABLE {cat}.s.other (secret STRING)"):
+        assert run(admin, s).status.state == StatementState.SUCCEEDED
+    path = f"/sql/1.0/warehouses/{env['wh']}"
+
+    def connect():
+        return sql.connect(server_hostname=env["url"].split("//", 1)[1], http_path=path,
+                           access_token=env["bot_token"], _connection_uri=env["url"] + path,
+                           enable_telemetry=False)
+
+    def listed(c):
+        c.tables(catalog_name=cat)
+        tables = [(r.TABLE_SCHEM, r.TABLE_NAME) for r in c.fetchall()]
+        c.columns(catalog_name=cat)
+        columns = [(r.TABLE_NAME, r.COLUMN_NAME) for r in c.fetchall()]
+        c.schemas(catalog_name=cat)
+        schemas = [r.TABLE_SCHEM for r in c.fetchall()]
+        c.catalogs()
+        return tables, columns, schemas, cat in [r.TABLE_CAT for r in c.fetchall()]
+
+    with connect() as conn, conn.cursor() as c:
+        assert listed(c) == ([], [], [], False)
+        with pytest.raises(sql.Error, match=rf"\[INSUFFICIENT_PERMISSIONS\].*USE CATALOG on Catalog '{cat}'"):
+            c.execute(f"DESCRIBE TABLE {cat}.s.t")
+
+    grant("catalog", cat, Privilege.USE_CATALOG)
+    grant("schema", f"{cat}.s", Privilege.USE_SCHEMA)
+    grant("table", f"{cat}.s.t", Privilege.SELECT)
+    with connect() as conn, conn.cursor() as c:
+        tables, columns, schemas, sees_catalog = listed(c)
+        assert tables == [("s", "t")]
+        assert columns == [("t", "id"), ("t", "v")]
+        assert "s" in schemas and sees_catalog
+        c.execute(f"DESCRIBE TABLE {cat}.s.t")
+        assert [r[0] for r in c.fetchall()] == ["id", "v"]
+        with pytest.raises(sql.Error, match=rf"User does not have SELECT on Table '{cat}.s.other'"):
+            c.execute(f"DESCRIBE TABLE {cat}.s.other")

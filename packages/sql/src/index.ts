@@ -36,6 +36,8 @@ export { STARTER_WAREHOUSE_ID, STARTER_WAREHOUSE_NAME, type WarehouseStoreOption
 export type { ColumnInfo } from './render.js';
 export type { Format, Disposition } from './results.js';
 export type { StatementParameter } from './dialect/index.js';
+// Unity Catalog's visibility rule bound to one caller: the Thrift metadata calls filter by it too.
+export { visibilityOf, type Visibility } from './dialect/index.js';
 
 /** What other services may use (`ctx.peer(sqlService)`, declaring `uses: ['sql']`). */
 export interface SqlApi {

@@ -36,6 +36,7 @@ export const thriftService = defineService<unknown, typeof thriftSettings>({
         const service = new ThriftService({
           runner: sql ? serviceRunner(sql.statements) : unavailable,
           uc,
+          principal: () => ctx.principal(),
           clock: ctx.clock,
           logger: ctx.logger,
           idleMs: ctx.settings.MINILAKE_THRIFT_SESSION_IDLE * 1000,

@@ -3,13 +3,18 @@
  * GetPrimaryKeys, GetCrossReference, GetTableTypes) answered from Unity Catalog through its Api (a peer), with
  * the JDBC column sets Databricks returns. Name arguments are JDBC patterns (`%`, `_`; `*` as on Databricks).
  */
-import type { TableInfo as UcTable, UnityCatalogApi } from '@minilake/unity-catalog';
+import type { SecurableKind, TableInfo as UcTable, UnityCatalogApi } from '@minilake/unity-catalog';
+import type { Visibility } from '@minilake/sql';
 import type { ResultColumn } from './results.js';
 import { columnSize, JdbcType, jdbcType, scalarName } from '@minilake/datatypes';
 import { parseType } from './types.js';
 
-/** Unity Catalog as metadata reads it: its Api (a peer), listings as the REST API shows them. */
-type Uc = Pick<UnityCatalogApi, 'store' | 'getTable'>;
+/**
+ * Unity Catalog as metadata reads it: its Api (a peer), listings as the REST API shows them; with a
+ * `visibility` (MINILAKE_ENFORCE=1, bound to the session's caller), only what that caller may see, by the rule
+ * REST lists, SHOW and information_schema filter by. Absent, everything.
+ */
+export type Uc = Pick<UnityCatalogApi, 'store' | 'getTable'> & { visibility?: Visibility };
 
 export interface MetaResult {
   columns: ResultColumn[];
@@ -52,30 +57,44 @@ interface Named {
   name: string;
 }
 
+/** Whether the caller may see a securable (always, without a visibility). */
+const sees = (uc: Uc, on: SecurableKind, fullName: string) =>
+  !uc.visibility || uc.visibility.sees(on, fullName);
+
 async function catalogs(uc: Uc): Promise<string[]> {
-  return (uc.store.listCatalogs() as Named[]).map((c) => c.name).sort();
+  return (uc.store.listCatalogs() as Named[])
+    .map((c) => c.name)
+    .filter((c) => sees(uc, 'catalog', c))
+    .sort();
 }
 
 async function schemas(uc: Uc, catalog: string): Promise<string[]> {
   return (await orAbsent(() => uc.store.listSchemas(catalog) as Promise<Named[]>, []))
     .map((s) => s.name)
+    .filter((s) => sees(uc, 'schema', `${catalog}.${s}`))
     .sort();
 }
 
 async function tables(uc: Uc, catalog: string, schema: string): Promise<UcTable[]> {
   const rows = await orAbsent(() => uc.store.listTables(catalog, schema), []);
-  return rows.map((r) => JSON.parse(r.json) as UcTable).sort((a, b) => a.name.localeCompare(b.name));
+  return rows
+    .map((r) => JSON.parse(r.json) as UcTable)
+    .filter((t) => sees(uc, 'table', `${catalog}.${schema}.${t.name}`))
+    .sort((a, b) => a.name.localeCompare(b.name));
 }
 
+/** One table by name; one the caller may not see is as absent as one that does not exist (no rows). */
 async function table(uc: Uc, full: string): Promise<UcTable | undefined> {
+  if (!sees(uc, 'table', full)) return undefined;
   return orAbsent(async () => (await uc.getTable(full)) as UcTable, undefined);
 }
 
 async function functions(uc: Uc, catalog: string, schema: string) {
-  return orAbsent(
+  const all = await orAbsent(
     () => uc.store.listFunctions(catalog, schema) as Promise<{ name: string; comment?: string }[]>,
     [],
   );
+  return all.filter((f) => sees(uc, 'function', `${catalog}.${schema}.${f.name}`));
 }
 
 /** Catalog names matching: an exact name (not a pattern, as JDBC defines catalog arguments) or all. */
@@ -291,6 +310,8 @@ export async function getCrossReference(
       const fk = k.foreign_key_constraint;
       if (!fk) continue;
       const [pc, ps, pt] = fk.parent_table.split('.');
+      // A key to a table the caller may not see would name it: left out, as that table is.
+      if (!sees(uc, 'table', fk.parent_table)) continue;
       if (parent.table && pt !== parent.table) continue;
       if (parent.schema && ps !== parent.schema) continue;
       if (parent.catalog && pc !== parent.catalog) continue;

@@ -6,7 +6,8 @@
  */
 import type { UnityCatalogApi } from '@minilake/unity-catalog';
 import { randomUUID } from 'node:crypto';
-import { DatabricksError, type Clock, type Logger } from '@minilake/core';
+import { DatabricksError, isAdmin, type Clock, type Logger, type Principal } from '@minilake/core';
+import { visibilityOf } from '@minilake/sql';
 import * as meta from './metadata.js';
 import { ResultCursor, rowsSource, tableSchema, type BatchSource, type Caps } from './results.js';
 import type { Execution, RunParameter, Runner } from './runner.js';
@@ -50,6 +51,11 @@ interface Session {
   conf: Record<string, string>;
   lastUsed: number;
   operations: Set<string>;
+  /**
+   * MINILAKE_ENFORCE=1: who opened the session (the principal of the OpenSession request's token). Only that
+   * caller may use the handle, and the metadata calls answer what it may see; absent, nothing is enforced.
+   */
+  caller?: Principal;
 }
 
 interface Operation {
@@ -75,6 +81,8 @@ export interface ServiceOptions {
   runner: Runner;
   /** Unity Catalog, which the metadata calls read (a peer's Api). */
   uc: UnityCatalogApi;
+  /** The principal of the request being served (ServiceContext.principal); the configured user without it. */
+  principal?: () => Principal;
   clock: Clock;
   logger: Logger;
   idleMs: number;
@@ -136,35 +144,35 @@ export class ThriftService {
       GetInfo: wrap((r) => this.getInfo(r)),
       ExecuteStatement: wrap((r) => this.executeStatement(r, client)),
       GetTypeInfo: wrap((r) => this.metadata(r, OpType.GET_TYPE_INFO, () => meta.getTypeInfo())),
-      GetCatalogs: wrap((r) => this.metadata(r, OpType.GET_CATALOGS, () => meta.getCatalogs(this.o.uc))),
+      GetCatalogs: wrap((r) => this.metadata(r, OpType.GET_CATALOGS, (uc) => meta.getCatalogs(uc))),
       GetSchemas: wrap((r) =>
-        this.metadata(r, OpType.GET_SCHEMAS, () => meta.getSchemas(this.o.uc, r.catalogName, r.schemaName)),
+        this.metadata(r, OpType.GET_SCHEMAS, (uc) => meta.getSchemas(uc, r.catalogName, r.schemaName)),
       ),
       GetTables: wrap((r) =>
-        this.metadata(r, OpType.GET_TABLES, () =>
-          meta.getTables(this.o.uc, r.catalogName, r.schemaName, r.tableName, r.tableTypes),
+        this.metadata(r, OpType.GET_TABLES, (uc) =>
+          meta.getTables(uc, r.catalogName, r.schemaName, r.tableName, r.tableTypes),
         ),
       ),
       GetTableTypes: wrap((r) => this.metadata(r, OpType.GET_TABLE_TYPES, () => meta.getTableTypes())),
       GetColumns: wrap((r) =>
-        this.metadata(r, OpType.GET_COLUMNS, () =>
-          meta.getColumns(this.o.uc, r.catalogName, r.schemaName, r.tableName, r.columnName),
+        this.metadata(r, OpType.GET_COLUMNS, (uc) =>
+          meta.getColumns(uc, r.catalogName, r.schemaName, r.tableName, r.columnName),
         ),
       ),
       GetFunctions: wrap((r) =>
-        this.metadata(r, OpType.GET_FUNCTIONS, () =>
-          meta.getFunctions(this.o.uc, r.catalogName, r.schemaName, r.functionName),
+        this.metadata(r, OpType.GET_FUNCTIONS, (uc) =>
+          meta.getFunctions(uc, r.catalogName, r.schemaName, r.functionName),
         ),
       ),
       GetPrimaryKeys: wrap((r) =>
-        this.metadata(r, OpType.UNKNOWN, () =>
-          meta.getPrimaryKeys(this.o.uc, r.catalogName, r.schemaName, r.tableName),
+        this.metadata(r, OpType.UNKNOWN, (uc) =>
+          meta.getPrimaryKeys(uc, r.catalogName, r.schemaName, r.tableName),
         ),
       ),
       GetCrossReference: wrap((r) =>
-        this.metadata(r, OpType.UNKNOWN, () =>
+        this.metadata(r, OpType.UNKNOWN, (uc) =>
           meta.getCrossReference(
-            this.o.uc,
+            uc,
             { catalog: r.parentCatalogName, schema: r.parentSchemaName, table: r.parentTableName },
             { catalog: r.foreignCatalogName, schema: r.foreignSchemaName, table: r.foreignTableName },
           ),
@@ -209,7 +217,10 @@ export class ThriftService {
 
   private session(handle: Req | undefined): Session | undefined {
     const s = this.sessions.get(keyOf(handle?.sessionId));
-    if (s) s.lastUsed = this.o.clock.now();
+    // Another caller's session is no session of this one (statements run as the request's caller, so a
+    // borrowed handle would mix two identities in one session).
+    if (!s || (s.caller && s.caller.userName !== this.o.principal?.().userName)) return undefined;
+    s.lastUsed = this.o.clock.now();
     return s;
   }
 
@@ -239,6 +250,8 @@ export class ThriftService {
       lastUsed: this.o.clock.now(),
       operations: new Set(),
     };
+    const who = this.o.uc.enforcing ? this.o.principal?.() : undefined;
+    if (who) s.caller = who;
     this.sessions.set(s.key, s);
     return {
       status: ok(),
@@ -340,12 +353,19 @@ export class ThriftService {
   private async metadata(
     r: Req,
     type: number,
-    compute: () => Promise<meta.MetaResult> | meta.MetaResult,
+    compute: (uc: meta.Uc) => Promise<meta.MetaResult> | meta.MetaResult,
   ): Promise<unknown> {
     const s = this.session(r.sessionHandle);
     if (!s) return { status: invalidHandle('SessionHandle') };
     const op = this.newOperation(s, type, r);
-    op.staticResult = await compute();
+    // MINILAKE_ENFORCE=1: the session's caller sees what Unity Catalog's REST lists and SQL's SHOW show it.
+    const uc = this.o.uc;
+    const caller = s.caller;
+    op.staticResult = await compute(
+      caller && !isAdmin(caller)
+        ? { store: uc.store, getTable: (n) => uc.getTable(n), visibility: visibilityOf(uc, caller) }
+        : uc,
+    );
     return this.withDirectResults(op, r);
   }
 

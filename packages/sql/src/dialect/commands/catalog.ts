@@ -6,6 +6,7 @@ import { valuesResult, type Cell, type Session } from '../session.js';
 import { describeJson } from './describe-json.js';
 import {
   type Outcome,
+  authorizeMetadataRead,
   columnsOf,
   emptyResult,
   ensureCatalog,
@@ -168,6 +169,7 @@ export async function show(c: Cursor, s: Session): Promise<Outcome> {
     const parts = c.qualifiedName();
     if (c.accept('FROM') || c.accept('IN')) parts.unshift(...c.qualifiedName());
     const t = resolveTable(s, parts);
+    await authorizeMetadataRead(s, t);
     const cols = await columnsOf(s, t.catalog, t.schema, t.table);
     return valuesResult(
       s,
@@ -205,10 +207,15 @@ export async function show(c: Cursor, s: Session): Promise<Outcome> {
       [],
     );
   }
-  if (c.accept('CREATE', 'TABLE')) throw unsupported('SHOW CREATE TABLE');
+  if (c.accept('CREATE', 'TABLE')) {
+    // Refused for a table the caller may not see before saying it is not supported, as it would be refused.
+    if (!c.done()) await authorizeMetadataRead(s, resolveTable(s, c.qualifiedName()));
+    throw unsupported('SHOW CREATE TABLE');
+  }
   if (c.accept('TBLPROPERTIES')) {
     const parts = c.qualifiedName();
     const t = resolveTable(s, parts);
+    await authorizeMetadataRead(s, t);
     if (!(await tableExists(s, t.catalog, t.schema, t.table))) throw tableNotFound(parts.join('.'));
     if (!s.uc) throw unsupported('SHOW TBLPROPERTIES without Unity Catalog');
     const props = Object.entries((await ucTable(s, t))?.properties ?? {}).sort(([a], [b]) =>
@@ -303,6 +310,7 @@ export async function describe(c: Cursor, s: Session): Promise<Outcome> {
   if (c.is('AS') && c.is('JSON', 1) && c.tokens.length === c.i + 2) return describeJson(s, parts, extended);
   if (!c.done()) throw unsupported('DESCRIBE of a single column or partition');
   const t = resolveTable(s, parts);
+  await authorizeMetadataRead(s, t);
   const cols = await columnsOf(s, t.catalog, t.schema, t.table);
   const rows: Cell[][] = cols.map((x) => [x.name, x.type, x.comment]);
   if (extended) {

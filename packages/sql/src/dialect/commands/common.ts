@@ -84,6 +84,23 @@ export async function authorize(s: Session, need: Need): Promise<void> {
 }
 
 /**
+ * MINILAKE_ENFORCE=1: a metadata read of a table (DESCRIBE [EXTENDED|DETAIL|HISTORY|AS JSON], SHOW COLUMNS,
+ * SHOW TBLPROPERTIES, SHOW CREATE TABLE) that the caller may not see, by the rule SHOW and information_schema
+ * filter by, is refused as Databricks refuses it: INSUFFICIENT_PERMISSIONS naming the first of USE CATALOG,
+ * USE SCHEMA, SELECT it lacks (what its docs require to view an object with SQL). A table it sees is
+ * described as before; a temporary view or a name Unity Catalog does not know is left to the command.
+ */
+export async function authorizeMetadataRead(
+  s: Session,
+  t: { catalog: string; schema: string; table: string },
+): Promise<void> {
+  if (!s.authorize || !s.visibility) return;
+  const fullName = `${t.catalog}.${t.schema}.${t.table}`;
+  if (s.visibility.sees('table', fullName)) return;
+  await s.authorize({ on: 'table', fullName, privilege: 'SELECT' });
+}
+
+/**
  * A table or view named in SQL to be changed (DROP, ALTER, COMMENT ON; TRUNCATE and INSERT OVERWRITE): one of a
  * read-only catalog (samples) is refused for everyone, as every other write to it is. With MINILAKE_ENFORCE=1
  * it also needs `privilege` (ownership, or MODIFY), asked only of a table that exists: a missing one is the

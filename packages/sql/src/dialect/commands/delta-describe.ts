@@ -8,7 +8,7 @@ import type { Session } from '../session.js';
 import { sqlError, unsupported } from '../sql-error.js';
 import type { DuckDBResultLike } from '../types.js';
 import { tableData } from '../tables.js';
-import { resolveTable } from './common.js';
+import { authorizeMetadataRead, resolveTable } from './common.js';
 
 type Kind = 'scalar' | 'json' | 'millis';
 interface Col {
@@ -80,6 +80,7 @@ export async function describeDelta(
     limit = Number(n.text);
   }
   if (!c.done()) c.syntax(`unexpected text after DESCRIBE ${what}`);
+  if (t) await authorizeMetadataRead(s, t);
   if (!s.uc) throw unsupported(`DESCRIBE ${what} without Unity Catalog`);
   const data = await tableData(s, ref);
   if (what === 'HISTORY') {

@@ -7,7 +7,14 @@
 import { type TypeNode, parseDatabricksType } from '@minilake/datatypes';
 import { type ColumnInfo as UcColumn, type TableInfo as UcTable } from '@minilake/unity-catalog';
 import { valuesResult, type Session } from '../session.js';
-import { columnsOf, resolveTable, sparkType, tableNotFound, type Outcome } from './common.js';
+import {
+  authorizeMetadataRead,
+  columnsOf,
+  resolveTable,
+  sparkType,
+  tableNotFound,
+  type Outcome,
+} from './common.js';
 
 type Json = string | number | boolean | null | Json[] | { [k: string]: Json };
 
@@ -84,6 +91,7 @@ async function tempViewColumns(s: Session, name: string): Promise<UcColumn[] | u
 export async function describeJson(s: Session, parts: string[], extended: boolean): Promise<Outcome> {
   const ref = resolveTable(s, parts);
   const full = `${ref.catalog}.${ref.schema}.${ref.table}`;
+  await authorizeMetadataRead(s, ref);
   // A session's temporary view (an unqualified name) is not in Unity Catalog: its columns come from the engine.
   const temp = parts.length === 1 ? await tempViewColumns(s, ref.table) : undefined;
   let t: UcTable | undefined;
