@@ -4,7 +4,7 @@
  * MINILAKE_ENFORCE's refusal of a read.
  */
 import { isDatabricksError } from '@minilake/core';
-import { refusalText, type Missing } from '@minilake/unity-catalog';
+import { refusalText, type Missing, type UnityCatalogApi } from '@minilake/unity-catalog';
 import { SqlError } from './dialect/index.js';
 import { insufficientPermissionsError, refusalOf } from './dialect/sql-error.js';
 
@@ -85,4 +85,20 @@ export function toSqlFailure(e: unknown): { code: string; message: string; sqlSt
  */
 export function insufficientPermissions(m: Missing): SqlError {
   return insufficientPermissionsError(refusalText(m), m.privilege, `${m.securableType} '${m.fullName}'`);
+}
+
+/** A statement's caller as MINILAKE_ENFORCE=1 checks it: the privilege each thing the text runs needs. */
+export function authorizerOf(
+  uc: UnityCatalogApi,
+  who: Parameters<UnityCatalogApi['privilegeMissing']>[0],
+): (need: Parameters<UnityCatalogApi['privilegeMissing']>[1]) => Promise<void> {
+  return async (need) => {
+    // A dotted call that is no Unity Catalog function (a built-in, a temporary one) is not checked.
+    if (need.on === 'function' && !uc.functionExists(need.fullName)) return;
+    const m =
+      need.on === 'table' && (need.privilege === 'SELECT' || need.privilege === 'MODIFY')
+        ? await uc.missingPrivilege(who, need.privilege, need.fullName)
+        : uc.privilegeMissing(who, need);
+    if (m) throw insufficientPermissions(m);
+  };
 }

@@ -43,7 +43,7 @@ import type { DatasetStatementRunner, StatementParameter } from './dialect/index
 import { formatNeedsExternalLinks } from './errors.js';
 import {
   errorDetails,
-  insufficientPermissions,
+  authorizerOf,
   isEngineError,
   toSqlFailure,
   type ErrorDetails,
@@ -432,18 +432,9 @@ export class StatementManager implements StatementService {
       // MINILAKE_ENFORCE=1: what the text runs on the engine itself (reads, DML, CREATE/DROP/ALTER TABLE and
       // VIEW) is checked here; what it changes through Unity Catalog (catalogs, schemas, grants) the store checks.
       if (uc?.enforcing) {
-        const who = stmt.caller;
-        execInput.authorize = async (need) => {
-          // A dotted call that is no Unity Catalog function (a built-in, a temporary one) is not checked.
-          if (need.on === 'function' && !uc.functionExists(need.fullName)) return;
-          const m =
-            need.on === 'table' && (need.privilege === 'SELECT' || need.privilege === 'MODIFY')
-              ? await uc.missingPrivilege(who, need.privilege, need.fullName)
-              : uc.privilegeMissing(who, need);
-          if (m) throw insufficientPermissions(m);
-        };
+        execInput.authorize = authorizerOf(uc, stmt.caller);
         // SHOW and information_schema list what the caller may see, by the rule REST lists filter by.
-        execInput.visibility = visibilityOf(uc, who);
+        execInput.visibility = visibilityOf(uc, stmt.caller);
       }
       const result = (await executeDatabricksSql(conn as never, execInput, {
         engine: this.engine,

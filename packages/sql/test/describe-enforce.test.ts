@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { serviceApp } from '@minilake/testing';
 import { unityCatalogService, type Caller, type UnityCatalogApi } from '@minilake/unity-catalog';
 import { executeDatabricksSql, visibilityOf } from '../src/dialect/index.js';
-import { insufficientPermissions } from '../src/statement-errors.js';
+import { authorizerOf } from '../src/statement-errors.js';
 
 let uc: UnityCatalogApi;
 let lease: Awaited<ReturnType<UnityCatalogApi['engine']['acquire']>>;
@@ -36,13 +36,7 @@ async function sql(statement: string, who?: Caller): Promise<Row[]> {
     ? {
         user: who.userName,
         visibility: visibilityOf(uc, who),
-        authorize: async (need: Parameters<UnityCatalogApi['privilegeMissing']>[1]) => {
-          const m =
-            need.on === 'table' && (need.privilege === 'SELECT' || need.privilege === 'MODIFY')
-              ? await uc.missingPrivilege(who, need.privilege, need.fullName)
-              : uc.privilegeMissing(who, need);
-          if (m) throw insufficientPermissions(m);
-        },
+        authorize: authorizerOf(uc, who),
       }
     : {};
   const r = (await executeDatabricksSql(
