@@ -54,7 +54,11 @@ export async function call(
     headers['content-type'] = 'application/json';
     payload = JSON.stringify(body);
   }
-  const res = await ml.app.request(path, { method, headers, ...(payload !== undefined ? { body: payload } : {}) });
+  const res = await ml.app.request(path, {
+    method,
+    headers,
+    ...(payload !== undefined ? { body: payload } : {}),
+  });
   const text = method === 'HEAD' ? '' : await res.text();
   const end = performance.now();
   tally.requests++;
@@ -65,7 +69,9 @@ export async function call(
     try {
       parsed = JSON.parse(text) as Json;
     } catch {
-      tally.bad.push(`${op} ${method} ${path}: ${res.status} with a body that is not JSON: ${text.slice(0, 200)}`);
+      tally.bad.push(
+        `${op} ${method} ${path}: ${res.status} with a body that is not JSON: ${text.slice(0, 200)}`,
+      );
     }
   }
   if (res.status >= 500) tally.bad.push(`${op} ${method} ${path}: ${res.status} ${text.slice(0, 300)}`);

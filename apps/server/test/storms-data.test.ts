@@ -31,8 +31,8 @@ beforeAll(async () => {
     }),
   );
   const t = newTally();
-  wh = (await call(ml, t, 'wh', 'POST', '/api/2.0/sql/warehouses', { name: 'storm', cluster_size: 'Small' })).body
-    .id as string;
+  wh = (await call(ml, t, 'wh', 'POST', '/api/2.0/sql/warehouses', { name: 'storm', cluster_size: 'Small' }))
+    .body.id as string;
   for (const [p, b] of [
     ['/api/2.1/unity-catalog/catalogs', { name: 'storm' }],
     ['/api/2.1/unity-catalog/schemas', { catalog_name: 'storm', name: 's' }],
@@ -45,6 +45,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   console.log(figures.join('\n'));
+  console.log([...sqlErrors].join('\n'));
   await ml?.close();
 });
 
@@ -74,7 +75,9 @@ async function runNameStorm(label: string, s: NameStorm): Promise<void> {
   const after = await s.state(tally);
   expect(after.get, `${label}: get and list agree`).toBe(after.list);
   const allowed = possibleFinal(writes) ?? new Set([s.initially]);
-  expect([...allowed], `${label}: the last acknowledged write decides`).toContain(after.get ? 'exists' : 'gone');
+  expect([...allowed], `${label}: the last acknowledged write decides`).toContain(
+    after.get ? 'exists' : 'gone',
+  );
   expect(writes.filter((w) => ok(w.a)).length, `${label}: some writes were acknowledged`).toBeGreaterThan(0);
   expect(tally.bad, label).toEqual([]);
 }
@@ -86,13 +89,48 @@ describe('storms on one name', () => {
     await runNameStorm('catalogs', {
       initially: 'gone',
       async step(random, t) {
-        switch (pick(random, ['create', 'create', 'delete', 'delete', 'get', 'update', 'list'] as const)) {
+        switch (
+          pick(random, [
+            'create',
+            'create',
+            'delete',
+            'delete',
+            'get',
+            'update',
+            'list',
+            'sql',
+            'sql-create',
+            'sql-drop',
+          ] as const)
+        ) {
           case 'create':
-            return { a: await call(ml, t, 'create', 'POST', `${UC}/catalogs`, { name: 'one' }), effect: 'exists' };
+            return {
+              a: await call(ml, t, 'create', 'POST', `${UC}/catalogs`, { name: 'one' }),
+              effect: 'exists',
+            };
+          // SQL reading every attached database (what holds a detached file open) and SQL making the catalog.
+          case 'sql':
+            return { a: await sql(t, 'SELECT count(*) FROM information_schema.schemata') };
+          case 'sql-create': {
+            const a = await sql(t, 'CREATE CATALOG IF NOT EXISTS one');
+            return {
+              a: { ...a, status: a.body.status?.state === 'SUCCEEDED' ? 200 : 409 },
+              effect: 'exists',
+            };
+          }
+          case 'sql-drop': {
+            const a = await sql(t, 'DROP CATALOG IF EXISTS one CASCADE');
+            return { a: { ...a, status: a.body.status?.state === 'SUCCEEDED' ? 200 : 409 }, effect: 'gone' };
+          }
           case 'delete':
-            return { a: await call(ml, t, 'delete', 'DELETE', `${UC}/catalogs/one?force=true`), effect: 'gone' };
+            return {
+              a: await call(ml, t, 'delete', 'DELETE', `${UC}/catalogs/one?force=true`),
+              effect: 'gone',
+            };
           case 'update':
-            return { a: await call(ml, t, 'update', 'PATCH', `${UC}/catalogs/one`, { comment: String(random()) }) };
+            return {
+              a: await call(ml, t, 'update', 'PATCH', `${UC}/catalogs/one`, { comment: String(random()) }),
+            };
           case 'get':
             return { a: await call(ml, t, 'get', 'GET', `${UC}/catalogs/one`) };
           case 'list':
@@ -125,7 +163,10 @@ describe('storms on one name', () => {
               effect: 'exists',
             };
           case 'delete':
-            return { a: await call(ml, t, 'delete', 'DELETE', `${UC}/schemas/storm.one?force=true`), effect: 'gone' };
+            return {
+              a: await call(ml, t, 'delete', 'DELETE', `${UC}/schemas/storm.one?force=true`),
+              effect: 'gone',
+            };
           case 'update':
             return { a: await call(ml, t, 'update', 'PATCH', `${UC}/schemas/storm.one`, { comment: 'c' }) };
           case 'get':
@@ -161,7 +202,11 @@ describe('storms on one name', () => {
           case 'insert':
             return { a: await sql(t, 'INSERT INTO storm.s.one VALUES (1)') };
           case 'comment':
-            return { a: await call(ml, t, 'update', 'PATCH', `${UC}/tables/storm.s.one`, { owner: 'dev@minilake.local' }) };
+            return {
+              a: await call(ml, t, 'update', 'PATCH', `${UC}/tables/storm.s.one`, {
+                owner: 'dev@minilake.local',
+              }),
+            };
           case 'delete':
             return { a: await call(ml, t, 'delete', 'DELETE', `${UC}/tables/storm.s.one`), effect: 'gone' };
           case 'get':
@@ -172,7 +217,10 @@ describe('storms on one name', () => {
         const list = await call(ml, t, 'list', 'GET', `${UC}/tables?catalog_name=storm&schema_name=s`);
         const got = ok(await call(ml, t, 'get', 'GET', `${UC}/tables/storm.s.one`));
         // SQL sees what the API sees.
-        const q = await sql(t, "SELECT count(*) FROM information_schema.tables WHERE table_catalog = 'storm' AND table_name = 'one'");
+        const q = await sql(
+          t,
+          "SELECT count(*) FROM storm.information_schema.tables WHERE table_schema = 's' AND table_name = 'one'",
+        );
         expect(q.body.result?.data_array, JSON.stringify(q.body)).toEqual([[got ? '1' : '0']]);
         return { get: got, list: (list.body.tables ?? []).some((x: Json) => x.name === 'one') };
       },
@@ -233,21 +281,58 @@ describe('storms on one name', () => {
               effect: 'exists',
             };
           case 'delete':
-            return { a: await call(ml, t, 'delete', 'POST', '/api/2.0/workspace/delete', { path }), effect: 'gone' };
+            return {
+              a: await call(ml, t, 'delete', 'POST', '/api/2.0/workspace/delete', { path }),
+              effect: 'gone',
+            };
           case 'mkdirs':
-            return { a: await call(ml, t, 'mkdirs', 'POST', '/api/2.0/workspace/mkdirs', { path: `${path}-dir` }) };
+            return {
+              a: await call(ml, t, 'mkdirs', 'POST', '/api/2.0/workspace/mkdirs', { path: `${path}-dir` }),
+            };
           case 'get':
-            return { a: await call(ml, t, 'get', 'GET', `/api/2.0/workspace/get-status?path=${encodeURIComponent(path)}`) };
+            return {
+              a: await call(
+                ml,
+                t,
+                'get',
+                'GET',
+                `/api/2.0/workspace/get-status?path=${encodeURIComponent(path)}`,
+              ),
+            };
           case 'export':
-            return { a: await call(ml, t, 'export', 'GET', `/api/2.0/workspace/export?path=${encodeURIComponent(path)}`) };
+            return {
+              a: await call(
+                ml,
+                t,
+                'export',
+                'GET',
+                `/api/2.0/workspace/export?path=${encodeURIComponent(path)}`,
+              ),
+            };
           case 'list':
-            return { a: await call(ml, t, 'list', 'GET', `/api/2.0/workspace/list?path=${encodeURIComponent('/Users/dev@minilake.local/storm')}`) };
+            return {
+              a: await call(
+                ml,
+                t,
+                'list',
+                'GET',
+                `/api/2.0/workspace/list?path=${encodeURIComponent('/Users/dev@minilake.local/storm')}`,
+              ),
+            };
         }
       },
       async state(t) {
-        const list = await call(ml, t, 'list', 'GET', `/api/2.0/workspace/list?path=${encodeURIComponent('/Users/dev@minilake.local/storm')}`);
+        const list = await call(
+          ml,
+          t,
+          'list',
+          'GET',
+          `/api/2.0/workspace/list?path=${encodeURIComponent('/Users/dev@minilake.local/storm')}`,
+        );
         return {
-          get: ok(await call(ml, t, 'get', 'GET', `/api/2.0/workspace/get-status?path=${encodeURIComponent(path)}`)),
+          get: ok(
+            await call(ml, t, 'get', 'GET', `/api/2.0/workspace/get-status?path=${encodeURIComponent(path)}`),
+          ),
           list: (list.body.objects ?? []).some((x: Json) => x.path === path),
         };
       },
@@ -263,19 +348,29 @@ describe('storms on one name', () => {
         switch (pick(random, ['put', 'handle', 'delete', 'get', 'read', 'list'] as const)) {
           case 'put':
             return {
-              a: await call(ml, t, 'put', 'POST', '/api/2.0/dbfs/put', { path, contents: data, overwrite: true }),
+              a: await call(ml, t, 'put', 'POST', '/api/2.0/dbfs/put', {
+                path,
+                contents: data,
+                overwrite: true,
+              }),
               effect: 'exists',
             };
           case 'handle': {
             // The whole upload is one write; acknowledged when close says so.
             const c = await call(ml, t, 'create', 'POST', '/api/2.0/dbfs/create', { path, overwrite: true });
             if (!ok(c)) return { a: c };
-            const b = await call(ml, t, 'add-block', 'POST', '/api/2.0/dbfs/add-block', { handle: c.body.handle, data });
+            const b = await call(ml, t, 'add-block', 'POST', '/api/2.0/dbfs/add-block', {
+              handle: c.body.handle,
+              data,
+            });
             const z = await call(ml, t, 'close', 'POST', '/api/2.0/dbfs/close', { handle: c.body.handle });
             return { a: { ...z, start: c.start, status: ok(b) ? z.status : b.status }, effect: 'exists' };
           }
           case 'delete':
-            return { a: await call(ml, t, 'delete', 'POST', '/api/2.0/dbfs/delete', { path }), effect: 'gone' };
+            return {
+              a: await call(ml, t, 'delete', 'POST', '/api/2.0/dbfs/delete', { path }),
+              effect: 'gone',
+            };
           case 'get':
             return { a: await call(ml, t, 'get', 'GET', `/api/2.0/dbfs/get-status?path=${path}`) };
           case 'read':
@@ -337,12 +432,22 @@ describe('storms on one name', () => {
       async step(random, t) {
         switch (pick(random, ['create', 'delete', 'put', 'list-secrets', 'list'] as const)) {
           case 'create':
-            return { a: await call(ml, t, 'create', 'POST', '/api/2.0/secrets/scopes/create', { scope: 'one' }), effect: 'exists' };
+            return {
+              a: await call(ml, t, 'create', 'POST', '/api/2.0/secrets/scopes/create', { scope: 'one' }),
+              effect: 'exists',
+            };
           case 'delete':
-            return { a: await call(ml, t, 'delete', 'POST', '/api/2.0/secrets/scopes/delete', { scope: 'one' }), effect: 'gone' };
+            return {
+              a: await call(ml, t, 'delete', 'POST', '/api/2.0/secrets/scopes/delete', { scope: 'one' }),
+              effect: 'gone',
+            };
           case 'put':
             return {
-              a: await call(ml, t, 'put', 'POST', '/api/2.0/secrets/put', { scope: 'one', key: 'k', string_value: 'v' }),
+              a: await call(ml, t, 'put', 'POST', '/api/2.0/secrets/put', {
+                scope: 'one',
+                key: 'k',
+                string_value: 'v',
+              }),
             };
           case 'list-secrets':
             return { a: await call(ml, t, 'list-secrets', 'GET', '/api/2.0/secrets/list?scope=one') };
@@ -363,6 +468,22 @@ describe('storms on one name', () => {
 
 type Json = Record<string, any>;
 
-function sql(t: Tally, statement: string): Promise<Answer> {
-  return call(ml, t, 'sql', 'POST', '/api/2.0/sql/statements', { warehouse_id: wh, statement, wait_timeout: '30s' });
+/**
+ * One statement. A statement that failed answers 200 with its error in `status.error`: that error must be a
+ * user's (a missing or existing object, a conflict to retry), never an internal one.
+ */
+async function sql(t: Tally, statement: string): Promise<Answer> {
+  const a = await call(ml, t, 'sql', 'POST', '/api/2.0/sql/statements', {
+    warehouse_id: wh,
+    statement,
+    wait_timeout: '30s',
+  });
+  const error = a.body.status?.error as Json | undefined;
+  if (error) {
+    sqlErrors.add(`${error.error_code}: ${String(error.message).slice(0, 160)}`);
+    if (error.error_code === 'INTERNAL_ERROR' || /Unique file handle|INTERNAL/i.test(String(error.message)))
+      t.bad.push(`${statement}: ${error.error_code} ${error.message}`);
+  }
+  return a;
 }
+const sqlErrors = new Set<string>();
