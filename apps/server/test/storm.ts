@@ -13,6 +13,7 @@
  * effect in either order, so "last" is any acknowledged write that no other acknowledged write started after
  * it ended (the candidates for the last in a linearization).
  */
+import { expect } from 'vitest';
 import type { Minilake } from '../src/index.js';
 
 export type Json = Record<string, any>;
@@ -46,10 +47,10 @@ export async function call(
 ): Promise<Answer> {
   const start = performance.now();
   const headers: Record<string, string> = {};
-  let payload: BodyInit | undefined;
+  let payload: string | Uint8Array | undefined;
   if (raw) {
     headers['content-type'] = raw.type;
-    payload = raw.bytes as BodyInit;
+    payload = raw.bytes;
   } else if (body !== undefined) {
     headers['content-type'] = 'application/json';
     payload = JSON.stringify(body);
@@ -143,4 +144,78 @@ export function summary(name: string, tally: Tally, ms: number): string {
     .map(([s, n]) => `${s}×${n}`)
     .join(' ');
   return `${name}: ${tally.requests} requests in ${Math.round(ms)} ms (${codes})`;
+}
+
+export interface IdStorm {
+  /** Creates one more under the storm's single name; the id when acknowledged. */
+  create(t: Tally): Promise<{ a: Answer; id?: string }>;
+  /** Reads and writes of one existing id; `deletes` when an acknowledged answer means it is gone. */
+  ops: ((id: string, t: Tally, random: () => number) => Promise<{ a: Answer; deletes?: boolean }>)[];
+  /** After the storm: is it there for get? */
+  get(id: string, t: Tally): Promise<boolean>;
+  /** After the storm: the ids the list shows. */
+  list(t: Tally): Promise<Set<string>>;
+}
+
+/**
+ * A storm on an id-keyed store: the first object is made before it; then each client step creates one more
+ * under the same name (15 %) or runs one of `ops` on a random known id. Afterwards every id a client was
+ * given exists iff no delete of it was acknowledged, and get and list agree on it.
+ */
+export async function runIdStorm(
+  ml: Minilake,
+  label: string,
+  s: IdStorm,
+  opts: { seed: number; figures: string[] },
+): Promise<string[]> {
+  const tally = newTally();
+  const first = await s.create(tally);
+  expect(first.id, `${label}: ${JSON.stringify(first.a.body)}`).toBeTruthy();
+  const ids = [first.id!];
+  const deleted = new Set<string>();
+  const t0 = performance.now();
+  await storm(
+    async (random) => {
+      if (random() < 0.15) {
+        const c = await s.create(tally);
+        if (c.id) ids.push(c.id);
+        return c.a;
+      }
+      const id = pick(random, ids);
+      const { a, deletes } = await pick(random, s.ops)(id, tally, random);
+      if (deletes && ok(a)) deleted.add(id);
+      return a;
+    },
+    { seed: opts.seed },
+  );
+  opts.figures.push(summary(label, tally, performance.now() - t0));
+  expect(tally.bad, label).toEqual([]);
+  const listed = await s.list(tally);
+  const got = await Promise.all(ids.map((id) => s.get(id, tally)));
+  ids.forEach((id, i) => {
+    expect(got[i], `${label} ${id}: get and list agree`).toBe(listed.has(id));
+    expect(got[i], `${label} ${id}: there iff no delete was acknowledged`).toBe(!deleted.has(id));
+  });
+  expect(tally.bad, label).toEqual([]);
+  return ids;
+}
+
+export const idsOf = (xs: Json[], key: string) => new Set(xs.map((x) => String(x[key])));
+
+/** Every page of a list (its `next_page_token`). */
+export async function listAll(ml: Minilake, t: Tally, url: string, field: string): Promise<Json[]> {
+  const out: Json[] = [];
+  let page: string | undefined;
+  do {
+    const r = await call(
+      ml,
+      t,
+      'list',
+      'GET',
+      `${url}${page ? `&page_token=${encodeURIComponent(page)}` : ''}`,
+    );
+    out.push(...((r.body[field] as Json[]) ?? []));
+    page = r.body.next_page_token as string | undefined;
+  } while (page);
+  return out;
 }
