@@ -15,6 +15,7 @@ import {
   summary,
   type Answer,
   type Effect,
+  type Json,
   type Tally,
 } from './storm.js';
 
@@ -466,7 +467,6 @@ describe('storms on one name', () => {
   });
 });
 
-type Json = Record<string, any>;
 
 /**
  * One statement. A statement that failed answers 200 with its error in `status.error`: that error must be a
