@@ -467,7 +467,6 @@ describe('storms on one name', () => {
   });
 });
 
-
 /**
  * One statement. A statement that failed answers 200 with its error in `status.error`: that error must be a
  * user's (a missing or existing object, a conflict to retry), never an internal one.

@@ -17,7 +17,6 @@ import {
   runIdStorm as runIdStormOn,
   type Answer,
   type IdStorm,
-  type Json,
   type Tally,
 } from './storm.js';
 
