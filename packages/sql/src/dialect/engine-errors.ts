@@ -88,6 +88,14 @@ const DELTA_SQLSTATE: Record<string, string> = {
   DELTA_VERSIONS_NOT_CONTIGUOUS: 'KD00C',
 };
 
+const WRITE_CONFLICT = /write-write conflict|Transaction conflict/i;
+
+/** A statement that lost a write-write conflict to a concurrent one, and so changed nothing. */
+export function isWriteConflictError(e: unknown): boolean {
+  if (e instanceof SqlError) return e.errorClass === 'DELTA_METADATA_CHANGED';
+  return WRITE_CONFLICT.test(e instanceof Error ? e.message : String(e));
+}
+
 export function mapDuckError(msg: string): Error {
   let first = msg.split('\n')[0] ?? msg;
   if (first.startsWith('Failed to extract statements: '))
@@ -203,6 +211,14 @@ export function mapDuckError(msg: string): Error {
   if (first.startsWith('Not implemented Error')) return sqlError('UNSUPPORTED_FEATURE', '0A000', first);
   if (first.includes('Type with name')) return sqlError('UNSUPPORTED_DATATYPE', '0A000', first);
   if (first.startsWith('Catalog Error')) return sqlError('TABLE_OR_VIEW_NOT_FOUND', '42P01', first);
+  // Two statements changing one catalog entry at once (DuckDB's optimistic concurrency): the loser changed
+  // nothing and may simply run again, which is what Databricks' concurrent-change error tells a client.
+  if (WRITE_CONFLICT.test(first))
+    return sqlError(
+      'DELTA_METADATA_CHANGED',
+      '2D521',
+      'MetadataChangedException: The metadata of the table has been changed by a concurrent update. Please try the operation again.',
+    );
   return sqlError('INTERNAL_ERROR', 'XX000', first);
 }
 

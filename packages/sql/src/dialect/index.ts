@@ -17,11 +17,12 @@
  * A command that embeds a query (CREATE TABLE ... AS SELECT, INSERT OVERWRITE, EXPLAIN) sends it through
  * steps 3 and 4 (`stagesFor`), never back through this entry point.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Need } from '@minilake/unity-catalog';
 import { forgetNamespaceIfChanged, openSession } from './namespace.js';
 import { classify } from './commands.js';
-import { mapError } from './engine-errors.js';
-import { execute, executionOf, stagesFor } from './execute.js';
+import { isWriteConflictError, mapError } from './engine-errors.js';
+import { DML, execute, executionOf, stagesFor } from './execute.js';
 import { loadPolyglot } from './polyglot.js';
 import { forgetPrepared } from './prepared-cache.js';
 import { prepare } from './rewrite.js';
@@ -168,13 +169,43 @@ const CATALOG_CHANGING = new Set([
   'END',
 ]);
 
-/** One statement of the text, announcing a possible catalog change to the engine's listeners. */
+/** How often a self-contained DDL statement that lost a write-write conflict is run again. */
+const CONFLICT_ATTEMPTS = 5;
+
+/**
+ * One statement of the text, announcing a possible catalog change to the engine's listeners.
+ *
+ * Two clients creating or dropping the same table at once meet in DuckDB's optimistic concurrency: the one
+ * that commits second fails with a write-write conflict and has changed nothing. Outside the text's own
+ * BEGIN (where the whole transaction is lost and the client must retry it), the statement is run again a few
+ * ms later (an INSERT into a table dropped meanwhile too), as Databricks serialises concurrent DDL on one name: the retry then succeeds or answers what the
+ * other client's change made true (TABLE_OR_VIEW_ALREADY_EXISTS, not found). One that keeps conflicting is
+ * DELTA_METADATA_CHANGED (engine-errors.ts), which clients know to retry; never INTERNAL_ERROR.
+ */
 async function runOne(stmt: SplitStatement, s: Session, final: boolean): Promise<DuckDBResultLike> {
-  if (!CATALOG_CHANGING.has(stmt.tokens[0]?.text.toUpperCase() ?? '')) return runStatement(stmt, s, final);
+  const head = stmt.tokens[0]?.text.toUpperCase() ?? '';
+  if (!CATALOG_CHANGING.has(head))
+    return DML.has(head) ? retryingConflicts(stmt, s, final) : runStatement(stmt, s, final);
   try {
-    return await runStatement(stmt, s, final);
+    return await retryingConflicts(stmt, s, final);
   } finally {
     s.engine.notifyChange?.();
+  }
+}
+
+/** A DDL or DML statement, run again while it loses a write-write conflict outside the text's own BEGIN. */
+async function retryingConflicts(
+  stmt: SplitStatement,
+  s: Session,
+  final: boolean,
+): Promise<DuckDBResultLike> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await runStatement(stmt, s, final);
+    } catch (e) {
+      if (s.inTransaction || attempt >= CONFLICT_ATTEMPTS || !isWriteConflictError(e)) throw e;
+      await sleep(attempt * 5);
+    }
   }
 }
 
