@@ -272,6 +272,13 @@ def test_fuzz_service(svc, url):
     rng = random.Random(f"{SEED}:{svc}")
     s = requests.Session()
     s.headers["Authorization"] = "Bearer dapi-fuzz"
+    if svc == "ml":
+        # The first MLflow request starts the MLflow server (seconds, up to a minute under load): started
+        # here, outside the per-case timeout. Without the install (packages/mlflow/install.sh) every MLflow
+        # route is 503 TEMPORARILY_UNAVAILABLE by design: nothing to fuzz there then.
+        r = s.get(url + "/api/2.0/mlflow/experiments/search?max_results=1", timeout=240)
+        if r.status_code == 503:
+            pytest.skip("MLflow is not installed: " + r.text[:200])
     problems, n, t0 = [], 0, time.monotonic()
     routes = [r for r in ROUTES if r["service"] == svc]
     for i, route in enumerate(routes):
