@@ -100,7 +100,10 @@ export class JobsService {
     delete s.access_control_list;
     // Checked before the job exists: a list of objects, or the create is refused whole (a string here was a
     // 500 from the ACL hook, found by e2e/python/test_fuzz.py).
-    if (acl !== undefined && (!Array.isArray(acl) || !acl.every((a) => typeof a === 'object' && a !== null && !Array.isArray(a)))) {
+    if (
+      acl !== undefined &&
+      (!Array.isArray(acl) || !acl.every((a) => typeof a === 'object' && a !== null && !Array.isArray(a)))
+    ) {
       throw invalidParameter("Invalid value for field 'access_control_list': expected an array of objects");
     }
     validateTriggers(s);

@@ -3,7 +3,8 @@
  * the UI itself at /mlflow/), served by the real MLflow server behind MiniLake. Fidelity notes:
  * - Everything is passed to the MLflow server as it came (bodies streamed both ways) and its answers come
  *   back as they are: runs, params, metrics and their history, tags, search, logged models, the workspace
- *   model registry. Errors are already Databricks-shaped there (RESOURCE_DOES_NOT_EXIST for an unknown run).
+ *   model registry. Errors are already Databricks-shaped there (RESOURCE_DOES_NOT_EXIST for an unknown run);
+ *   the REST forms' bodies are checked first and the server's HTML errors reshaped (databricksShaped).
  * - What Databricks adds is done here, before or after the server's part: experiment names are absolute
  *   workspace paths (canonical, without /Workspace) and experiments are MLFLOW_EXPERIMENT workspace objects
  *   (experiments.ts); artifact listing, the credential calls and the UI's artifact downloads are answered
@@ -81,8 +82,8 @@ const origin = (c: Context) => {
   return `${u.protocol}//${u.host}`;
 };
 
-/** Deeper JSON than any MLflow request has; Python's parser in the MLflow server fails near 1000 levels. */
-const MAX_JSON_DEPTH = 64;
+/** As core caps every other JSON body (validation.ts); Python's parser in the MLflow server fails near 1000. */
+const MAX_JSON_DEPTH = 128;
 
 /** A REST body: empty, or JSON no deeper than MAX_JSON_DEPTH (else 400 MALFORMED_REQUEST). */
 export function checkJsonBody(text: string): void {

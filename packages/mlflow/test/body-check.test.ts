@@ -11,7 +11,9 @@ describe('checkJsonBody', () => {
   });
   it('refuses 1000 levels of nesting and what is not JSON, as 400 MALFORMED_REQUEST', () => {
     for (const text of [`{"a": ${'['.repeat(1000)}${']'.repeat(1000)}}`, 'this is {not json']) {
-      expect(() => checkJsonBody(text)).toThrow(expect.objectContaining({ status: 400, errorCode: 'MALFORMED_REQUEST' }));
+      expect(() => checkJsonBody(text)).toThrow(
+        expect.objectContaining({ status: 400, errorCode: 'MALFORMED_REQUEST' }),
+      );
     }
   });
 });
