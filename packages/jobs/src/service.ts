@@ -96,14 +96,22 @@ export class JobsService {
   /** `access_control_list` is not a setting: it becomes the job's permissions (through iam). */
   async create(body: Json): Promise<{ job_id: number }> {
     const s = withServerDefaults(validateSettings(body, 'settings'));
-    const acl = s.access_control_list as Json[] | undefined;
+    const acl = s.access_control_list as unknown;
     delete s.access_control_list;
+    // Checked before the job exists: a list of objects, or the create is refused whole (a string here was a
+    // 500 from the ACL hook, found by e2e/python/test_fuzz.py).
+    if (
+      acl !== undefined &&
+      (!Array.isArray(acl) || !acl.every((a) => typeof a === 'object' && a !== null && !Array.isArray(a)))
+    ) {
+      throw invalidParameter("Invalid value for field 'access_control_list': expected an array of objects");
+    }
     validateTriggers(s);
     const job = this.store.createJob(s, this.o.userName);
     this.o.triggers.arm(job.job_id);
-    if (acl?.length && this.o.hooks?.setAcl) {
+    if (Array.isArray(acl) && acl.length && this.o.hooks?.setAcl) {
       try {
-        await this.o.hooks.setAcl(job.job_id, acl);
+        await this.o.hooks.setAcl(job.job_id, acl as Json[]);
       } catch (e) {
         // The real service refuses the whole create when its ACL is invalid.
         this.store.deleteJob(job.job_id);

@@ -549,3 +549,14 @@ describe('dynamic value references', () => {
     );
   });
 });
+
+describe('create refuses a malformed access_control_list before the job exists', () => {
+  it.each(['a string', { user_name: 'x' }, ['not an object']])('%j: 400, no job', async (acl) => {
+    const name = `acl_fuzz_${JSON.stringify(acl).length}`;
+    const r = await call('POST', '/api/2.2/jobs/create', { name, access_control_list: acl });
+    expect(r.status).toBe(400);
+    expect(r.body.error_code).toBe('INVALID_PARAMETER_VALUE');
+    const list = await call('GET', `/api/2.2/jobs/list?name=${name}`);
+    expect(list.body.jobs ?? []).toEqual([]);
+  });
+});

@@ -3,7 +3,8 @@
  * the UI itself at /mlflow/), served by the real MLflow server behind MiniLake. Fidelity notes:
  * - Everything is passed to the MLflow server as it came (bodies streamed both ways) and its answers come
  *   back as they are: runs, params, metrics and their history, tags, search, logged models, the workspace
- *   model registry. Errors are already Databricks-shaped there (RESOURCE_DOES_NOT_EXIST for an unknown run).
+ *   model registry. Errors are already Databricks-shaped there (RESOURCE_DOES_NOT_EXIST for an unknown run);
+ *   the REST forms' bodies are checked first and the server's HTML errors reshaped (databricksShaped).
  * - What Databricks adds is done here, before or after the server's part: experiment names are absolute
  *   workspace paths (canonical, without /Workspace) and experiments are MLFLOW_EXPERIMENT workspace objects
  *   (experiments.ts); artifact listing, the credential calls and the UI's artifact downloads are answered
@@ -17,6 +18,7 @@ import type { IncomingMessage } from 'node:http';
 import { Readable } from 'node:stream';
 import {
   invalidParameter,
+  malformedRequest,
   notImplemented,
   parseJsonBody,
   readQuery,
@@ -80,6 +82,33 @@ const origin = (c: Context) => {
   return `${u.protocol}//${u.host}`;
 };
 
+/** As core caps every other JSON body (validation.ts); Python's parser in the MLflow server fails near 1000. */
+const MAX_JSON_DEPTH = 128;
+
+/** A REST body: empty, or JSON no deeper than MAX_JSON_DEPTH (else 400 MALFORMED_REQUEST). */
+export function checkJsonBody(text: string): void {
+  if (text.trim() === '') return;
+  let depth = 0;
+  let max = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const ch = text[i];
+    if (inString) {
+      if (ch === '\\') i++;
+      else if (ch === '"') inString = false;
+    } else if (ch === '"') inString = true;
+    else if (ch === '{' || ch === '[') max = Math.max(max, ++depth);
+    else if (ch === '}' || ch === ']') depth--;
+  }
+  if (max > MAX_JSON_DEPTH)
+    throw malformedRequest(`Request body is nested deeper than ${MAX_JSON_DEPTH} levels`);
+  try {
+    JSON.parse(text);
+  } catch {
+    throw malformedRequest('Request body is not valid JSON');
+  }
+}
+
 export function trackingApp(d: TrackingDeps): Hono {
   const app = new Hono();
   const { server, experiments, artifacts } = d;
@@ -110,13 +139,18 @@ export function trackingApp(d: TrackingDeps): Hono {
   }
 
   /** forward, with logged models' artifact URIs in the Databricks form (see databricksModelUris). */
-  async function forwardRewritten(c: Context, upstreamPath: string): Promise<Response> {
+  async function forwardRewritten(c: Context, upstreamPath: string, body?: Buffer): Promise<Response> {
     const req = c.req.raw;
     const headers: Record<string, string> = {};
     req.headers.forEach((val, k) => {
       if (!HOP_BY_HOP.has(k) && k !== 'authorization' && k !== 'accept-encoding') headers[k] = val;
     });
-    const payload = req.method !== 'GET' && req.method !== 'HEAD' ? requestBodyStream(c) : undefined;
+    let payload: Buffer | Readable | undefined;
+    if (body) {
+      payload = body;
+      headers['content-length'] = String(body.length);
+      delete headers['transfer-encoding'];
+    } else if (req.method !== 'GET' && req.method !== 'HEAD') payload = requestBodyStream(c);
     const res = await server.request({
       method: req.method,
       path: upstreamPath + new URL(req.url).search,
@@ -376,19 +410,40 @@ export function trackingApp(d: TrackingDeps): Hono {
   // ---- everything else: the MLflow server ----
   const dispatch = async (c: Context): Promise<Response> => {
     const p = c.req.path;
+    // Upstream gets the path as the client encoded it: the decoded one may hold NUL or non-Latin-1
+    // characters, which Node refuses to put on a request line (a 500, found by e2e/python/test_fuzz.py).
+    const rawPath = new URL(c.req.url).pathname;
     const fam = FAMILIES.find((f) => p.startsWith(f.prefix));
-    if (!fam) return forward(c, p); // the UI and its static files under /mlflow
+    if (!fam) return forward(c, rawPath); // the UI and its static files under /mlflow
     const op = p.slice(fam.prefix.length).replace(/\/+$/, '');
-    const api: Api = { op, upstream: fam.upstream + op };
+    const rawOp = rawPath.startsWith(fam.prefix) ? rawPath.slice(fam.prefix.length).replace(/\/+$/, '') : op;
+    const api: Api = { op, upstream: fam.upstream + rawOp };
     if (op.startsWith('unity-catalog/') || op.startsWith('unity-catalog:'))
       throw notImplemented(`${c.req.method} ${p}`);
+    const res = await operation(c, fam, op, api);
+    return fam.prefix.startsWith('/api/') ? databricksShaped(c, res) : res;
+  };
+
+  const operation = async (
+    c: Context,
+    fam: (typeof FAMILIES)[number],
+    op: string,
+    api: Api,
+  ): Promise<Response> => {
     // Experiment permissions: the operation's arguments are read (a POST body then goes on as a buffer).
     let read: Buffer | undefined;
+    // The REST API's bodies are JSON: checked here, so the MLflow server never sees what its parser fails
+    // on with an HTML 500 (1000 levels of nesting; invalid UTF-8 is read as U+FFFD, as Databricks' does).
+    if (fam.prefix.startsWith('/api/') && c.req.method !== 'GET' && c.req.method !== 'HEAD') {
+      const text = await c.req.text();
+      checkJsonBody(text);
+      read = Buffer.from(text);
+    }
     if (d.access.enforcing && guarded(op)) {
       let args: Record<string, unknown> = c.req.query();
       if (c.req.method !== 'GET') {
         const text = await c.req.text();
-        read = Buffer.from(text);
+        read ??= Buffer.from(text);
         try {
           const parsed: unknown = JSON.parse(text || '{}');
           if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) args = parsed as typeof args;
@@ -417,9 +472,31 @@ export function trackingApp(d: TrackingDeps): Hono {
       if (m[1] === 'directories' && c.req.method === 'GET') return listLogged(c, api);
       if (m[1] === 'files' && c.req.method === 'GET') return getLoggedFile(c, api);
     }
-    if (op.startsWith('logged-models')) return forwardRewritten(c, api.upstream);
+    if (op.startsWith('logged-models')) return forwardRewritten(c, api.upstream, read);
     return forward(c, api.upstream, read);
   };
+
+  /**
+   * The MLflow server's own Flask answers (an unknown operation's HTML 404, an HTML 500 on input its handlers
+   * do not expect) become Databricks errors: 404 ENDPOINT_NOT_FOUND as the workspace answers an unknown
+   * path, anything else MALFORMED_REQUEST (the request's fault: the server answers every valid one in JSON).
+   */
+  async function databricksShaped(c: Context, res: Response): Promise<Response> {
+    if (res.status < 400 || (res.headers.get('content-type') ?? '').includes('json')) return res;
+    await res.body?.cancel();
+    const headers = { 'x-databricks-org-id': d.workspaceId };
+    if (res.status === 404 || res.status === 405)
+      return c.json(
+        { error_code: 'ENDPOINT_NOT_FOUND', message: `No API found for '${c.req.method} ${c.req.path}'` },
+        404,
+        headers,
+      );
+    return c.json(
+      { error_code: 'MALFORMED_REQUEST', message: `Invalid request to ${c.req.method} ${c.req.path}` },
+      400,
+      headers,
+    );
+  }
   for (const f of FAMILIES) app.all(`${f.prefix}*`, dispatch);
   app.all(UI_PREFIX, (c) => c.redirect(`${UI_PREFIX}/`, 302));
   // The links the mlflow client prints for a `databricks` URI (Databricks' UI paths) open MLflow's own UI.
