@@ -5,7 +5,7 @@
  * 2. state      the journaled StateDb under it (or memory);
  * 3. services   (host/services.ts)  start order, lazy or eager creation, settings, peers, lifecycle hooks;
  * 4. routing    (host/routing.ts)   middleware, the lazy prefix router, the eager services' apps;
- *               (host/auth.ts)      MINILAKE_AUTH=tokens: the request's principal from its bearer token;
+ *               (host/auth.ts)      MINILAKE_AUTH=tokens: the request's (and gRPC call's) principal from its token;
  *               (host/faults.ts)    injected faults, fired before any service sees the request;
  * 5. admin      (host/admin.ts)     /_minilake/*: health, ready, reset, snapshots, services;
  * 6. lifecycle  listening (hooks, warm-up), upgrade (Jupyter's websockets), close.
@@ -22,6 +22,7 @@ import { Hono } from 'hono';
 import {
   createLogger,
   installErrorHandling,
+  runAsPrincipal,
   StateDb,
   systemClock,
   type Clock,
@@ -31,7 +32,7 @@ import {
 import type { IamApi } from '@minilake/iam';
 import type { MinilakeConfig } from './config.js';
 import { adminRoutes, readiness } from './host/admin.js';
-import { installAuth } from './host/auth.js';
+import { bearerResolver, installAuth, type BearerResolver } from './host/auth.js';
 import { Faults, installFaults } from './host/faults.js';
 import {
   JUPYTER_FOLDER,
@@ -117,16 +118,20 @@ export async function createMinilake(config: MinilakeConfig, opts: CreateOptions
   installErrorHandling(app, logger);
   const gate = new WriteGate();
   installMiddleware(app, { logger, gate, state });
-  if (config.auth.mode === 'tokens')
-    installAuth(app, {
-      identity,
-      adminToken: config.auth.adminToken,
-      hostToken,
-      authenticator: async () => {
-        const api = (await services.create('iam')).api as IamApi;
-        return (token) => api.authenticate(token);
-      },
-    });
+  // One token check for REST and for gRPC (Spark Connect's `authorization` metadata, below).
+  const authenticate: BearerResolver | undefined =
+    config.auth.mode === 'tokens'
+      ? bearerResolver({
+          identity,
+          adminToken: config.auth.adminToken,
+          hostToken,
+          authenticator: async () => {
+            const api = (await services.create('iam')).api as IamApi;
+            return (token) => api.authenticate(token);
+          },
+        })
+      : undefined;
+  if (authenticate) installAuth(app, authenticate);
   installFaults(app, faults, config.auth.mode === 'tokens', clock);
 
   // 5. Admin routes, before the services' (always on).
@@ -193,19 +198,34 @@ export async function createMinilake(config: MinilakeConfig, opts: CreateOptions
   const grpcOwners = new Map<string, string>();
   for (const name of services.order)
     for (const g of registry.get(name)!.grpcServices ?? []) grpcOwners.set(g, name);
+  const serveGrpc = (stream: ServerHttp2Stream, headers: IncomingHttpHeaders) => {
+    const grpcService = String(headers[':path'] ?? '').split('/')[1] ?? '';
+    const owner = grpcOwners.get(grpcService);
+    if (!owner) return grpcStatus(stream, 12, `No gRPC service ${grpcService} here`);
+    services.create(owner).then(
+      (instance) =>
+        instance.grpc
+          ? instance.grpc(stream, headers)
+          : grpcStatus(stream, 12, `${owner} does not serve gRPC`),
+      (e: unknown) => grpcStatus(stream, 14, `${owner} could not start: ${(e as Error).message}`),
+    );
+  };
+  // MINILAKE_AUTH=tokens: a call carries `authorization: Bearer <token>` metadata (Databricks Connect and
+  // `sc://...;token=` clients send it) or is UNAUTHENTICATED before any service or Spark sees it; the rest
+  // of the call runs as its principal (permission checks, activity), while Spark keeps the engine's identity.
   const grpc = grpcOwners.size
-    ? (stream: ServerHttp2Stream, headers: IncomingHttpHeaders) => {
-        const grpcService = String(headers[':path'] ?? '').split('/')[1] ?? '';
-        const owner = grpcOwners.get(grpcService);
-        if (!owner) return grpcStatus(stream, 12, `No gRPC service ${grpcService} here`);
-        services.create(owner).then(
-          (instance) =>
-            instance.grpc
-              ? instance.grpc(stream, headers)
-              : grpcStatus(stream, 12, `${owner} does not serve gRPC`),
-          (e: unknown) => grpcStatus(stream, 14, `${owner} could not start: ${(e as Error).message}`),
-        );
-      }
+    ? authenticate
+      ? (stream: ServerHttp2Stream, headers: IncomingHttpHeaders) => {
+          const auth = headers.authorization;
+          authenticate(Array.isArray(auth) ? auth[0] : auth).then(
+            (r) =>
+              'refusal' in r
+                ? grpcStatus(stream, 16, r.refusal)
+                : runAsPrincipal(r.principal, () => serveGrpc(stream, headers)),
+            (e: unknown) => grpcStatus(stream, 14, `Could not authenticate: ${(e as Error).message}`),
+          );
+        }
+      : serveGrpc
     : undefined;
 
   return {

@@ -64,6 +64,9 @@ export async function createCompute(
       startCluster: (id) => store.startCluster(id),
       terminateCluster: (id, reason) => store.terminateCluster(id, reason),
       permanentDeleteCluster: (id) => store.permanentDeleteCluster(id),
+      checkAccess: (id, level) => {
+        if (iam && store.clusterOwner(id) !== undefined) iam.check('clusters', id, level);
+      },
       recordActivity: (id) => store.recordActivity(id),
       sparkPort: (id) => store.sparkPort(id),
       awaitSpark: (id, holdMs) => store.awaitSpark(id, holdMs),

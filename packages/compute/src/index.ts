@@ -16,6 +16,12 @@ export interface ComputeApi {
     reason?: { code: string; type: string; parameters: Record<string, string> },
   ): void;
   permanentDeleteCluster(clusterId: string): void;
+  /**
+   * Throws Databricks' refusal (403 PERMISSION_DENIED, the wording the clusters API answers with) when the
+   * request's principal lacks `level` on the cluster; passes without MINILAKE_ENFORCE=1 or iam, and for a
+   * cluster that does not exist (left to the caller's not-found).
+   */
+  checkAccess(clusterId: string, level: 'CAN_ATTACH_TO' | 'CAN_RESTART' | 'CAN_MANAGE'): void;
   /** Work ran on the cluster (a job task): restarts its autotermination_minutes inactivity countdown. */
   recordActivity(clusterId: string): void;
   /** The Spark Connect port of a RUNNING all-purpose cluster's driver (undefined otherwise). */

@@ -12,10 +12,12 @@ export const Status = {
   UNKNOWN: 2,
   INVALID_ARGUMENT: 3,
   NOT_FOUND: 5,
+  PERMISSION_DENIED: 7,
   FAILED_PRECONDITION: 9,
   UNIMPLEMENTED: 12,
   INTERNAL: 13,
   UNAVAILABLE: 14,
+  UNAUTHENTICATED: 16,
 } as const;
 
 /** grpc-message is percent-encoded UTF-8 (the spec's "Percent-Encoded" rule: printable ASCII but '%'). */

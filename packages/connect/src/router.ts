@@ -3,14 +3,16 @@
  * or `x-databricks-session-id` (serverless); plain Spark Connect clients send neither. Here:
  * - a cluster id names an all-purpose cluster whose Spark Connect server (its driver) takes the call. A
  *   TERMINATED cluster is started, as Databricks does; while it starts the call waits a while and then
- *   answers UNAVAILABLE, which Spark Connect clients retry. An unknown cluster is NOT_FOUND.
+ *   answers UNAVAILABLE, which Spark Connect clients retry. An unknown cluster is NOT_FOUND; with
+ *   MINILAKE_ENFORCE=1 a caller without CAN_ATTACH_TO on it is PERMISSION_DENIED (the host authenticated
+ *   the call and runs it as its principal, MINILAKE_AUTH=tokens).
  * - everything else goes to the warm serverless Spark Connect server serverless job tasks use.
  * The AnalyzePlan reply with the Spark version gets the Databricks runtime version (field 800 of
  * SparkVersion, which only Databricks servers fill): Databricks Connect refuses a serverless session without
  * one. A cluster reports its own `spark_version`; serverless reports the runtime the client was built for.
  */
 import type { IncomingHttpHeaders, ServerHttp2Stream } from 'node:http2';
-import { EngineUnavailable, type Logger } from '@minilake/core';
+import { DatabricksError, EngineUnavailable, type Logger } from '@minilake/core';
 import type { ComputeApi } from '@minilake/compute';
 import type { SparkEngine } from '@minilake/engine-spark';
 import { frame, refuse, splitFrames, Status } from './grpc.js';
@@ -92,6 +94,14 @@ export class Router {
       const cluster = this.d.compute.getCluster(clusterId);
       if (!cluster) {
         refuse(stream, Status.NOT_FOUND, `Cluster ${clusterId} does not exist`);
+        return;
+      }
+      // Attaching needs CAN_ATTACH_TO (MINILAKE_ENFORCE=1), checked before anything waits on Spark.
+      try {
+        this.d.compute.checkAccess(clusterId, 'CAN_ATTACH_TO');
+      } catch (e) {
+        if (!(e instanceof DatabricksError) || e.status !== 403) throw e;
+        refuse(stream, Status.PERMISSION_DENIED, e.message);
         return;
       }
       runtime = String(cluster.spark_version ?? '');

@@ -47,10 +47,35 @@ export interface AuthOptions {
 
 const digest = (s: string) => createHash('sha256').update(s).digest();
 
-export function installAuth(app: Hono, o: AuthOptions): void {
+/** A bearer `authorization` header resolved: its principal, or Databricks' reason for refusing it. */
+export type BearerResolver = (
+  authorization: string | undefined,
+) => Promise<{ principal: Principal } | { refusal: string }>;
+
+/**
+ * The one token check, shared by REST (installAuth) and Spark Connect's gRPC calls (their `authorization`
+ * metadata): the bootstrap admin token and the host's own act as the configured user, any other token is
+ * iam's to resolve.
+ */
+export function bearerResolver(o: AuthOptions): BearerResolver {
   const admin = identityPrincipal(o.identity);
   const adminDigest = o.adminToken !== undefined ? digest(o.adminToken) : undefined;
   const hostDigest = o.hostToken !== undefined ? digest(o.hostToken) : undefined;
+  return async (authorization) => {
+    const m = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '');
+    if (!m) return { refusal: 'Credential was not sent or was of an unsupported type for this API.' };
+    const token = m[1]!;
+    let principal: Principal | undefined;
+    const d = digest(token);
+    if (adminDigest && timingSafeEqual(d, adminDigest)) principal = admin;
+    else if (hostDigest && timingSafeEqual(d, hostDigest)) principal = admin;
+    else principal = (await o.authenticator())(token);
+    return principal ? { principal } : { refusal: 'Invalid access token.' };
+  };
+}
+
+export function installAuth(app: Hono, o: AuthOptions | BearerResolver): void {
+  const resolve = typeof o === 'function' ? o : bearerResolver(o);
   const refuse = (c: Context, message: string) => {
     c.header('X-Databricks-Reason-Phrase', message);
     return c.json(unauthenticated(message).toBody(), 401);
@@ -61,16 +86,8 @@ export function installAuth(app: Hono, o: AuthOptions): void {
     // tools, ServiceContext.request) acts as that caller: the async scope can only have been set by this
     // middleware, never by a client.
     if (requestPrincipal()) return next();
-    const header = c.req.header('authorization') ?? '';
-    const m = /^Bearer\s+(\S+)\s*$/i.exec(header);
-    if (!m) return refuse(c, 'Credential was not sent or was of an unsupported type for this API.');
-    const token = m[1]!;
-    let principal: Principal | undefined;
-    const d = digest(token);
-    if (adminDigest && timingSafeEqual(d, adminDigest)) principal = admin;
-    else if (hostDigest && timingSafeEqual(d, hostDigest)) principal = admin;
-    else principal = (await o.authenticator())(token);
-    if (!principal) return refuse(c, 'Invalid access token.');
-    return runAsPrincipal(principal, () => next());
+    const r = await resolve(c.req.header('authorization'));
+    if ('refusal' in r) return refuse(c, r.refusal);
+    return runAsPrincipal(r.principal, () => next());
   });
 }
