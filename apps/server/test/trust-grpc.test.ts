@@ -3,7 +3,8 @@
  * a token or with a made-up one is UNAUTHENTICATED before anything reaches Spark, a good token passes; with
  * MINILAKE_ENFORCE=1 a call routed to a cluster needs CAN_ATTACH_TO on it (PERMISSION_DENIED, then allowed
  * after a grant). Clusters run no Spark here (MINILAKE_CLUSTER_RUNTIME=none), so an allowed call ends in
- * FAILED_PRECONDITION "runs no Spark here": the answer after the permission check.
+ * FAILED_PRECONDITION "runs no Spark here": the answer after the permission check. Command execution
+ * (/api/1.2 contexts) on a cluster is attaching to it too.
  */
 import http2 from 'node:http2';
 import type { AddressInfo } from 'node:net';
@@ -124,6 +125,22 @@ describe('Spark Connect with MINILAKE_AUTH=tokens', () => {
 });
 
 describe('Spark Connect with MINILAKE_ENFORCE=1', () => {
+  it('command execution (/api/1.2) on a cluster needs CAN_ATTACH_TO as well', async () => {
+    const refused = await call(ml, sp.token, 'POST', '/api/1.2/contexts/create', {
+      clusterId,
+      language: 'python',
+    });
+    expect(refused.status).toBe(403);
+    expect(refused.body.message).toBe(
+      `User "${sp.app}" does not have Attach To or Admin permissions on cluster ${clusterId}`,
+    );
+    const admin = await call(ml, ADMIN, 'POST', '/api/1.2/contexts/create', {
+      clusterId,
+      language: 'python',
+    });
+    expect(admin.status).not.toBe(403);
+  });
+
   it('refuses a cluster to a caller without CAN_ATTACH_TO, then allows it after a grant', async () => {
     const onCluster = { 'x-databricks-cluster-id': clusterId };
     expect(await grpc(sp.token, onCluster)).toEqual({

@@ -69,6 +69,8 @@ export class Contexts {
   private cluster(clusterId: string): Record<string, unknown> {
     const c = this.d.compute.getCluster(clusterId);
     if (!c) throw invalidParameter(`Cluster ${clusterId} does not exist`);
+    // Running commands on a cluster is attaching to it (MINILAKE_ENFORCE=1), as over Spark Connect.
+    this.d.compute.checkAccess(clusterId, 'CAN_ATTACH_TO');
     return c;
   }
 
