@@ -99,8 +99,7 @@ export async function runMix(url, { wh, clients, seconds, onTick }) {
       note('uc_write', d, d.status === 200);
     },
     async (c, i) => {
-      const statement =
-        i % 2 ? `INSERT INTO load.s.t VALUES (${i}, ${c})` : 'SELECT count(*) FROM load.s.t';
+      const statement = i % 2 ? `INSERT INTO load.s.t VALUES (${i}, ${c})` : 'SELECT count(*) FROM load.s.t';
       const r = await call('POST', '/api/2.0/sql/statements', {
         warehouse_id: wh,
         statement,

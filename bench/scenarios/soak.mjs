@@ -28,8 +28,9 @@ export async function run() {
     seconds: SECONDS,
     errors: Object.values(kinds).reduce((n, k) => n + k.errors, 0),
     kinds,
-    rss_mb_per_minute: Array.from({ length: Math.ceil(samples.length / 60) }, (_, i) =>
-      +median(minute(i)).toFixed(1),
+    rss_mb_per_minute: Array.from(
+      { length: Math.ceil(samples.length / 60) },
+      (_, i) => +median(minute(i)).toFixed(1),
     ),
     rss_last_over_second_minute: +(last / second).toFixed(3),
   };
