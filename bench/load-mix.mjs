@@ -161,3 +161,10 @@ export async function runMix(url, { wh, clients, seconds, onTick }) {
 export function rssMb(pid) {
   return Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))[1]) / 1024;
 }
+
+/** The workload on a started server (bench/lib.mjs startServer): prepared, run, its RSS sampled each second. */
+export async function runMixOn(s, { clients, seconds }) {
+  const { wh } = await prepare(s.url);
+  const mix = await runMix(s.url, { wh, clients, seconds, onTick: () => rssMb(s.proc.pid) });
+  return { ...mix, errors: Object.values(mix.kinds).reduce((n, k) => n + k.errors, 0) };
+}

@@ -3,7 +3,7 @@
 // The baseline in the same run: the same 200 clients against a bare node:http server (what the machine and
 // the client loop cost). Knobs: BENCH_LOAD_CLIENTS (200), BENCH_LOAD_SECONDS (60).
 import { bareServer, load, startServer } from '../lib.mjs';
-import { prepare, rssMb, runMix } from '../load-mix.mjs';
+import { runMixOn } from '../load-mix.mjs';
 
 const CLIENTS = Number(process.env.BENCH_LOAD_CLIENTS ?? 200);
 const SECONDS = Number(process.env.BENCH_LOAD_SECONDS ?? 60);
@@ -15,16 +15,9 @@ export async function run() {
   const baseline = await load(bare.url, { requests: 50000, concurrency: CLIENTS });
   bare.close();
   const s = await startServer();
-  const { wh } = await prepare(s.url);
-  const { kinds, samples } = await runMix(s.url, {
-    wh,
-    clients: CLIENTS,
-    seconds: SECONDS,
-    onTick: () => rssMb(s.proc.pid),
-  });
+  const { kinds, samples, errors } = await runMixOn(s, { clients: CLIENTS, seconds: SECONDS });
   const peak = s.rssPeakMb();
   await s.stop();
-  const errors = Object.values(kinds).reduce((n, k) => n + k.errors, 0);
   return {
     clients: CLIENTS,
     seconds: SECONDS,

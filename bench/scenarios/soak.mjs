@@ -3,7 +3,7 @@
 // of the second minute (the first is warm-up: caches, JIT, the DuckDB buffer pool filling).
 // Knobs: BENCH_SOAK_CLIENTS (50), BENCH_SOAK_SECONDS (600).
 import { median, startServer } from '../lib.mjs';
-import { prepare, rssMb, runMix } from '../load-mix.mjs';
+import { runMixOn } from '../load-mix.mjs';
 
 const CLIENTS = Number(process.env.BENCH_SOAK_CLIENTS ?? 50);
 const SECONDS = Number(process.env.BENCH_SOAK_SECONDS ?? 600);
@@ -12,13 +12,7 @@ export const targets = { errors: '0', rss_last_over_second_minute: '< 1.10' };
 
 export async function run() {
   const s = await startServer();
-  const { wh } = await prepare(s.url);
-  const { kinds, samples } = await runMix(s.url, {
-    wh,
-    clients: CLIENTS,
-    seconds: SECONDS,
-    onTick: () => rssMb(s.proc.pid),
-  });
+  const { kinds, samples, errors } = await runMixOn(s, { clients: CLIENTS, seconds: SECONDS });
   await s.stop();
   const minute = (i) => samples.slice(i * 60, (i + 1) * 60);
   const second = median(minute(1).length ? minute(1) : samples);
@@ -26,7 +20,7 @@ export async function run() {
   return {
     clients: CLIENTS,
     seconds: SECONDS,
-    errors: Object.values(kinds).reduce((n, k) => n + k.errors, 0),
+    errors,
     kinds,
     rss_mb_per_minute: Array.from(
       { length: Math.ceil(samples.length / 60) },
