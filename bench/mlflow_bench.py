@@ -29,6 +29,8 @@ with tempfile.TemporaryDirectory() as tmp:
         for i in range(n):
             client.log_metric(run_id, "loss", 1.0 / (i + 1), step=i)
         out["log_metric_ms"].append((time.perf_counter() - t0) * 1000)
+        if size == 0:
+            continue
         t0 = time.perf_counter()
         client.log_artifact(run_id, blob, artifact_path=f"r{r}")
         out["upload_ms"].append((time.perf_counter() - t0) * 1000)

@@ -261,10 +261,14 @@ export class MlflowServer {
   }
 }
 
-export async function readAll(res: Readable): Promise<string> {
+export async function readBytes(res: Readable): Promise<Buffer> {
   const chunks: Buffer[] = [];
   for await (const c of res) chunks.push(c as Buffer);
-  return Buffer.concat(chunks).toString('utf8');
+  return Buffer.concat(chunks);
+}
+
+export async function readAll(res: Readable): Promise<string> {
+  return (await readBytes(res)).toString('utf8');
 }
 
 /** An MLflow error answer as a DatabricksError (the body is already Databricks-shaped). */

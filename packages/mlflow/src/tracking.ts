@@ -33,7 +33,7 @@ import { guarded, type ExperimentAccess } from './access.js';
 import type { Experiments } from './experiments.js';
 import { badLink } from './errors.js';
 import * as s from './schemas.js';
-import { readAll, UI_PREFIX, upstreamError, type MlflowServer } from './server.js';
+import { readAll, readBytes, UI_PREFIX, upstreamError, type MlflowServer } from './server.js';
 import { createReadStream } from 'node:fs';
 
 const HOP_BY_HOP = new Set([
@@ -109,6 +109,9 @@ export function checkJsonBody(text: string): void {
   }
 }
 
+/** Answers up to this size are read whole before they are passed on (see respond). */
+const SMALL_ANSWER = 64 * 1024;
+
 export function trackingApp(d: TrackingDeps): Hono {
   const app = new Hono();
   const { server, experiments, artifacts } = d;
@@ -164,7 +167,7 @@ export function trackingApp(d: TrackingDeps): Hono {
     return new Response(text, { status: res.statusCode ?? 502, headers: out });
   }
 
-  function respond(method: string, res: IncomingMessage): Response {
+  async function respond(method: string, res: IncomingMessage): Promise<Response> {
     const out = new Headers();
     for (const [k, val] of Object.entries(res.headers)) {
       if (val === undefined || HOP_BY_HOP.has(k)) continue;
@@ -173,10 +176,13 @@ export function trackingApp(d: TrackingDeps): Hono {
     out.set('x-databricks-org-id', d.workspaceId);
     const empty = method === 'HEAD' || res.statusCode === 204 || res.statusCode === 304;
     if (empty) res.resume();
-    return new Response(empty ? null : (Readable.toWeb(res) as ReadableStream), {
-      status: res.statusCode ?? 502,
-      headers: out,
-    });
+    const init = { status: res.statusCode ?? 502, headers: out };
+    if (empty) return new Response(null, init);
+    // Most answers are a small JSON body of known length (a log_metric's is `{}`): read whole, it skips a web
+    // stream per call, which costs more than the bytes; anything large or of unknown length streams.
+    const length = Number(res.headers['content-length'] ?? NaN);
+    if (length <= SMALL_ANSWER) return new Response(await readBytes(res), init);
+    return new Response(Readable.toWeb(res) as ReadableStream, init);
   }
 
   /** A JSON operation on the server with MiniLake's body, answering its JSON (or its error). */
