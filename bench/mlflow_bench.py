@@ -9,13 +9,28 @@ import tempfile
 import time
 
 import mlflow
+import requests
 from mlflow import MlflowClient
+
+# The artifact's own GET, as the client sent it (URL and headers: the Files API or the MLflow server's artifact
+# proxy), to time the same download again with one plain HTTP client on both sides.
+artifact_gets = []
+_send = requests.Session.send
+
+
+def send(self, req, **kw):
+    if req.method == "GET" and req.url.split("?")[0].endswith("blob.bin"):
+        artifact_gets.append((req.url, {k: v for k, v in req.headers.items() if k.lower() == "authorization"}))
+    return _send(self, req, **kw)
+
+
+requests.Session.send = send
 
 n, size, rounds, exp_name = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
 client = MlflowClient()
 # Not timed: the first request (MiniLake starts its MLflow server on it) and the experiment.
 exp_id = client.create_experiment(exp_name)
-out = {"log_metric_ms": [], "upload_ms": [], "download_ms": []}
+out = {"log_metric_ms": [], "upload_ms": [], "download_ms": [], "plain_download_ms": []}
 with tempfile.TemporaryDirectory() as tmp:
     blob = os.path.join(tmp, "blob.bin")
     with open(blob, "wb") as f:
@@ -40,6 +55,16 @@ with tempfile.TemporaryDirectory() as tmp:
         got = mlflow.artifacts.download_artifacts(run_id=run_id, artifact_path=f"r{r}/blob.bin", dst_path=dst)
         out["download_ms"].append((time.perf_counter() - t0) * 1000)
         assert os.path.getsize(got) == size, (got, os.path.getsize(got))
+        if artifact_gets:
+            url, headers = artifact_gets[-1]
+            t0 = time.perf_counter()
+            n_bytes = 0
+            with requests.get(url, headers=headers, stream=True, timeout=300) as r:
+                r.raise_for_status()
+                for c in r.iter_content(1 << 20):
+                    n_bytes += len(c)
+            out["plain_download_ms"].append((time.perf_counter() - t0) * 1000)
+            assert n_bytes == size, n_bytes
         client.set_terminated(run_id)
         os.remove(got)
         history = client.get_metric_history(run_id, "loss")

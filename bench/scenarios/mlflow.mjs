@@ -6,7 +6,8 @@
 // (`mlflow server`, SQLite, one worker, artifacts proxied to a local folder) on a loopback port. Ratios are
 // MiniLake's time over the direct time (goal: under 1.10, "MiniLake adds under 10 %"). The log_metric ratio
 // compares the same client code: the metrics run once more through MiniLake with an http:// tracking URI (the
-// `databricks` URI's own client path, slower on the client's side, is recorded beside it). Recorded as
+// `databricks` URI's own client path, slower on the client's side, is recorded beside it); the artifact's GET,
+// as the client sent it, is timed again with one plain HTTP client (requests) on both sides. Recorded as
 // { skipped } when the MLflow install is missing (bash packages/mlflow/install.sh).
 // Knobs: BENCH_MLFLOW_METRICS (1000), BENCH_MLFLOW_BYTES (100 MiB), BENCH_MLFLOW_ROUNDS (3).
 import { spawn, execFile } from 'node:child_process';
@@ -20,6 +21,7 @@ export const targets = {
   log_metric_minilake_over_direct: '< 1.10 (the same client code both sides: an http:// tracking URI)',
   upload_minilake_over_direct: '< 1.10',
   download_minilake_over_direct: '< 1.10',
+  plain_download_minilake_over_direct: '< 1.10 (the same HTTP client both sides)',
 };
 
 const N = Number(process.env.BENCH_MLFLOW_METRICS ?? 1000);
@@ -143,6 +145,8 @@ export async function run() {
       upload_ms_direct: m(viaDirect.upload_ms),
       download_ms_minilake: m(viaMinilake.download_ms),
       download_ms_direct: m(viaDirect.download_ms),
+      plain_download_ms_minilake: m(viaMinilake.plain_download_ms),
+      plain_download_ms_direct: m(viaDirect.plain_download_ms),
       rounds_minilake: viaMinilake,
       rounds_minilake_http: viaMinilakeHttp,
       rounds_direct: viaDirect,
@@ -157,6 +161,7 @@ export async function run() {
     );
     f.upload_minilake_over_direct = ratio(f.upload_ms_minilake, f.upload_ms_direct);
     f.download_minilake_over_direct = ratio(f.download_ms_minilake, f.download_ms_direct);
+    f.plain_download_minilake_over_direct = ratio(f.plain_download_ms_minilake, f.plain_download_ms_direct);
     return f;
   } finally {
     d.stop();
