@@ -25,6 +25,8 @@ for name, make in ways.items():
     s.range(rows).toPandas()
     sessions[name] = s
 select1 = {n: [] for n in sessions}
+# One unary call (Config): what each way adds to a single gRPC call (a SELECT 1 collect() is four calls).
+conf = {n: [] for n in sessions}
 pandas = {n: [] for n in sessions}
 for _ in range(rounds):
     for name, s in sessions.items():
@@ -32,6 +34,10 @@ for _ in range(rounds):
             t = time.perf_counter()
             s.sql("SELECT 1").collect()
             select1[name].append((time.perf_counter() - t) * 1000)
+        for _ in range(100):
+            t = time.perf_counter()
+            s.conf.get("spark.sql.shuffle.partitions")
+            conf[name].append((time.perf_counter() - t) * 1000)
     for name, s in sessions.items():
         t = time.perf_counter()
         n = len(s.range(rows).toPandas())
@@ -40,10 +46,12 @@ for _ in range(rounds):
 out = {}
 for name in sessions:
     out[f"{name}_select1_p50_ms"] = round(statistics.median(select1[name]), 2)
+    out[f"{name}_one_call_p50_ms"] = round(statistics.median(conf[name]), 3)
     out[f"{name}_topandas_{rows}_ms"] = round(statistics.median(pandas[name]), 1)
 for name in ("sc_proxy", "tls_door"):
     out[f"{name}_select1_over_direct_ratio"] = round(out[f"{name}_select1_p50_ms"] / out["direct_select1_p50_ms"], 3)
     out[f"{name}_select1_added_ms"] = round(out[f"{name}_select1_p50_ms"] - out["direct_select1_p50_ms"], 2)
+    out[f"{name}_one_call_added_ms"] = round(out[f"{name}_one_call_p50_ms"] - out["direct_one_call_p50_ms"], 3)
     out[f"{name}_topandas_over_direct_ratio"] = round(
         out[f"{name}_topandas_{rows}_ms"] / out[f"direct_topandas_{rows}_ms"], 3)
 print(json.dumps(out))

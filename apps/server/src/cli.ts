@@ -90,6 +90,7 @@ async function main(): Promise<void> {
     (onDemand ??= import('./tls.js').then((m) => m.tlsMaterial({ cacheDir: tlsCache }, ml.dataDir)));
   const l = await listen(ml, config.port, config.host, tls, {
     ...(ml.grpc ? { grpc: ml.grpc } : {}),
+    ...(ml.grpcSplice ? { grpcSplice: ml.grpcSplice } : {}),
     ...(config.sparkConnect ? { sparkConnect: config.sparkConnect } : {}),
     tlsOnDemand,
   }).catch(async (e: unknown) => {

@@ -21,6 +21,9 @@ import http2, {
 } from 'node:http2';
 import net from 'node:net';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
+import type { TLSSocket } from 'node:tls';
+import { splicing, type SpliceDecider } from './grpc-splice.js';
 import type { TlsMaterial } from './tls.js';
 
 export type GrpcHandler = (stream: ServerHttp2Stream, headers: IncomingHttpHeaders) => void;
@@ -36,6 +39,43 @@ const WINDOW = 16 * 1024 * 1024;
 export function isGrpc(headers: IncomingHttpHeaders): boolean {
   const ct = headers['content-type'];
   return typeof ct === 'string' && ct.startsWith('application/grpc');
+}
+
+/**
+ * Connections spliced straight to a Spark server (grpc-splice.ts): who decides, from a gRPC connection's first
+ * call, and the spliced sockets, closed with the host.
+ */
+export interface Splice {
+  decide: SpliceDecider;
+  live: Set<Duplex>;
+}
+
+export function spliceOf(decide: SpliceDecider | undefined): Splice | undefined {
+  return decide
+    ? { decide: (h) => (isGrpc(h) ? decide(h) : Promise.resolve(undefined)), live: new Set() }
+    : undefined;
+}
+
+/**
+ * Puts the splice in front of a server's own listeners for `event` (a TCP connection on an h2c server, a
+ * TLS connection that negotiated h2 on a TLS server); what is not spliced reaches them as before.
+ */
+function spliceConnections(
+  server: net.Server,
+  event: 'connection' | 'secureConnection',
+  splice: Splice,
+): void {
+  const own = server.listeners(event) as ConnectionListener[];
+  server.removeAllListeners(event);
+  const serve = (socket: net.Socket) => {
+    for (const l of own) l.call(server, socket);
+  };
+  const spliced = splicing(splice.decide, serve, splice.live);
+  server.on(event, (socket: net.Socket) =>
+    event === 'secureConnection' && (socket as TLSSocket).alpnProtocol !== 'h2'
+      ? serve(socket)
+      : spliced(socket),
+  );
 }
 
 /** A stream that is not gRPC on a gRPC-only port. */
@@ -65,7 +105,7 @@ export function trackSessions(
  * A TLS server for h2 and http/1.1 (Hono's `createServer` option): gRPC streams go to `grpc` untouched (no
  * compatibility objects listen on them, which would send their own trailers), everything else to Hono.
  */
-export function secureServerFactory(grpc: GrpcHandler): typeof http2.createSecureServer {
+export function secureServerFactory(grpc: GrpcHandler, splice?: Splice): typeof http2.createSecureServer {
   const factory = (options: http2.SecureServerOptions, listener: RequestListener): Http2SecureServer => {
     const server = http2.createSecureServer(
       { ...options, allowHTTP1: true, settings: { initialWindowSize: WINDOW } },
@@ -84,6 +124,7 @@ export function secureServerFactory(grpc: GrpcHandler): typeof http2.createSecur
       },
     );
     server.on('session', (s: ServerHttp2Session) => s.on('connect', () => s.setLocalWindowSize(WINDOW)));
+    if (splice) spliceConnections(server, 'secureConnection', splice);
     return server;
   };
   return factory as unknown as typeof http2.createSecureServer;
@@ -139,6 +180,7 @@ export async function openSparkConnectPort(
   host: string,
   grpc: GrpcHandler,
   tls: () => Promise<TlsMaterial>,
+  splice?: Splice,
 ): Promise<SparkConnectDoor> {
   const onStream = (stream: ServerHttp2Stream, headers: IncomingHttpHeaders) =>
     isGrpc(headers) ? grpc(stream, headers) : notGrpc(stream);
@@ -146,6 +188,7 @@ export async function openSparkConnectPort(
   const h2c = http2.createServer({ settings });
   h2c.on('stream', onStream);
   const sessions = trackSessions(h2c);
+  if (splice) spliceConnections(h2c, 'connection', splice);
   let secure: Promise<Http2SecureServer> | undefined;
   sniffTls(
     h2c,
@@ -154,6 +197,7 @@ export async function openSparkConnectPort(
         const s = http2.createSecureServer({ cert: m.cert, key: m.key, settings });
         s.on('stream', onStream);
         trackSessions(s, sessions);
+        if (splice) spliceConnections(s, 'secureConnection', splice);
         return s;
       });
       return secure;

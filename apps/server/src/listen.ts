@@ -7,6 +7,7 @@ import { createAdaptorServer } from '@hono/node-server';
 import type { Minilake } from './server.js';
 import type { TlsMaterial } from './tls.js';
 import type { GrpcHandler, SparkConnectDoor } from './grpc-doors.js';
+import type { SpliceDecider } from './grpc-splice.js';
 
 export interface Listening {
   url: string;
@@ -22,6 +23,8 @@ export interface Listening {
 export interface Doors {
   /** Where gRPC calls go; without it there is no gRPC door and the port is as before. */
   grpc?: GrpcHandler;
+  /** Whether a gRPC connection may be spliced straight to one Spark server (grpc-splice.ts). */
+  grpcSplice?: SpliceDecider;
   /** The Spark Connect port, and whether it was asked for (a busy default port is skipped with a warning). */
   sparkConnect?: { port: number; explicit: boolean };
   /** The certificate a TLS connection gets on a plain-http port, read (or generated) on first use. */
@@ -50,10 +53,11 @@ export async function listen(
   const g = grpc ? await import('./grpc-doors.js') : undefined;
   const tlsNow = (): Promise<TlsMaterial> =>
     tls ? Promise.resolve(tls) : (doors.tlsOnDemand?.() ?? Promise.reject(new Error('no TLS certificate')));
+  const splice = g?.spliceOf(doors.grpcSplice);
   let connect: SparkConnectDoor | undefined;
   if (g && grpc && doors.sparkConnect) {
     try {
-      connect = await g.openSparkConnectPort(doors.sparkConnect.port, host, grpc, tlsNow);
+      connect = await g.openSparkConnectPort(doors.sparkConnect.port, host, grpc, tlsNow, splice);
     } catch (e) {
       const err = e as NodeJS.ErrnoException;
       if (doors.sparkConnect.explicit || err.code !== 'EADDRINUSE')
@@ -72,7 +76,7 @@ export async function listen(
         ? createAdaptorServer({
             fetch: ml.app.fetch,
             hostname: host,
-            createServer: g.secureServerFactory(grpc),
+            createServer: g.secureServerFactory(grpc, splice),
             serverOptions,
           })
         : createAdaptorServer({
@@ -94,7 +98,7 @@ export async function listen(
           const s = createAdaptorServer({
             fetch: ml.app.fetch,
             hostname: host,
-            createServer: gg.secureServerFactory(grpc),
+            createServer: gg.secureServerFactory(grpc, splice),
             serverOptions: { cert: m.cert, key: m.key },
           }) as unknown as Http2SecureServer;
           gg.trackSessions(s, secureSessions);
@@ -130,6 +134,7 @@ export async function listen(
           (server as Server).closeIdleConnections?.();
           // HTTP/2 clients (gRPC) keep their connection open: ask them to go away.
           for (const s of secureSessions) s.close();
+          for (const s of splice?.live ?? []) s.destroy();
         }),
         connect?.close(),
       ])

@@ -26,6 +26,7 @@ import {
   StateDb,
   systemClock,
   type Clock,
+  type GrpcSpliceTarget,
   type Identity,
   type Logger,
 } from '@minilake/core';
@@ -68,6 +69,11 @@ export interface Minilake {
    * (ServiceDefinition.grpcServices), created on first use; undefined when no enabled service serves gRPC.
    */
   grpc?: (stream: ServerHttp2Stream, headers: IncomingHttpHeaders) => void;
+  /**
+   * Whether a gRPC connection may be spliced to one server, decided from its first call's headers
+   * (ServiceInstance.grpcSplice); absent with MINILAKE_AUTH=tokens, where every call is authenticated.
+   */
+  grpcSplice?: (headers: IncomingHttpHeaders) => Promise<GrpcSpliceTarget | undefined>;
   close(): Promise<void>;
 }
 
@@ -227,6 +233,13 @@ export async function createMinilake(config: MinilakeConfig, opts: CreateOptions
         }
       : serveGrpc
     : undefined;
+  const grpcSplice =
+    grpcOwners.size && !authenticate
+      ? async (headers: IncomingHttpHeaders) => {
+          const owner = grpcOwners.get(String(headers[':path'] ?? '').split('/')[1] ?? '');
+          return owner ? (await services.create(owner)).grpcSplice?.(headers) : undefined;
+        }
+      : undefined;
 
   return {
     app,
@@ -238,6 +251,7 @@ export async function createMinilake(config: MinilakeConfig, opts: CreateOptions
     listening: (url) => services.listening(url),
     upgrade: (req, socket, head) => jupyter.handleUpgrade(req, socket, head),
     ...(grpc ? { grpc } : {}),
+    ...(grpcSplice ? { grpcSplice } : {}),
     close,
   };
 }

@@ -36,6 +36,7 @@ export async function createConnect(
     state: [],
     beforeReset: () => contexts.clear(),
     grpc: (stream, headers) => router.handle(stream, headers),
+    grpcSplice: (headers) => router.splice(headers),
     close() {
       contexts.clear();
       upstreams.close();

@@ -12,7 +12,7 @@
  * one. A cluster reports its own `spark_version`; serverless reports the runtime the client was built for.
  */
 import type { IncomingHttpHeaders, ServerHttp2Stream } from 'node:http2';
-import { DatabricksError, EngineUnavailable, type Logger } from '@minilake/core';
+import { DatabricksError, EngineUnavailable, type GrpcSpliceTarget, type Logger } from '@minilake/core';
 import type { ComputeApi } from '@minilake/compute';
 import type { SparkEngine } from '@minilake/engine-spark';
 import { frame, refuse, splitFrames, Status } from './grpc.js';
@@ -79,6 +79,35 @@ export class Router {
       this.d.logger.warn('Spark Connect call failed before it reached Spark', { error: String(e) });
       refuse(stream, Status.INTERNAL, (e as Error).message ?? String(e));
     });
+  }
+
+  /**
+   * A connection whose first call names a RUNNING cluster the caller may attach to can go straight to the
+   * cluster's driver (the host asks only when calls need no authentication, MINILAKE_AUTH is not `tokens`):
+   * nothing is rewritten on a cluster's calls that a client needs (Databricks Connect checks a cluster's
+   * runtime through clusters/get), and each later call only restarts the cluster's autotermination countdown.
+   * A call naming another cluster (or none) closes the connection; the client's next one is routed again.
+   * Anything else (a cluster to start or to refuse, serverless) is served call by call (`handle`).
+   */
+  splice(headers: IncomingHttpHeaders): GrpcSpliceTarget | undefined {
+    const clusterId = header(headers, 'x-databricks-cluster-id');
+    if (!clusterId || !(header(headers, ':path') ?? '').startsWith(SERVICE)) return undefined;
+    const port = this.d.compute.sparkPort(clusterId);
+    if (port === undefined) return undefined;
+    try {
+      this.d.compute.checkAccess(clusterId, 'CAN_ATTACH_TO');
+    } catch {
+      return undefined;
+    }
+    this.d.compute.recordActivity(clusterId);
+    return {
+      port,
+      call: (h) => {
+        if (header(h, 'x-databricks-cluster-id') !== clusterId) return false;
+        this.d.compute.recordActivity(clusterId);
+        return true;
+      },
+    };
   }
 
   private async route(stream: ServerHttp2Stream, headers: IncomingHttpHeaders): Promise<void> {

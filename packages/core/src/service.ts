@@ -102,6 +102,11 @@ export interface ServiceContext<S extends object = Readonly<Record<string, unkno
   request(path: string, init?: RequestInit): Promise<Response>;
 }
 
+export interface GrpcSpliceTarget {
+  port: number;
+  call(headers: IncomingHttpHeaders): boolean;
+}
+
 export interface ServiceInstance<Api = unknown> {
   /** Routes use full Databricks paths; the host mounts the app at the root. */
   app: Hono;
@@ -116,6 +121,12 @@ export interface ServiceInstance<Api = unknown> {
    * whichever port the host received it. The handler owns the stream: it responds, ends it, or resets it.
    */
   grpc?(stream: ServerHttp2Stream, headers: IncomingHttpHeaders): void;
+  /**
+   * May a whole connection whose first gRPC call has these headers go straight to one server? Only when
+   * nothing has to be checked, rewritten or answered per call: the host then pipes the connection's bytes to
+   * `port` and shows the target each later call's headers (`call` false closes the connection).
+   */
+  grpcSplice?(headers: IncomingHttpHeaders): GrpcSpliceTarget | undefined;
   /**
    * Lifecycle hooks, called by the host (none is required). Every beforeReset is followed by exactly one
    * afterReset (a reset) or afterRestore (a snapshot restore).
