@@ -3,7 +3,7 @@
 // (h2c, with a cluster id) and through MiniLake's own port over TLS (remote(host, token, cluster_id)),
 // against the same calls on a direct Spark Connect client of the same cluster's driver, in one process,
 // rounds interleaved (bench/connect_bench.py). The client's venv is e2e/connect's (made by its run.sh).
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import os from 'node:os';
@@ -17,7 +17,7 @@ export const targets = {
 };
 
 const ROWS = Number(process.env.BENCH_CONNECT_ROWS ?? 1_000_000);
-const ROUNDS = Number(process.env.BENCH_CONNECT_ROUNDS ?? 5);
+const ROUNDS = Number(process.env.BENCH_CONNECT_ROUNDS ?? 9);
 
 function clientPython() {
   const req = readFileSync(path.join(root, 'e2e/connect/requirements-16.1.txt'));
@@ -60,30 +60,52 @@ export async function run() {
       server.output(),
     );
     if (!m) throw new Error('the cluster driver port is not in the log');
-    const out = execFileSync(
-      py,
+    // The floor of any relay in user space: a Node process that only pipes bytes to the driver.
+    const relay = spawn(
+      process.execPath,
       [
-        path.join(root, 'bench/connect_bench.py'),
-        m[1],
-        proxyPort,
-        server.url,
-        clusterId,
-        String(ROUNDS),
-        String(ROWS),
+        '-e',
+        `const net = require('node:net');
+         const s = net.createServer((c) => { const u = net.connect(${m[1]}, '127.0.0.1');
+           c.setNoDelay(true); u.setNoDelay(true); c.pipe(u); u.pipe(c);
+           c.on('error', () => u.destroy()); u.on('error', () => c.destroy()); });
+         s.listen(0, '127.0.0.1', () => console.log(s.address().port));`,
       ],
-      {
-        encoding: 'utf8',
-        env: {
-          ...Object.fromEntries(
-            Object.entries(process.env).filter(([k]) => !/^(DATABRICKS_|SPARK_|PYSPARK_)/.test(k)),
-          ),
-          GRPC_DEFAULT_SSL_ROOTS_FILE_PATH: path.join(server.dataDir, 'tls', 'cert.pem'),
-          DATABRICKS_CONFIG_FILE: '/dev/null',
-        },
-        stdio: ['ignore', 'pipe', 'ignore'],
-        timeout: 3_600_000,
-      },
+      { stdio: ['ignore', 'pipe', 'ignore'] },
     );
+    const relayPort = await new Promise((resolve) =>
+      relay.stdout.once('data', (d) => resolve(String(d).trim())),
+    );
+    let out;
+    try {
+      out = execFileSync(
+        py,
+        [
+          path.join(root, 'bench/connect_bench.py'),
+          m[1],
+          proxyPort,
+          server.url,
+          clusterId,
+          String(ROUNDS),
+          String(ROWS),
+          relayPort,
+        ],
+        {
+          encoding: 'utf8',
+          env: {
+            ...Object.fromEntries(
+              Object.entries(process.env).filter(([k]) => !/^(DATABRICKS_|SPARK_|PYSPARK_)/.test(k)),
+            ),
+            GRPC_DEFAULT_SSL_ROOTS_FILE_PATH: path.join(server.dataDir, 'tls', 'cert.pem'),
+            DATABRICKS_CONFIG_FILE: '/dev/null',
+          },
+          stdio: ['ignore', 'pipe', 'ignore'],
+          timeout: 3_600_000,
+        },
+      );
+    } finally {
+      relay.kill();
+    }
     const figures = JSON.parse(out.trim().split('\n').pop());
     return {
       cluster_start_ms: clusterStartMs,
