@@ -192,3 +192,34 @@ def test_thrift_metadata_and_describe_show_only_what_the_caller_may_see(env):
         assert [r[0] for r in c.fetchall()] == ["id", "v"]
         with pytest.raises(sql.Error, match=rf"User does not have SELECT on Table '{cat}.s.other'"):
             c.execute(f"DESCRIBE TABLE {cat}.s.other")
+
+
+def test_describe_and_show_of_a_catalog_and_a_schema(env):
+    """DESCRIBE CATALOG / SCHEMA of a namespace the caller may not see is refused as the REST GET is; SHOW
+    SCHEMAS IN / SHOW TABLES IN list only what it may see. A catalog of its own, untouched by other grants."""
+    admin, bot, run, grant = env["admin"], env["bot"], env["run"], env["grant"]
+    cat = unique("ucd")
+    admin.catalogs.create(name=cat)
+    admin.schemas.create(name="s", catalog_name=cat)
+    for s in (f"CREATE TABLE {cat}.s.t (id BIGINT)", f"CREATE TABLE {cat}.s.hidden (id BIGINT)"):
+        assert run(admin, s).status.state == StatementState.SUCCEEDED
+
+    def rows(statement):
+        r = run(bot, statement)
+        assert r.status.state == StatementState.SUCCEEDED, r.status
+        return (r.result.data_array if r.result else None) or []
+
+    for q in (f"DESCRIBE CATALOG {cat}", f"DESCRIBE SCHEMA EXTENDED {cat}.s"):
+        _refused(run(bot, q), f"User does not have USE CATALOG on Catalog '{cat}'.")
+    assert rows(f"SHOW SCHEMAS IN {cat}") == []
+    assert rows(f"SHOW TABLES IN {cat}.s") == []
+
+    grant("catalog", cat, Privilege.USE_CATALOG)
+    assert rows(f"DESCRIBE CATALOG {cat}")[0] == ["Catalog Name", cat]
+    _refused(run(bot, f"DESCRIBE SCHEMA {cat}.s"), f"User does not have USE SCHEMA on Schema '{cat}.s'.")
+    grant("schema", f"{cat}.s", Privilege.USE_SCHEMA)
+    assert rows(f"DESCRIBE SCHEMA {cat}.s")[:2] == [["Catalog Name", cat], ["Namespace Name", "s"]]
+    assert rows(f"SHOW SCHEMAS IN {cat}") == [["s"]]
+    assert rows(f"SHOW TABLES IN {cat}.s") == []
+    grant("table", f"{cat}.s.t", Privilege.SELECT)
+    assert [r[1] for r in rows(f"SHOW TABLES IN {cat}.s")] == ["t"]
