@@ -123,7 +123,11 @@ describe('MINILAKE_ENFORCE=1: DESCRIBE and SHOW of a catalog and a schema', () =
   });
 
   it('refuses DESCRIBE CATALOG and DESCRIBE SCHEMA as the REST GET does, and lists nothing it may not see', async () => {
-    for (const q of [`DESCRIBE CATALOG ${cat}`, `DESCRIBE CATALOG EXTENDED ${cat}`, `DESCRIBE SCHEMA ${cat}.s`])
+    for (const q of [
+      `DESCRIBE CATALOG ${cat}`,
+      `DESCRIBE CATALOG EXTENDED ${cat}`,
+      `DESCRIBE SCHEMA ${cat}.s`,
+    ])
       await expect(sql(q, bot), q).rejects.toThrow(
         `[INSUFFICIENT_PERMISSIONS] Insufficient privileges: User does not have USE CATALOG on Catalog '${cat}'.`,
       );
@@ -131,7 +135,10 @@ describe('MINILAKE_ENFORCE=1: DESCRIBE and SHOW of a catalog and a schema', () =
     expect(await sql(`SHOW TABLES IN ${cat}.s`, bot)).toEqual([]);
 
     await grant('catalog', cat, bot.userName, 'USE_CATALOG');
-    expect((await sql(`DESCRIBE CATALOG ${cat}`, bot))[0]).toEqual({ info_name: 'Catalog Name', info_value: cat });
+    expect((await sql(`DESCRIBE CATALOG ${cat}`, bot))[0]).toEqual({
+      info_name: 'Catalog Name',
+      info_value: cat,
+    });
     const e = await sql(`DESCRIBE SCHEMA EXTENDED ${cat}.s`, bot).catch((x: unknown) => x);
     expect(e).toMatchObject({ errorCode: 'PERMISSION_DENIED', sqlState: '42501' });
     expect(String((e as Error).message)).toContain(`User does not have USE SCHEMA on Schema '${cat}.s'.`);
@@ -150,7 +157,11 @@ describe('MINILAKE_ENFORCE=1: DESCRIBE and SHOW of a catalog and a schema', () =
 
   it('changes nothing for an admin, or without a caller bound', async () => {
     expect(await names(`SHOW TABLES IN ${cat}.s`, admin)).toEqual(['hidden', 't']);
-    expect((await sql(`SHOW SCHEMAS IN ${cat}`)).map((r) => r.databaseName)).toEqual(['default', 'other', 's']);
+    expect((await sql(`SHOW SCHEMAS IN ${cat}`)).map((r) => r.databaseName)).toEqual([
+      'default',
+      'other',
+      's',
+    ]);
     await expect(sql(`DESCRIBE SCHEMA ${cat}.other`)).resolves.toHaveLength(5);
   });
 });
