@@ -7,12 +7,9 @@ import base64
 import json
 
 import pytest
-from databricks.sdk import WorkspaceClient
-from databricks.sdk.service import jobs
-from databricks.sdk.service.sql import StatementState
 
 from minilake import unique
-from tools_fixtures import ENFORCED, TOKEN, ServicePrincipal, server_fixture
+from tools_fixtures import ENFORCED, ServicePrincipal, admin_objects, server_fixture
 
 server = server_fixture(ENFORCED)
 
@@ -21,22 +18,8 @@ IDENTITIES = ["m2m", "pat"]
 
 @pytest.fixture(scope="module")
 def setup(server):
-    """What the admin owns: a table main-like catalog cat.s.t with a row, a job, a secret scope; and the service
-    principal, with no grant and no permission."""
-    w = WorkspaceClient(host=server.url, token=TOKEN, auth_type="pat", config_file="/dev/null")
-    wh = w.warehouses.create(name=unique("trust"), cluster_size="2X-Small", max_num_clusters=1).result().id
-    cat = unique("trust_cli")
-    w.catalogs.create(name=cat)
-    w.schemas.create(name="s", catalog_name=cat)
-    for s in (f"CREATE TABLE {cat}.s.t (id BIGINT, v STRING)", f"INSERT INTO {cat}.s.t VALUES (1, 'a')"):
-        r = w.statement_execution.execute_statement(warehouse_id=wh, statement=s, wait_timeout="30s")
-        assert r.status.state == StatementState.SUCCEEDED, r.status
-    job = w.jobs.create(name=unique("trust_job"), tasks=[jobs.Task(task_key="c", condition_task=jobs.ConditionTask(
-        op=jobs.ConditionTaskOp.EQUAL_TO, left="1", right="1"))]).job_id
-    scope = unique("trust_scope")
-    w.secrets.create_scope(scope=scope)
-    w.secrets.put_secret(scope=scope, key="k", string_value="s3cr3t")
-    return {"cat": cat, "job": job, "scope": scope, "w": w}
+    """What the admin owns: catalog <cat> with table s.t, a job, a secret scope with key k."""
+    return admin_objects(server, "trust_cli")
 
 
 @pytest.fixture(params=IDENTITIES)

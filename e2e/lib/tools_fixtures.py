@@ -9,8 +9,10 @@ import tempfile
 import pytest
 import requests
 from databricks.sdk import WorkspaceClient
+from databricks.sdk.service import jobs
+from databricks.sdk.service.sql import StatementState
 
-from minilake import Server
+from minilake import Server, unique
 
 TOKEN = "dapi-minilake-e2e"
 
@@ -82,6 +84,27 @@ def tool_env(server, home, extra=None):
     return env
 
 
+def admin_objects(server, prefix):
+    """What the admin owns in the enforced suites, made through the Python SDK: catalog <prefix>_... with table
+    s.t (id, v) holding one row, a job of one condition task, a secret scope with key k; returns their names
+    and the admin's client."""
+    w = WorkspaceClient(host=server.url, token=TOKEN, auth_type="pat", config_file="/dev/null")
+    wh = w.warehouses.create(name=unique(prefix), cluster_size="2X-Small", max_num_clusters=1).result().id
+    cat = unique(prefix)
+    w.catalogs.create(name=cat)
+    w.schemas.create(name="s", catalog_name=cat)
+    for s in (f"CREATE TABLE {cat}.s.t (id BIGINT, v STRING)", f"INSERT INTO {cat}.s.t VALUES (1, 'a')"):
+        r = w.statement_execution.execute_statement(warehouse_id=wh, statement=s, wait_timeout="30s")
+        assert r.status.state == StatementState.SUCCEEDED, r.status
+    job_name = unique(f"{prefix}_job")
+    job = w.jobs.create(name=job_name, tasks=[jobs.Task(task_key="c", condition_task=jobs.ConditionTask(
+        op=jobs.ConditionTaskOp.EQUAL_TO, left="1", right="1"))]).job_id
+    scope = unique(f"{prefix}_scope")
+    w.secrets.create_scope(scope=scope)
+    w.secrets.put_secret(scope=scope, key="k", string_value="s3cr3t")
+    return {"w": w, "cat": cat, "job": job, "job_name": job_name, "scope": scope}
+
+
 class ServicePrincipal:
     """A second identity for the enforced suites, made by the admin: a service principal created through SCIM,
     a personal access token for it from token management's on-behalf-of API (Databricks mints none for another
@@ -112,8 +135,8 @@ class Cli:
         return Cli(self.server, home, {**self.env, **env})
 
     def run(self, *args, cwd=None, env=None, check=True, timeout=600, input=None):
-        p = subprocess.run([self.exe, *args], cwd=cwd, env=tool_env(self.server, self.home, {**self.env, **(env or {})}),
-                           capture_output=True, text=True, timeout=timeout, input=input)
+        env = tool_env(self.server, self.home, {**self.env, **(env or {})})
+        p = subprocess.run([self.exe, *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout, input=input)
         if check and p.returncode != 0:
             raise AssertionError(f"databricks {' '.join(args)} exited {p.returncode}:\n{p.stdout}\n{p.stderr}")
         return p

@@ -7,12 +7,9 @@ takes the service principal's schema and then the grants away."""
 import json
 
 import pytest
-from databricks.sdk import WorkspaceClient
-from databricks.sdk.service import jobs
-from databricks.sdk.service.sql import StatementState
 
 from minilake import unique
-from tools_fixtures import ENFORCED, TOKEN, ServicePrincipal, server_fixture
+from tools_fixtures import ENFORCED, TOKEN, ServicePrincipal, admin_objects, server_fixture
 
 server = server_fixture(ENFORCED)
 
@@ -101,20 +98,9 @@ output "job_name" {
 
 @pytest.fixture(scope="module")
 def setup(server):
-    """What the admin owns: catalog cat with table s.t and a job; a service principal with no grant."""
-    w = WorkspaceClient(host=server.url, token=TOKEN, auth_type="pat", config_file="/dev/null")
-    wh = w.warehouses.create(name=unique("trust"), cluster_size="2X-Small", max_num_clusters=1).result().id
-    cat = unique("trust_tf")
-    w.catalogs.create(name=cat)
-    w.schemas.create(name="s", catalog_name=cat)
-    for s in (f"CREATE TABLE {cat}.s.t (id BIGINT, v STRING)", f"INSERT INTO {cat}.s.t VALUES (1, 'a')"):
-        r = w.statement_execution.execute_statement(warehouse_id=wh, statement=s, wait_timeout="30s")
-        assert r.status.state == StatementState.SUCCEEDED, r.status
-    job_name = unique("trust_job")
-    job = w.jobs.create(name=job_name, tasks=[jobs.Task(task_key="c", condition_task=jobs.ConditionTask(
-        op=jobs.ConditionTaskOp.EQUAL_TO, left="1", right="1"))]).job_id
-    sp = ServicePrincipal(w, unique("trust-tf-bot"))
-    return {"w": w, "cat": cat, "job": job, "job_name": job_name, "sp": sp}
+    """What the admin owns: catalog <cat> with table s.t and a job; a service principal with no grant."""
+    objects = admin_objects(server, "trust_tf")
+    return {**objects, "sp": ServicePrincipal(objects["w"], unique("trust-tf-bot"))}
 
 
 def test_grants_and_permissions_let_the_service_principal_apply(server, api, setup, terraform_factory):
