@@ -136,7 +136,8 @@ class Cli:
 
     def run(self, *args, cwd=None, env=None, check=True, timeout=600, input=None):
         env = tool_env(self.server, self.home, {**self.env, **(env or {})})
-        p = subprocess.run([self.exe, *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout, input=input)
+        p = subprocess.run([self.exe, *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout,
+                           input=input)
         if check and p.returncode != 0:
             raise AssertionError(f"databricks {' '.join(args)} exited {p.returncode}:\n{p.stdout}\n{p.stderr}")
         return p
