@@ -1,8 +1,9 @@
 """Issue 30's proof through the real Databricks CLI: with MINILAKE_AUTH=tokens MINILAKE_ENFORCE=1 a service
 principal, authenticated as CI pipelines do (DATABRICKS_CLIENT_ID + DATABRICKS_CLIENT_SECRET, OAuth M2M with a
 secret from the service principal secrets API, or an on-behalf-of token as DATABRICKS_TOKEN), is refused with
-Databricks' error naming the missing privilege or permission; the admin (the bootstrap token) grants it with
-the CLI's own commands (`grants update`, `permissions update`, `secrets put-acl`); then it is allowed."""
+Databricks' error naming the missing privilege or permission (`tables get`, `jobs run-now`, `secrets
+get-secret`, `workspace export`); the admin (the bootstrap token) grants it with the CLI's own commands (`grants
+update`, `permissions update jobs|directories`, `secrets put-acl`); then it is allowed."""
 import base64
 import json
 
@@ -112,3 +113,25 @@ def test_secrets_get_refused_then_granted(cli, bot, setup):
             f"does not have WRITE permission on scope {scope}")
     cli.run("secrets", "delete-acl", scope, app)
     refused(sp.run("secrets", "get-secret", scope, "k", check=False), "READ")
+
+
+def test_workspace_export_refused_then_granted_on_the_folder(cli, bot):
+    """A notebook in the admin's home folder: the service principal may not export it until the admin grants
+    CAN_READ on the folder, which the notebook inherits."""
+    sp, app = bot[0], bot[1].application_id
+    folder = f"/Users/dev@minilake.local/{unique('trust')}"
+    cli.run("workspace", "mkdirs", folder)
+    source = "# Databricks notebook source\nprint('hello')\n"
+    cli.run("workspace", "import", f"{folder}/nb", "--format", "SOURCE", "--language", "PYTHON",
+            "--content", base64.b64encode(source.encode()).decode())
+    refused(sp.run("workspace", "export", f"{folder}/nb", "--format", "SOURCE", check=False),
+            f"does not have Read permissions on notebook {folder}/nb")
+    folder_id = str(cli.json("workspace", "get-status", folder)["object_id"])
+    acl = {"access_control_list": [{"service_principal_name": app, "permission_level": "CAN_READ"}]}
+    cli.json("permissions", "update", "directories", folder_id, "--json", json.dumps(acl))
+    out = sp.json("workspace", "export", f"{folder}/nb", "--format", "SOURCE")
+    assert "print('hello')" in base64.b64decode(out["content"]).decode()
+    # Read, not edit: overwriting it stays refused.
+    refused(sp.run("workspace", "import", f"{folder}/nb", "--format", "SOURCE", "--language", "PYTHON",
+                   "--overwrite", "--content", base64.b64encode(b"# Databricks notebook source\n").decode(),
+                   check=False), f"does not have Edit permissions on notebook {folder}/nb")
