@@ -150,8 +150,8 @@ def test_information_schema_shows_only_what_the_caller_may_see(env):
 
 def test_thrift_metadata_and_describe_show_only_what_the_caller_may_see(env):
     """databricks-sql-connector as the service principal (its on-behalf-of token): the metadata cursors list
-    nothing of a catalog it has no grant on and DESCRIBE is refused; after USE CATALOG, USE SCHEMA and SELECT
-    it sees exactly the granted table. A catalog of its own, so the grants the other tests make do not reach it."""
+    nothing of a catalog it has no grant on and DESCRIBE (TABLE, CATALOG, SCHEMA) is refused; after USE CATALOG,
+    USE SCHEMA and SELECT it sees exactly the granted table. A catalog of its own, so the grants the other tests make do not reach it."""
     admin, run, grant = env["admin"], env["run"], env["grant"]
     cat = unique("uct")
     admin.catalogs.create(name=cat)
@@ -177,8 +177,9 @@ def test_thrift_metadata_and_describe_show_only_what_the_caller_may_see(env):
 
     with connect() as conn, conn.cursor() as c:
         assert listed(c) == ([], [], [], False)
-        with pytest.raises(sql.Error, match=rf"\[INSUFFICIENT_PERMISSIONS\].*USE CATALOG on Catalog '{cat}'"):
-            c.execute(f"DESCRIBE TABLE {cat}.s.t")
+        for q in (f"DESCRIBE TABLE {cat}.s.t", f"DESCRIBE CATALOG {cat}", f"DESCRIBE SCHEMA {cat}.s"):
+            with pytest.raises(sql.Error, match=rf"\[INSUFFICIENT_PERMISSIONS\].*USE CATALOG on Catalog '{cat}'"):
+                c.execute(q)
 
     grant("catalog", cat, Privilege.USE_CATALOG)
     grant("schema", f"{cat}.s", Privilege.USE_SCHEMA)
@@ -190,6 +191,8 @@ def test_thrift_metadata_and_describe_show_only_what_the_caller_may_see(env):
         assert "s" in schemas and sees_catalog
         c.execute(f"DESCRIBE TABLE {cat}.s.t")
         assert [r[0] for r in c.fetchall()] == ["id", "v"]
+        c.execute(f"DESCRIBE SCHEMA {cat}.s")
+        assert [tuple(r) for r in c.fetchall()][:2] == [("Catalog Name", cat), ("Namespace Name", "s")]
         with pytest.raises(sql.Error, match=rf"User does not have SELECT on Table '{cat}.s.other'"):
             c.execute(f"DESCRIBE TABLE {cat}.s.other")
 
