@@ -151,7 +151,8 @@ def test_information_schema_shows_only_what_the_caller_may_see(env):
 def test_thrift_metadata_and_describe_show_only_what_the_caller_may_see(env):
     """databricks-sql-connector as the service principal (its on-behalf-of token): the metadata cursors list
     nothing of a catalog it has no grant on and DESCRIBE (TABLE, CATALOG, SCHEMA) is refused; after USE CATALOG,
-    USE SCHEMA and SELECT it sees exactly the granted table. A catalog of its own, so the grants the other tests make do not reach it."""
+    USE SCHEMA and SELECT it sees exactly the granted table. A catalog of its own, so the grants the other tests
+    make do not reach it."""
     admin, run, grant = env["admin"], env["run"], env["grant"]
     cat = unique("uct")
     admin.catalogs.create(name=cat)
