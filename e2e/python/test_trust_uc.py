@@ -150,8 +150,9 @@ def test_information_schema_shows_only_what_the_caller_may_see(env):
 
 def test_thrift_metadata_and_describe_show_only_what_the_caller_may_see(env):
     """databricks-sql-connector as the service principal (its on-behalf-of token): the metadata cursors list
-    nothing of a catalog it has no grant on and DESCRIBE is refused; after USE CATALOG, USE SCHEMA and SELECT
-    it sees exactly the granted table. A catalog of its own, so the grants the other tests make do not reach it."""
+    nothing of a catalog it has no grant on and DESCRIBE (TABLE, CATALOG, SCHEMA) is refused; after USE CATALOG,
+    USE SCHEMA and SELECT it sees exactly the granted table. A catalog of its own, so the grants the other tests
+    make do not reach it."""
     admin, run, grant = env["admin"], env["run"], env["grant"]
     cat = unique("uct")
     admin.catalogs.create(name=cat)
@@ -177,8 +178,9 @@ def test_thrift_metadata_and_describe_show_only_what_the_caller_may_see(env):
 
     with connect() as conn, conn.cursor() as c:
         assert listed(c) == ([], [], [], False)
-        with pytest.raises(sql.Error, match=rf"\[INSUFFICIENT_PERMISSIONS\].*USE CATALOG on Catalog '{cat}'"):
-            c.execute(f"DESCRIBE TABLE {cat}.s.t")
+        for q in (f"DESCRIBE TABLE {cat}.s.t", f"DESCRIBE CATALOG {cat}", f"DESCRIBE SCHEMA {cat}.s"):
+            with pytest.raises(sql.Error, match=rf"\[INSUFFICIENT_PERMISSIONS\].*USE CATALOG on Catalog '{cat}'"):
+                c.execute(q)
 
     grant("catalog", cat, Privilege.USE_CATALOG)
     grant("schema", f"{cat}.s", Privilege.USE_SCHEMA)
@@ -190,5 +192,38 @@ def test_thrift_metadata_and_describe_show_only_what_the_caller_may_see(env):
         assert "s" in schemas and sees_catalog
         c.execute(f"DESCRIBE TABLE {cat}.s.t")
         assert [r[0] for r in c.fetchall()] == ["id", "v"]
+        c.execute(f"DESCRIBE SCHEMA {cat}.s")
+        assert [tuple(r) for r in c.fetchall()][:2] == [("Catalog Name", cat), ("Namespace Name", "s")]
         with pytest.raises(sql.Error, match=rf"User does not have SELECT on Table '{cat}.s.other'"):
             c.execute(f"DESCRIBE TABLE {cat}.s.other")
+
+
+def test_describe_and_show_of_a_catalog_and_a_schema(env):
+    """DESCRIBE CATALOG / SCHEMA of a namespace the caller may not see is refused as the REST GET is; SHOW
+    SCHEMAS IN / SHOW TABLES IN list only what it may see. A catalog of its own, untouched by other grants."""
+    admin, bot, run, grant = env["admin"], env["bot"], env["run"], env["grant"]
+    cat = unique("ucd")
+    admin.catalogs.create(name=cat)
+    admin.schemas.create(name="s", catalog_name=cat)
+    for s in (f"CREATE TABLE {cat}.s.t (id BIGINT)", f"CREATE TABLE {cat}.s.hidden (id BIGINT)"):
+        assert run(admin, s).status.state == StatementState.SUCCEEDED
+
+    def rows(statement):
+        r = run(bot, statement)
+        assert r.status.state == StatementState.SUCCEEDED, r.status
+        return (r.result.data_array if r.result else None) or []
+
+    for q in (f"DESCRIBE CATALOG {cat}", f"DESCRIBE SCHEMA EXTENDED {cat}.s"):
+        _refused(run(bot, q), f"User does not have USE CATALOG on Catalog '{cat}'.")
+    assert rows(f"SHOW SCHEMAS IN {cat}") == []
+    assert rows(f"SHOW TABLES IN {cat}.s") == []
+
+    grant("catalog", cat, Privilege.USE_CATALOG)
+    assert rows(f"DESCRIBE CATALOG {cat}")[0] == ["Catalog Name", cat]
+    _refused(run(bot, f"DESCRIBE SCHEMA {cat}.s"), f"User does not have USE SCHEMA on Schema '{cat}.s'.")
+    grant("schema", f"{cat}.s", Privilege.USE_SCHEMA)
+    assert rows(f"DESCRIBE SCHEMA {cat}.s")[:2] == [["Catalog Name", cat], ["Namespace Name", "s"]]
+    assert rows(f"SHOW SCHEMAS IN {cat}") == [["s"]]
+    assert rows(f"SHOW TABLES IN {cat}.s") == []
+    grant("table", f"{cat}.s.t", Privilege.SELECT)
+    assert [r[1] for r in rows(f"SHOW TABLES IN {cat}.s")] == ["t"]

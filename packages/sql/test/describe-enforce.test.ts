@@ -107,3 +107,61 @@ describe('MINILAKE_ENFORCE=1: DESCRIBE and SHOW of one table', () => {
     }
   });
 });
+
+describe('MINILAKE_ENFORCE=1: DESCRIBE and SHOW of a catalog and a schema', () => {
+  const cat = `dsn_${Date.now().toString(36)}`;
+  const bot: Caller = { userName: 'namespace-bot', groups: ['users'] };
+  const admin: Caller = { userName: 'someone-admin', groups: ['admins'] };
+  const names = async (q: string, who: Caller) => (await sql(q, who)).map((r) => Object.values(r)[1]);
+
+  beforeAll(async () => {
+    await sql(`CREATE CATALOG ${cat}`);
+    await sql(`CREATE SCHEMA ${cat}.s`);
+    await sql(`CREATE SCHEMA ${cat}.other`);
+    await sql(`CREATE TABLE ${cat}.s.t (id BIGINT)`);
+    await sql(`CREATE TABLE ${cat}.s.hidden (id BIGINT)`);
+  });
+
+  it('refuses DESCRIBE CATALOG and DESCRIBE SCHEMA as the REST GET does, and lists nothing it may not see', async () => {
+    for (const q of [
+      `DESCRIBE CATALOG ${cat}`,
+      `DESCRIBE CATALOG EXTENDED ${cat}`,
+      `DESCRIBE SCHEMA ${cat}.s`,
+    ])
+      await expect(sql(q, bot), q).rejects.toThrow(
+        `[INSUFFICIENT_PERMISSIONS] Insufficient privileges: User does not have USE CATALOG on Catalog '${cat}'.`,
+      );
+    expect(await sql(`SHOW SCHEMAS IN ${cat}`, bot)).toEqual([]);
+    expect(await sql(`SHOW TABLES IN ${cat}.s`, bot)).toEqual([]);
+
+    await grant('catalog', cat, bot.userName, 'USE_CATALOG');
+    expect((await sql(`DESCRIBE CATALOG ${cat}`, bot))[0]).toEqual({
+      info_name: 'Catalog Name',
+      info_value: cat,
+    });
+    const e = await sql(`DESCRIBE SCHEMA EXTENDED ${cat}.s`, bot).catch((x: unknown) => x);
+    expect(e).toMatchObject({ errorCode: 'PERMISSION_DENIED', sqlState: '42501' });
+    expect(String((e as Error).message)).toContain(`User does not have USE SCHEMA on Schema '${cat}.s'.`);
+    expect(await sql(`SHOW SCHEMAS IN ${cat}`, bot)).toEqual([]);
+
+    await grant('schema', `${cat}.s`, bot.userName, 'USE_SCHEMA');
+    expect(await sql(`DESCRIBE SCHEMA ${cat}.s`, bot)).toEqual(await sql(`DESCRIBE SCHEMA ${cat}.s`, admin));
+    expect(await sql(`SHOW SCHEMAS IN ${cat}`, bot)).toEqual([{ databaseName: 's' }]);
+    expect(await names(`SHOW TABLES IN ${cat}.s`, bot)).toEqual([]);
+    await grant('table', `${cat}.s.t`, bot.userName, 'SELECT');
+    expect(await names(`SHOW TABLES IN ${cat}.s`, bot)).toEqual(['t']);
+    await expect(sql(`DESCRIBE SCHEMA ${cat}.other`, bot)).rejects.toThrow(
+      `User does not have USE SCHEMA on Schema '${cat}.other'.`,
+    );
+  });
+
+  it('changes nothing for an admin, or without a caller bound', async () => {
+    expect(await names(`SHOW TABLES IN ${cat}.s`, admin)).toEqual(['hidden', 't']);
+    expect((await sql(`SHOW SCHEMAS IN ${cat}`)).map((r) => r.databaseName)).toEqual([
+      'default',
+      'other',
+      's',
+    ]);
+    await expect(sql(`DESCRIBE SCHEMA ${cat}.other`)).resolves.toHaveLength(5);
+  });
+});

@@ -7,6 +7,7 @@ import { describeJson } from './describe-json.js';
 import {
   type Outcome,
   authorizeMetadataRead,
+  authorizeNamespaceRead,
   columnsOf,
   emptyResult,
   ensureCatalog,
@@ -257,6 +258,7 @@ export async function describe(c: Cursor, s: Session): Promise<Outcome> {
     const extended = c.accept('EXTENDED');
     const name = c.ident();
     await ensureCatalog(s, name);
+    await authorizeNamespaceRead(s, 'catalog', name);
     const info = namespaceInfo(s.uc?.getCatalog(name));
     const rows: Cell[][] = [
       ['Catalog Name', name],
@@ -280,6 +282,7 @@ export async function describe(c: Cursor, s: Session): Promise<Outcome> {
     const cat = p.length === 2 ? p[0]! : s.catalog;
     const sch = p[p.length - 1]!;
     await ensureSchema(s, cat, sch);
+    await authorizeNamespaceRead(s, 'schema', `${cat}.${sch}`);
     // What Unity Catalog records of the schema (comment, owner, DBPROPERTIES), as Spark's DESCRIBE prints it.
     const info = namespaceInfo(await s.uc?.getSchema(`${cat}.${sch}`).catch(() => undefined));
     const rows: Cell[][] = [

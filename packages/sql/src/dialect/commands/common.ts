@@ -101,6 +101,21 @@ export async function authorizeMetadataRead(
 }
 
 /**
+ * MINILAKE_ENFORCE=1: DESCRIBE CATALOG / DESCRIBE SCHEMA of a namespace the caller may not see is refused as the
+ * REST GET of it is (INSUFFICIENT_PERMISSIONS naming USE CATALOG, then USE SCHEMA); SHOW SCHEMAS / SHOW TABLES
+ * in it list nothing instead, as the REST lists filter.
+ */
+export async function authorizeNamespaceRead(
+  s: Session,
+  on: 'catalog' | 'schema',
+  fullName: string,
+): Promise<void> {
+  if (!s.authorize || !s.visibility) return;
+  if (s.visibility.sees(on, fullName)) return;
+  await s.authorize({ on, fullName, privilege: 'BROWSE' });
+}
+
+/**
  * A table or view named in SQL to be changed (DROP, ALTER, COMMENT ON; TRUNCATE and INSERT OVERWRITE): one of a
  * read-only catalog (samples) is refused for everyone, as every other write to it is. With MINILAKE_ENFORCE=1
  * it also needs `privilege` (ownership, or MODIFY), asked only of a table that exists: a missing one is the
