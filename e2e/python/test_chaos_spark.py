@@ -122,8 +122,9 @@ def test_kill_9_during_spark_appends_and_a_pipeline_update():
         acked = []
 
         for round_ in range(ROUNDS):
+            log = os.path.join(data_dir, f"appender-{round_}.log")
             appender = subprocess.Popen([SPARK_PYTHON, "-c", APPENDER, str(s.spark_connect_port), f"r{round_}"],
-                                        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                                        stdout=subprocess.PIPE, stderr=open(log, "w"), text=True)
             mine = []
             first = threading.Event()
 
@@ -134,7 +135,10 @@ def test_kill_9_during_spark_appends_and_a_pipeline_update():
                         first.set()
             reader = threading.Thread(target=read, daemon=True)
             reader.start()
-            assert first.wait(300), appender.stderr.read()[-3000:] if appender.poll() is not None else "no ACK"
+            deadline = time.monotonic() + 300  # the first append starts the Spark Connect server (a JVM)
+            while not first.wait(1) and appender.poll() is None and time.monotonic() < deadline:
+                pass
+            assert first.is_set(), f"no append acknowledged: {open(log).read()[-3000:]}"
             # The burst is going: an update starts and the kill comes while it is between CREATED and done.
             st, b = req(s.url, "POST", f"/api/2.0/pipelines/{pid}/updates", {})
             assert ok(st), b
