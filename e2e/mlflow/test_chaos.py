@@ -120,15 +120,17 @@ def test_kill_9_during_mlflow_logging_loses_no_acknowledged_write():
             for t in threads:
                 t.join(60)
             # The MLflow launcher, the mlflow CLI and uvicorn: gone by themselves, the server being dead.
+            t_kill = time.monotonic()
             left = wait_gone(children, 30)
+            gone = time.monotonic() - t_kill
             assert children and left == [], f"the killed server's children still running: {left} of {children}"
             t0 = time.monotonic()
             s = Server(env=ENV, data_dir=data_dir)  # the restart must succeed
             restart = time.monotonic() - t0
             missing = verify(s.url, ledger)
             figures.append(f"round {round_}: killed after {delay:.2f} s, {len(ledger.acked) - before} acknowledged "
-                           f"MLflow writes, {len(children)} child processes gone, restart {restart:.1f} s, "
-                           f"{len(missing)} lost")
+                           f"MLflow writes, {len(children)} child processes gone in {gone:.1f} s, "
+                           f"restart {restart:.1f} s, {len(missing)} lost")
             assert missing == [], f"acknowledged before kill -9 (round {round_}) but gone after restart: {missing}"
         print("\n".join(figures + [f"answers: {dict(sorted(ledger.answers.items()))}"]))
         assert not any(st >= 500 for st in ledger.answers), ledger.answers

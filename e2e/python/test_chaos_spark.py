@@ -149,7 +149,9 @@ def test_kill_9_during_spark_appends_and_a_pipeline_update():
             children = kill9_server_only(s)
             # The Spark JVMs and Python workers were MiniLake's children: their supervisors see the server
             # gone (a check a second) and kill their groups, so no leftover holds the data dir.
+            t_kill = time.monotonic()
             left = wait_gone(children, 30)
+            gone = time.monotonic() - t_kill
             assert left == [], f"processes of the killed server still running: {left}"
             # The client retries a lost server for minutes (pyspark's retry policy): stop it; what it printed
             # before is what was acknowledged.
@@ -179,8 +181,8 @@ def test_kill_9_during_spark_appends_and_a_pipeline_update():
             assert delta_values(s.url, "chaos.s.numbers", "n") == sorted(str(i) for i in range(50))
             assert spark_read(s.spark_connect_port, "chaos.s.numbers") == sorted(str(i) for i in range(50))
             figures.append(f"round {round_}: {len(mine)} Spark appends acknowledged, update {at_kill} at the kill "
-                           f"then {interrupted}, {len(children)} child processes gone, restart {restart:.1f} s, "
-                           f"{len(via_delta)} rows, 0 lost")
+                           f"then {interrupted}, {len(children)} child processes gone in {gone:.1f} s, "
+                           f"restart {restart:.1f} s, {len(via_delta)} rows, 0 lost")
         print("\n".join(figures))
     finally:
         if appender is not None and appender.poll() is None:
