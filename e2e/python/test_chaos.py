@@ -9,15 +9,14 @@ Against the real process (not in process like the storms): only a real `kill -9`
 reached the disk. The clients speak raw HTTP (no SDK retries) so an answer is exactly one acknowledgement."""
 import base64
 import http.client
-import json
 import os
 import random
 import shutil
 import threading
 import time
-from urllib.parse import urlparse
 
 import deltalake
+from chaos import Ledger, ok, req, sql
 from conftest import Server
 
 SEED = int(os.environ.get("CHAOS_SEED", "30"))
@@ -25,56 +24,6 @@ ROUNDS = int(os.environ.get("CHAOS_ROUNDS", "3"))
 CLIENTS = 6
 ENV = {"MINILAKE_PERSIST": "1", "MINILAKE_MANAGED_FORMAT": "delta"}
 ME = "dev@minilake.local"
-
-
-def req(url, method, path, body=None, raw=None, timeout=30):
-    """One request, no retries: (status, parsed JSON or bytes). Raises OSError when the server is gone."""
-    u = urlparse(url)
-    conn = http.client.HTTPConnection(u.hostname, u.port, timeout=timeout)
-    try:
-        headers = {"Authorization": "Bearer dapi-chaos"}
-        data = None
-        if raw is not None:
-            headers["Content-Type"] = "application/octet-stream"
-            data = raw
-        elif body is not None:
-            headers["Content-Type"] = "application/json"
-            data = json.dumps(body)
-        conn.request(method, path, body=data, headers=headers)
-        r = conn.getresponse()
-        payload = r.read()
-        if "json" in (r.getheader("Content-Type") or ""):
-            return r.status, json.loads(payload or b"{}")
-        return r.status, payload
-    finally:
-        conn.close()
-
-
-def ok(status):
-    return 200 <= status < 300
-
-
-def sql(url, wh, statement):
-    s, b = req(url, "POST", "/api/2.0/sql/statements",
-               {"warehouse_id": wh, "statement": statement, "wait_timeout": "30s"})
-    return s, b
-
-
-class Ledger:
-    """The acknowledged writes: (kind, key, expected) appended only after a 2xx answer."""
-
-    def __init__(self):
-        self.lock = threading.Lock()
-        self.acked = []
-        self.answers = {}
-
-    def ack(self, kind, key, expected=None):
-        with self.lock:
-            self.acked.append((kind, key, expected))
-
-    def saw(self, status):
-        with self.lock:
-            self.answers[status] = self.answers.get(status, 0) + 1
 
 
 def writer(url, wh, ledger, rng, tag, stop):
