@@ -227,7 +227,9 @@ public class MiniLakeCatalog implements TableCatalog, SupportsNamespaces {
       t = uc.call("GET", "/tables/" + UcClient.enc(fullName(ident)), null);
     } catch (UcClient.UcException e) {
       if (notFound(e)) throw new NoSuchTableException(ident);
-      throw e;
+      // A caller without USE CATALOG / USE SCHEMA / SELECT (the session's token is the caller's, see
+      // packages/connect's session-identity) is refused as Databricks refuses the read.
+      throw Denied.of(e);
     }
     if (PipelineTables.hiddenWhileDefining(t)) throw new NoSuchTableException(ident);
     return t;
