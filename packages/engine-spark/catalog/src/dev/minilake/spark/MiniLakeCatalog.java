@@ -296,7 +296,11 @@ public class MiniLakeCatalog implements TableCatalog, SupportsNamespaces {
       return null;
     } catch (UcClient.UcException e) {
       if (!e.denied()) throw e;
-      uc.call("POST", "/temporary-table-credentials", uc.object().put("table_id", id).put("operation", "READ"));
+      try {
+        uc.call("POST", "/temporary-table-credentials", uc.object().put("table_id", id).put("operation", "READ"));
+      } catch (UcClient.UcException r) {
+        throw Denied.of(r); // MINILAKE_ENFORCE=1: the session's caller may not read it either
+      }
       return e.detail;
     }
   }
