@@ -97,9 +97,7 @@ export function configRequest(sessionId: string, userContext: Buffer | undefined
 export const getAllOperation = () => lengthDelimited(OP_GET_ALL, Buffer.alloc(0));
 
 export function setOperation(pairs: [string, string][]): Buffer {
-  const kvs = pairs.map(([k, v]) =>
-    lengthDelimited(PAIRS, Buffer.concat([str(KEY, k), str(VALUE, v)])),
-  );
+  const kvs = pairs.map(([k, v]) => lengthDelimited(PAIRS, Buffer.concat([str(KEY, k), str(VALUE, v)])));
   return lengthDelimited(OP_SET, Buffer.concat(kvs));
 }
 
@@ -182,7 +180,8 @@ export async function configureSession(
 ): Promise<void> {
   const all = await unaryCall(upstream, CONFIG, configRequest(sessionId, userContext, getAllOperation()));
   const pairs = tokenPairs(responsePairs(all), callerToken);
-  if (pairs.length) await unaryCall(upstream, CONFIG, configRequest(sessionId, userContext, setOperation(pairs)));
+  if (pairs.length)
+    await unaryCall(upstream, CONFIG, configRequest(sessionId, userContext, setOperation(pairs)));
 }
 
 /** The sessions seen per upstream connection and whose they are. */

@@ -24,7 +24,8 @@ const ENGINE = 'engine-token';
 let conf: [string, string][] = [];
 let failConfig = false;
 /** What the fake server was asked: [operation, session id, user_context bytes (hex), pairs set]. */
-const asked: { op: 'get_all' | 'set'; session: string; userContext: string; pairs: [string, string][] }[] = [];
+const asked: { op: 'get_all' | 'set'; session: string; userContext: string; pairs: [string, string][] }[] =
+  [];
 
 const str = (n: number, s: string) => lengthDelimited(n, Buffer.from(s));
 const kv = (k: string, v: string) => Buffer.concat([str(1, k), str(2, v)]);
@@ -35,7 +36,12 @@ function onConfig(stream: ServerHttp2Stream) {
   stream.on('end', () => {
     if (failConfig) {
       stream.respond(
-        { ':status': 200, 'content-type': 'application/grpc', 'grpc-status': '14', 'grpc-message': 'no%20driver' },
+        {
+          ':status': 200,
+          'content-type': 'application/grpc',
+          'grpc-status': '14',
+          'grpc-message': 'no%20driver',
+        },
         { endStream: true },
       );
       return;
@@ -114,7 +120,9 @@ describe('session identity', () => {
     const up = upstreams.get(port);
     expect(await ids.admit(up, who('sp-1'), 'Bearer tok-sp-1', request('s-1'))).toBeUndefined();
     expect(asked.map((a) => a.op)).toEqual(['get_all', 'set']);
-    expect(asked.every((a) => a.session === 's-1' && a.userContext === userContext.toString('hex'))).toBe(true);
+    expect(asked.every((a) => a.session === 's-1' && a.userContext === userContext.toString('hex'))).toBe(
+      true,
+    );
     expect(asked[1]!.pairs).toEqual([
       ['spark.minilake.uc.token', 'tok-sp-1'],
       ['spark.sql.catalog.main.token', 'tok-sp-1'],
@@ -178,6 +186,8 @@ describe('session identity', () => {
       ['spark.minilake.uc.token', 'c'],
       ['spark.sql.catalog.y.token', 'c'],
     ]);
-    expect(setOperation([['k', 'v']]).toString('hex')).toBe(lengthDelimited(1, lengthDelimited(1, kv('k', 'v'))).toString('hex'));
+    expect(setOperation([['k', 'v']]).toString('hex')).toBe(
+      lengthDelimited(1, lengthDelimited(1, kv('k', 'v'))).toString('hex'),
+    );
   });
 });
