@@ -12,12 +12,19 @@
  * one. A cluster reports its own `spark_version`; serverless reports the runtime the client was built for.
  */
 import type { IncomingHttpHeaders, ServerHttp2Stream } from 'node:http2';
-import { DatabricksError, EngineUnavailable, type GrpcSpliceTarget, type Logger } from '@minilake/core';
+import {
+  DatabricksError,
+  EngineUnavailable,
+  requestPrincipal,
+  type GrpcSpliceTarget,
+  type Logger,
+} from '@minilake/core';
 import type { ComputeApi } from '@minilake/compute';
 import type { SparkEngine } from '@minilake/engine-spark';
 import { frame, refuse, splitFrames, Status } from './grpc.js';
 import { appendInside, fields, lengthDelimited } from './protobuf.js';
 import { pipeCall, type Upstreams } from './proxy.js';
+import { SessionIdentity } from './session-identity.js';
 
 const SERVICE = '/spark.connect.SparkConnectService/';
 /** AnalyzePlanRequest.client_type / .spark_version; AnalyzePlanResponse.spark_version; SparkVersion.dbr_version. */
@@ -72,6 +79,9 @@ export function withRuntimeVersion(body: Buffer, runtime: string): Buffer {
 }
 
 export class Router {
+  /** MINILAKE_AUTH=tokens: each Spark Connect session acts as its caller in Unity Catalog. */
+  private readonly identity = new SessionIdentity();
+
   constructor(private readonly d: RouterDeps) {}
 
   handle(stream: ServerHttp2Stream, headers: IncomingHttpHeaders): void {
@@ -160,8 +170,20 @@ export class Router {
     const unavailable = clusterId
       ? `The Spark driver of cluster ${clusterId} is not reachable`
       : 'The serverless Spark Connect server is not reachable';
+    // Only when the host authenticated the call (MINILAKE_AUTH=tokens): the body is read to see its session.
+    const principal = requestPrincipal();
+    let read: Buffer | undefined;
+    if (principal) {
+      read = await readAll(stream);
+      const no = await this.identity.admit(session, principal, header(headers, 'authorization'), read);
+      if (no) {
+        refuse(stream, no.status, no.message);
+        return;
+      }
+      if (stream.destroyed) return;
+    }
     if (path === `${SERVICE}AnalyzePlan`) {
-      const body = await readAll(stream);
+      const body = read ?? (await readAll(stream));
       const msgs = splitFrames(body);
       const msg = msgs?.length === 1 ? msgs[0]! : undefined;
       const asksVersion = msg !== undefined && fields(msg).some((f) => f.number === REQ_SPARK_VERSION);
@@ -174,7 +196,7 @@ export class Router {
       });
       return;
     }
-    pipeCall(stream, headers, session, { unavailable });
+    pipeCall(stream, headers, session, read ? { body: read, unavailable } : { unavailable });
   }
 }
 

@@ -416,6 +416,11 @@ export class UnityCatalogStore extends CollectionStore {
   async tableCredentials(tableId: string | null | undefined, operation?: string | null): Promise<void> {
     const fullName = this.tables.byId(tableId);
     if (operation === 'READ_WRITE') this.builtins.checkWritable(fullName);
+    // MINILAKE_ENFORCE=1: credentials to read need SELECT, to write MODIFY (with the parents' USE privileges),
+    // as Databricks vends them; what a Spark session may do with a table is decided here (the catalog plugin
+    // asks as the session's caller). The samples are readable by every user.
+    if (!this.builtins.readOnly(fullName.split('.')[0]!.toLowerCase()))
+      this.guard({ on: 'table', fullName, privilege: operation === 'READ_WRITE' ? 'MODIFY' : 'SELECT' });
     await this.builtins.prepare(fullName);
   }
   /** Refuses a change to a table of a read-only catalog (samples): a 403 PERMISSION_DENIED saying why. */

@@ -96,6 +96,22 @@ describe('MINILAKE_ENFORCE=1, REST', () => {
     expect((await ok(undefined, 'GET', `${B}/volumes/rc.s.v`)).full_name).toBe('rc.s.v');
   });
 
+  it('vends table credentials to read with SELECT and to write with MODIFY', async () => {
+    // The bot holds USE CATALOG, USE SCHEMA and SELECT on rc.s.t (the test above); a Spark catalog asks here.
+    const id = (await ok(undefined, 'GET', `${B}/tables/rc.s.t`)).table_id;
+    const creds = (operation: string) => ({ table_id: id, operation });
+    await ok(bot, 'POST', `${B}/temporary-table-credentials`, creds('READ'));
+    await denied(
+      bot,
+      'POST',
+      `${B}/temporary-table-credentials`,
+      "User does not have MODIFY on Table 'rc.s.t'.",
+      creds('READ_WRITE'),
+    );
+    await grant('table', 'rc.s.t', 'bot-app', 'MODIFY');
+    await ok(bot, 'POST', `${B}/temporary-table-credentials`, creds('READ_WRITE'));
+  });
+
   it('needs CREATE TABLE / CREATE VOLUME on the schema, and makes the creator the owner', async () => {
     await denied(
       bot,

@@ -227,7 +227,9 @@ public class MiniLakeCatalog implements TableCatalog, SupportsNamespaces {
       t = uc.call("GET", "/tables/" + UcClient.enc(fullName(ident)), null);
     } catch (UcClient.UcException e) {
       if (notFound(e)) throw new NoSuchTableException(ident);
-      throw e;
+      // A caller without USE CATALOG / USE SCHEMA / SELECT (the session's token is the caller's, see
+      // packages/connect's session-identity) is refused as Databricks refuses the read.
+      throw Denied.of(e);
     }
     if (PipelineTables.hiddenWhileDefining(t)) throw new NoSuchTableException(ident);
     return t;
@@ -294,7 +296,11 @@ public class MiniLakeCatalog implements TableCatalog, SupportsNamespaces {
       return null;
     } catch (UcClient.UcException e) {
       if (!e.denied()) throw e;
-      uc.call("POST", "/temporary-table-credentials", uc.object().put("table_id", id).put("operation", "READ"));
+      try {
+        uc.call("POST", "/temporary-table-credentials", uc.object().put("table_id", id).put("operation", "READ"));
+      } catch (UcClient.UcException r) {
+        throw Denied.of(r); // MINILAKE_ENFORCE=1: the session's caller may not read it either
+      }
       return e.detail;
     }
   }

@@ -1,0 +1,115 @@
+"""Issue 30 through Databricks Connect (MINILAKE_AUTH=tokens, MINILAKE_ENFORCE=1): the bootstrap admin makes a
+cluster and a table; a service principal with an on-behalf-of token is refused the cluster without
+CAN_ATTACH_TO and attaches once granted it; inside its Spark session Unity Catalog acts as the service
+principal, so reading the table without SELECT fails as on Databricks (INSUFFICIENT_PERMISSIONS), and the
+same live session reads it once the admin grants SELECT (and is still refused a write, MODIFY)."""
+import json
+import os
+import subprocess
+import tempfile
+
+import pytest
+from databricks.sdk import WorkspaceClient
+from databricks.sdk.service import compute
+
+from conftest import Server, client_python, sql, unique
+
+ADMIN = "e2e-connect-trust-admin"
+HERE = os.path.dirname(__file__)
+
+
+@pytest.fixture(scope="module")
+def enforced():
+    s = Server(env={"MINILAKE_CLUSTER_RUNTIME": "spark", "MINILAKE_AUTH": "tokens", "MINILAKE_ENFORCE": "1",
+                    "MINILAKE_ADMIN_TOKEN": ADMIN, "MINILAKE_CLUSTER_START_DELAY": "0.2",
+                    "MINILAKE_CLUSTER_TERMINATE_DELAY": "0.2", "MINILAKE_WAREHOUSE_START_DELAY": "0.2"})
+    yield s
+    s.stop()
+
+
+@pytest.fixture(scope="module")
+def admin(enforced):
+    os.environ["DATABRICKS_CONFIG_FILE"] = "/dev/null"
+    return WorkspaceClient(host=enforced.url, token=ADMIN, auth_type="pat")
+
+
+class Client:
+    """trust_client.py in the client's own venv, one step at a time (a session stays open between steps)."""
+
+    def __init__(self, server, token, cluster_id, table):
+        full = {k: v for k, v in os.environ.items() if not k.startswith(("DATABRICKS_", "SPARK_", "PYSPARK_"))}
+        full.update({"GRPC_DEFAULT_SSL_ROOTS_FILE_PATH": os.path.join(server.data_dir, "tls", "cert.pem"),
+                     "HOST": server.url, "TOKEN": token, "CLUSTER_ID": cluster_id, "TABLE": table,
+                     "DATABRICKS_CONFIG_FILE": "/dev/null"})
+        self.p = subprocess.Popen([client_python("16.1"), os.path.join(HERE, "trust_client.py")], env=full,
+                                  stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+    def step(self, name):
+        self.p.stdin.write(name + "\n")
+        self.p.stdin.flush()
+        line = self.p.stdout.readline()
+        if not line:
+            raise AssertionError(f"the client died at {name}: {self.p.stderr.read()[-3000:]}")
+        return json.loads(line)
+
+    def close(self):
+        self.p.stdin.close()
+        self.p.wait(timeout=60)
+
+
+def test_second_identity_through_databricks_connect(enforced, admin):
+    # The admin's cluster and table (an EXTERNAL Delta table the SQL warehouse made).
+    for stmt in ("CREATE CATALOG IF NOT EXISTS main", "CREATE SCHEMA IF NOT EXISTS main.s"):
+        sql(admin, stmt)
+    loc = tempfile.mkdtemp(prefix="minilake-connect-trust-")
+    sql(admin, f"CREATE TABLE main.s.t (x INT) USING DELTA LOCATION '{loc}/t'")
+    sql(admin, "INSERT INTO main.s.t VALUES (1), (2)")
+    cluster_id = admin.clusters.create_and_wait(cluster_name=unique("trust"), spark_version="16.4.x-scala2.12",
+                                                node_type_id="i3.xlarge", num_workers=0).cluster_id
+
+    # The second identity: a service principal with an on-behalf-of token.
+    sp = admin.service_principals.create(display_name=unique("connect-bot"))
+    token = admin.token_management.create_obo_token(application_id=sp.application_id,
+                                                    lifetime_seconds=3600).token_value
+    app = sp.application_id
+
+    # No CAN_ATTACH_TO: Databricks Connect is refused the cluster.
+    c = Client(enforced, token, cluster_id, "main.s.t")
+    try:
+        r = c.step("session")
+        assert not r["ok"] and "PERMISSION_DENIED" in r["error"], r
+    finally:
+        c.close()
+
+    # CAN_ATTACH_TO (and USE CATALOG / USE SCHEMA): it attaches, but reads the table as itself, without SELECT.
+    admin.clusters.update_permissions(cluster_id, access_control_list=[compute.ClusterAccessControlRequest(
+        service_principal_name=app, permission_level=compute.ClusterPermissionLevel.CAN_ATTACH_TO)])
+    sql(admin, f"GRANT USE CATALOG ON CATALOG main TO `{app}`")
+    sql(admin, f"GRANT USE SCHEMA ON SCHEMA main.s TO `{app}`")
+    c = Client(enforced, token, cluster_id, "main.s.t")
+    try:
+        r = c.step("session")
+        assert r["ok"] and r["value"] == 42, r
+        r = c.step("read")
+        assert not r["ok"], r
+        assert "INSUFFICIENT_PERMISSIONS" in r["error"], r
+        assert "User does not have SELECT on Table 'main.s.t'" in r["error"], r
+
+        # SELECT granted: the same session reads it; a write still needs MODIFY.
+        sql(admin, f"GRANT SELECT ON TABLE main.s.t TO `{app}`")
+        r = c.step("read")
+        assert r["ok"] and r["value"] == [1, 2], r
+        r = c.step("write")
+        assert not r["ok"] and "INSUFFICIENT_PERMISSIONS" in r["error"] and "MODIFY" in r["error"], r
+    finally:
+        c.close()
+
+    # The admin's own session on the same cluster is not the service principal's: it reads and writes.
+    c = Client(enforced, ADMIN, cluster_id, "main.s.t")
+    try:
+        assert c.step("session")["ok"]
+        r = c.step("write")
+        assert r["ok"], r
+        assert c.step("read")["value"] == [1, 2, 9]
+    finally:
+        c.close()
