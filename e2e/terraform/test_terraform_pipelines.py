@@ -22,13 +22,18 @@ resource "databricks_catalog" "c" {
   name          = "tfpl_${var.suffix}"
   force_destroy = true
 }
+# The folder is its own resource: a notebook and a file created at once under a missing folder race inside the
+# provider (each import fails; the one that then finds the folder the other made returns its first error).
+resource "databricks_directory" "d" {
+  path = "${data.databricks_current_user.me.home}/tfpl_${var.suffix}"
+}
 resource "databricks_notebook" "nb" {
-  path           = "${data.databricks_current_user.me.home}/tfpl_${var.suffix}/numbers"
+  path           = "${databricks_directory.d.path}/numbers"
   language       = "PYTHON"
   content_base64 = base64encode("# Databricks notebook source\\nfrom pyspark import pipelines as dp\\n\\n@dp.materialized_view\\ndef numbers():\\n    return spark.range(10)\\n")
 }
 resource "databricks_workspace_file" "sql" {
-  path           = "${data.databricks_current_user.me.home}/tfpl_${var.suffix}/doubled.sql"
+  path           = "${databricks_directory.d.path}/doubled.sql"
   content_base64 = base64encode("CREATE MATERIALIZED VIEW doubled AS SELECT id * 2 AS x FROM numbers")
 }
 resource "databricks_pipeline" "p" {
