@@ -148,6 +148,11 @@ export async function launchConnectServer(inst: SparkInstall, o: LaunchOptions):
     `spark.connect.grpc.binding.port=${port}`,
     '--conf',
     'spark.connect.grpc.binding.address=127.0.0.1',
+    // Errors travel whole in the gRPC status (class, SQLSTATE, parameters, message); without the enriched
+    // details round trip a Databricks Connect 16.1 client does not print its query-context log line (JSON on
+    // stderr, a PySpark 4.0 client quirk, SPARK-51430) before raising. A session may turn it back on.
+    '--conf',
+    'spark.sql.connect.enrichError.enabled=false',
     '--conf',
     `spark.sql.warehouse.dir=${path.join(o.dir, 'warehouse')}`,
     'spark-internal',
