@@ -4,6 +4,7 @@ of the server process alone, as a crash takes it (its children are left to their
 import http.client
 import json
 import os
+import random
 import signal
 import threading
 import time
@@ -108,3 +109,22 @@ def wait_gone(pids, seconds):
     while alive(pids) and time.monotonic() < deadline:
         time.sleep(0.2)
     return alive(pids)
+
+
+def burst(writer, args, ledger, rng, round_, clients, kill):
+    """One round's write burst: `clients` threads each run writer(*args, their own seeded Random, a tag, stop),
+    the server is killed by kill() after a seeded 1-3 s, then the writers stop. Returns (acknowledged writes
+    before the round, the delay, what kill() returned)."""
+    stop = threading.Event()
+    threads = [threading.Thread(target=writer, args=(*args, random.Random(rng.random()), f"r{round_}c{i}", stop),
+                                daemon=True) for i in range(clients)]
+    before = len(ledger.acked)
+    for t in threads:
+        t.start()
+    delay = rng.uniform(1.0, 3.0)
+    time.sleep(delay)
+    killed = kill()
+    stop.set()
+    for t in threads:
+        t.join(60)
+    return before, delay, killed

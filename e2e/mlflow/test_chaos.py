@@ -8,10 +8,9 @@ import os
 import random
 import shutil
 import tempfile
-import threading
 import time
 
-from chaos import Ledger, kill9_server_only, ok, req, wait_gone
+from chaos import Ledger, burst, kill9_server_only, ok, req, wait_gone
 from conftest import Server
 
 SEED = int(os.environ.get("CHAOS_SEED", "30"))
@@ -106,19 +105,8 @@ def test_kill_9_during_mlflow_logging_loses_no_acknowledged_write():
             # The restarted server starts MLflow lazily again: one read warms it before the burst.
             st, b = req(s.url, "GET", f"{API}/experiments/get?experiment_id={eid}", timeout=180)
             assert ok(st), b
-            stop = threading.Event()
-            threads = [threading.Thread(target=writer, args=(s.url, eid, ledger, random.Random(rng.random()),
-                                                             f"r{round_}c{i}", stop), daemon=True)
-                       for i in range(CLIENTS)]
-            before = len(ledger.acked)
-            for t in threads:
-                t.start()
-            delay = rng.uniform(1.0, 3.0)
-            time.sleep(delay)
-            children = kill9_server_only(s)
-            stop.set()
-            for t in threads:
-                t.join(60)
+            before, delay, children = burst(writer, (s.url, eid, ledger), ledger, rng, round_, CLIENTS,
+                                            lambda: kill9_server_only(s))
             # The MLflow launcher, the mlflow CLI and uvicorn: gone by themselves, the server being dead.
             t_kill = time.monotonic()
             left = wait_gone(children, 30)

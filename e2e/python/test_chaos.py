@@ -12,11 +12,10 @@ import http.client
 import os
 import random
 import shutil
-import threading
 import time
 
 import deltalake
-from chaos import Ledger, ok, req, sql
+from chaos import Ledger, burst, ok, req, sql
 from conftest import Server
 
 SEED = int(os.environ.get("CHAOS_SEED", "30"))
@@ -176,19 +175,7 @@ def test_kill_9_during_write_bursts_loses_no_acknowledged_write():
         assert b["status"]["state"] == "SUCCEEDED", b
 
         for round_ in range(ROUNDS):
-            stop = threading.Event()
-            threads = [threading.Thread(target=writer, args=(s.url, wh, ledger, random.Random(rng.random()),
-                                                             f"r{round_}c{i}", stop), daemon=True)
-                       for i in range(CLIENTS)]
-            before = len(ledger.acked)
-            for t in threads:
-                t.start()
-            delay = rng.uniform(1.0, 3.0)
-            time.sleep(delay)
-            s.kill9()
-            stop.set()
-            for t in threads:
-                t.join(60)
+            before, delay, _ = burst(writer, (s.url, wh, ledger), ledger, rng, round_, CLIENTS, s.kill9)
             t0 = time.monotonic()
             s = Server(env=ENV, data_dir=data_dir)  # the restart must succeed
             restart = time.monotonic() - t0
