@@ -167,6 +167,12 @@ def test_code_on_a_cluster_reads_as_its_identity(enforced, admin, cluster_id):
     r = outcomes["refused"]
     assert r.result_type == compute.ResultType.ERROR, r
     assert "INSUFFICIENT_PERMISSIONS" in (r.summary or "") + (r.cause or ""), r
+    # Its session holds no token of the engine's: every token key is the creator's (or absent).
+    keys = ["spark.minilake.uc.token", "spark.sql.catalog.main.token", "spark.hadoop.minilake.uc.token"]
+    r = client(granted_token).command_execution.execute_and_wait(
+        cluster_id=cluster_id, context_id=contexts["granted"], language=compute.Language.PYTHON,
+        command=f"sorted({{spark.conf.get(k, '') for k in {keys!r}}} - {{''}})").results
+    assert r.result_type == compute.ResultType.TEXT and r.data == repr([granted_token]), r
     # Another principal's context is not the caller's to use.
     with pytest.raises(PermissionDenied):
         client(refused_token).command_execution.execute(cluster_id=cluster_id, context_id=contexts["granted"],
@@ -176,8 +182,11 @@ def test_code_on_a_cluster_reads_as_its_identity(enforced, admin, cluster_id):
 
     # A job task on the existing cluster reads as the run's identity (run_as).
     path = f"/Shared/{unique('trust-exec')}.py"
-    admin.workspace.upload(path, b"print('value=%s' % spark.table('main.x.t').collect()[0][0])\n",
-                           format=ws.ImportFormat.AUTO, overwrite=True)
+    script = ("import os\n"
+              "hidden = spark.conf.get('spark.hadoop.minilake.uc.token', '') in ('', os.environ['DATABRICKS_TOKEN'])\n"
+              "print('engine-token-hidden=%s' % hidden)\n"
+              "print('value=%s' % spark.table('main.x.t').collect()[0][0])\n")
+    admin.workspace.upload(path, script.encode(), format=ws.ImportFormat.AUTO, overwrite=True)
     results = {}
     for name, app in (("granted", granted), ("refused", refused)):
         job = admin.jobs.create(name=unique(f"exec-{name}"), run_as=jobs.JobRunAs(service_principal_name=app),
@@ -187,6 +196,8 @@ def test_code_on_a_cluster_reads_as_its_identity(enforced, admin, cluster_id):
         results[name] = (run.state.result_state, admin.jobs.get_run_output(run.tasks[0].run_id))
     state, out = results["granted"]
     assert state == jobs.RunResultState.SUCCESS and "value=7" in out.logs, (state, out.error, out.logs)
+    assert "engine-token-hidden=True" in out.logs, out.logs
     state, out = results["refused"]
     assert state == jobs.RunResultState.FAILED, (state, out.logs)
-    assert "INSUFFICIENT_PERMISSIONS" in (out.error or "") + (out.error_trace or ""), (out.error, out.logs)
+    assert "engine-token-hidden=True" in out.logs, out.logs
+    assert "INSUFFICIENT_PERMISSIONS" in (out.error or ""), (out.error, out.error_trace, out.logs)
