@@ -2,7 +2,9 @@
 cluster and a table; a service principal with an on-behalf-of token is refused the cluster without
 CAN_ATTACH_TO and attaches once granted it; inside its Spark session Unity Catalog acts as the service
 principal, so reading the table without SELECT fails as on Databricks (INSUFFICIENT_PERMISSIONS), and the
-same live session reads it once the admin grants SELECT (and is still refused a write, MODIFY)."""
+same live session reads it once the admin grants SELECT (and is still refused a write, MODIFY). Code run on
+the same cluster by /api/1.2 command execution and by a job task (existing_cluster_id) reads Unity Catalog as
+the context's creator and the run's identity (run_as), the same way."""
 import json
 import os
 import subprocess
@@ -10,7 +12,9 @@ import tempfile
 
 import pytest
 from databricks.sdk import WorkspaceClient
-from databricks.sdk.service import compute
+from databricks.sdk.errors import PermissionDenied
+from databricks.sdk.service import compute, jobs
+from databricks.sdk.service import workspace as ws
 
 from conftest import Server, client_python, sql, unique
 
@@ -31,6 +35,13 @@ def enforced():
 def admin(enforced):
     os.environ["DATABRICKS_CONFIG_FILE"] = "/dev/null"
     return WorkspaceClient(host=enforced.url, token=ADMIN, auth_type="pat")
+
+
+@pytest.fixture(scope="module")
+def cluster_id(admin):
+    """One all-purpose cluster for the module (its Spark driver started once)."""
+    return admin.clusters.create_and_wait(cluster_name=unique("trust"), spark_version="16.4.x-scala2.12",
+                                          node_type_id="i3.xlarge", num_workers=0).cluster_id
 
 
 class Client:
@@ -57,15 +68,13 @@ class Client:
         self.p.wait(timeout=60)
 
 
-def test_second_identity_through_databricks_connect(enforced, admin):
+def test_second_identity_through_databricks_connect(enforced, admin, cluster_id):
     # The admin's cluster and table (an EXTERNAL Delta table the SQL warehouse made).
     for stmt in ("CREATE CATALOG IF NOT EXISTS main", "CREATE SCHEMA IF NOT EXISTS main.s"):
         sql(admin, stmt)
     loc = tempfile.mkdtemp(prefix="minilake-connect-trust-")
     sql(admin, f"CREATE TABLE main.s.t (x INT) USING DELTA LOCATION '{loc}/t'")
     sql(admin, "INSERT INTO main.s.t VALUES (1), (2)")
-    cluster_id = admin.clusters.create_and_wait(cluster_name=unique("trust"), spark_version="16.4.x-scala2.12",
-                                                node_type_id="i3.xlarge", num_workers=0).cluster_id
 
     # The second identity: a service principal with an on-behalf-of token.
     sp = admin.service_principals.create(display_name=unique("connect-bot"))
@@ -113,3 +122,82 @@ def test_second_identity_through_databricks_connect(enforced, admin):
         assert c.step("read")["value"] == [1, 2, 9]
     finally:
         c.close()
+
+
+def _principal(admin, cluster_id):
+    """A service principal with an on-behalf-of token, allowed to attach to the cluster and to use main.x."""
+    sp = admin.service_principals.create(display_name=unique("exec-bot"))
+    token = admin.token_management.create_obo_token(application_id=sp.application_id,
+                                                    lifetime_seconds=3600).token_value
+    admin.clusters.update_permissions(cluster_id, access_control_list=[compute.ClusterAccessControlRequest(
+        service_principal_name=sp.application_id, permission_level=compute.ClusterPermissionLevel.CAN_ATTACH_TO)])
+    sql(admin, f"GRANT USE CATALOG ON CATALOG main TO `{sp.application_id}`")
+    sql(admin, f"GRANT USE SCHEMA ON SCHEMA main.x TO `{sp.application_id}`")
+    return sp.application_id, token
+
+
+def test_code_on_a_cluster_reads_as_its_identity(enforced, admin, cluster_id):
+    """Two identities on one cluster, one table granted to one of them: command execution and a job task on
+    the existing cluster read it as their own identity (the context's creator, the run's run_as)."""
+    for stmt in ("CREATE CATALOG IF NOT EXISTS main", "CREATE SCHEMA IF NOT EXISTS main.x"):
+        sql(admin, stmt)
+    loc = tempfile.mkdtemp(prefix="minilake-exec-trust-")
+    sql(admin, f"CREATE TABLE main.x.t (x INT) USING DELTA LOCATION '{loc}/t'")
+    sql(admin, "INSERT INTO main.x.t VALUES (7)")
+    granted, granted_token = _principal(admin, cluster_id)
+    refused, refused_token = _principal(admin, cluster_id)
+    sql(admin, f"GRANT SELECT ON TABLE main.x.t TO `{granted}`")
+
+    def client(token):
+        return WorkspaceClient(host=enforced.url, token=token, auth_type="pat")
+
+    # /api/1.2: a context acts as the user who created it.
+    read = "spark.table('main.x.t').collect()[0][0]"
+    outcomes = {}
+    contexts = {}
+    for name, token in (("granted", granted_token), ("refused", refused_token)):
+        w = client(token)
+        ctx = w.command_execution.create_and_wait(cluster_id=cluster_id, language=compute.Language.PYTHON)
+        contexts[name] = ctx.id
+        outcomes[name] = w.command_execution.execute_and_wait(cluster_id=cluster_id, context_id=ctx.id,
+                                                              language=compute.Language.PYTHON,
+                                                              command=read).results
+    assert outcomes["granted"].result_type == compute.ResultType.TEXT and outcomes["granted"].data == "7", \
+        outcomes["granted"]
+    r = outcomes["refused"]
+    assert r.result_type == compute.ResultType.ERROR, r
+    assert "INSUFFICIENT_PERMISSIONS" in (r.summary or "") + (r.cause or ""), r
+    # Its session holds no token of the engine's: every token key is the creator's (or absent).
+    keys = ["spark.minilake.uc.token", "spark.sql.catalog.main.token", "spark.hadoop.minilake.uc.token"]
+    r = client(granted_token).command_execution.execute_and_wait(
+        cluster_id=cluster_id, context_id=contexts["granted"], language=compute.Language.PYTHON,
+        command=f"sorted({{spark.conf.get(k, '') for k in {keys!r}}} - {{''}})").results
+    assert r.result_type == compute.ResultType.TEXT and r.data == repr([granted_token]), r
+    # Another principal's context is not the caller's to use.
+    with pytest.raises(PermissionDenied):
+        client(refused_token).command_execution.execute(cluster_id=cluster_id, context_id=contexts["granted"],
+                                                        language=compute.Language.PYTHON, command=read)
+    for name, token in (("granted", granted_token), ("refused", refused_token)):
+        client(token).command_execution.destroy(cluster_id=cluster_id, context_id=contexts[name])
+
+    # A job task on the existing cluster reads as the run's identity (run_as).
+    path = f"/Shared/{unique('trust-exec')}.py"
+    script = ("import os\n"
+              "hidden = spark.conf.get('spark.hadoop.minilake.uc.token', '') in ('', os.environ['DATABRICKS_TOKEN'])\n"
+              "print('engine-token-hidden=%s' % hidden)\n"
+              "print('value=%s' % spark.table('main.x.t').collect()[0][0])\n")
+    admin.workspace.upload(path, script.encode(), format=ws.ImportFormat.AUTO, overwrite=True)
+    results = {}
+    for name, app in (("granted", granted), ("refused", refused)):
+        job = admin.jobs.create(name=unique(f"exec-{name}"), run_as=jobs.JobRunAs(service_principal_name=app),
+                                tasks=[jobs.Task(task_key="t", existing_cluster_id=cluster_id,
+                                                 spark_python_task=jobs.SparkPythonTask(python_file=path))])
+        run = admin.jobs.run_now_and_wait(job.job_id)
+        results[name] = (run.state.result_state, admin.jobs.get_run_output(run.tasks[0].run_id))
+    state, out = results["granted"]
+    assert state == jobs.RunResultState.SUCCESS and "value=7" in out.logs, (state, out.error, out.logs)
+    assert "engine-token-hidden=True" in out.logs, out.logs
+    state, out = results["refused"]
+    assert state == jobs.RunResultState.FAILED, (state, out.logs)
+    assert "engine-token-hidden=True" in out.logs, out.logs
+    assert "INSUFFICIENT_PERMISSIONS" in (out.error or ""), (out.error, out.error_trace, out.logs)

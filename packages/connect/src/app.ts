@@ -6,6 +6,8 @@
  * - A command whose code raised ends `Finished` with a result of type `error` (`summary`, `cause`), as
  *   Databricks reports it; `Error` is for a context that failed (its REPL could not start or died).
  * - python and sql run; scala and r answer 501 NOT_IMPLEMENTED.
+ * - MINILAKE_AUTH=tokens: a context acts as the user who created it (its Spark session reads Unity Catalog
+ *   with their token); any other caller's use of it is 403 PERMISSION_DENIED.
  */
 import { Hono } from 'hono';
 import { readJson, readQuery } from '@minilake/core';
@@ -18,7 +20,9 @@ export function connectApp(contexts: Contexts): Hono {
   const app = new Hono();
   app.post(`${BASE}/contexts/create`, async (c) => {
     const b = await readJson(c, s.CreateContext);
-    return c.json({ id: contexts.create(b.clusterId, b.language ?? 'python') });
+    // The bearer the host authenticated (MINILAKE_AUTH=tokens): what the context acts with.
+    const token = /^Bearer\s+(\S+)\s*$/i.exec(c.req.header('authorization') ?? '')?.[1];
+    return c.json({ id: contexts.create(b.clusterId, b.language ?? 'python', token) });
   });
   app.get(`${BASE}/contexts/status`, (c) => {
     const q = readQuery(c, s.ContextRef);

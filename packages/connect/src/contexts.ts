@@ -7,12 +7,25 @@
  * killed when it is destroyed, when its cluster stops, or on reset.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import type { Writable } from 'node:stream';
-import { DatabricksError, invalidParameter, notFound, numericId, uuid, type Logger } from '@minilake/core';
+import {
+  DatabricksError,
+  invalidParameter,
+  notFound,
+  numericId,
+  requestPrincipal,
+  uuid,
+  type Logger,
+  type Principal,
+} from '@minilake/core';
 import type { ComputeApi } from '@minilake/compute';
 import type { SparkEngine } from '@minilake/engine-spark';
+import type { Upstreams } from './proxy.js';
+import { lengthDelimited } from './protobuf.js';
+import { configureSession } from './session-identity.js';
 
 export type Language = 'python' | 'sql' | 'scala' | 'r';
 type ContextStatus = 'Pending' | 'Running' | 'Error';
@@ -48,6 +61,12 @@ interface Context {
   commands: Map<string, Command>;
   queue: Command[];
   running?: Command;
+  /**
+   * MINILAKE_AUTH=tokens: whose context it is (`kind:userName`) and the bearer its creator sent, which its
+   * Spark session reads Unity Catalog with and its code calls the server back with (DATABRICKS_TOKEN).
+   */
+  owner?: string;
+  token?: string;
 }
 
 export interface ContextsDeps {
@@ -56,7 +75,13 @@ export interface ContextsDeps {
   logger: Logger;
   /** How long a new context waits for its cluster's driver (a starting cluster). */
   holdMs: number;
+  /** The connections to Spark Connect servers (the router's): where a context's session is configured. */
+  upstreams: Upstreams;
+  /** Puts a caller's token into a session's conf (session-identity.ts; a test replaces it). */
+  configure?: typeof configureSession;
 }
+
+const ownerOf = (p: Principal) => `${p.kind}:${p.userName}`;
 
 const notRunning = (id: string, state: string) =>
   new DatabricksError(400, 'INVALID_STATE', `Cluster ${id} is not running (its state is ${state}).`);
@@ -82,13 +107,26 @@ export class Contexts {
         `Context ${contextId} does not exist on cluster ${clusterId}.`,
         'RESOURCE_DOES_NOT_EXIST',
       );
+    // A context holds its creator's credentials (its Spark session reads Unity Catalog with them): nobody
+    // else may run code in it, look at it or end it, admins included (that would be acting as the creator).
+    const caller = requestPrincipal();
+    if (ctx.owner !== undefined && (!caller || ownerOf(caller) !== ctx.owner))
+      throw new DatabricksError(
+        403,
+        'PERMISSION_DENIED',
+        `Context ${contextId} belongs to another user: only the user who created it can use it.`,
+      );
     // A context outlives neither its cluster's driver nor its REPL.
     if (ctx.status === 'Running' && this.d.compute.sparkPort(clusterId) === undefined)
       this.fail(ctx, `Cluster ${clusterId} is no longer running.`);
     return ctx;
   }
 
-  create(clusterId: string, language: Language): string {
+  /**
+   * `token`: the caller's bearer when the host authenticated the request (MINILAKE_AUTH=tokens): the context
+   * then acts as the caller (see `start`); without authentication it acts as the engine, as before.
+   */
+  create(clusterId: string, language: Language, token?: string): string {
     const c = this.cluster(clusterId);
     if (language === 'scala' || language === 'r')
       throw new DatabricksError(
@@ -106,6 +144,12 @@ export class Contexts {
       commands: new Map(),
       queue: [],
     };
+    const caller = requestPrincipal();
+    if (caller) {
+      if (!token) throw new DatabricksError(401, 'UNAUTHENTICATED', 'A bearer token is required.');
+      ctx.owner = ownerOf(caller);
+      ctx.token = token;
+    }
     this.contexts.set(ctx.id, ctx);
     void this.start(ctx).catch((e: unknown) => this.fail(ctx, (e as Error).message ?? String(e)));
     return ctx.id;
@@ -116,6 +160,22 @@ export class Contexts {
     if ('problem' in target) throw new Error(target.problem);
     const rt = await this.d.spark.pythonRuntime();
     if (ctx.status !== 'Pending') return; // destroyed meanwhile
+    let remote = `sc://127.0.0.1:${target.port}/;x-databricks-cluster-id=${ctx.clusterId}`;
+    const own: Record<string, string> = {};
+    if (ctx.token !== undefined) {
+      // The REPL's session is made here first, under a session id and user id the REPL then connects with,
+      // and its Unity Catalog tokens are replaced by the creator's before any code of the context runs: the
+      // same step Databricks Connect sessions get from the router (session-identity.ts). The REPL process never
+      // holds the engine's token: its SDK and dbutils call the server back as the creator too.
+      const sessionId = randomUUID();
+      const userId = `minilake-context-${ctx.id}`;
+      const userContext = lengthDelimited(2, lengthDelimited(1, Buffer.from(userId, 'utf8')));
+      const configure = this.d.configure ?? configureSession;
+      await configure(this.d.upstreams.get(target.port), sessionId, userContext, ctx.token);
+      if (ctx.status !== 'Pending') return;
+      remote += `;session_id=${sessionId};user_id=${userId}`;
+      own.DATABRICKS_TOKEN = ctx.token;
+    }
     // A notebook's Python on Databricks runs on the driver, with the cluster's spark_env_vars.
     const clusterEnv: Record<string, string> = {};
     const vars = this.d.compute.getCluster(ctx.clusterId)?.spark_env_vars;
@@ -125,7 +185,8 @@ export class Contexts {
     const proc = spawn(rt.python, [path.join(rt.runtimeDir, 'minilake_repl.py')], {
       env: rt.env({
         ...clusterEnv,
-        SPARK_REMOTE: `sc://127.0.0.1:${target.port}/;x-databricks-cluster-id=${ctx.clusterId}`,
+        ...own,
+        SPARK_REMOTE: remote,
         PYTHONUNBUFFERED: '1',
         MINILAKE_SERVER_PID: String(process.pid),
       }),

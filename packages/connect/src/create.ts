@@ -29,7 +29,7 @@ export async function createConnect(
     holdMs: ctx.settings.MINILAKE_CONNECT_HOLD * 1000,
     newestRuntime: NEWEST_RUNTIME,
   });
-  const contexts = new Contexts({ compute, spark, logger: ctx.logger, holdMs: 180_000 });
+  const contexts = new Contexts({ compute, spark, logger: ctx.logger, holdMs: 180_000, upstreams });
   return {
     app: connectApp(contexts),
     // Execution contexts are processes, not persisted state: a reset (or a restore) ends them.

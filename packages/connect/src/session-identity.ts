@@ -43,7 +43,12 @@ const RESP_PAIRS = 2;
 
 /** The session conf the engine's token is in: where the catalogs of the session take theirs from. */
 export const UC_TOKEN = 'spark.minilake.uc.token';
-const CATALOG_TOKEN = /^spark\.sql\.catalog\.[^.]+\.token$/;
+/**
+ * The keys that may hold the engine's token: the catalogs', and the file systems' (fs.ts), whose value a
+ * session would otherwise read back with `spark.conf.get` and call the server with as the engine. Replacing the
+ * latter changes nothing for path reads: Hadoop caches the file system the Spark server made at its start.
+ */
+const TOKEN_KEY = /^spark\.sql\.catalog\.[^.]+\.token$|^spark\.hadoop\.minilake\.uc\.token$/;
 
 const MAX_SESSIONS = 10_000;
 const CONFIG_TIMEOUT_MS = 60_000;
@@ -121,13 +126,13 @@ export function responsePairs(msg: Buffer): Map<string, string> {
 
 /**
  * The conf to set: every token key of the session that holds the engine's token (`spark.minilake.uc.token`
- * names it), now the caller's. None when the session has no Unity Catalog conf (no plugin jar).
+ * names it), now the caller's, so the session can neither act as the engine nor read its token. None when the session has no Unity Catalog conf (no plugin jar).
  */
 export function tokenPairs(conf: Map<string, string>, callerToken: string): [string, string][] {
   const engine = conf.get(UC_TOKEN);
   if (engine === undefined) return [];
   const out: [string, string][] = [[UC_TOKEN, callerToken]];
-  for (const [k, v] of conf) if (v === engine && CATALOG_TOKEN.test(k)) out.push([k, callerToken]);
+  for (const [k, v] of conf) if (v === engine && TOKEN_KEY.test(k)) out.push([k, callerToken]);
   return out;
 }
 

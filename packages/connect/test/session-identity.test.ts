@@ -123,9 +123,11 @@ describe('session identity', () => {
     expect(asked.every((a) => a.session === 's-1' && a.userContext === userContext.toString('hex'))).toBe(
       true,
     );
+    // The file systems' key too: the session must not read the engine's token back with spark.conf.get.
     expect(asked[1]!.pairs).toEqual([
       ['spark.minilake.uc.token', 'tok-sp-1'],
       ['spark.sql.catalog.main.token', 'tok-sp-1'],
+      ['spark.hadoop.minilake.uc.token', 'tok-sp-1'],
     ]);
     // The session's later calls go straight through.
     expect(await ids.admit(up, who('sp-1'), 'Bearer tok-sp-1', request('s-1'))).toBeUndefined();
@@ -179,12 +181,15 @@ describe('session identity', () => {
           ['spark.minilake.uc.token', ENGINE],
           ['spark.sql.catalog.x.uri', ENGINE],
           ['spark.sql.catalog.y.token', ENGINE],
+          ['spark.hadoop.minilake.uc.token', ENGINE],
+          ['spark.hadoop.minilake.uc.uri', ENGINE],
         ]),
         'c',
       ),
     ).toEqual([
       ['spark.minilake.uc.token', 'c'],
       ['spark.sql.catalog.y.token', 'c'],
+      ['spark.hadoop.minilake.uc.token', 'c'],
     ]);
     expect(setOperation([['k', 'v']]).toString('hex')).toBe(
       lengthDelimited(1, lengthDelimited(1, kv('k', 'v'))).toString('hex'),

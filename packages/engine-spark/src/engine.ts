@@ -495,10 +495,16 @@ class Engine implements SparkEngine {
       }
       if (stopped) return stoppedResult();
       // Unity Catalog's catalogs as Spark catalogs (the task's own conf wins over them).
-      const sparkConf = {
+      const sparkConf: Record<string, string> = {
         ...(await unlessStopped(ucTaskConf(this.ucOptions(inst, token)))),
         ...(task.remote ? {} : task.sparkConf),
       };
+      // A session on a shared Spark Connect server (serverless, or a cluster's driver) inherits the server's
+      // conf, where the file systems' key holds the engine's token (fs.ts): the run's replaces it, so the
+      // task cannot read the engine's token back with spark.conf.get. Path reads keep the file system the
+      // server made at its start (Hadoop caches it), so they are unchanged.
+      if (serverless && task.token !== undefined && inst.fsJar && selfUrl)
+        sparkConf['spark.hadoop.minilake.uc.token'] = token;
       if (stopped) return stoppedResult();
       const resultFile = path.join(task.workDir, 'minilake-result.json');
       const taskFile = path.join(task.workDir, 'minilake-task.json');
