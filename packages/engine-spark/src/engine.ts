@@ -22,7 +22,14 @@ import {
 import { startProc, type Proc } from './proc.js';
 import { fsConf, joinClassPath, type FsOptions } from './fs.js';
 import { startServer } from './servers.js';
-import { DATABRICKS_SQL_EXTENSION, DELTA_CONNECT_CONF, hasUcJar, pipelineListenerConf, ucServerConf, ucTaskConf } from './uc.js';
+import {
+  DATABRICKS_SQL_EXTENSION,
+  DELTA_CONNECT_CONF,
+  hasUcJar,
+  pipelineListenerConf,
+  ucServerConf,
+  ucTaskConf,
+} from './uc.js';
 import { Zygote } from './zygote.js';
 import type {
   ConnectServerHandle,

@@ -1,12 +1,12 @@
 package dev.minilake.spark;
 
 import dev.minilake.spark.DeltaConnectWire.Msg;
-import io.delta.tables.DeltaColumnBuilder;
 import io.delta.tables.DeltaTable;
-import io.delta.tables.DeltaTableBuilder;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import org.apache.spark.connect.proto.DataType;
 import org.apache.spark.sql.classic.SparkSession;
 import org.apache.spark.sql.connect.common.DataTypeProtoConverter;
@@ -16,8 +16,9 @@ import org.sparkproject.connect.protobuf.ByteString;
 
 /**
  * Delta Connect's commands (a Command whose `extension` is an Any of `delta.connect.DeltaCommand`,
- * DeltaConnectWire): vacuum, clone, upgradeTableProtocol, addFeatureSupport, generate and the
- * create/replace table builders, each through delta-spark's public DeltaTable API. The client reads no
+ * DeltaConnectWire): vacuum, clone, upgradeTableProtocol, addFeatureSupport and generate through
+ * delta-spark's public DeltaTable API, the create/replace table builders as the SQL statement they stand
+ * for (see create). The client reads no
  * result from them (it opens the table by name or path afterwards), so a command only has to run or fail.
  * Registered with `spark.connect.extensions.command.classes` (src/engine.ts); the relations are DeltaConnect.
  */
@@ -86,21 +87,27 @@ public final class DeltaConnectCommands implements CommandPlugin {
     else t.clone(target, shallow, replace, props);
   }
 
-  /** DeltaTable.create / createIfNotExists / replace / createOrReplace with what the builder collected. */
+  /**
+   * DeltaTable.create / createIfNotExists / replace / createOrReplace with what the builder collected, as the
+   * CREATE/REPLACE TABLE statement it stands for: delta-spark's own DeltaTableBuilder parses a two-part name
+   * and goes to the session catalog only, while Databricks' builder takes Unity Catalog's `main.s.t`; the
+   * statement goes through the catalogs like SQL (a MANAGED table in Unity Catalog's storage root). The name is
+   * the user's, already in SQL's form (what DeltaTable.forName takes).
+   */
   private static void create(SparkSession spark, Msg m) {
-    DeltaTableBuilder b;
+    String verb;
     switch ((int) m.varint(DeltaConnectWire.CREATE_MODE)) {
       case DeltaConnectWire.MODE_CREATE:
-        b = DeltaTable.create(spark);
+        verb = "CREATE TABLE ";
         break;
       case DeltaConnectWire.MODE_CREATE_IF_NOT_EXISTS:
-        b = DeltaTable.createIfNotExists(spark);
+        verb = "CREATE TABLE IF NOT EXISTS ";
         break;
       case DeltaConnectWire.MODE_REPLACE:
-        b = DeltaTable.replace(spark);
+        verb = "REPLACE TABLE ";
         break;
       case DeltaConnectWire.MODE_CREATE_OR_REPLACE:
-        b = DeltaTable.createOrReplace(spark);
+        verb = "CREATE OR REPLACE TABLE ";
         break;
       default:
         throw DeltaConnect.invalid("the table builder names no mode (create, createIfNotExists, replace...)");
@@ -108,37 +115,61 @@ public final class DeltaConnectCommands implements CommandPlugin {
     String name = m.optString(DeltaConnectWire.CREATE_NAME);
     String location = m.optString(DeltaConnectWire.CREATE_LOCATION);
     String comment = m.optString(DeltaConnectWire.CREATE_COMMENT);
-    if (name != null) b = b.tableName(name);
-    if (location != null) b = b.location(location);
-    if (comment != null) b = b.comment(comment);
-    for (Msg col : m.msgs(DeltaConnectWire.CREATE_COLUMNS)) b = b.addColumn(column(spark, col).build());
+    if (name == null && location == null) throw DeltaConnect.invalid("the table builder needs a tableName or a location");
+    StringBuilder sql = new StringBuilder(verb);
+    sql.append(name != null ? name : "delta.`" + location.replace("`", "``") + "`");
+    List<String> cols = new ArrayList<>();
+    for (Msg col : m.msgs(DeltaConnectWire.CREATE_COLUMNS)) cols.add(column(col));
+    if (!cols.isEmpty()) sql.append(" (").append(String.join(", ", cols)).append(")");
+    sql.append(" USING delta");
     List<String> parts = m.strings(DeltaConnectWire.CREATE_PARTITIONING);
-    if (!parts.isEmpty()) b = b.partitionedBy(parts.toArray(new String[0]));
+    if (!parts.isEmpty()) sql.append(" PARTITIONED BY (").append(idents(parts)).append(")");
     List<String> clustering = m.strings(DeltaConnectWire.CREATE_CLUSTERING);
-    if (!clustering.isEmpty()) b = b.clusterBy(clustering.toArray(new String[0]));
-    for (Map.Entry<String, String> p : m.stringMap(DeltaConnectWire.CREATE_PROPERTIES).entrySet())
-      b = b.property(p.getKey(), p.getValue());
-    b.execute();
+    if (!clustering.isEmpty()) sql.append(" CLUSTER BY (").append(idents(clustering)).append(")");
+    if (comment != null) sql.append(" COMMENT ").append(literal(comment));
+    if (name != null && location != null) sql.append(" LOCATION ").append(literal(location));
+    Map<String, String> props = m.stringMap(DeltaConnectWire.CREATE_PROPERTIES);
+    if (!props.isEmpty()) {
+      List<String> kv = new ArrayList<>();
+      for (Map.Entry<String, String> p : new TreeMap<>(props).entrySet())
+        kv.add(literal(p.getKey()) + " = " + literal(p.getValue()));
+      sql.append(" TBLPROPERTIES (").append(String.join(", ", kv)).append(")");
+    }
+    spark.sql(sql.toString());
   }
 
-  private static DeltaColumnBuilder column(SparkSession spark, Msg col) {
-    DeltaColumnBuilder c =
-        DeltaTable.columnBuilder(spark, col.string(DeltaConnectWire.COLUMN_NAME))
-            .dataType(dataType(col.bytes(DeltaConnectWire.COLUMN_TYPE)))
-            .nullable(col.bool(DeltaConnectWire.COLUMN_NULLABLE));
+  private static String column(Msg col) {
+    StringBuilder c = new StringBuilder(ident(col.string(DeltaConnectWire.COLUMN_NAME)));
+    c.append(' ').append(dataType(col.bytes(DeltaConnectWire.COLUMN_TYPE)).sql());
+    if (!col.bool(DeltaConnectWire.COLUMN_NULLABLE)) c.append(" NOT NULL");
     String generated = col.optString(DeltaConnectWire.COLUMN_GENERATED);
-    if (generated != null) c = c.generatedAlwaysAs(generated);
-    String comment = col.optString(DeltaConnectWire.COLUMN_COMMENT);
-    if (comment != null) c = c.comment(comment);
+    if (generated != null) c.append(" GENERATED ALWAYS AS (").append(generated).append(")");
     if (col.has(DeltaConnectWire.COLUMN_IDENTITY)) {
       Msg id = col.msg(DeltaConnectWire.COLUMN_IDENTITY);
-      long start = id.varint(DeltaConnectWire.IDENTITY_START), step = id.varint(DeltaConnectWire.IDENTITY_STEP);
-      c =
-          id.bool(DeltaConnectWire.IDENTITY_EXPLICIT_INSERT)
-              ? c.generatedByDefaultAsIdentity(start, step)
-              : c.generatedAlwaysAsIdentity(start, step);
+      c.append(id.bool(DeltaConnectWire.IDENTITY_EXPLICIT_INSERT) ? " GENERATED BY DEFAULT" : " GENERATED ALWAYS")
+          .append(" AS IDENTITY (START WITH ")
+          .append(id.varint(DeltaConnectWire.IDENTITY_START))
+          .append(" INCREMENT BY ")
+          .append(id.varint(DeltaConnectWire.IDENTITY_STEP))
+          .append(")");
     }
-    return c;
+    String comment = col.optString(DeltaConnectWire.COLUMN_COMMENT);
+    if (comment != null) c.append(" COMMENT ").append(literal(comment));
+    return c.toString();
+  }
+
+  private static String ident(String s) {
+    return "`" + s.replace("`", "``") + "`";
+  }
+
+  private static String idents(List<String> names) {
+    List<String> out = new ArrayList<>();
+    for (String n : names) out.add(ident(n));
+    return String.join(", ", out);
+  }
+
+  private static String literal(String s) {
+    return "'" + s.replace("\\", "\\\\").replace("'", "\\'") + "'";
   }
 
   /** A column's type: a DDL string the client left unparsed (addColumn("x", "INT")) or a typed DataType. */
