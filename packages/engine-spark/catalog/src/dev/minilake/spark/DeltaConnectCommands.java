@@ -3,7 +3,6 @@ package dev.minilake.spark;
 import dev.minilake.spark.DeltaConnectWire.Msg;
 import io.delta.tables.DeltaTable;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -16,9 +15,9 @@ import org.sparkproject.connect.protobuf.ByteString;
 
 /**
  * Delta Connect's commands (a Command whose `extension` is an Any of `delta.connect.DeltaCommand`,
- * DeltaConnectWire): vacuum, clone, upgradeTableProtocol, addFeatureSupport and generate through
- * delta-spark's public DeltaTable API, the create/replace table builders as the SQL statement they stand
- * for (see create). The client reads no
+ * DeltaConnectWire): vacuum, upgradeTableProtocol, addFeatureSupport and generate through
+ * delta-spark's public DeltaTable API; clone and the create/replace table builders as the SQL statements
+ * they stand for (see clone and create). The client reads no
  * result from them (it opens the table by name or path afterwards), so a command only has to run or fail.
  * Registered with `spark.connect.extensions.command.classes` (src/engine.ts); the relations are DeltaConnect.
  */
@@ -74,17 +73,37 @@ public final class DeltaConnectCommands implements CommandPlugin {
     }
   }
 
+  /**
+   * DeltaTable.clone / cloneAtVersion / cloneAtTimestamp as the statement they stand for, `CREATE [OR
+   * REPLACE] TABLE target SHALLOW CLONE source [VERSION|TIMESTAMP AS OF ...] [TBLPROPERTIES (...)]`: the
+   * target is a name the user wrote for Databricks (Unity Catalog's `main.s.t`), which delta-spark's
+   * DeltaTable.clone would parse as at most two parts. The source is the table the client named, after
+   * checking it is a Delta table. A deep clone (isShallow=False) is Databricks-only: Delta's SQL refuses it.
+   */
   private static void clone(SparkSession spark, Msg m) {
-    DeltaTable t = DeltaConnect.table(spark, m);
-    String target = m.string(DeltaConnectWire.CLONE_TARGET);
-    boolean shallow = m.bool(DeltaConnectWire.CLONE_SHALLOW);
-    boolean replace = m.bool(DeltaConnectWire.CLONE_REPLACE);
-    HashMap<String, String> props = new HashMap<>(m.stringMap(DeltaConnectWire.CLONE_PROPERTIES));
-    if (m.has(DeltaConnectWire.CLONE_VERSION))
-      t.cloneAtVersion(m.varint(DeltaConnectWire.CLONE_VERSION), target, shallow, replace, props);
+    DeltaConnect.table(spark, m);
+    Msg t = m.msg(DeltaConnectWire.TABLE);
+    String source =
+        t.has(DeltaConnectWire.TABLE_NAME)
+            ? t.string(DeltaConnectWire.TABLE_NAME)
+            : "delta.`" + t.msg(DeltaConnectWire.TABLE_PATH).string(DeltaConnectWire.PATH_PATH).replace("`", "``") + "`";
+    StringBuilder sql = new StringBuilder(m.bool(DeltaConnectWire.CLONE_REPLACE) ? "CREATE OR REPLACE TABLE " : "CREATE TABLE ");
+    sql.append(m.string(DeltaConnectWire.CLONE_TARGET))
+        .append(m.bool(DeltaConnectWire.CLONE_SHALLOW) ? " SHALLOW CLONE " : " DEEP CLONE ")
+        .append(source);
+    if (m.has(DeltaConnectWire.CLONE_VERSION)) sql.append(" VERSION AS OF ").append(m.varint(DeltaConnectWire.CLONE_VERSION));
     else if (m.has(DeltaConnectWire.CLONE_TIMESTAMP))
-      t.cloneAtTimestamp(m.string(DeltaConnectWire.CLONE_TIMESTAMP), target, shallow, replace, props);
-    else t.clone(target, shallow, replace, props);
+      sql.append(" TIMESTAMP AS OF ").append(literal(m.string(DeltaConnectWire.CLONE_TIMESTAMP)));
+    Map<String, String> props = m.stringMap(DeltaConnectWire.CLONE_PROPERTIES);
+    if (!props.isEmpty()) sql.append(" TBLPROPERTIES (").append(properties(props)).append(")");
+    spark.sql(sql.toString());
+  }
+
+  private static String properties(Map<String, String> props) {
+    List<String> kv = new ArrayList<>();
+    for (Map.Entry<String, String> p : new TreeMap<>(props).entrySet())
+      kv.add(literal(p.getKey()) + " = " + literal(p.getValue()));
+    return String.join(", ", kv);
   }
 
   /**
@@ -129,12 +148,7 @@ public final class DeltaConnectCommands implements CommandPlugin {
     if (comment != null) sql.append(" COMMENT ").append(literal(comment));
     if (name != null && location != null) sql.append(" LOCATION ").append(literal(location));
     Map<String, String> props = m.stringMap(DeltaConnectWire.CREATE_PROPERTIES);
-    if (!props.isEmpty()) {
-      List<String> kv = new ArrayList<>();
-      for (Map.Entry<String, String> p : new TreeMap<>(props).entrySet())
-        kv.add(literal(p.getKey()) + " = " + literal(p.getValue()));
-      sql.append(" TBLPROPERTIES (").append(String.join(", ", kv)).append(")");
-    }
+    if (!props.isEmpty()) sql.append(" TBLPROPERTIES (").append(properties(props)).append(")");
     spark.sql(sql.toString());
   }
 
