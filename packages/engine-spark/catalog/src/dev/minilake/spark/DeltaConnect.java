@@ -122,8 +122,8 @@ public final class DeltaConnect implements RelationPlugin {
   /**
    * DeltaTable.forName as on Databricks, for Unity Catalog's three-part names: delta-spark's own forName
    * parses a two-part name and asks the session catalog only, so the name is resolved here like any table
-   * (`spark.table`, through MiniLake's catalog plugin) and the Delta table it loads wraps the DataFrame, as
-   * forName does (its constructor is package-private to Scala, public to Java). What does not load a Delta
+   * (`spark.table`, through MiniLake's catalog plugin) and the Delta table it loads is opened by its folder.
+   * What does not load a Delta
    * table (a view, another format) goes to delta-spark's forName, for its own error or ``delta.`path` ``.
    */
   static DeltaTable forName(SparkSession spark, String name) {
@@ -131,7 +131,9 @@ public final class DeltaConnect implements RelationPlugin {
     LogicalPlan p = df.queryExecution().analyzed();
     while (p instanceof SubqueryAlias) p = ((SubqueryAlias) p).child();
     if (p instanceof DataSourceV2Relation && ((DataSourceV2Relation) p).table() instanceof DeltaTableV2)
-      return new DeltaTable(df, (DeltaTableV2) ((DataSourceV2Relation) p).table());
+      // By its folder: delta-spark's history/detail/restore/vacuum/upgrade turn the table's own name into
+      // a two-part TableIdentifier (IDENTIFIER_TOO_MANY_NAME_PARTS for `main.s.t`), the folder they do not.
+      return DeltaTable.forPath(spark, ((DeltaTableV2) ((DataSourceV2Relation) p).table()).path().toString());
     return DeltaTable.forName(spark, name);
   }
 
