@@ -22,7 +22,14 @@ import {
 import { startProc, type Proc } from './proc.js';
 import { fsConf, joinClassPath, type FsOptions } from './fs.js';
 import { startServer } from './servers.js';
-import { DATABRICKS_SQL_EXTENSION, hasUcJar, pipelineListenerConf, ucServerConf, ucTaskConf } from './uc.js';
+import {
+  DATABRICKS_SQL_EXTENSION,
+  DELTA_CONNECT_CONF,
+  hasUcJar,
+  pipelineListenerConf,
+  ucServerConf,
+  ucTaskConf,
+} from './uc.js';
 import { Zygote } from './zygote.js';
 import type {
   ConnectServerHandle,
@@ -302,9 +309,13 @@ class Engine implements SparkEngine {
     const javaOpts = [`-Dlog4j2.configurationFile=file:${log4j}`, `-Dminilake.log.file=${logFile}`];
     const conf: Record<string, string> = {
       ...DELTA_CONF,
-      // Databricks SQL (USE CATALOG, CREATE CATALOG, GRANT...) beside Delta's, with MiniLake's plugin jar.
+      // Databricks SQL (USE CATALOG, CREATE CATALOG, GRANT...) beside Delta's, and Delta Connect (DeltaTable
+      // over Databricks Connect) for the Spark Connect servers, both from MiniLake's plugin jar.
       ...(hasUcJar(inst.jars)
-        ? { 'spark.sql.extensions': `${DELTA_CONF['spark.sql.extensions']},${DATABRICKS_SQL_EXTENSION}` }
+        ? {
+            'spark.sql.extensions': `${DELTA_CONF['spark.sql.extensions']},${DATABRICKS_SQL_EXTENSION}`,
+            ...DELTA_CONNECT_CONF,
+          }
         : {}),
       ...QUIET_CONF,
       // Spark's scratch space (shuffle, block manager) inside the attempt's folder, so a killed task

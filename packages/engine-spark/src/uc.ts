@@ -23,6 +23,17 @@ const usable = (n: string) => n !== 'spark_catalog' && n !== 'system' && /^[\p{L
 export const DATABRICKS_SQL_EXTENSION = 'dev.minilake.spark.DatabricksSqlExtension';
 
 /**
+ * Delta Connect on a Spark Connect server (catalog/src, DeltaConnect.java and DeltaConnectCommands.java):
+ * what Databricks Connect's `from delta.tables import DeltaTable` sends as Relation/Command extensions.
+ * Delta's own server plugin (io.delta:delta-connect-server) is not published where MiniLake installs from,
+ * so the plugin jar carries MiniLake's. Only a Spark Connect server reads these keys; a task ignores them.
+ */
+export const DELTA_CONNECT_CONF: Record<string, string> = {
+  'spark.connect.extensions.relation.classes': 'dev.minilake.spark.DeltaConnect',
+  'spark.connect.extensions.command.classes': 'dev.minilake.spark.DeltaConnectCommands',
+};
+
+/**
  * `spark.sql.catalog.<c>` with its `.uri` and `.token` for each catalog, in the official connector's keys
  * (and `.caCert`, MiniLake's own, for an https:// server with its local certificate); the Unity Catalog
  * server for Databricks SQL (`spark.minilake.uc.*`, read by DatabricksSqlExtension, which adds catalogs
