@@ -124,8 +124,9 @@ def delta_table_steps():
 
     step("DeltaTable create", create)
     step("DeltaTable detail", detail)
-    step("DeltaTable isDeltaTable", lambda: [DeltaTable.isDeltaTable(spark, loc.get("path", "")),
-                                               DeltaTable.isDeltaTable(spark, "/tmp/minilake-no-such-delta")])
+    # The client answers a numpy bool (the first cell of its toPandas()).
+    step("DeltaTable isDeltaTable", lambda: [bool(DeltaTable.isDeltaTable(spark, loc.get("path", ""))),
+                                               bool(DeltaTable.isDeltaTable(spark, "/tmp/minilake-no-such-delta"))])
     step("DeltaTable forPath", lambda: rows(DeltaTable.forPath(spark, loc["path"]).toDF()))
     step("DeltaTable delete", lambda: [rows(tbl().delete("id = 4")), rows(tbl().toDF())])
     step("DeltaTable update", lambda: [rows(tbl().update("id = 3", {"v": "'z'"})), rows(tbl().toDF())])

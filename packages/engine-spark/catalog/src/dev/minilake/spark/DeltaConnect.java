@@ -33,6 +33,10 @@ import org.apache.spark.sql.connect.common.DataTypeProtoConverter;
 import org.apache.spark.sql.connect.planner.SparkConnectPlanner;
 import org.apache.spark.sql.connect.plugin.RelationPlugin;
 import org.apache.spark.sql.delta.catalog.DeltaTableV2;
+import org.apache.spark.sql.delta.files.TahoeFileIndex;
+import org.apache.spark.sql.execution.datasources.FileIndex;
+import org.apache.spark.sql.execution.datasources.HadoopFsRelation;
+import org.apache.spark.sql.execution.datasources.LogicalRelation;
 import org.apache.spark.sql.execution.datasources.v2.DataSourceV2Relation;
 import org.apache.spark.sql.types.DataTypes;
 import org.apache.spark.sql.types.StructType;
@@ -130,11 +134,24 @@ public final class DeltaConnect implements RelationPlugin {
     Dataset<Row> df = spark.table(name);
     LogicalPlan p = df.queryExecution().analyzed();
     while (p instanceof SubqueryAlias) p = ((SubqueryAlias) p).child();
+    // By its folder: delta-spark's history/detail/restore/vacuum/upgrade turn the table's own name into a
+    // two-part TableIdentifier (IDENTIFIER_TOO_MANY_NAME_PARTS for `main.s.t`), the folder they do not.
+    String folder = deltaFolder(p);
+    return folder != null ? DeltaTable.forPath(spark, folder) : DeltaTable.forName(spark, name);
+  }
+
+  /**
+   * The folder of the Delta table a resolved read scans, or null: Delta's analysis turns the catalog's
+   * DeltaTableV2 into a V1 LogicalRelation over its log's file index for reads, so both forms are asked.
+   */
+  private static String deltaFolder(LogicalPlan p) {
     if (p instanceof DataSourceV2Relation && ((DataSourceV2Relation) p).table() instanceof DeltaTableV2)
-      // By its folder: delta-spark's history/detail/restore/vacuum/upgrade turn the table's own name into
-      // a two-part TableIdentifier (IDENTIFIER_TOO_MANY_NAME_PARTS for `main.s.t`), the folder they do not.
-      return DeltaTable.forPath(spark, ((DeltaTableV2) ((DataSourceV2Relation) p).table()).path().toString());
-    return DeltaTable.forName(spark, name);
+      return ((DeltaTableV2) ((DataSourceV2Relation) p).table()).path().toString();
+    if (p instanceof LogicalRelation && ((LogicalRelation) p).relation() instanceof HadoopFsRelation) {
+      FileIndex index = ((HadoopFsRelation) ((LogicalRelation) p).relation()).location();
+      if (index instanceof TahoeFileIndex) return ((TahoeFileIndex) index).path().toString();
+    }
+    return null;
   }
 
   private static LogicalPlan analyzed(org.apache.spark.sql.Dataset<Row> df) {
