@@ -67,12 +67,16 @@ def test_newest_client_on_its_runtime(server, w, cluster_newest, lake, tmp_path)
 def check_full(version, way, server, w, cluster, lake, tmp_path):
     schema = unique(f"c{version.replace('.', '')}_{way.replace('-', '_')}")
     env = {**way_env(way, server, cluster, tmp_path), **lake}
-    # DeltaTable (Delta Connect): its 15 steps cost about 3 minutes a run here, so one run in CI, 16.1 on a
+    # DeltaTable (Delta Connect): its 15 steps cost about 3 minutes a run here, so by default one run, 16.1 on a
     # cluster's driver (the warm serverless server has the same plugin conf, engine.ts). DELTA_TABLE_ALL=1 runs
-    # them in every full case (15.4's delta/connect too; it has no addFeatureSupport).
-    delta_table = (version, way) == ("16.1", "remote-cluster") or (
-        os.environ.get("DELTA_TABLE_ALL") == "1" and way in ("remote-cluster", "serverless"))
-    s = run_client(version, way, {**env, "DELTA_TABLE": "1" if delta_table else "0"}, schema)
+    # them in every full case (15.4's delta/connect too; it has no addFeatureSupport), DELTA_TABLE_ALL=0 in none
+    # (.ci/run, for time).
+    only = os.environ.get("DELTA_TABLE_ALL")
+    delta_table = only != "0" and ((version, way) == ("16.1", "remote-cluster") or (
+        only == "1" and way in ("remote-cluster", "serverless")))
+    # With them a run takes minutes more, and far more when CI runs the Docker lane beside this one.
+    s = run_client(version, way, {**env, "DELTA_TABLE": "1" if delta_table else "0"}, schema,
+                   timeout=1500 if delta_table else 600)
     failed = {k: v for k, v in s.items() if not v["ok"] and k not in ("warehouse duckdb table", "error")}
     assert not failed, f"{failed}\n{driver_log(server, cluster)}"
     assert s["sql"]["value"] == 42 and s["range"]["value"] == [0, 1, 2, 3, 4]
