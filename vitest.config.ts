@@ -7,7 +7,7 @@ export default defineConfig({
   test: {
     // At least two files at once: vitest's default (one fewer than the cores) is one on a 2-core machine, where
     // most tests wait on a server, DuckDB or a Spark process and leave the other core idle. There, with
-    // scripts/test-env.sh's JVM options too: unit 490 s → 370 s, e2e 740 s → 530 s.
+    // scripts/test-all.sh's JVM options too: unit 490 s → 370 s, e2e 740 s → 530 s.
     maxWorkers: Math.max(2, availableParallelism() - 1),
     projects: [
       {

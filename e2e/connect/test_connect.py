@@ -71,9 +71,9 @@ def check_full(version, way, server, w, cluster, lake, tmp_path):
     # cluster's driver (the warm serverless server has the same plugin conf, engine.ts). DELTA_TABLE_ALL=1 runs
     # them in every full case (15.4's delta/connect too; it has no addFeatureSupport), DELTA_TABLE_ALL=0 in none
     # (.ci/run, for time).
-    only = os.environ.get("DELTA_TABLE_ALL")
-    delta_table = only != "0" and ((version, way) == ("16.1", "remote-cluster") or (
-        only == "1" and way in ("remote-cluster", "serverless")))
+    cases = os.environ.get("DELTA_TABLE_ALL")
+    delta_table = cases != "0" and ((version, way) == ("16.1", "remote-cluster") or (
+        cases == "1" and way in ("remote-cluster", "serverless")))
     # With them a run takes minutes more, and far more when CI runs the Docker lane beside this one.
     s = run_client(version, way, {**env, "DELTA_TABLE": "1" if delta_table else "0"}, schema,
                    timeout=1500 if delta_table else 600)
