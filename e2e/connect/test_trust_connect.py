@@ -4,7 +4,9 @@ CAN_ATTACH_TO and attaches once granted it; inside its Spark session Unity Catal
 principal, so reading the table without SELECT fails as on Databricks (INSUFFICIENT_PERMISSIONS), and the
 same live session reads it once the admin grants SELECT (and is still refused a write, MODIFY). Code run on
 the same cluster by /api/1.2 command execution and by a job task (existing_cluster_id) reads Unity Catalog as
-the context's creator and the run's identity (run_as), the same way."""
+the context's creator and the run's identity (run_as), the same way, and a context's reads and writes of a
+volume's files by path need READ VOLUME / WRITE VOLUME of its creator."""
+import io
 import json
 import os
 import subprocess
@@ -13,7 +15,7 @@ import tempfile
 import pytest
 from databricks.sdk import WorkspaceClient
 from databricks.sdk.errors import PermissionDenied
-from databricks.sdk.service import compute, jobs
+from databricks.sdk.service import catalog, compute, jobs
 from databricks.sdk.service import workspace as ws
 
 from conftest import Server, client_python, sql, unique
@@ -173,6 +175,32 @@ def test_code_on_a_cluster_reads_as_its_identity(enforced, admin, cluster_id):
         cluster_id=cluster_id, context_id=contexts["granted"], language=compute.Language.PYTHON,
         command=f"sorted({{spark.conf.get(k, '') for k in {keys!r}}} - {{''}})").results
     assert r.result_type == compute.ResultType.TEXT and r.data == repr([granted_token]), r
+    # Files read by path: a volume's files as the context's creator (READ VOLUME to read, WRITE VOLUME to write).
+    admin.volumes.create(catalog_name="main", schema_name="x", name="v", volume_type=catalog.VolumeType.MANAGED)
+    admin.files.upload("/Volumes/main/x/v/in/a.csv", io.BytesIO(b"x\n5\n"), overwrite=True)
+    sql(admin, f"GRANT READ VOLUME ON VOLUME main.x.v TO `{granted}`")
+    read_file = "spark.read.option('header', True).csv('/Volumes/main/x/v/in').collect()[0][0]"
+    write_file = "spark.range(1).write.mode('overwrite').parquet('/Volumes/main/x/v/out'); 'written'"
+
+    def run(name, token, command):
+        return client(token).command_execution.execute_and_wait(
+            cluster_id=cluster_id, context_id=contexts[name], language=compute.Language.PYTHON,
+            command=command).results
+
+    def denied(r, privilege):
+        assert r.result_type == compute.ResultType.ERROR, r
+        said = (r.summary or "") + (r.cause or "")
+        assert "INSUFFICIENT_PERMISSIONS" in said and f"User does not have {privilege} on Volume 'main.x.v'" \
+            in said, said
+
+    r = run("granted", granted_token, read_file)
+    assert r.result_type == compute.ResultType.TEXT and r.data == "'5'", r
+    denied(run("refused", refused_token, read_file), "READ VOLUME")
+    denied(run("granted", granted_token, write_file), "WRITE VOLUME")
+    sql(admin, f"GRANT WRITE VOLUME ON VOLUME main.x.v TO `{granted}`")
+    r = run("granted", granted_token, write_file)
+    assert r.result_type == compute.ResultType.TEXT and r.data == "'written'", r
+    assert any(f.path.endswith(".parquet") for f in admin.files.list_directory_contents("/Volumes/main/x/v/out"))
     # Another principal's context is not the caller's to use.
     with pytest.raises(PermissionDenied):
         client(refused_token).command_execution.execute(cluster_id=cluster_id, context_id=contexts["granted"],

@@ -16,11 +16,14 @@
  * upstream connection (a restarted Spark server is a new connection, its sessions are configured again) and
  * only the most recent MAX_SESSIONS per connection.
  *
- * Limits, stated in the README: the token is the caller's bearer as sent (an OAuth token that expires ends the
- * session's catalog access with it; the client's refreshed token is not pushed into catalogs already open);
- * files read by path (`/Volumes/...`, dbfs:/) go through Spark's file systems, which keep the engine's identity;
- * and code a session runs (a UDF) runs in the Spark server's process: this is enforcement for clients, not a
- * sandbox.
+ * When the same caller comes back with another bearer (its OAuth token refreshed), the session's token keys are
+ * set again to it: its catalogs and Spark's file systems read the session's conf per call, so a session outlives
+ * the token it started with. Files read by path in a volume (`/Volumes/...`) are checked by Spark's file systems
+ * for the session's token (READ VOLUME / WRITE VOLUME); `dbfs:/` is open to every caller, as the DBFS root is on
+ * Databricks.
+ *
+ * Limits, stated in the README: code a session runs (a UDF) runs in the Spark server's process: this is
+ * enforcement for clients, not a sandbox.
  */
 import type { ClientHttp2Session } from 'node:http2';
 import type { Principal } from '@minilake/core';
@@ -45,8 +48,9 @@ const RESP_PAIRS = 2;
 export const UC_TOKEN = 'spark.minilake.uc.token';
 /**
  * The keys that may hold the engine's token: the catalogs', and the file systems' (fs.ts), whose value a
- * session would otherwise read back with `spark.conf.get` and call the server with as the engine. Replacing the
- * latter changes nothing for path reads: Hadoop caches the file system the Spark server made at its start.
+ * session would otherwise read back with `spark.conf.get` and call the server with as the engine. (Path reads
+ * take the session's `spark.minilake.uc.token`: Hadoop caches the file system the Spark server made at its
+ * start, whose own token stays the engine's.)
  */
 const TOKEN_KEY = /^spark\.sql\.catalog\.[^.]+\.token$|^spark\.hadoop\.minilake\.uc\.token$/;
 
@@ -61,6 +65,8 @@ export interface Refusal {
 
 interface Entry {
   owner: string;
+  /** The bearer the session's conf holds (the latest its owner called with). */
+  token: string;
   ready: Promise<void>;
 }
 
@@ -227,12 +233,19 @@ export class SessionIdentity {
         status: Status.PERMISSION_DENIED,
         message: `Session ${s.sessionId} belongs to another principal`,
       };
+    const token = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '')?.[1];
+    if (!token) return { status: Status.UNAUTHENTICATED, message: 'No bearer token' };
     if (!entry) {
-      const token = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '')?.[1];
-      if (!token) return { status: Status.UNAUTHENTICATED, message: 'No bearer token' };
-      entry = { owner, ready: this.configure(upstream, s.sessionId, s.userContext, token) };
+      entry = { owner, token, ready: this.configure(upstream, s.sessionId, s.userContext, token) };
       sessions.set(s.sessionId, entry);
       if (sessions.size > MAX_SESSIONS) sessions.delete(sessions.keys().next().value!);
+    } else if (entry.token !== token) {
+      // The same caller with a new bearer (its OAuth token refreshed, a new PAT): the session's conf takes it,
+      // where its catalogs and file systems read it per call (MiniLakeCatalog, VolumesFileSystem), so a long
+      // session outlives the token it started with. Its GetAll finds the old bearer where the engine's was.
+      const fresh = token;
+      entry.token = fresh;
+      entry.ready = entry.ready.then(() => this.configure(upstream, s.sessionId, s.userContext, fresh));
     }
     try {
       await entry.ready;

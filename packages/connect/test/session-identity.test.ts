@@ -140,6 +140,33 @@ describe('session identity', () => {
     expect(asked.at(-1)!.pairs[0]).toEqual(['spark.minilake.uc.token', 'tok-bob']);
   });
 
+  it('gives the session its caller’s refreshed token, once, and refuses a call without a bearer', async () => {
+    conf = [
+      ['spark.minilake.uc.token', 'old-oauth'],
+      ['spark.sql.catalog.main.token', 'old-oauth'],
+    ];
+    asked.length = 0;
+    const ids = new SessionIdentity();
+    const up = upstreams.get(port);
+    expect(await ids.admit(up, who('sp-1'), 'Bearer old-oauth', request('s-r'))).toBeUndefined();
+    asked.length = 0; // the fake's conf still says old-oauth, as the session's would after the first Set
+    expect(await ids.admit(up, who('sp-1'), 'Bearer new-oauth', request('s-r'))).toBeUndefined();
+    expect(asked.map((a) => a.op)).toEqual(['get_all', 'set']);
+    expect(asked[1]!.pairs).toEqual([
+      ['spark.minilake.uc.token', 'new-oauth'],
+      ['spark.sql.catalog.main.token', 'new-oauth'],
+    ]);
+    conf = [
+      ['spark.minilake.uc.token', 'new-oauth'],
+      ['spark.sql.catalog.main.token', 'new-oauth'],
+    ];
+    expect(await ids.admit(up, who('sp-1'), 'Bearer new-oauth', request('s-r'))).toBeUndefined();
+    expect(asked).toHaveLength(2);
+    expect(await ids.admit(up, who('sp-1'), undefined, request('s-r'))).toMatchObject({
+      status: Status.UNAUTHENTICATED,
+    });
+  });
+
   it('sets nothing in a session without Unity Catalog conf', async () => {
     conf = [['spark.sql.shuffle.partitions', '4']];
     asked.length = 0;

@@ -168,6 +168,16 @@ export function unityCatalogApp(store: UnityCatalogStore): Hono {
     store.checkVisible('volume', info.full_name);
     return c.json(info);
   });
+  // Spark's file systems (packages/engine-spark fs/src) ask before they touch a volume's files for a session's
+  // caller: the same check the Files API makes, answered the same way.
+  app.get('/_minilake/unity-catalog/volumes/:name/access', async (c) => {
+    const { mode } = readQuery(c, s.VolumeAccessRequest);
+    const [catalog, schema, volume, ...more] = name(c).split('.');
+    if (!catalog || !schema || !volume || more.length)
+      throw invalidParameter(`'${name(c)}' is not a volume's full name (catalog.schema.volume)`);
+    await store.volumeDirectory(catalog, schema, volume, mode);
+    return c.json({});
+  });
   app.patch(`${BASE}/volumes/:name`, async (c) =>
     c.json(await store.updateVolume(name(c), await readJson(c, s.UpdateVolumeRequest))),
   );

@@ -120,7 +120,7 @@ export interface UnityCatalogApi {
     catalog: string,
     schema: string,
     volume: string,
-    access?: 'read' | 'write',
+    access?: 'read' | 'write' | 'any',
   ): Promise<string>;
   /**
    * Securables another service keeps under schemas (mlflow's registered models): counted and dropped with

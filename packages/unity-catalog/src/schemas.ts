@@ -124,6 +124,9 @@ export const CreateVolumeRequest = v.object({
   storage_location: opt(str()),
   comment: opt(str()),
 });
+/** MiniLake's own: may the caller read, write, or take a status of a volume's files (Spark's file systems ask). */
+export const VolumeAccessRequest = v.object({ mode: v.picklist(['read', 'write', 'any']) });
+
 export const ListVolumesRequest = v.object({
   catalog_name: str(),
   schema_name: str(),

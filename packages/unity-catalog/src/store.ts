@@ -470,17 +470,29 @@ export class UnityCatalogStore extends CollectionStore {
   }
   /**
    * A volume's directory (404 when the volume does not exist). With `access` (the Files API, SQL's volume
-   * paths) and MINILAKE_ENFORCE=1, the caller needs READ VOLUME to read or list, WRITE VOLUME to write or
-   * delete; a caller that may not see the volume at all is refused the same way.
+   * paths, Spark's file systems) and MINILAKE_ENFORCE=1, the caller needs READ VOLUME to read or list, WRITE
+   * VOLUME to write or delete, either for `any` (a status Spark takes before a read or a write); a caller that
+   * may not see the volume at all is refused the same way.
    */
-  async volumeDirectory(catalog: string, schema: string, volume: string, access?: 'read' | 'write') {
+  async volumeDirectory(catalog: string, schema: string, volume: string, access?: 'read' | 'write' | 'any') {
     const dir = await this.volumes.directory(catalog, schema, volume);
-    if (access && this.caller)
-      this.guard({
-        on: 'volume',
-        fullName: `${catalog}.${schema}.${volume}`,
-        privilege: access === 'read' ? 'READ_VOLUME' : 'WRITE_VOLUME',
-      });
+    if (access && this.caller) {
+      const fullName = `${catalog}.${schema}.${volume}`;
+      const need = (privilege: 'READ_VOLUME' | 'WRITE_VOLUME') =>
+        this.guard({ on: 'volume', fullName, privilege });
+      if (access === 'any') {
+        // A status or a listing: either privilege will do; the refusal names READ VOLUME.
+        try {
+          need('READ_VOLUME');
+        } catch (e) {
+          try {
+            need('WRITE_VOLUME');
+          } catch {
+            throw e;
+          }
+        }
+      } else need(access === 'read' ? 'READ_VOLUME' : 'WRITE_VOLUME');
+    }
     return dir;
   }
 

@@ -96,6 +96,29 @@ describe('MINILAKE_ENFORCE=1, REST', () => {
     expect((await ok(undefined, 'GET', `${B}/volumes/rc.s.v`)).full_name).toBe('rc.s.v');
   });
 
+  it("answers Spark's file systems whether the caller may read, write or list a volume's files", async () => {
+    // Spark's file systems ask here for a session's caller (packages/engine-spark VolumesFileSystem).
+    const access = (mode: string) => `/_minilake/unity-catalog/volumes/rc.s.v/access?mode=${mode}`;
+    const readMsg = "User does not have READ VOLUME on Volume 'rc.s.v'.";
+    await denied(other, 'GET', access('read'), "User does not have USE CATALOG on Catalog 'rc'.");
+    await grant('catalog', 'rc', 'other-app', 'USE_CATALOG');
+    await grant('schema', 'rc.s', 'other-app', 'USE_SCHEMA');
+    await grant('volume', 'rc.s.v', 'other-app', 'WRITE_VOLUME');
+    await ok(other, 'GET', access('write'));
+    await ok(other, 'GET', access('any')); // a status before a write: WRITE VOLUME will do
+    await denied(other, 'GET', access('read'), readMsg);
+    await grant('volume', 'rc.s.v', 'other-app', 'READ_VOLUME');
+    await ok(other, 'GET', access('read'));
+    await ok(undefined, 'GET', access('write'));
+    expect((await as(undefined, 'GET', access('delete'))).status).toBe(400);
+    expect(
+      (await as(undefined, 'GET', '/_minilake/unity-catalog/volumes/rc.s/access?mode=read')).status,
+    ).toBe(400);
+    expect(
+      (await as(undefined, 'GET', '/_minilake/unity-catalog/volumes/rc.s.nope/access?mode=read')).status,
+    ).toBe(404);
+  });
+
   it('vends table credentials to read with SELECT and to write with MODIFY', async () => {
     // The bot holds USE CATALOG, USE SCHEMA and SELECT on rc.s.t (the test above); a Spark catalog asks here.
     const id = (await ok(undefined, 'GET', `${B}/tables/rc.s.t`)).table_id;

@@ -55,8 +55,20 @@ public class MiniLakeCatalog implements TableCatalog, SupportsNamespaces {
     if (uri == null || uri.isEmpty())
       throw new IllegalArgumentException(
           "spark.sql.catalog." + name + ".uri is not set (the Unity Catalog server, e.g. http://localhost:8000)");
-    this.uc = new UcClient(uri, options.get("token"), options.get("caCert"));
+    String token = options.get("token");
+    String key = "spark.sql.catalog." + name + ".token";
+    // The token as the session's conf holds it now, not as it was when the catalog was made: MiniLake's Spark
+    // Connect router puts a caller's refreshed OAuth token there (packages/connect session-identity.ts).
+    this.uc = new UcClient(uri, () -> sessionConf(key, token), options.get("caCert"));
     this.pipelineUpdate = options.get("pipelineUpdate");
+  }
+
+  /** `key` of the active session's conf, `fallback` outside one (a thread of Spark's own). */
+  private static String sessionConf(String key, String fallback) {
+    scala.Option<org.apache.spark.sql.SparkSession> s = org.apache.spark.sql.SparkSession.getActiveSession();
+    if (s.isEmpty()) return fallback;
+    scala.Option<String> v = s.get().conf().getOption(key);
+    return v.isDefined() ? v.get() : fallback;
   }
 
   @Override

@@ -50,7 +50,8 @@ final class UcClient {
 
   private final String root;
   private final String base;
-  private final String token;
+  /** The bearer of each call, asked per call (a session's caller's token can be refreshed while it lives). */
+  private final java.util.function.Supplier<String> token;
   private final HttpClient http;
 
   UcClient(String uri, String token) {
@@ -59,6 +60,10 @@ final class UcClient {
 
   /** `caCert`: a PEM certificate to trust for an https:// server (MiniLake's own, with MINILAKE_TLS=1). */
   UcClient(String uri, String token, String caCert) {
+    this(uri, () -> token, caCert);
+  }
+
+  UcClient(String uri, java.util.function.Supplier<String> token, String caCert) {
     String u = uri.endsWith("/") ? uri.substring(0, uri.length() - 1) : uri;
     this.root = u;
     this.base = u + "/api/2.1/unity-catalog";
@@ -123,7 +128,8 @@ final class UcClient {
             .timeout(Duration.ofSeconds(60))
             .header("Accept", "application/json")
             .header("User-Agent", "minilake-uc-spark/1");
-    if (token != null && !token.isEmpty()) b.header("Authorization", "Bearer " + token);
+    String bearer = token.get();
+    if (bearer != null && !bearer.isEmpty()) b.header("Authorization", "Bearer " + bearer);
     if (body != null) {
       b.header("Content-Type", "application/json");
       b.method(method, HttpRequest.BodyPublishers.ofString(body.toString()));

@@ -14,11 +14,22 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.EnumSet;
 import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.CreateFlag;
+import org.apache.hadoop.fs.FSDataInputStream;
+import org.apache.hadoop.fs.FSDataOutputStream;
 import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.LocalFileSystem;
 import org.apache.hadoop.fs.Path;
 import org.apache.hadoop.fs.RawLocalFileSystem;
+import org.apache.hadoop.fs.permission.FsPermission;
+import org.apache.hadoop.util.Progressable;
+import org.apache.spark.QueryContext;
+import org.apache.spark.TaskContext;
+import org.apache.spark.sql.AnalysisException;
+import org.apache.spark.sql.SparkSession;
+import scala.Option;
 
 /**
  * The local file system (`fs.file.impl`, so every unqualified path too) with `/Volumes/<catalog>/<schema>/
@@ -27,10 +38,26 @@ import org.apache.hadoop.fs.RawLocalFileSystem;
  * reads what the Files API uploaded and a write lands where SQL and the Files API see it. Every other path
  * is the local file system, untouched. It is a LocalFileSystem (checksummed), as Hadoop's default is, since
  * Spark casts `FileSystem.getLocal` to one.
+ *
+ * <p>Who may touch a volume's files is Unity Catalog's to say, for the caller, as on Databricks: reading a file
+ * needs READ VOLUME, writing, deleting or renaming one WRITE VOLUME, a listing or a status either
+ * (`GET /_minilake/unity-catalog/volumes/<c.s.v>/access?mode=read|write|any`, which answers as the Files API
+ * does). The caller is the token of the driver's active Spark session (`spark.minilake.uc.token`: a Databricks
+ * Connect session's or a context's caller, a task's run identity), else this file system's own token. Hadoop
+ * makes one file system for the whole Spark server, so its own token is whoever started the server; the
+ * session is what says who asks. Inside a task (an executor thread) nothing is checked: the driver checked the
+ * paths when it planned the read or set up the write, and a pooled thread may have inherited anyone's
+ * session. An answer is remembered for a few seconds per caller, volume and mode.
  */
 public class VolumesFileSystem extends LocalFileSystem {
   static final String URI_KEY = "minilake.uc.uri";
   static final String TOKEN_KEY = "minilake.uc.token";
+  /** The session conf holding the session's caller's token (packages/engine-spark uc.ts, packages/connect). */
+  static final String SESSION_TOKEN_KEY = "spark.minilake.uc.token";
+  /** How long an allowed access is remembered (a revoked grant takes effect within it). */
+  static final long ALLOWED_TTL_MS = 5000;
+  /** caller token, mode and volume -> until when the access is known allowed. */
+  private static final Map<String, Long> ALLOWED = new ConcurrentHashMap<>();
 
   public VolumesFileSystem() {
     super(new Raw());
@@ -43,6 +70,8 @@ public class VolumesFileSystem extends LocalFileSystem {
     private HttpClient http;
     /** `c/s/v` -> the volume's local directory, looked up once per application. */
     private final Map<String, String> dirs = new ConcurrentHashMap<>();
+    /** What the operation on this thread does with its paths (see `as`); none: a status or a listing. */
+    private static final ThreadLocal<String> MODE = new ThreadLocal<>();
 
     @Override
     public void initialize(URI uri, Configuration conf) throws IOException {
@@ -55,27 +84,106 @@ public class VolumesFileSystem extends LocalFileSystem {
       }
     }
 
-    /** The volume's `storage_location`, as Unity Catalog reports it. */
-    private String storageLocation(String full, String shown) throws IOException {
-      String enc = URLEncoder.encode(full, StandardCharsets.UTF_8).replace("+", "%20");
+    private HttpResponse<String> get(String path, String token, String full) throws IOException {
       HttpRequest.Builder b =
-          HttpRequest.newBuilder(URI.create(ucUri + "/api/2.1/unity-catalog/volumes/" + enc))
+          HttpRequest.newBuilder(URI.create(ucUri + path))
               .timeout(Duration.ofSeconds(60))
               .header("Accept", "application/json")
               .header("User-Agent", "minilake-fs/1")
               .GET();
-      if (!ucToken.isEmpty()) b.header("Authorization", "Bearer " + ucToken);
-      HttpResponse<String> r;
+      if (token != null && !token.isEmpty()) b.header("Authorization", "Bearer " + token);
       try {
-        r = http.send(b.build(), HttpResponse.BodyHandlers.ofString());
+        return http.send(b.build(), HttpResponse.BodyHandlers.ofString());
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
         throw new IOException("Interrupted looking up volume " + full);
       }
+    }
+
+    private static String enc(String full) {
+      return URLEncoder.encode(full, StandardCharsets.UTF_8).replace("+", "%20");
+    }
+
+    /** The volume's `storage_location`, as Unity Catalog reports it. */
+    private String storageLocation(String full, String shown) throws IOException {
+      HttpResponse<String> r = get("/api/2.1/unity-catalog/volumes/" + enc(full), ucToken, full);
       if (r.statusCode() / 100 != 2) {
         throw new FileNotFoundException(shown + ": volume " + full + " is not available (" + r.statusCode() + " " + r.body() + ")");
       }
       return new ObjectMapper().readTree(r.body()).path("storage_location").asText("");
+    }
+
+    /** The token of the driver's active session, null inside a task or without one (see the class comment). */
+    private static String sessionToken() {
+      try {
+        if (TaskContext.get() != null) return null;
+        Option<SparkSession> s = SparkSession.getActiveSession();
+        if (s.isEmpty()) return null;
+        Option<String> t = s.get().conf().getOption(SESSION_TOKEN_KEY);
+        return t.isDefined() ? t.get() : null;
+      } catch (LinkageError e) {
+        return null; // Spark SQL not on the class path (a bare Hadoop client): this file system's token
+      }
+    }
+
+    /** Refuses the operation unless the caller may do it on the volume (see the class comment). */
+    private void checkAccess(String full, String shown) throws IOException {
+      if (TaskContext.get() != null) return;
+      String token = sessionToken();
+      if (token == null) token = ucToken;
+      String mode = MODE.get() == null ? "any" : MODE.get();
+      String key = token + "\n" + mode + "\n" + full;
+      Long until = ALLOWED.get(key);
+      long now = System.currentTimeMillis();
+      if (until != null && until > now) return;
+      HttpResponse<String> r =
+          get("/_minilake/unity-catalog/volumes/" + enc(full) + "/access?mode=" + mode, token, full);
+      if (r.statusCode() == 403) {
+        String said = new ObjectMapper().readTree(r.body()).path("message").asText(r.body());
+        throw Raw.<RuntimeException>sneaky(denied(said));
+      }
+      if (r.statusCode() / 100 != 2) {
+        throw new FileNotFoundException(shown + ": volume " + full + " is not available (" + r.statusCode() + " " + r.body() + ")");
+      }
+      if (ALLOWED.size() > 10_000) ALLOWED.clear();
+      ALLOWED.put(key, now + ALLOWED_TTL_MS);
+    }
+
+    /**
+     * Unity Catalog's refusal as Spark raises a missing privilege on Databricks (and as MiniLake's catalog
+     * plugin does, Denied.java): an AnalysisException a Spark Connect client catches as one.
+     */
+    private static AnalysisException denied(String ucMessage) {
+      return new AnalysisException(
+          "[INSUFFICIENT_PERMISSIONS] Insufficient privileges: " + ucMessage,
+          Option.<Object>empty(),
+          Option.<Object>empty(),
+          Option.<Throwable>empty(),
+          Option.<String>empty(),
+          scala.collection.immutable.Map$.MODULE$.<String, String>empty(),
+          new QueryContext[0]);
+    }
+
+    /** AnalysisException is checked to Java; Hadoop's signatures don't declare it (Spark's Scala throws it so). */
+    @SuppressWarnings("unchecked")
+    private static <E extends Throwable> E sneaky(Throwable t) throws E {
+      throw (E) t;
+    }
+
+    private interface Op<T> {
+      T run() throws IOException;
+    }
+
+    /** Runs a file system operation whose paths are read ("read") or changed ("write"). */
+    private static <T> T as(String mode, Op<T> op) throws IOException {
+      String was = MODE.get();
+      MODE.set(mode);
+      try {
+        return op.run();
+      } finally {
+        if (was == null) MODE.remove();
+        else MODE.set(was);
+      }
     }
 
     /** The volume's root for a `/Volumes/c/s/v[/...]` path, or null for any other path. */
@@ -98,6 +206,7 @@ public class VolumesFileSystem extends LocalFileSystem {
         dir = new File(l.getPath()).getAbsolutePath();
         dirs.put(key, dir);
       }
+      checkAccess(seg[0] + "." + seg[1] + "." + seg[2], p);
       return new MappedPaths.Root("/Volumes/" + key, dir);
     }
 
@@ -120,6 +229,118 @@ public class VolumesFileSystem extends LocalFileSystem {
       Path q = query.isAbsolute() ? query : new Path(getWorkingDirectory(), query);
       MappedPaths.Root r = rootOf(q.toUri().getPath());
       return r == null ? s : MappedPaths.toVirtual(s, r, null);
+    }
+
+    @Override
+    public FSDataInputStream open(Path f, int bufferSize) throws IOException {
+      return as("read", () -> super.open(f, bufferSize));
+    }
+
+    @Override
+    public FSDataOutputStream append(Path f, int bufferSize, Progressable progress) throws IOException {
+      return as("write", () -> super.append(f, bufferSize, progress));
+    }
+
+    @Override
+    public FSDataOutputStream create(
+        Path f, boolean overwrite, int bufferSize, short replication, long blockSize, Progressable progress)
+        throws IOException {
+      return as("write", () -> super.create(f, overwrite, bufferSize, replication, blockSize, progress));
+    }
+
+    @Override
+    public FSDataOutputStream create(
+        Path f,
+        FsPermission permission,
+        boolean overwrite,
+        int bufferSize,
+        short replication,
+        long blockSize,
+        Progressable progress)
+        throws IOException {
+      return as(
+          "write",
+          () -> super.create(f, permission, overwrite, bufferSize, replication, blockSize, progress));
+    }
+
+    @Override
+    public FSDataOutputStream createNonRecursive(
+        Path f,
+        FsPermission permission,
+        EnumSet<CreateFlag> flags,
+        int bufferSize,
+        short replication,
+        long blockSize,
+        Progressable progress)
+        throws IOException {
+      return as(
+          "write",
+          () -> super.createNonRecursive(f, permission, flags, bufferSize, replication, blockSize, progress));
+    }
+
+    @Override
+    public FSDataOutputStream createNonRecursive(
+        Path f,
+        FsPermission permission,
+        boolean overwrite,
+        int bufferSize,
+        short replication,
+        long blockSize,
+        Progressable progress)
+        throws IOException {
+      return as(
+          "write",
+          () ->
+              super.createNonRecursive(f, permission, overwrite, bufferSize, replication, blockSize, progress));
+    }
+
+    @Override
+    public void concat(Path trg, Path[] psrcs) throws IOException {
+      as("write", () -> {
+        super.concat(trg, psrcs);
+        return null;
+      });
+    }
+
+    @Override
+    public boolean rename(Path src, Path dst) throws IOException {
+      return as("write", () -> super.rename(src, dst));
+    }
+
+    @Override
+    public boolean truncate(Path f, long newLength) throws IOException {
+      return as("write", () -> super.truncate(f, newLength));
+    }
+
+    @Override
+    public boolean delete(Path p, boolean recursive) throws IOException {
+      return as("write", () -> super.delete(p, recursive));
+    }
+
+    @Override
+    public boolean mkdirs(Path f) throws IOException {
+      return as("write", () -> super.mkdirs(f));
+    }
+
+    @Override
+    public boolean mkdirs(Path f, FsPermission permission) throws IOException {
+      return as("write", () -> super.mkdirs(f, permission));
+    }
+
+    @Override
+    public void setPermission(Path p, FsPermission permission) throws IOException {
+      as("write", () -> {
+        super.setPermission(p, permission);
+        return null;
+      });
+    }
+
+    @Override
+    public void setTimes(Path p, long mtime, long atime) throws IOException {
+      as("write", () -> {
+        super.setTimes(p, mtime, atime);
+        return null;
+      });
     }
 
     @Override
