@@ -1,13 +1,16 @@
-"""Issue 30, robustness: fuzz every workspace route the installed databricks-sdk declares.
+"""Issue 30, robustness: fuzz every workspace and account route the installed databricks-sdk declares.
 
 How the routes are found (at run time, from the SDK itself, so a new SDK pin brings its new routes): every
-`*API` class in `databricks.sdk.service.*` (account-level `Account*` classes left out: MiniLake is one
-workspace) has one public method per operation whose source calls `self._api.do("METHOD", "/path" or
-f"/path/{param}", ...)`. `inspect.getsource` of the method gives the HTTP method and the path template (its
-`{...}` placeholders are the path params), the `body["field"]` / `query["field"]` assignments give the body and
-query fields, and the method's signature gives each field's type hint and whether it is required (no default).
-Methods that call `_api.do` more than once or with a non-literal path (wait helpers, pagination wrappers) are
-taken by their first literal call.
+`*API` class in `databricks.sdk.service.*` has one public method per operation whose source calls
+`self._api.do("METHOD", "/path" or f"/path/{param}", ...)`. `inspect.getsource` of the method gives the HTTP
+method and the path template (its `{...}` placeholders are the path params), the `body["field"]` /
+`query["field"]` assignments give the body and query fields, and the method's signature gives each field's
+type hint and whether it is required (no default). Methods that call `_api.do` more than once or with a
+non-literal path (wait helpers, pagination wrappers) are taken by their first literal call.
+Account-level routes (an `Account*` class, or a path under `/accounts/{self._api.account_id}`) are fuzzed
+together as the service "accounts", the account id filled like any path param (ordinary and hostile values):
+MiniLake is one workspace and serves none of them (ACCOUNT_SERVED), so with ordinary path values each must
+answer 404 or 501 NOT_IMPLEMENTED, Databricks-shaped, never a 5xx.
 
 Per route, with a deterministic seed, up to CASES_PER_ROUTE mutations of an ordinary request, path params
 filled with ordinary and hostile values (`../`, `%2e%2e`, quotes, backticks, NUL, a 2 KB name, unicode):
@@ -62,8 +65,7 @@ def _routes():
         for cname, cls in sorted(vars(mod).items()):
             if not (inspect.isclass(cls) and cname.endswith("API") and cls.__module__ == mod.__name__):
                 continue
-            if cname.startswith("Account"):
-                continue
+            account_cls = cname.startswith("Account")
             for mname, fn in sorted(vars(cls).items()):
                 if mname.startswith("_") or not inspect.isfunction(fn):
                     continue
@@ -75,8 +77,10 @@ def _routes():
                 if not m:
                     continue
                 method, is_f, path = m.group(1), m.group(2), m.group(3)
-                if "account_id" in path:
-                    continue
+                # Account-level: an `Account*` class or a path under the account (`{self._api.account_id}` in
+                # the template, filled below like any other path param, hostile values included).
+                account = account_cls or "account_id" in path
+                path = path.replace("{self._api.account_id}", "{account_id}")
                 try:
                     hints = typing.get_type_hints(fn, vars(mod))
                 except Exception:
@@ -86,13 +90,19 @@ def _routes():
                             and v.kind not in (v.VAR_KEYWORD, v.VAR_POSITIONAL)}
                 params = re.findall(r"\{(\w+)", path) if is_f else []
                 out.append({
-                    "id": f"{mod_info.name}.{cname}.{mname}", "service": mod_info.name, "method": method,
+                    "id": f"{mod_info.name}.{cname}.{mname}", "service": ACCOUNTS if account else mod_info.name,
+                    "account": account, "method": method,
                     "path": path, "path_params": params, "body": sorted(set(_BODY.findall(src))),
                     "query": sorted(set(_QUERY.findall(src))), "hints": hints, "required": required,
                 })
     return out
 
 
+ACCOUNTS = "accounts"  # every account-level route, of any module, fuzzed as one "service"
+# Account-level path templates MiniLake serves (MiniLake is one workspace: none today; the service principal
+# secrets it serves are the workspace proxy, /api/2.0/accounts/servicePrincipals/..., without an account id).
+# Every other account route, with ordinary path values, must be 404 or 501 NOT_IMPLEMENTED.
+ACCOUNT_SERVED: tuple = ()
 ROUTES = _routes()
 SERVICES = sorted({r["service"] for r in ROUTES})
 
@@ -304,6 +314,12 @@ def test_fuzz_service(svc, url):
             statuses[r.status_code] += 1
             if r.status_code >= 500 and r.status_code != 501:
                 problems.append(f"{where}: {r.status_code} {r.text[:300]}")
+            if (route["account"] and all(v in ORDINARY for v in pv.values())
+                    and not any(route["path"].startswith(p) for p in ACCOUNT_SERVED)
+                    and r.status_code not in (404, 501)):
+                # Not built: 501 NOT_IMPLEMENTED (an /api path) or 404, never a made-up success or a 400.
+                problems.append(f"{where}: account route MiniLake does not serve answered {r.status_code} "
+                                f"{r.text[:200]!r} (expected 404/501)")
             if r.status_code >= 400:
                 try:
                     j = r.json()
