@@ -68,6 +68,20 @@ def _check_http(problems, where, r):
             problems.append(f"{where}: {r.status_code} not Databricks-shaped: {r.content[:200]!r}")
 
 
+def _cut_upload(url, path, declared, sent, method="PUT", chunked=False):
+    """A request that declares `declared` bytes (or is chunked with no last chunk), sends `sent`, then drops
+    the connection."""
+    u = urlparse(url)
+    length = "Transfer-Encoding: chunked" if chunked else f"Content-Length: {declared}"
+    if chunked:
+        sent = f"{len(sent):x}\r\n".encode() + sent + b"\r\n"
+    with socket.create_connection((u.hostname, u.port), timeout=10) as so:
+        so.sendall((f"{method} {path} HTTP/1.1\r\nHost: {u.netloc}\r\nAuthorization: Bearer dapi-fuzz\r\n"
+                    f"Content-Type: application/octet-stream\r\n{length}\r\n\r\n").encode() + sent)
+        time.sleep(0.1)  # let the bytes reach the server before the reset (the cut, not a race with the send)
+        so.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+
+
 # ---------------------------------------------------------------- 1. Thrift
 
 def _encode(method, args, seqid=0, mtype=TMessageType.CALL):
@@ -274,6 +288,11 @@ def test_fuzz_thrift(url, wh):
             operationHandle=op, orientation=0, maxRows=10)), "FetchResults", paths[0]))
     post("close_session_twice", _call("CloseSession", ttypes.TCloseSessionReq(sessionHandle=sh)), "CloseSession",
          paths[0])
+    # A list of 100,000 entries; a call whose HTTP body is cut (declared length, then chunked).
+    post("table_types_100k", _call("GetTables", ttypes.TGetTablesReq(
+        sessionHandle=ghost, tableTypes=[f"T{n}" for n in range(100000)])), "GetTables", paths[0])
+    _cut_upload(url, paths[0], 1 << 20, valid_open, method="POST")
+    _cut_upload(url, paths[0], 0, valid_open[:20], method="POST", chunked=True)
     # The door itself: an unknown warehouse, a GET, the wrong content type.
     post("unknown_warehouse", valid_open, None, "/sql/1.0/warehouses/nope%00x")
     r = requests.get(url + paths[0], headers=H, timeout=TIMEOUT)
@@ -506,16 +525,6 @@ def volume(w):
     return f"/Volumes/{catalog}/default/vol"
 
 
-def _cut_upload(url, path, declared, sent):
-    """A PUT that declares `declared` bytes, sends `sent`, then drops the connection."""
-    u = urlparse(url)
-    with socket.create_connection((u.hostname, u.port), timeout=10) as so:
-        so.sendall((f"PUT {path} HTTP/1.1\r\nHost: {u.netloc}\r\nAuthorization: Bearer dapi-fuzz\r\n"
-                    f"Content-Type: application/octet-stream\r\nContent-Length: {declared}\r\n\r\n").encode() + sent)
-        time.sleep(0.1)  # let the bytes reach the server before the reset (the cut, not a race with the send)
-        so.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
-
-
 def test_fuzz_binary_bodies(url, volume):
     rng = random.Random(f"{SEED}:binary")
     problems, t0 = [], time.monotonic()
@@ -558,10 +567,14 @@ def test_fuzz_binary_bodies(url, volume):
     p = f"{volume}/cut_new.bin"
     _cut_upload(url, "/api/2.0/fs/files" + p + "?overwrite=true", 1 << 20, os.urandom(64 << 10))
     exact_or_absent("cut upload (new file)", p, False, b"")
+    p = f"{volume}/cut_new_chunked.bin"
+    _cut_upload(url, "/api/2.0/fs/files" + p + "?overwrite=true", 0, os.urandom(64 << 10), chunked=True)
+    exact_or_absent("cut chunked upload (new file)", p, False, b"")
     p = f"{volume}/cut_existing.bin"
     old = os.urandom(1000)
     assert s.put(files + p + "?overwrite=true", data=old, timeout=30).status_code == 204
     _cut_upload(url, "/api/2.0/fs/files" + p + "?overwrite=true", 1 << 20, os.urandom(64 << 10))
+    _cut_upload(url, "/api/2.0/fs/files" + p + "?overwrite=true", 0, os.urandom(64 << 10), chunked=True)
     exact_or_absent("cut upload (existing file)", p, True, old)
     listed = s.get(files.replace("/files", "/directories") + volume, timeout=30).json().get("contents", [])
     stray = [e["name"] for e in listed if e["name"] not in {f"f_{n}.bin" for n in sizes} | {"cut_existing.bin"}]
