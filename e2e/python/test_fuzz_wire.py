@@ -12,6 +12,8 @@ Three groups, each seeded (FUZZ_SEED) and bounded, each against the session serv
    unknown paths, bad cluster ids and authorization, bad gRPC frames, protobuf garbage, a call cut mid-body.
    Every call names no running cluster (or a path outside the service), so MiniLake itself answers and no
    Spark starts. Expected: a gRPC status within a bounded time, and a new connection served after each case.
+   The raw bytes also go to MiniLake's own port (its TLS door sniffs the first byte): REST answers after each.
+   Not sent: a real method with no cluster id, which goes to the serverless Spark Connect server and starts it.
 3. Binary bodies: Files API uploads (random, empty, 20 MB, cut mid-body, hostile paths): the file then holds
    exactly the acknowledged bytes or does not exist; DBFS put/add-block/read with bad base64, bad handles and
    offsets; workspace import with a non-base64 `content`.
@@ -449,6 +451,23 @@ def test_fuzz_spark_connect_door(url, w, sc_port):
     for res in _grpc_calls(sc_port, [{"label": label, "raw": data.hex(), "probe": True} for label, data in raw_cases]):
         if res["probe"].get("grpcStatus") != 5:
             problems.append(f"raw [{res['label']}]: no new connection served afterwards: {res['probe']}")
+
+    # -- the same bytes at MiniLake's own port, whose first byte 0x16 hands a connection to its TLS door: REST
+    # is still served after each.
+    u = urlparse(url)
+    for label, data in raw_cases:
+        try:
+            with socket.create_connection((u.hostname, u.port), timeout=5) as so:
+                so.sendall(data)
+                so.settimeout(0.3)
+                try:
+                    so.recv(65536)
+                except (socket.timeout, OSError):
+                    pass
+        except OSError:
+            pass
+        if not _healthy(url):
+            problems.append(f"main port raw [{label}]: /_minilake/health not answered afterwards")
 
     # -- gRPC calls through Node's client, every one refused by MiniLake itself.
     cluster = w.clusters.create(cluster_name=unique("c"), spark_version="15.4.x-scala2.12", node_type_id="i3.xlarge",
