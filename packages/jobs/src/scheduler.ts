@@ -126,7 +126,7 @@ export class Scheduler {
         // child runs and iterations are recovered on their own, so their parent task ends with them.
         const retriable = (t: TaskRunRecord) =>
           run.life !== 'TERMINATING' && !t.spec.run_job_task && !t.spec.for_each_task;
-        for (const t of [...latest(run).values()]) {
+        for (const t of latest(run).values()) {
           if (t.life === 'WAITING_FOR_RETRY') {
             if (retriable(t)) resume = true;
             continue;

@@ -7,6 +7,7 @@ import { serviceApp } from '@minilake/testing';
 import { jobsService } from '../src/index.js';
 import { Scheduler } from '../src/scheduler.js';
 import { JobsStore } from '../src/store.js';
+import type { TaskSpec } from '../src/settings.js';
 import { quartz } from '../src/triggers.js';
 import { FileResolver } from '../src/resolve.js';
 import { runTokens } from '../src/tokens.js';
@@ -214,9 +215,9 @@ describe('persistence', () => {
     const a = { ...cond('a'), ...(maxRetries === undefined ? {} : { max_retries: maxRetries }) };
     const b = { ...cond('b'), depends_on: [{ task_key: 'a' }] };
     const job = store.createJob({ name: 'k', tasks: [a, b] }, 'u');
-    const task = (run_id: number, spec: object, life: 'RUNNING' | 'BLOCKED') => ({
+    const task = (run_id: number, spec: TaskSpec, life: 'RUNNING' | 'BLOCKED') => ({
       run_id,
-      task_key: (spec as { task_key: string }).task_key,
+      task_key: spec.task_key,
       spec,
       attempt_number: 0,
       life,
