@@ -191,3 +191,148 @@ def test_kill_9_during_spark_appends_and_a_pipeline_update():
         if s.proc.poll() is None:
             s.stop()
         shutil.rmtree(data_dir, ignore_errors=True)
+
+
+# A job task's Spark program: appends one row (one Delta commit) after another to the table in argv[1] until
+# the file argv[2] exists, then once more and ends; `spark` is the task's session, as on Databricks.
+TASK = """
+import os, sys
+table, marker, tag = sys.argv[1], sys.argv[2], f"{sys.argv[3]}_{os.getpid()}"
+spark.sql(f"CREATE TABLE IF NOT EXISTS {table} (v STRING) USING DELTA")
+i = 0
+while True:
+    spark.createDataFrame([(f"{tag}_{i}",)], "v STRING").write.mode("append").saveAsTable(table)
+    i += 1
+    if os.path.exists(marker):
+        break
+print("appended", i, flush=True)
+"""
+ENVIRONMENTS = [{"environment_key": "default", "spec": {"environment_version": "2"}}]
+NEW_CLUSTER = {"spark_version": "15.4.x-scala2.12", "num_workers": 0,
+               "spark_conf": {"spark.sql.shuffle.partitions": "1", "spark.databricks.delta.snapshotPartitions": "1"}}
+
+
+def delta_version(url, table):
+    """The table's Delta version, -1 while it does not exist yet."""
+    s, b = req(url, "GET", f"/api/2.1/unity-catalog/tables/{table}")
+    if not ok(s):
+        return -1
+    try:
+        return deltalake.DeltaTable(b["storage_location"]).version()
+    except Exception:  # noqa: BLE001 (created in UC, its first commit not written yet)
+        return -1
+
+
+def get_run(url, run_id):
+    s, b = req(url, "GET", f"/api/2.2/jobs/runs/get?run_id={run_id}&include_history=true")
+    assert ok(s), b
+    return b
+
+
+def wait_run(url, run_id, timeout=300):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        r = get_run(url, run_id)
+        if r["status"]["state"] == "TERMINATED":
+            return r
+        time.sleep(0.5)
+    raise AssertionError(f"run {run_id} not ended after {timeout} s: {r['state']}")
+
+
+def test_kill_9_during_runs_submit_spark_tasks():
+    """A runs/submit one-time run (a serverless spark_python_task, no retries) and a job's run (the same
+    program on a new_cluster, max_retries 1) append to managed Delta tables through Spark when the MiniLake
+    process alone is killed. After the restart: the one-time run ended INTERNAL_ERROR / FAILED (as a run whose
+    driver was lost; never RUNNING), its task too, runs/get-output answers; the job's task is retried, as
+    Databricks retries a task that ended INTERNAL_ERROR ("unsuccessful ... FAILED result_state or
+    INTERNAL_ERROR life_cycle_state", max_retries' documentation), and the retry succeeds; both tables read the
+    same through a new Spark session and deltalake; a new runs/submit of the same task succeeds."""
+    s = Server(env=ENV)
+    data_dir = s.data_dir
+    marker = os.path.join(data_dir, "stop-appending")
+    try:
+        for path, body in [("/api/2.1/unity-catalog/catalogs", {"name": "chaos"}),
+                           ("/api/2.1/unity-catalog/schemas", {"catalog_name": "chaos", "name": "s"}),
+                           ("/api/2.0/workspace/mkdirs", {"path": f"/Users/{ME}/chaos"}),
+                           ("/api/2.0/workspace/import", {
+                               "path": f"/Users/{ME}/chaos/append.py", "format": "SOURCE", "language": "PYTHON",
+                               "content": base64.b64encode(TASK.encode()).decode(), "overwrite": True})]:
+            st, b = req(s.url, "POST", path, body)
+            assert ok(st), (path, b)
+        program = f"/Users/{ME}/chaos/append.py"
+
+        def submit(table, tag):
+            st, b = req(s.url, "POST", "/api/2.2/jobs/runs/submit", {
+                "run_name": "chaos-submit", "environments": ENVIRONMENTS,
+                "tasks": [{"task_key": "append", "environment_key": "default", "spark_python_task": {
+                    "python_file": program, "parameters": [table, marker, tag]}}]})
+            assert ok(st), b
+            return b["run_id"]
+
+        submitted = submit("chaos.s.submitted", "submit")
+        st, b = req(s.url, "POST", "/api/2.2/jobs/create", {
+            "name": "chaos-retry", "tasks": [{"task_key": "append", "max_retries": 1, "new_cluster": NEW_CLUSTER,
+                                              "spark_python_task": {"python_file": program,
+                                                                    "parameters": ["chaos.s.retried", marker, "job"]}}]})
+        assert ok(st), b
+        job_id = b["job_id"]
+        st, b = req(s.url, "POST", "/api/2.2/jobs/run-now", {"job_id": job_id})
+        assert ok(st), b
+        retried = b["run_id"]
+
+        # Killed while both tasks commit appends (each table past its first few commits).
+        deadline = time.monotonic() + 300  # each task starts a Spark JVM
+        while time.monotonic() < deadline:
+            if min(delta_version(s.url, "chaos.s.submitted"), delta_version(s.url, "chaos.s.retried")) >= 3:
+                break
+            assert get_run(s.url, submitted)["state"]["life_cycle_state"] == "RUNNING"
+            time.sleep(0.5)
+        else:
+            raise AssertionError(f"the tasks did not append: {get_run(s.url, submitted)['state']}")
+        children = kill9_server_only(s)
+        left = wait_gone(children, 30)
+        assert left == [], f"processes of the killed server still running: {left}"
+        open(marker, "w").close()  # from now on a task program appends once and ends
+        s = Server(env=ENV, data_dir=data_dir)  # the restart must succeed
+
+        # The one-time run ended as a run whose driver was lost, never RUNNING; its task likewise.
+        st, b = req(s.url, "GET", "/api/2.2/jobs/runs/list?run_type=SUBMIT_RUN&limit=25")
+        assert ok(st), b
+        assert submitted in [r["run_id"] for r in b.get("runs", [])], b
+        r = get_run(s.url, submitted)
+        assert r["state"]["life_cycle_state"] == "INTERNAL_ERROR" and r["state"]["result_state"] == "FAILED", r
+        assert "stopped while this run was active" in r["state"]["state_message"], r
+        assert r["status"]["state"] == "TERMINATED", r
+        assert r["status"]["termination_details"]["code"] == "INTERNAL_ERROR", r
+        assert r["end_time"] >= r["start_time"] > 0, r
+        [task] = r["tasks"]
+        assert (task["state"]["life_cycle_state"], task["state"]["result_state"]) == ("INTERNAL_ERROR", "FAILED")
+        assert task["status"]["state"] == "TERMINATED", task
+        st, out = req(s.url, "GET", f"/api/2.2/jobs/runs/get-output?run_id={task['run_id']}")
+        assert st == 200, out
+        assert "stopped while this run was active" in out["error"], out
+
+        # The job's lost task was retried by the restarted server, and its retry succeeded.
+        r = wait_run(s.url, retried)
+        assert (r["state"]["life_cycle_state"], r["state"]["result_state"]) == ("TERMINATED", "SUCCESS"), r
+        attempts = sorted((t["attempt_number"], t["state"]["life_cycle_state"], t["state"].get("result_state"))
+                          for t in r["tasks"])
+        assert attempts == [(0, "INTERNAL_ERROR", "FAILED"), (1, "TERMINATED", "SUCCESS")], attempts
+
+        # Every committed version is whole: deltalake and a new Spark session read the same rows.
+        for table in ("chaos.s.submitted", "chaos.s.retried"):
+            via_delta = delta_values(s.url, table, "v")
+            assert via_delta and spark_read(s.spark_connect_port, table) == via_delta, table
+
+        # The same task submitted again runs to SUCCESS and appends.
+        before = len(delta_values(s.url, "chaos.s.submitted", "v"))
+        r = wait_run(s.url, submit("chaos.s.submitted", "again"))
+        assert r["state"]["result_state"] == "SUCCESS", r
+        after = delta_values(s.url, "chaos.s.submitted", "v")
+        assert len(after) == before + 1 and any(v.startswith("again_") for v in after), after
+        print(f"runs/submit killed after {before} appends: INTERNAL_ERROR / FAILED; the job's task retried to "
+              f"SUCCESS; {len(children)} child processes gone; tables read the same through Spark and deltalake")
+    finally:
+        if s.proc.poll() is None:
+            s.stop()
+        shutil.rmtree(data_dir, ignore_errors=True)

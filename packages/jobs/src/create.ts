@@ -128,8 +128,9 @@ export function createJobs(ctx: ServiceContext<JobsSettings>): ServiceInstance<J
       fault: (taskKey) => ctx.fault('task', taskKey),
     },
   });
-  // Recovered queued runs start once the server listens (onListening): their tasks get its URL.
-  const { queued } = scheduler.recover();
+  // Recovered queued runs, and runs whose lost task has a retry left, start once the server listens
+  // (onListening): their tasks get its URL.
+  const recovered = scheduler.recover();
   const triggers = new Triggers({
     store,
     clock: ctx.clock,
@@ -167,7 +168,7 @@ export function createJobs(ctx: ServiceContext<JobsSettings>): ServiceInstance<J
     state: [store],
     api: { service, idle: () => triggers.idle(), waitForRun: (runId) => scheduler.waitFor(runId) },
     onListening() {
-      if (queued > 0) scheduler.resumeQueued();
+      if (recovered.queued > 0 || recovered.resumable > 0) scheduler.resume();
     },
     // Live runs and armed triggers stop before the store empties, and accept work again after (a reset or
     // a restore).
@@ -184,10 +185,10 @@ export function createJobs(ctx: ServiceContext<JobsSettings>): ServiceInstance<J
     afterRestore() {
       scheduler.reopen();
       triggers.reopen();
-      const { queued } = scheduler.recover(
+      const { queued, resumable } = scheduler.recover(
         'The MiniLake state was restored from a snapshot taken while this run was active; the run did not continue.',
       );
-      if (queued) scheduler.resumeQueued();
+      if (queued || resumable) scheduler.resume();
     },
     async close() {
       triggers.close();

@@ -91,14 +91,22 @@ export class Scheduler {
     return this.o.clock.now();
   }
 
+  /** Runs kept active by recover() because a lost task has a retry left: resume() starts them again. */
+  private resumable: number[] = [];
+
   /**
-   * Runs that were active when the previous process died have no process any more: say so, once. A queued
-   * run never started anything, so it stays queued and starts after the restart (resumeQueued), as the
-   * queue promises; one a run_job_task queued for a parent that died goes with its parent.
+   * Runs that were active when the previous process died have no process any more: say so, once. A task that
+   * was running lost its process, as a task whose driver is lost on Databricks: it ends INTERNAL_ERROR with
+   * result FAILED. Databricks counts that as unsuccessful for `max_retries` ("completes with the FAILED
+   * result_state or INTERNAL_ERROR life_cycle_state"), so a lost task with a retry left gets its next attempt
+   * and the run goes on once the server listens (resume), as does a run that was waiting for a retry. Any
+   * other active run ends INTERNAL_ERROR / FAILED. A queued run never started anything, so it stays queued
+   * and starts after the restart (resume), as the queue promises; one a run_job_task queued for a parent that
+   * died goes with its parent.
    */
   recover(
     message = 'The MiniLake server stopped while this run was active; the run and its task processes did not survive the restart.',
-  ): { queued: number } {
+  ): { queued: number; resumable: number } {
     let queued = 0;
     for (const r of this.store.allRuns()) {
       if (!isActive(r.life)) continue;
@@ -106,25 +114,77 @@ export class Scheduler {
         queued++;
         continue;
       }
-      // The token of a run that died goes with it (the process that held it is gone).
+      // The token of a run that died goes with it (the process that held it is gone); a resumed run gets a
+      // new one. Its job clusters went with the process too: a retry creates its own.
       this.o.tokens.revoke(r.token_id);
+      const lost: TaskRunRecord['termination'] = { code: 'INTERNAL_ERROR', type: 'INTERNAL_ERROR', message };
+      let resume = false;
+      const lostTasks: number[] = [];
       this.store.updateRun(r.run_id, (run) => {
         delete run.token_id;
+        // A run being cancelled (TERMINATING) is not retried. Nor is a run_job_task or for_each_task: their
+        // child runs and iterations are recovered on their own, so their parent task ends with them.
+        const retriable = (t: TaskRunRecord) =>
+          run.life !== 'TERMINATING' && !t.spec.run_job_task && !t.spec.for_each_task;
+        for (const t of latest(run).values()) {
+          if (t.life === 'WAITING_FOR_RETRY') {
+            if (retriable(t)) resume = true;
+            continue;
+          }
+          if (t.life !== 'RUNNING') continue;
+          // Its process is gone: the task failed as one whose driver is lost.
+          Object.assign(t, { life: 'INTERNAL_ERROR', result: 'FAILED', message, termination: lost });
+          t.end_time = this.now();
+          lostTasks.push(t.run_id);
+          const max = t.spec.max_retries ?? 0;
+          if (!retriable(t) || !(max === -1 || t.attempt_number < max)) continue;
+          const retry = this.newTaskRun(t.spec, t.attempt_number + 1);
+          retry.life = 'WAITING_FOR_RETRY';
+          retry.message = `Waiting for retry ${t.attempt_number + 1}.`;
+          run.tasks.push(retry);
+          resume = true;
+        }
+        if (resume) {
+          // Tasks that were about to start start again when the run resumes (drive decides them anew).
+          for (const t of run.tasks) if (t.life === 'PENDING') t.life = 'BLOCKED';
+          return;
+        }
         run.life = 'INTERNAL_ERROR';
+        run.result = 'FAILED';
         run.message = message;
         run.end_time = this.now();
-        run.termination = { code: 'INTERNAL_ERROR', type: 'INTERNAL_ERROR', message };
+        run.termination = lost;
+        // Tasks that never started end with the run, without a result.
         for (const t of run.tasks) {
           if (isTerminal(t.life)) continue;
-          t.life = 'INTERNAL_ERROR';
-          t.message = message;
+          Object.assign(t, { life: 'INTERNAL_ERROR', message, termination: lost });
           if (t.start_time) t.end_time = this.now();
-          t.termination = { code: 'INTERNAL_ERROR', type: 'INTERNAL_ERROR', message };
         }
       });
+      // runs/get-output of a lost task says why it failed, as for any failed task (its logs went with it).
+      for (const id of lostTasks) this.store.setOutput(id, { ...this.store.output(id), error: message });
       endJobClusters({ compute: this.o.deps.compute, store: this.store }, r.run_id);
+      if (resume) this.resumable.push(r.run_id);
     }
-    return { queued };
+    return { queued, resumable: this.resumable.length };
+  }
+
+  /**
+   * After recover(), once the server listens (a task calls it back): the runs with a retry to make go on,
+   * their retries start at once (the restart took longer than any min_retry_interval_millis would ask), and
+   * the queued runs that have room start.
+   */
+  resume(): void {
+    if (this.closed) return;
+    for (const runId of this.resumable.splice(0)) {
+      if (!this.store.findRun(runId)) continue;
+      this.begin(runId);
+      const run = this.store.updateRun(runId, (r) => {
+        for (const t of latest(r).values()) if (t.life === 'WAITING_FOR_RETRY') t.life = 'PENDING';
+      });
+      for (const t of latest(run).values()) if (t.life === 'PENDING') this.launch(runId, t.run_id);
+    }
+    this.resumeQueued();
   }
 
   onFinished(listener: (r: RunRecord) => void): void {

@@ -7,6 +7,7 @@ import { serviceApp } from '@minilake/testing';
 import { jobsService } from '../src/index.js';
 import { Scheduler } from '../src/scheduler.js';
 import { JobsStore } from '../src/store.js';
+import type { TaskSpec } from '../src/settings.js';
 import { quartz } from '../src/triggers.js';
 import { FileResolver } from '../src/resolve.js';
 import { runTokens } from '../src/tokens.js';
@@ -197,8 +198,107 @@ describe('persistence', () => {
     const after = store2.getRun(run.run_id);
     expect(after.life).toBe('INTERNAL_ERROR');
     expect(after.message).toContain('stopped while this run was active');
+    expect(after.result).toBe('FAILED');
+    expect(after.termination).toMatchObject({ code: 'INTERNAL_ERROR', type: 'INTERNAL_ERROR' });
     expect(after.tasks[0]!.life).toBe('INTERNAL_ERROR');
+    expect(after.tasks[0]!.result).toBe('FAILED');
+    expect(store2.output(43).error).toContain('stopped while this run was active');
     expect(store2.getJob(job.job_id).settings.name).toBe('p');
+  });
+
+  /** A run whose task `a` was RUNNING (and `b`, after it, BLOCKED) when the process died; then a restart. */
+  async function killedRun(maxRetries: number | undefined) {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'jobs-state-'));
+    const clock = new ManualClock();
+    const db = await StateDb.open(dir);
+    const store = new JobsStore(db, clock);
+    const a = { ...cond('a'), ...(maxRetries === undefined ? {} : { max_retries: maxRetries }) };
+    const b = { ...cond('b'), depends_on: [{ task_key: 'a' }] };
+    const job = store.createJob({ name: 'k', tasks: [a, b] }, 'u');
+    const task = (run_id: number, spec: TaskSpec, life: 'RUNNING' | 'BLOCKED') => ({
+      run_id,
+      task_key: spec.task_key,
+      spec,
+      attempt_number: 0,
+      life,
+      message: '',
+      start_time: life === 'RUNNING' ? clock.now() : 0,
+      end_time: 0,
+    });
+    store.addRun({
+      run_id: 80,
+      job_id: job.job_id,
+      run_name: 'k',
+      run_type: 'JOB_RUN',
+      trigger: 'ONE_TIME',
+      creator_user_name: 'u',
+      settings: job.settings,
+      start_time: clock.now(),
+      end_time: 0,
+      life: 'RUNNING',
+      message: '',
+      user_cancelled_or_timedout: false,
+      tasks: [task(81, a, 'RUNNING'), task(82, b, 'BLOCKED')],
+      repair_history: [],
+    });
+    await db.flush(); // as after kill -9
+    const store2 = new JobsStore(await StateDb.open(dir), clock);
+    const scheduler = new Scheduler({
+      store: store2,
+      clock,
+      logger: (await import('@minilake/core')).silentLogger,
+      dir,
+      userName: 'u',
+      taskConcurrency: 1,
+      tokens: runTokens(undefined),
+      deps: {
+        clock,
+        workspaceId: '1',
+        selfUrl: () => undefined,
+        engine: () => Promise.reject(new Error('none')),
+        files: new FileResolver({}),
+      },
+    });
+    return { store: store2, scheduler };
+  }
+
+  it('a lost task without retries fails the run INTERNAL_ERROR / FAILED; the task after it never ran', async () => {
+    const { store, scheduler } = await killedRun(undefined);
+    expect(scheduler.recover()).toEqual({ queued: 0, resumable: 0 });
+    const r = store.getRun(80);
+    expect([r.life, r.result]).toEqual(['INTERNAL_ERROR', 'FAILED']);
+    expect(r.tasks.map((t) => [t.task_key, t.life, t.result])).toEqual([
+      ['a', 'INTERNAL_ERROR', 'FAILED'],
+      ['b', 'INTERNAL_ERROR', undefined],
+    ]);
+    expect(store.output(81).error).toContain('stopped while this run was active');
+  });
+
+  it('a lost task with max_retries left is retried after the restart, as Databricks retries INTERNAL_ERROR', async () => {
+    const { store, scheduler } = await killedRun(1);
+    expect(scheduler.recover()).toEqual({ queued: 0, resumable: 1 });
+    const r = store.getRun(80);
+    expect(r.life).toBe('RUNNING'); // the run goes on once the server listens
+    expect(r.tasks.map((t) => [t.task_key, t.attempt_number, t.life, t.result])).toEqual([
+      ['a', 0, 'INTERNAL_ERROR', 'FAILED'],
+      ['b', 0, 'BLOCKED', undefined],
+      ['a', 1, 'WAITING_FOR_RETRY', undefined],
+    ]);
+    scheduler.resume();
+    const done = await scheduler.waitFor(80);
+    expect([done.life, done.result]).toEqual(['TERMINATED', 'SUCCESS']);
+    expect(done.tasks.map((t) => [t.task_key, t.attempt_number, t.result])).toEqual([
+      ['a', 0, 'FAILED'],
+      ['b', 0, 'SUCCESS'],
+      ['a', 1, 'SUCCESS'],
+    ]);
+    await scheduler.close();
+  });
+
+  it('a lost task whose retries are used up is not retried', async () => {
+    const { store, scheduler } = await killedRun(0);
+    expect(scheduler.recover()).toEqual({ queued: 0, resumable: 0 });
+    expect(store.getRun(80).life).toBe('INTERNAL_ERROR');
   });
 
   it('a queued run survives the restart and starts after it; a queued child of a dead parent does not', async () => {
@@ -261,10 +361,10 @@ describe('persistence', () => {
         files: new FileResolver({}),
       },
     });
-    expect(scheduler.recover()).toEqual({ queued: 2 });
+    expect(scheduler.recover()).toEqual({ queued: 2, resumable: 0 });
     expect(store2.getRun(50).life).toBe('QUEUED');
     expect(store2.getRun(70).life).toBe('INTERNAL_ERROR');
-    scheduler.resumeQueued();
+    scheduler.resume();
     // One at a time (max_concurrent_runs 1), oldest first: both end SUCCESS.
     await scheduler.waitFor(60);
     expect(store2.getRun(50).result).toBe('SUCCESS');
