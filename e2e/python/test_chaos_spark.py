@@ -208,8 +208,6 @@ while True:
 print("appended", i, flush=True)
 """
 ENVIRONMENTS = [{"environment_key": "default", "spec": {"environment_version": "2"}}]
-NEW_CLUSTER = {"spark_version": "15.4.x-scala2.12", "num_workers": 0,
-               "spark_conf": {"spark.sql.shuffle.partitions": "1", "spark.databricks.delta.snapshotPartitions": "1"}}
 
 
 def delta_version(url, table):
@@ -241,7 +239,7 @@ def wait_run(url, run_id, timeout=300):
 
 def test_kill_9_during_runs_submit_spark_tasks():
     """A runs/submit one-time run (a serverless spark_python_task, no retries) and a job's run (the same
-    program on a new_cluster, max_retries 1) append to managed Delta tables through Spark when the MiniLake
+    program, serverless too so that one Spark JVM serves both, max_retries 1) append to managed Delta tables through Spark when the MiniLake
     process alone is killed. After the restart: the one-time run ended INTERNAL_ERROR / FAILED (as a run whose
     driver was lost; never RUNNING), its task too, runs/get-output answers; the job's task is retried, as
     Databricks retries a task that ended INTERNAL_ERROR ("unsuccessful ... FAILED result_state or
@@ -271,7 +269,8 @@ def test_kill_9_during_runs_submit_spark_tasks():
 
         submitted = submit("chaos.s.submitted", "submit")
         st, b = req(s.url, "POST", "/api/2.2/jobs/create", {
-            "name": "chaos-retry", "tasks": [{"task_key": "append", "max_retries": 1, "new_cluster": NEW_CLUSTER,
+            "name": "chaos-retry", "environments": ENVIRONMENTS,
+            "tasks": [{"task_key": "append", "max_retries": 1, "environment_key": "default",
                                               "spark_python_task": {"python_file": program,
                                                                     "parameters": ["chaos.s.retried", marker, "job"]}}]})
         assert ok(st), b

@@ -177,6 +177,15 @@ class Engine implements SparkEngine {
   async connectPort(): Promise<number> {
     const inst = await this.locate();
     await this.log4jFile();
+    return this.ensureConnect(inst);
+  }
+
+  /**
+   * The shared Spark Connect server, started with the conf its own sessions need (Unity Catalog's catalogs:
+   * a Databricks Connect client or a port client's session has no task to configure it), whoever starts it
+   * first: a client, a serverless task, a pipeline update or the prewarm.
+   */
+  private async ensureConnect(inst: SparkInstall): Promise<number> {
     if (!this.connect.url()) this.connectConf = await ucServerConf(this.ucOptions(inst, this.ownToken));
     return this.connect.ensure(inst);
   }
@@ -265,7 +274,7 @@ class Engine implements SparkEngine {
     const inst = await this.locate();
     await this.log4jFile();
     const warm = this.warmPython(inst);
-    await this.connect.ensure(inst);
+    await this.ensureConnect(inst);
     await warm;
   }
 
@@ -491,7 +500,7 @@ class Engine implements SparkEngine {
       const token = task.token ?? this.ownToken;
       if (serverless && !remote) {
         try {
-          const port = await unlessStopped(this.connect.ensure(inst));
+          const port = await unlessStopped(this.ensureConnect(inst));
           if (port === undefined) return stoppedResult();
           remote = `sc://127.0.0.1:${port}`;
         } catch (e) {
