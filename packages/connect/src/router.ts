@@ -142,7 +142,11 @@ export class Router {
         this.d.compute.checkAccess(clusterId, 'CAN_ATTACH_TO');
       } catch (e) {
         if (!(e instanceof DatabricksError) || e.status !== 403) throw e;
-        refuse(stream, Status.PERMISSION_DENIED, `You do not have permission to attach to cluster ${clusterId}`);
+        refuse(
+          stream,
+          Status.PERMISSION_DENIED,
+          `You do not have permission to attach to cluster ${clusterId}`,
+        );
         return;
       }
       runtime = String(cluster.spark_version ?? '');

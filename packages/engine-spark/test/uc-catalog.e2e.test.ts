@@ -270,7 +270,7 @@ describe.skipIf(!ready)(`Unity Catalog tables from Spark (${ready ? 'installed' 
         'try:',
         `    spark.sql("INSERT INTO samples.tpch.region VALUES (9, 'X', 'y')").collect()`,
         'except Exception as e:',
-              // The first two lines, joined by " / ": the class line, then Unity Catalog's sentence on its own line.
+        // The first two lines, joined by " / ": the class line, then Unity Catalog's sentence on its own line.
         '    print("DENIED=%s: %s" % (type(e).__name__, " / ".join(str(e).splitlines()[:2])))',
       ].join('\n'),
     );

@@ -229,7 +229,8 @@ describe('object permissions (MINILAKE_ENFORCE=1)', () => {
     );
     const robot = await sp('robot');
     creators.set('8', 'dev@minilake.local');
-    const refusal = (level: string) => () => runAsPrincipal(fresh(robot), () => iam.check('jobs', '8', level));
+    const refusal = (level: string) => () =>
+      runAsPrincipal(fresh(robot), () => iam.check('jobs', '8', level));
     expect(refusal('CAN_VIEW')).toThrow(
       `User ${robot.userName} does not have View or Admin or Manage Run or Owner permissions on job 8`,
     );
