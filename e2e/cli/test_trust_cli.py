@@ -89,8 +89,8 @@ def test_tables_get_refused_then_granted(cli, bot, setup):
 def test_jobs_run_now_refused_then_granted(cli, bot, setup):
     sp, app = bot[0], bot[1].application_id
     job = str(setup["job"])
-    refused(sp.run("jobs", "run-now", job, check=False), "does not have Manage Run or Owner or Admin permissions")
-    refused(sp.run("jobs", "get", job, check=False), "does not have View or Owner or Admin permissions")
+    refused(sp.run("jobs", "run-now", job, check=False), "does not have Admin or Manage Run or Owner permissions")
+    refused(sp.run("jobs", "get", job, check=False), "does not have View or Admin or Manage Run or Owner permissions")
     acl = {"access_control_list": [{"service_principal_name": app, "permission_level": "CAN_MANAGE_RUN"}]}
     out = cli.json("permissions", "update", "jobs", job, "--json", json.dumps(acl))
     assert app in [a.get("service_principal_name") for a in out["access_control_list"]]
@@ -99,18 +99,18 @@ def test_jobs_run_now_refused_then_granted(cli, bot, setup):
     assert sp.json("jobs", "get", job)["job_id"] == int(job)
     # CAN_MANAGE_RUN does not let it change the job's permissions.
     refused(sp.run("permissions", "set", "jobs", job, "--json", json.dumps(acl), check=False),
-            "does not have Manage or Owner or Admin permissions")
+            f"does not have Manage permissions on Job with ID: ElasticJobId({job})")
 
 
 def test_secrets_get_refused_then_granted(cli, bot, setup):
     sp, app = bot[0], bot[1].application_id
     scope = setup["scope"]
-    refused(sp.run("secrets", "get-secret", scope, "k", check=False), f"does not have READ permission on scope {scope}")
+    refused(sp.run("secrets", "get-secret", scope, "k", check=False), f"does not have READ permission on scope {scope} to perform this action")
     cli.run("secrets", "put-acl", scope, app, "READ")
     got = sp.json("secrets", "get-secret", scope, "k")
     assert base64.b64decode(got["value"]) == b"s3cr3t"
     refused(sp.run("secrets", "put-secret", scope, "k2", "--string-value", "x", check=False),
-            f"does not have WRITE permission on scope {scope}")
+            f"does not have WRITE permission on scope {scope} to perform this action")
     cli.run("secrets", "delete-acl", scope, app)
     refused(sp.run("secrets", "get-secret", scope, "k", check=False), "READ")
 

@@ -119,7 +119,7 @@ def test_experiment_permissions_are_enforced(as_, admin, bot):
         with pytest.raises(MlflowException) as e:
             call()
         assert e.value.error_code == "PERMISSION_DENIED", e.value.message
-        assert f'User "{app}" does not have {words} or Admin permissions on experiment {eid}' in e.value.message
+        assert f'User {app} does not have {words} or Admin permissions on experiment {eid}' in e.value.message
 
     sp = as_(token)
     refused(lambda: sp.get_experiment(eid), "Read")

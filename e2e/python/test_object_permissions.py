@@ -46,11 +46,11 @@ def test_jobs(admin, bot):
     # No grant: the job is invisible in lists, and every call on it or its runs is refused.
     assert job_id not in [j.job_id for j in sp.jobs.list()]
     assert run_id not in [r.run_id for r in sp.jobs.list_runs()]
-    with pytest.raises(PermissionDenied, match=f'User "{app}" does not have View or Owner or Admin permissions on job {job_id}'):
+    with pytest.raises(PermissionDenied, match=f'User {app} does not have View or Admin or Manage Run or Owner permissions on job {job_id}'):
         sp.jobs.get(job_id)
     with pytest.raises(PermissionDenied):
         sp.jobs.get_run(run_id)
-    with pytest.raises(PermissionDenied, match="Manage Run or Owner or Admin"):
+    with pytest.raises(PermissionDenied, match="Admin or Manage Run or Owner"):
         sp.jobs.run_now(job_id)
     with pytest.raises(PermissionDenied):
         sp.jobs.get_permissions(str(job_id))
@@ -70,7 +70,7 @@ def test_jobs(admin, bot):
         jobs.JobAccessControlRequest(service_principal_name=app, permission_level=jobs.JobPermissionLevel.CAN_MANAGE_RUN)])
     run2 = sp.jobs.run_now(job_id).result()
     assert run2.state.result_state == jobs.RunResultState.SUCCESS
-    with pytest.raises(PermissionDenied, match="Manage or Owner or Admin"):
+    with pytest.raises(PermissionDenied, match="does not have Admin or Owner permissions on job"):
         sp.jobs.update(job_id, new_settings=jobs.JobSettings(name="renamed"))
     with pytest.raises(PermissionDenied):
         sp.jobs.delete(job_id)
@@ -213,7 +213,7 @@ def test_secret_scopes(admin, bot):
     admin.secrets.create_scope(scope=scope)
     admin.secrets.put_secret(scope=scope, key="k", string_value="s3cr3t")
 
-    with pytest.raises(PermissionDenied, match=f'User "{app}" does not have READ permission on scope {scope}'):
+    with pytest.raises(PermissionDenied, match=f'{app} does not have READ permission on scope {scope} to perform this action'):
         sp.secrets.get_secret(scope=scope, key="k")
     with pytest.raises(PermissionDenied):
         list(sp.secrets.list_secrets(scope=scope))

@@ -36,7 +36,7 @@ def test_pipelines(admin, bot):
     # No grant: not listed, and every call on it is refused.
     assert pid not in [p.pipeline_id for p in sp.pipelines.list_pipelines()]
     with pytest.raises(PermissionDenied,
-                       match=f'User "{app}" does not have View or Owner or Admin permissions on pipeline {pid}'):
+                       match=f'User {app} does not have View or Owner or Admin permissions on pipeline {pid}'):
         sp.pipelines.get(pid)
     with pytest.raises(PermissionDenied):
         list(sp.pipelines.list_pipeline_events(pid))
@@ -101,7 +101,7 @@ def test_queries_and_alerts(admin, bot):
     assert q.id not in [x.id for x in sp.queries.list()]
     assert a.id not in [x.id for x in sp.alerts.list()]
     with pytest.raises(PermissionDenied,
-                       match=f'User "{app}" does not have View or Owner or Admin permissions on query {q.id}'):
+                       match=f'User {app} does not have View or Owner or Admin permissions on query {q.id}'):
         sp.queries.get(q.id)
     with pytest.raises(PermissionDenied):
         sp.queries_legacy.get(q.id)
@@ -154,7 +154,7 @@ def test_lakeview_dashboards(admin, bot):
 
     assert d.dashboard_id not in [x.dashboard_id for x in sp.lakeview.list()]
     with pytest.raises(PermissionDenied,
-                       match=f'User "{app}" does not have Read or Admin permissions on dashboard {d.dashboard_id}'):
+                       match=f'User {app} does not have Read or Admin permissions on dashboard {d.dashboard_id}'):
         sp.lakeview.get(d.dashboard_id)
     with pytest.raises(PermissionDenied):
         sp.lakeview.get_published(d.dashboard_id)

@@ -117,7 +117,7 @@ def test_grants_and_permissions_let_the_service_principal_apply(server, api, set
     p = bot.run("apply", "-auto-approve", "-input=false", check=False)
     assert p.returncode != 0
     assert f"User does not have USE CATALOG on Catalog '{cat}'" in p.stderr, p.stdout[-2000:] + p.stderr
-    assert f"does not have View or Owner or Admin permissions on job {job}" in p.stderr, p.stderr
+    assert f"does not have View or Admin or Manage Run or Owner permissions on job {job}" in p.stderr, p.stderr
     assert api.get(f"/api/2.1/unity-catalog/schemas/{cat}.made_by_bot").status_code == 404
 
     admin.apply()

@@ -132,7 +132,7 @@ describe('Spark Connect with MINILAKE_ENFORCE=1', () => {
     });
     expect(refused.status).toBe(403);
     expect(refused.body.message).toBe(
-      `User "${sp.app}" does not have Attach To or Admin permissions on cluster ${clusterId}`,
+      `User ${sp.app} does not have Attach To or Admin permissions on cluster ${clusterId}`,
     );
     const admin = await call(ml, ADMIN, 'POST', '/api/1.2/contexts/create', {
       clusterId,
@@ -145,7 +145,7 @@ describe('Spark Connect with MINILAKE_ENFORCE=1', () => {
     const onCluster = { 'x-databricks-cluster-id': clusterId };
     expect(await grpc(sp.token, onCluster)).toEqual({
       status: 7,
-      message: `User "${sp.app}" does not have Attach To or Admin permissions on cluster ${clusterId}`,
+      message: `You do not have permission to attach to cluster ${clusterId}`,
     });
     // The admin (and creator) passes: the call goes on to the cluster's Spark, which does not run here.
     const admin = await grpc(ADMIN, onCluster);

@@ -55,7 +55,7 @@ const refused = async (statement: string, missing: string) => {
   const r = await sql(sp.token, statement);
   expect(r.state, statement).toBe('FAILED');
   expect(r.code).toBe('PERMISSION_DENIED');
-  expect(r.error).toContain(`[INSUFFICIENT_PERMISSIONS] Insufficient privileges: ${missing}`);
+  expect(r.error).toContain(`[INSUFFICIENT_PERMISSIONS] Insufficient privileges:\n${missing}`);
 };
 const allowed = async (statement: string) => {
   const r = await sql(sp.token, statement);

@@ -135,12 +135,18 @@ export class Router {
         refuse(stream, Status.NOT_FOUND, `Cluster ${clusterId} does not exist`);
         return;
       }
-      // Attaching needs CAN_ATTACH_TO (MINILAKE_ENFORCE=1), checked before anything waits on Spark.
+      // Attaching needs CAN_ATTACH_TO (MINILAKE_ENFORCE=1), checked before anything waits on Spark. The
+      // gRPC refusal has its own words, not the clusters REST API's (quoted from a Databricks Connect client in
+      // mosaicml/llm-foundry#1703, whose test matches "do not have permission to attach to cluster").
       try {
         this.d.compute.checkAccess(clusterId, 'CAN_ATTACH_TO');
       } catch (e) {
         if (!(e instanceof DatabricksError) || e.status !== 403) throw e;
-        refuse(stream, Status.PERMISSION_DENIED, e.message);
+        refuse(
+          stream,
+          Status.PERMISSION_DENIED,
+          `You do not have permission to attach to cluster ${clusterId}`,
+        );
         return;
       }
       runtime = String(cluster.spark_version ?? '');

@@ -199,7 +199,7 @@ describe.skipIf(!ready)(`Unity Catalog tables from Spark (${ready ? 'installed' 
     const line = r.logs.split('\n').find((l) => l.startsWith('OUT='));
     const out = JSON.parse(line!.slice(4)) as Record<string, any>;
     const denied = (what: string) =>
-      `AnalysisException: [INSUFFICIENT_PERMISSIONS] Insufficient privileges: User does not have MODIFY on ${what}: the samples catalog is read-only.`;
+      `AnalysisException: [INSUFFICIENT_PERMISSIONS] Insufficient privileges:\nUser does not have MODIFY on ${what}: the samples catalog is read-only.`;
     const region_ = denied("Table 'samples.tpch.region'");
     const catalog_ = denied("Catalog 'samples'");
     const { trips_before, trips_after, regions, create_x, path_read, path_sql_read, copied, ...refused } =
@@ -270,14 +270,15 @@ describe.skipIf(!ready)(`Unity Catalog tables from Spark (${ready ? 'installed' 
         'try:',
         `    spark.sql("INSERT INTO samples.tpch.region VALUES (9, 'X', 'y')").collect()`,
         'except Exception as e:',
-        '    print("DENIED=%s: %s" % (type(e).__name__, str(e).splitlines()[0]))',
+        // The first two lines, joined by " / ": the class line, then Unity Catalog's sentence on its own line.
+        '    print("DENIED=%s: %s" % (type(e).__name__, " / ".join(str(e).splitlines()[:2])))',
       ].join('\n'),
     );
     const r = await engine.launch(task(dir, { file, compute: 'serverless', sparkConf: FAST })).result;
     expect(r.outcome, r.error ?? r.logs).toBe('SUCCESS');
     expect(r.logs).toContain("ROWS=[[1, 'one'], [2, 'two']]");
     expect(r.logs).toContain(
-      "DENIED=AnalysisException: [INSUFFICIENT_PERMISSIONS] Insufficient privileges: User does not have MODIFY on Table 'samples.tpch.region': the samples catalog is read-only.",
+      "DENIED=AnalysisException: [INSUFFICIENT_PERMISSIONS] Insufficient privileges: / User does not have MODIFY on Table 'samples.tpch.region': the samples catalog is read-only.",
     );
     expect(await sql(`SELECT count(*) FROM ${cat}.s1.from_sql`)).toEqual([['3']]);
   }, 900_000);

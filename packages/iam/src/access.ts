@@ -15,7 +15,7 @@ import { permissionDenied, type Principal } from '@minilake/core';
 import type { PermissionType, PermissionTypes } from './permission-types.js';
 import type { AclEntry, PermissionsStore } from './permissions.js';
 
-/** How Databricks words levels in refusals ("does not have Manage Run or Owner or Admin permissions"). */
+/** iam's generic words for levels in refusals, for types that do not declare Databricks' own (`refusal`). */
 const WORDS: Record<string, string> = {
   IS_OWNER: 'Owner',
   CAN_MANAGE_RUN: 'Manage Run',
@@ -27,6 +27,18 @@ const word = (level: string) =>
     .replace(/^CAN_/, '')
     .toLowerCase()
     .replace(/(^|_)([a-z])/g, (_, sep: string, c: string) => (sep ? ' ' : '') + c.toUpperCase());
+
+/** The levels a refusal names as sufficing, in the words and order the type's refusals use. */
+function levelWords(type: PermissionType, level: string): string[] {
+  if (type.refusal) {
+    const need = type.rank[level]!;
+    return type.refusal.order.filter((l) => type.rank[l]! >= need).map((l) => type.refusal!.words[l]!);
+  }
+  const words = [word(level)];
+  if ('IS_OWNER' in type.rank && level !== 'IS_OWNER') words.push(word('IS_OWNER'));
+  words.push('Admin');
+  return words;
+}
 
 export class Access {
   constructor(
@@ -66,29 +78,39 @@ export class Access {
   }
 
   /**
-   * Throws Databricks' refusal when `who` lacks `level`: 403 PERMISSION_DENIED `User "<name>" does not have
-   * <Level> or Owner or Admin permissions on <type> <id>` (the wording real jobs answer with).
+   * Throws Databricks' refusal when `who` lacks `level`: 403 PERMISSION_DENIED `User <name> does not have
+   * <levels> permissions on <type> <id>`, the user unquoted (a service principal by its application id).
+   * A type that declares its wording (`refusal`) lists every level at least as strong as the one needed, in
+   * Databricks' order: jobs answer "does not have View or Admin or Manage Run or Owner permissions on job
+   * <id>" to a read and "Admin or Owner" to a delete (recorded in databricks/cli's cloud-run acceptance test
+   * acceptance/bundle/resources/permissions/jobs/destroy_without_mgmtperms). Other types keep iam's generic
+   * list (the needed level, Owner where the type has owners, then Admin), which no recorded reply confirms.
    */
   check(who: Principal, request: string, id: string, level: string): void {
     if (this.can(who, request, id, level)) return;
     const type = this.type(request);
-    const words = [word(level)];
-    if ('IS_OWNER' in type.rank && level !== 'IS_OWNER') words.push(word('IS_OWNER'));
-    words.push('Admin');
     throw permissionDenied(
-      `User "${who.userName}" does not have ${words.join(' or ')} permissions on ${type.noun} ${id}`,
+      `User ${who.userName} does not have ${levelWords(type, level).join(' or ')} permissions on ${type.noun} ${id}`,
     );
   }
 
   /**
    * Reading or changing an object's ACL (/api/2.0/permissions) needs CAN_MANAGE on it (an owner has it);
    * a type without CAN_MANAGE (cluster policies) and the token/password singletons are the admins' alone.
+   * The refusal is the permissions service's own: `<name> does not have Manage permissions on <object>.
+   * Please contact the owner or an administrator for access.` (recorded for jobs, whose object it names
+   * `Job with ID: ElasticJobId(<id>)`; databricks/cli libs/testserver/jobs.go mirrors the cloud reply).
    */
   checkManage(who: Principal, type: PermissionType, id: string): void {
     if (who.groups.includes('admins')) return;
-    if (!type.singleton && 'CAN_MANAGE' in type.rank) return this.check(who, type.request, id, 'CAN_MANAGE');
+    if (!type.singleton && 'CAN_MANAGE' in type.rank && this.can(who, type.request, id, 'CAN_MANAGE')) return;
+    const object = type.singleton
+      ? type.noun
+      : type.aclNoun
+        ? type.aclNoun.replaceAll('{id}', id)
+        : `${type.noun} ${id}`;
     throw permissionDenied(
-      `User "${who.userName}" does not have Manage or Admin permissions on ${type.noun}${type.singleton ? '' : ` ${id}`}`,
+      `${who.userName} does not have Manage permissions on ${object}. Please contact the owner or an administrator for access.`,
     );
   }
 

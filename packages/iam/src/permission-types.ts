@@ -40,6 +40,18 @@ export interface ObjectTypeDefinition {
   order?: readonly string[];
   /** How refusals name an object of the type (`job 123`, `warehouse abc`); `objectType` when absent. */
   noun?: string;
+  /**
+   * How a refusal lists the levels that would have sufficed, where Databricks' wording is known: each
+   * level's word and the order the words come in (every level at least as strong as the one needed, in
+   * this order). Jobs: "View or Admin or Manage Run or Owner" (CAN_MANAGE is "Admin"). Absent: iam's
+   * generic wording (the needed level, Owner where the type has owners, then Admin).
+   */
+  refusal?: { words: Readonly<Record<string, string>>; order: readonly string[] };
+  /**
+   * How the permissions API's refusal (reading or changing the ACL without CAN_MANAGE) names the object,
+   * `{id}` standing for its id; jobs: `Job with ID: ElasticJobId({id})`. Absent: `<noun> <id>`.
+   */
+  aclNoun?: string;
 }
 
 /** What the owning service answers about one of its objects. */
@@ -72,6 +84,10 @@ export interface PermissionType {
   rank: Record<string, number>;
   /** How refusals name an object of the type. */
   noun: string;
+  /** See ObjectTypeDefinition.refusal. */
+  refusal?: { words: Readonly<Record<string, string>>; order: readonly string[] } | undefined;
+  /** See ObjectTypeDefinition.aclNoun. */
+  aclNoun?: string | undefined;
 }
 
 /** Databricks' permissionLevels descriptions of the common levels. */
@@ -132,6 +148,8 @@ export class PermissionTypes {
     const order = def.order ?? def.levels;
     if (order.length !== def.levels.length || order.some((l) => !(l in levels)))
       throw bad('order must list exactly the levels');
+    if (def.refusal && def.refusal.order.some((l) => !(l in levels) || def.refusal?.words[l] === undefined))
+      throw bad('refusal.order must name levels that refusal.words words');
     const type: PermissionType = {
       request: names[0]!,
       objectType: def.objectType,
@@ -143,6 +161,8 @@ export class PermissionTypes {
       hooks,
       rank: Object.fromEntries(order.map((l, i) => [l, i])),
       noun: def.noun ?? def.objectType,
+      ...(def.refusal ? { refusal: def.refusal } : {}),
+      ...(def.aclNoun ? { aclNoun: def.aclNoun } : {}),
     };
     for (const n of names) this.byRequest.set(n, type);
   }

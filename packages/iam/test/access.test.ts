@@ -189,7 +189,7 @@ describe('object permissions (MINILAKE_ENFORCE=1)', () => {
     expect(can(fay, 'experiments', '5', 'CAN_EDIT')).toBe(true);
     expect(can(fay, 'experiments', '5', 'CAN_MANAGE')).toBe(false);
     expect(() => runAsPrincipal(fresh(fay), () => iam.check('experiments', '5', 'CAN_MANAGE'))).toThrow(
-      'User "fay@example.com" does not have Manage or Admin permissions on experiment 5',
+      'User fay@example.com does not have Manage or Admin permissions on experiment 5',
     );
   });
 
@@ -205,8 +205,42 @@ describe('object permissions (MINILAKE_ENFORCE=1)', () => {
     expect(caught).toMatchObject({
       status: 403,
       errorCode: 'PERMISSION_DENIED',
-      message: `User "${robot.userName}" does not have Manage Run or Owner or Admin permissions on job 8`,
+      message: `User ${robot.userName} does not have Manage Run or Owner or Admin permissions on job 8`,
     });
+  });
+
+  it("words a refusal as the type declares Databricks' own (jobs, recorded by the Databricks CLI)", async () => {
+    iam.registerObjectType(
+      {
+        request: 'jobs',
+        objectType: 'job',
+        levels: ['CAN_VIEW', 'CAN_MANAGE_RUN', 'IS_OWNER', 'CAN_MANAGE'],
+        owner: 'IS_OWNER',
+        admins: 'CAN_MANAGE',
+        order: ['CAN_VIEW', 'CAN_MANAGE_RUN', 'CAN_MANAGE', 'IS_OWNER'],
+        noun: 'job',
+        refusal: {
+          words: { CAN_VIEW: 'View', CAN_MANAGE: 'Admin', CAN_MANAGE_RUN: 'Manage Run', IS_OWNER: 'Owner' },
+          order: ['CAN_VIEW', 'CAN_MANAGE', 'CAN_MANAGE_RUN', 'IS_OWNER'],
+        },
+        aclNoun: 'Job with ID: ElasticJobId({id})',
+      },
+      { exists: () => true, owner: (id) => creators.get(id) },
+    );
+    const robot = await sp('robot');
+    creators.set('8', 'dev@minilake.local');
+    const refusal = (level: string) => () =>
+      runAsPrincipal(fresh(robot), () => iam.check('jobs', '8', level));
+    expect(refusal('CAN_VIEW')).toThrow(
+      `User ${robot.userName} does not have View or Admin or Manage Run or Owner permissions on job 8`,
+    );
+    expect(refusal('CAN_MANAGE')).toThrow(
+      `User ${robot.userName} does not have Admin or Owner permissions on job 8`,
+    );
+    const acl = await runAsPrincipal(fresh(robot), () => app.request('/api/2.0/permissions/jobs/8'));
+    expect((await expectDatabricksError(acl, 403, 'PERMISSION_DENIED')).message).toBe(
+      `${robot.userName} does not have Manage permissions on Job with ID: ElasticJobId(8). Please contact the owner or an administrator for access.`,
+    );
   });
 
   it('lets only a CAN_MANAGE holder read or change an ACL', async () => {

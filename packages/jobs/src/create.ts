@@ -34,6 +34,15 @@ function registerJobPermissions(iam: IamApi | undefined, store: JobsStore) {
       admins: 'CAN_MANAGE',
       order: ['CAN_VIEW', 'CAN_MANAGE_RUN', 'CAN_MANAGE', 'IS_OWNER'],
       noun: 'job',
+      // Databricks' own wording (databricks/cli acceptance/bundle/resources/permissions/jobs/
+      // destroy_without_mgmtperms, run against the cloud): a read names "View or Admin or Manage Run or
+      // Owner", a delete "Admin or Owner"; reading the ACL without CAN_MANAGE names the job by its
+      // internal id.
+      refusal: {
+        words: { CAN_VIEW: 'View', CAN_MANAGE: 'Admin', CAN_MANAGE_RUN: 'Manage Run', IS_OWNER: 'Owner' },
+        order: ['CAN_VIEW', 'CAN_MANAGE', 'CAN_MANAGE_RUN', 'IS_OWNER'],
+      },
+      aclNoun: 'Job with ID: ElasticJobId({id})',
     },
     { exists: (id) => store.hasJob(id), owner: (id) => store.jobOwner(id) },
   );
@@ -54,8 +63,9 @@ function jobsAccess(ctx: ServiceContext<JobsSettings>, iam: IamApi | undefined):
     canOwnRun: ownsRun,
     checkOwnRun: (run, level) => {
       if (!ownsRun(run))
+        // The jobs refusal's wording (see registerJobPermissions); no recorded reply covers a one-time run.
         throw permissionDenied(
-          `User "${ctx.principal().userName}" does not have ${level === 'CAN_VIEW' ? 'View' : 'Manage Run'} or Owner or Admin permissions on run ${run.run_id}`,
+          `User ${ctx.principal().userName} does not have ${level === 'CAN_VIEW' ? 'View or Admin or Manage Run or Owner' : 'Admin or Manage Run or Owner'} permissions on run ${run.run_id}`,
         );
     },
   };

@@ -81,7 +81,7 @@ describe('dashboard permissions (MINILAKE_ENFORCE=1)', () => {
     expect(refused.status).toBe(403);
     expect(refused.body).toEqual({
       error_code: 'PERMISSION_DENIED',
-      message: `User "db@example.com" does not have Read or Admin permissions on dashboard ${id}`,
+      message: `User db@example.com does not have Read or Admin permissions on dashboard ${id}`,
     });
     expect((await call(bob, 'GET', `${D}/${id}/published`)).status).toBe(403);
     expect((await call(bob, 'GET', D)).body.dashboards ?? []).toEqual([]);
@@ -94,7 +94,7 @@ describe('dashboard permissions (MINILAKE_ENFORCE=1)', () => {
     const noEdit = await call(bob, 'PATCH', `${D}/${id}`, { display_name: 'renamed' });
     expect(noEdit.status).toBe(403);
     expect(noEdit.body.message).toBe(
-      `User "db@example.com" does not have Edit or Admin permissions on dashboard ${id}`,
+      `User db@example.com does not have Edit or Admin permissions on dashboard ${id}`,
     );
     expect((await call(bob, 'POST', `${D}/${id}/published`, {})).status).toBe(403);
 

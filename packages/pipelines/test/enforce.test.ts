@@ -87,7 +87,7 @@ describe('pipeline permissions (MINILAKE_ENFORCE=1)', () => {
     expect(refused.status).toBe(403);
     expect(refused.body).toEqual({
       error_code: 'PERMISSION_DENIED',
-      message: `User "bob@example.com" does not have View or Owner or Admin permissions on pipeline ${id}`,
+      message: `User bob@example.com does not have View or Owner or Admin permissions on pipeline ${id}`,
     });
     for (const [m, p] of [
       ['GET', `${base}/events`],
@@ -111,7 +111,7 @@ describe('pipeline permissions (MINILAKE_ENFORCE=1)', () => {
     const noRun = await call(bob, 'POST', `${base}/updates`, { validate_only: true });
     expect(noRun.status).toBe(403);
     expect(noRun.body.message).toBe(
-      `User "bob@example.com" does not have Run or Owner or Admin permissions on pipeline ${id}`,
+      `User bob@example.com does not have Run or Owner or Admin permissions on pipeline ${id}`,
     );
     expect((await call(bob, 'POST', `${base}/stop`, {})).status).toBe(403);
 

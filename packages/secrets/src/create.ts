@@ -19,8 +19,10 @@ export function createSecrets(ctx: ServiceContext<SecretsSettings>): ServiceInst
     check(scope: string, level: AclPermission) {
       const acl = store.listAcls(scope).map((a) => ({ principal: a.principal, level: a.permission }));
       if (!iam.holdsIn(acl, ORDER, level))
+        // Databricks' wording, quoted in paiqo/Databricks-VSCode#43 (the caller unprefixed, the level as the
+        // ACL names it, then "to perform this action.").
         throw permissionDenied(
-          `User "${ctx.principal().userName}" does not have ${level} permission on scope ${scope}`,
+          `${ctx.principal().userName} does not have ${level} permission on scope ${scope} to perform this action.`,
         );
     },
     caller: () => ctx.principal().userName,

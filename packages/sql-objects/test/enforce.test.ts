@@ -68,7 +68,7 @@ describe('query and alert permissions (MINILAKE_ENFORCE=1)', () => {
     expect(refused.status).toBe(403);
     expect(refused.body).toEqual({
       error_code: 'PERMISSION_DENIED',
-      message: `User "qb@example.com" does not have View or Owner or Admin permissions on query ${id}`,
+      message: `User qb@example.com does not have View or Owner or Admin permissions on query ${id}`,
     });
     expect((await call(bob, 'GET', LQ)).status).toBe(403);
     expect((await call(bob, 'GET', '/api/2.0/sql/queries')).body.results ?? []).toEqual([]);
@@ -82,7 +82,7 @@ describe('query and alert permissions (MINILAKE_ENFORCE=1)', () => {
     const noEdit = await call(bob, 'PATCH', Q, { query: { display_name: 'x' }, update_mask: 'display_name' });
     expect(noEdit.status).toBe(403);
     expect(noEdit.body.message).toBe(
-      `User "qb@example.com" does not have Edit or Owner or Admin permissions on query ${id}`,
+      `User qb@example.com does not have Edit or Owner or Admin permissions on query ${id}`,
     );
     expect((await call(bob, 'POST', LQ, { name: 'x' })).status).toBe(403);
 
@@ -122,7 +122,7 @@ describe('query and alert permissions (MINILAKE_ENFORCE=1)', () => {
     const refused = await call(bob, 'GET', A);
     expect(refused.status).toBe(403);
     expect(refused.body.message).toBe(
-      `User "ab@example.com" does not have View or Owner or Admin permissions on alert ${id}`,
+      `User ab@example.com does not have View or Owner or Admin permissions on alert ${id}`,
     );
     expect((await call(bob, 'GET', LA)).status).toBe(403);
     expect((await call(bob, 'GET', '/api/2.0/sql/alerts')).body.results ?? []).toEqual([]);

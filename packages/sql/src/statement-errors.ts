@@ -51,7 +51,7 @@ export function toSqlFailure(e: unknown): { code: string; message: string; sqlSt
   if (isDatabricksError(e) && e.errorCode === 'PERMISSION_DENIED')
     return {
       code: 'BAD_REQUEST',
-      message: `[INSUFFICIENT_PERMISSIONS] Insufficient privileges: ${e.message}`,
+      message: `[INSUFFICIENT_PERMISSIONS] Insufficient privileges:\n${e.message}`,
       sqlState: '42501',
     };
   // A result file that could not be written (disk full, permissions): the statement fails with IO_ERROR.

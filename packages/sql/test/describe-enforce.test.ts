@@ -73,7 +73,7 @@ describe('MINILAKE_ENFORCE=1: DESCRIBE and SHOW of one table', () => {
   it('refuses every metadata read, naming the first missing privilege', async () => {
     for (const q of [...reads(`${cat}.s.t`), ...deltaReads(`${cat}.s.t`), `SHOW CREATE TABLE ${cat}.s.t`])
       await expect(sql(q, bot), q).rejects.toThrow(
-        `[INSUFFICIENT_PERMISSIONS] Insufficient privileges: User does not have USE CATALOG on Catalog '${cat}'.`,
+        `[INSUFFICIENT_PERMISSIONS] Insufficient privileges:\nUser does not have USE CATALOG on Catalog '${cat}'.`,
       );
     await grant('catalog', cat, bot.userName, 'USE_CATALOG');
     await expect(sql(`DESCRIBE TABLE ${cat}.s.t`, bot)).rejects.toThrow(
@@ -129,7 +129,7 @@ describe('MINILAKE_ENFORCE=1: DESCRIBE and SHOW of a catalog and a schema', () =
       `DESCRIBE SCHEMA ${cat}.s`,
     ])
       await expect(sql(q, bot), q).rejects.toThrow(
-        `[INSUFFICIENT_PERMISSIONS] Insufficient privileges: User does not have USE CATALOG on Catalog '${cat}'.`,
+        `[INSUFFICIENT_PERMISSIONS] Insufficient privileges:\nUser does not have USE CATALOG on Catalog '${cat}'.`,
       );
     expect(await sql(`SHOW SCHEMAS IN ${cat}`, bot)).toEqual([]);
     expect(await sql(`SHOW TABLES IN ${cat}.s`, bot)).toEqual([]);

@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { catalogSqlApps, type CatalogSqlApps } from './statement-app.js';
 
 const refused = (securable: string) =>
-  `[INSUFFICIENT_PERMISSIONS] Insufficient privileges: User does not have MODIFY on ${securable}: the samples catalog is read-only.`;
+  `[INSUFFICIENT_PERMISSIONS] Insufficient privileges:\nUser does not have MODIFY on ${securable}: the samples catalog is read-only.`;
 const TABLE = refused("Table 'samples.tpch.region'");
 const CATALOG = refused("Catalog 'samples'");
 

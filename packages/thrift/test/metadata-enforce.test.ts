@@ -139,7 +139,7 @@ describe('MINILAKE_ENFORCE=1: Thrift metadata as the session caller sees Unity C
     const pk = { sessionHandle: s, catalogName: cat, schemaName: 's', tableName: 't' };
     expect(await meta('GetPrimaryKeys', pk, 3, bot)).toEqual([]);
     expect(await run(s, `DESCRIBE TABLE ${cat}.s.t`, bot)).toContain(
-      `[INSUFFICIENT_PERMISSIONS] Insufficient privileges: User does not have USE CATALOG on Catalog '${cat}'.`,
+      `[INSUFFICIENT_PERMISSIONS] Insufficient privileges:\nUser does not have USE CATALOG on Catalog '${cat}'.`,
     );
     // The admin's session, unfiltered.
     expect(await meta('GetCatalogs', { sessionHandle: admin }, 0)).toContain(cat);

@@ -62,7 +62,7 @@ export function mapError(e: unknown, sql?: string): Error {
       return sqlError(
         'INSUFFICIENT_PERMISSIONS',
         '42501',
-        `Insufficient privileges: ${unaliasText(e.message)}`,
+        `Insufficient privileges:\n${unaliasText(e.message)}`,
       );
     const [cls, state] = REST_CODES[code] ?? [code, 'KD000'];
     return sqlError(cls, state, unaliasText(e.message));
@@ -205,7 +205,7 @@ export function mapDuckError(msg: string): Error {
     return sqlError(
       'INSUFFICIENT_PERMISSIONS',
       '42501',
-      `Insufficient privileges: User does not have MODIFY on Catalog '${m[1]}': the ${m[1] === 'samples' ? 'samples ' : ''}catalog is read-only.`,
+      `Insufficient privileges:\nUser does not have MODIFY on Catalog '${m[1]}': the ${m[1] === 'samples' ? 'samples ' : ''}catalog is read-only.`,
     );
   if (first.startsWith('Invalid Input Error')) return sqlError('INVALID_INPUT', '22023', first);
   if (first.startsWith('Not implemented Error')) return sqlError('UNSUPPORTED_FEATURE', '0A000', first);

@@ -52,11 +52,12 @@ export function sqlError(errorClass: string, sqlState: string, message: string):
 /**
  * MINILAKE_ENFORCE=1: a missing Unity Catalog privilege as Databricks SQL reports it (error class
  * INSUFFICIENT_PERMISSIONS, SQLSTATE 42501, wire code PERMISSION_DENIED). `text` is Unity Catalog's own
- * sentence ("User does not have MODIFY on Table 'c.s.t'.").
+ * sentence ("User does not have MODIFY on Table 'c.s.t'."), on its own line after "Insufficient
+ * privileges:" as Databricks prints it (quoted in databricks/dbt-databricks#838, mosaicml/llm-foundry#1522).
  */
 export function insufficientPermissionsError(text: string, privilege: string, securable: string): SqlError {
   const e = new SqlError(
-    `[INSUFFICIENT_PERMISSIONS] Insufficient privileges: ${text} SQLSTATE: 42501`,
+    `[INSUFFICIENT_PERMISSIONS] Insufficient privileges:\n${text} SQLSTATE: 42501`,
     'PERMISSION_DENIED',
     '42501',
   );

@@ -7,8 +7,8 @@ import scala.Option;
 /**
  * A change Unity Catalog refuses (403: a write into the read-only `samples` catalog, a missing privilege),
  * raised in Spark as Databricks reports it and in the very words MiniLake's SQL warehouse uses
- * (packages/sql statement-errors.ts): `[INSUFFICIENT_PERMISSIONS] Insufficient privileges: <Unity Catalog's
- * sentence>`. An AnalysisException, so PySpark and Spark Connect clients catch it as one; Apache Spark has
+ * (packages/sql statement-errors.ts): `[INSUFFICIENT_PERMISSIONS] Insufficient privileges:` and Unity
+ * Catalog's sentence on the next line (as Databricks' Spark prints it, quoted in mosaicml/llm-foundry#1522). An AnalysisException, so PySpark and Spark Connect clients catch it as one; Apache Spark has
  * no INSUFFICIENT_PERMISSIONS condition of its own, so the class is named in the message only (an unknown
  * condition would break the clients' message lookup).
  */
@@ -31,7 +31,7 @@ final class Denied {
 
   static AnalysisException analysis(String ucMessage) {
     return new AnalysisException(
-        "[INSUFFICIENT_PERMISSIONS] Insufficient privileges: " + ucMessage,
+        "[INSUFFICIENT_PERMISSIONS] Insufficient privileges:\n" + ucMessage,
         Option.<Object>empty(),
         Option.<Object>empty(),
         Option.<Throwable>empty(),
