@@ -179,7 +179,7 @@ def test_thrift_metadata_and_describe_show_only_what_the_caller_may_see(env):
     with connect() as conn, conn.cursor() as c:
         assert listed(c) == ([], [], [], False)
         for q in (f"DESCRIBE TABLE {cat}.s.t", f"DESCRIBE CATALOG {cat}", f"DESCRIBE SCHEMA {cat}.s"):
-            with pytest.raises(sql.Error, match=rf"\[INSUFFICIENT_PERMISSIONS\].*USE CATALOG on Catalog '{cat}'"):
+            with pytest.raises(sql.Error, match=rf"(?s)\[INSUFFICIENT_PERMISSIONS\].*USE CATALOG on Catalog '{cat}'"):
                 c.execute(q)
 
     grant("catalog", cat, Privilege.USE_CATALOG)

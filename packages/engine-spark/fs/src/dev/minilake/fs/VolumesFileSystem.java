@@ -155,7 +155,7 @@ public class VolumesFileSystem extends LocalFileSystem {
      */
     private static AnalysisException denied(String ucMessage) {
       return new AnalysisException(
-          "[INSUFFICIENT_PERMISSIONS] Insufficient privileges: " + ucMessage,
+          "[INSUFFICIENT_PERMISSIONS] Insufficient privileges:\n" + ucMessage,
           Option.<Object>empty(),
           Option.<Object>empty(),
           Option.<Throwable>empty(),
