@@ -12,6 +12,28 @@ import { quartz } from '../src/triggers.js';
 import { FileResolver } from '../src/resolve.js';
 import { runTokens } from '../src/tokens.js';
 
+/** The store and scheduler a restarted server opens on `dir`: after kill -9, the last flush is all there is. */
+async function reopen(dir: string, clock: ManualClock) {
+  const store = new JobsStore(await StateDb.open(dir), clock);
+  const scheduler = new Scheduler({
+    store,
+    clock,
+    logger: (await import('@minilake/core')).silentLogger,
+    dir,
+    userName: 'u',
+    taskConcurrency: 1,
+    tokens: runTokens(undefined),
+    deps: {
+      clock,
+      workspaceId: '1',
+      selfUrl: () => undefined,
+      engine: () => Promise.reject(new Error('none')),
+      files: new FileResolver({}),
+    },
+  });
+  return { store, scheduler };
+}
+
 const cond = (key: string) => ({ task_key: key, condition_task: { op: 'EQUAL_TO', left: '1', right: '1' } });
 const flush = async () => {
   for (let i = 0; i < 20; i++) await new Promise((r) => setImmediate(r));
@@ -176,24 +198,7 @@ describe('persistence', () => {
       repair_history: [],
     });
     await db.flush(); // what an acknowledged write guarantees; no close, as after kill -9
-    const db2 = await StateDb.open(dir);
-    const store2 = new JobsStore(db2, clock);
-    const scheduler = new Scheduler({
-      store: store2,
-      clock,
-      logger: (await import('@minilake/core')).silentLogger,
-      dir,
-      userName: 'u',
-      taskConcurrency: 1,
-      tokens: runTokens(undefined),
-      deps: {
-        clock,
-        workspaceId: '1',
-        selfUrl: () => undefined,
-        engine: () => Promise.reject(new Error('none')),
-        files: new FileResolver({}),
-      },
-    });
+    const { store: store2, scheduler } = await reopen(dir, clock);
     scheduler.recover();
     const after = store2.getRun(run.run_id);
     expect(after.life).toBe('INTERNAL_ERROR');
@@ -242,24 +247,7 @@ describe('persistence', () => {
       repair_history: [],
     });
     await db.flush(); // as after kill -9
-    const store2 = new JobsStore(await StateDb.open(dir), clock);
-    const scheduler = new Scheduler({
-      store: store2,
-      clock,
-      logger: (await import('@minilake/core')).silentLogger,
-      dir,
-      userName: 'u',
-      taskConcurrency: 1,
-      tokens: runTokens(undefined),
-      deps: {
-        clock,
-        workspaceId: '1',
-        selfUrl: () => undefined,
-        engine: () => Promise.reject(new Error('none')),
-        files: new FileResolver({}),
-      },
-    });
-    return { store: store2, scheduler };
+    return reopen(dir, clock);
   }
 
   it('a lost task without retries fails the run INTERNAL_ERROR / FAILED; the task after it never ran', async () => {
@@ -344,23 +332,7 @@ describe('persistence', () => {
     queuedRun(60);
     queuedRun(70, { parent_task_run_id: 999 });
     await db.flush(); // as after kill -9
-    const store2 = new JobsStore(await StateDb.open(dir), clock);
-    const scheduler = new Scheduler({
-      store: store2,
-      clock,
-      logger: (await import('@minilake/core')).silentLogger,
-      dir,
-      userName: 'u',
-      taskConcurrency: 1,
-      tokens: runTokens(undefined),
-      deps: {
-        clock,
-        workspaceId: '1',
-        selfUrl: () => undefined,
-        engine: () => Promise.reject(new Error('none')),
-        files: new FileResolver({}),
-      },
-    });
+    const { store: store2, scheduler } = await reopen(dir, clock);
     expect(scheduler.recover()).toEqual({ queued: 2, resumable: 0 });
     expect(store2.getRun(50).life).toBe('QUEUED');
     expect(store2.getRun(70).life).toBe('INTERNAL_ERROR');
