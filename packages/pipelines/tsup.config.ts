@@ -1,9 +1,10 @@
 import { defineConfig } from 'tsup';
+import { dts } from '../../tsup.dts.js';
 
 export default defineConfig({
   entry: ['src/index.ts'],
   format: ['esm'],
-  dts: true,
+  dts,
   clean: true,
   target: 'node20',
 });
