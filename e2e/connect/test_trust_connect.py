@@ -14,7 +14,7 @@ import tempfile
 
 import pytest
 from databricks.sdk import WorkspaceClient
-from databricks.sdk.errors import PermissionDenied
+from databricks.sdk.errors import PermissionDenied, Unauthenticated
 from databricks.sdk.service import catalog, compute, jobs
 from databricks.sdk.service import workspace as ws
 
@@ -201,6 +201,18 @@ def test_code_on_a_cluster_reads_as_its_identity(enforced, admin, cluster_id):
     r = run("granted", granted_token, write_file)
     assert r.result_type == compute.ResultType.TEXT and r.data == "'written'", r
     assert any(f.path.endswith(".parquet") for f in admin.files.list_directory_contents("/Volumes/main/x/v/out"))
+    # A context outlives the token it was made with: its creator comes back with a new one (the first revoked),
+    # and from that command on the context's Spark session and its dbutils act with the new one.
+    fresh = admin.token_management.create_obo_token(application_id=granted, lifetime_seconds=3600)
+    for t in admin.token_management.list():
+        if t.owner_id == fresh.token_info.owner_id and t.token_id != fresh.token_info.token_id:
+            admin.token_management.delete(t.token_id)
+    with pytest.raises(Unauthenticated):
+        client(granted_token).current_user.me()
+    granted_token = fresh.token_value
+    r = run("granted", granted_token,
+            f"({read}, sorted({{spark.conf.get(k, '') for k in {keys!r}}} - {{''}}), len(dbutils.secrets.listScopes()) >= 0)")
+    assert r.result_type == compute.ResultType.TEXT and r.data == repr((7, [granted_token], True)), r
     # Another principal's context is not the caller's to use.
     with pytest.raises(PermissionDenied):
         client(refused_token).command_execution.execute(cluster_id=cluster_id, context_id=contexts["granted"],

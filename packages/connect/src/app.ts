@@ -9,20 +9,20 @@
  * - MINILAKE_AUTH=tokens: a context acts as the user who created it (its Spark session reads Unity Catalog
  *   with their token); any other caller's use of it is 403 PERMISSION_DENIED.
  */
-import { Hono } from 'hono';
-import { readJson, readQuery } from '@minilake/core';
+import { Hono, type Context } from 'hono';
+import { bearerToken, readJson, readQuery } from '@minilake/core';
 import type { Contexts } from './contexts.js';
 import * as s from './schemas.js';
 
 const BASE = '/api/1.2';
+const bearer = (c: Context) => bearerToken(c.req.header('authorization'));
 
 export function connectApp(contexts: Contexts): Hono {
   const app = new Hono();
   app.post(`${BASE}/contexts/create`, async (c) => {
     const b = await readJson(c, s.CreateContext);
     // The bearer the host authenticated (MINILAKE_AUTH=tokens): what the context acts with.
-    const token = /^Bearer\s+(\S+)\s*$/i.exec(c.req.header('authorization') ?? '')?.[1];
-    return c.json({ id: contexts.create(b.clusterId, b.language ?? 'python', token) });
+    return c.json({ id: contexts.create(b.clusterId, b.language ?? 'python', bearer(c)) });
   });
   app.get(`${BASE}/contexts/status`, (c) => {
     const q = readQuery(c, s.ContextRef);
@@ -35,7 +35,8 @@ export function connectApp(contexts: Contexts): Hono {
   });
   app.post(`${BASE}/commands/execute`, async (c) => {
     const b = await readJson(c, s.ExecuteCommand);
-    return c.json({ id: contexts.execute(b.clusterId, b.contextId, b.language, b.command) });
+    // Its creator's bearer again, perhaps a newer one, which the context then acts with.
+    return c.json({ id: contexts.execute(b.clusterId, b.contextId, b.language, b.command, bearer(c)) });
   });
   app.get(`${BASE}/commands/status`, (c) => {
     const q = readQuery(c, s.CommandRef);

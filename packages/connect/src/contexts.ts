@@ -47,6 +47,8 @@ interface Command {
   command: string;
   status: CommandStatus;
   results?: Results;
+  /** MINILAKE_AUTH=tokens: the bearer its caller sent, which the context acts with from this command on. */
+  token?: string;
 }
 
 interface Context {
@@ -67,6 +69,8 @@ interface Context {
    */
   owner?: string;
   token?: string;
+  /** Where its Spark session was configured with `token` (start), to configure it again with a newer one. */
+  session?: { port: number; id: string; userContext: Buffer };
 }
 
 export interface ContextsDeps {
@@ -173,6 +177,7 @@ export class Contexts {
       const configure = this.d.configure ?? configureSession;
       await configure(this.d.upstreams.get(target.port), sessionId, userContext, ctx.token);
       if (ctx.status !== 'Pending') return;
+      ctx.session = { port: target.port, id: sessionId, userContext };
       remote += `;session_id=${sessionId};user_id=${userId}`;
       own.DATABRICKS_TOKEN = ctx.token;
     }
@@ -241,7 +246,36 @@ export class Contexts {
     if (!cmd) return;
     ctx.running = cmd;
     cmd.status = 'Running';
-    ctx.stdin!.write(`${JSON.stringify({ id: cmd.id, language: cmd.language, command: cmd.command })}\n`);
+    this.actAs(ctx, cmd.token).then(
+      (token) => {
+        if (ctx.running !== cmd || ctx.status !== 'Running') return;
+        const { id, language, command } = cmd;
+        ctx.stdin!.write(`${JSON.stringify({ id, language, command, ...(token ? { token } : {}) })}\n`);
+      },
+      (e: unknown) => {
+        if (ctx.running !== cmd) return;
+        ctx.running = undefined;
+        const why = `Could not give the context's Spark session the caller's new token: ${(e as Error).message}`;
+        cmd.status = 'Error';
+        cmd.results = { resultType: 'error', summary: why, cause: why };
+        this.next(ctx);
+      },
+    );
+  }
+
+  /**
+   * Before a command of a context's creator that came with a bearer other than the one the context acts with
+   * (their OAuth token refreshed, a new PAT): the context's Spark session takes it, as a Databricks Connect
+   * session does (session-identity.ts), and the REPL is handed it for its calls back to the server. So a
+   * context outlives the token it was created with. Resolves to the token the REPL should switch to, if any.
+   */
+  private async actAs(ctx: Context, token: string | undefined): Promise<string | undefined> {
+    if (token === undefined || token === ctx.token || !ctx.session) return undefined;
+    const configure = this.d.configure ?? configureSession;
+    const { port, id, userContext } = ctx.session;
+    await configure(this.d.upstreams.get(port), id, userContext, token);
+    ctx.token = token;
+    return token;
   }
 
   private fail(ctx: Context, error: string): void {
@@ -286,7 +320,14 @@ export class Contexts {
     this.kill(ctx);
   }
 
-  execute(clusterId: string, contextId: string, language: Language | undefined, command: string): string {
+  /** `token`: the caller's bearer under MINILAKE_AUTH=tokens (see `actAs`). */
+  execute(
+    clusterId: string,
+    contextId: string,
+    language: Language | undefined,
+    command: string,
+    token?: string,
+  ): string {
     const ctx = this.context(clusterId, contextId);
     const lang = language ?? ctx.language;
     if (lang === 'scala' || lang === 'r')
@@ -302,6 +343,7 @@ export class Contexts {
         `Context ${contextId} is in an error state: ${ctx.error ?? ''}`,
       );
     const cmd: Command = { id: uuid().replace(/-/g, ''), language: lang, command, status: 'Queued' };
+    if (ctx.owner !== undefined && token !== undefined) cmd.token = token;
     ctx.commands.set(cmd.id, cmd);
     ctx.queue.push(cmd);
     this.next(ctx);

@@ -26,7 +26,7 @@
  * enforcement for clients, not a sandbox.
  */
 import type { ClientHttp2Session } from 'node:http2';
-import type { Principal } from '@minilake/core';
+import { bearerToken, type Principal } from '@minilake/core';
 import { frame, splitFrames, Status } from './grpc.js';
 import { fields, lengthDelimited } from './protobuf.js';
 
@@ -233,7 +233,7 @@ export class SessionIdentity {
         status: Status.PERMISSION_DENIED,
         message: `Session ${s.sessionId} belongs to another principal`,
       };
-    const token = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '')?.[1];
+    const token = bearerToken(authorization);
     if (!token) return { status: Status.UNAUTHENTICATED, message: 'No bearer token' };
     if (!entry) {
       entry = { owner, token, ready: this.configure(upstream, s.sessionId, s.userContext, token) };

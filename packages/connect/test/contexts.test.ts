@@ -4,6 +4,9 @@
  * the caller's token (under the session and user ids its REPL then connects with) and calls the server back
  * with that token; nobody else may use it. Without authentication nothing of this happens (default unchanged).
  */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { DatabricksError, runAsPrincipal, type Principal } from '@minilake/core';
 import type { ComputeApi } from '@minilake/compute';
@@ -19,7 +22,7 @@ const principal = (userName: string): Principal => ({
   groups: ['users'],
 });
 
-function setup() {
+function setup(runtimeDir = '/nonexistent') {
   const configured: { sessionId: string; userContext: Buffer | undefined; token: string }[] = [];
   const envs: Record<string, string>[] = [];
   const compute = {
@@ -34,7 +37,7 @@ function setup() {
     pythonRuntime: () =>
       Promise.resolve({
         python: process.execPath,
-        runtimeDir: '/nonexistent',
+        runtimeDir,
         env: (extra: Record<string, string>) => {
           envs.push(extra);
           return { PATH: process.env.PATH ?? '', ...extra };
@@ -103,6 +106,45 @@ describe('execution contexts with MINILAKE_AUTH=tokens', () => {
       expect(runAsPrincipal(principal('anyone'), () => t.contexts.status('c1', id)).id).toBe(id);
     } finally {
       t.close();
+    }
+  });
+
+  it("takes its creator's newer bearer before the command that brings it, for the session and the REPL", async () => {
+    // A REPL (run by node) that says it is ready and answers each command with the line it was sent.
+    const dir = mkdtempSync(path.join(tmpdir(), 'ml-repl-'));
+    writeFileSync(
+      path.join(dir, 'minilake_repl.py'),
+      `const fs = require('node:fs');
+       fs.writeSync(3, JSON.stringify({ ready: true }) + '\\n');
+       require('node:readline').createInterface({ input: process.stdin }).on('line', (l) => {
+         const req = JSON.parse(l);
+         fs.writeSync(3, JSON.stringify({ id: req.id, status: 'Finished', results: { resultType: 'text', data: l } }) + '\\n');
+       });`,
+    );
+    const t = setup(dir);
+    try {
+      const a = principal('app-a');
+      const id = runAsPrincipal(a, () => t.contexts.create('c1', 'python', 'token-a'));
+      const sent = async (token: string) => {
+        const cmd = runAsPrincipal(a, () => t.contexts.execute('c1', id, 'python', '1', token));
+        for (let i = 0; i < 500; i++) {
+          const st = runAsPrincipal(a, () => t.contexts.commandStatus('c1', id, cmd));
+          if (st.status === 'Finished') return JSON.parse(String(st.results!.data)) as { token?: string };
+          await new Promise((r) => setTimeout(r, 10));
+        }
+        throw new Error('the command did not finish');
+      };
+      expect((await sent('token-a')).token).toBeUndefined();
+      expect(t.configured.map((c) => c.token)).toEqual(['token-a']);
+      // Refreshed: the same session is configured again, then the REPL is handed the token.
+      expect((await sent('token-a2')).token).toBe('token-a2');
+      expect(t.configured.map((c) => c.token)).toEqual(['token-a', 'token-a2']);
+      expect(t.configured[1]!.sessionId).toBe(t.configured[0]!.sessionId);
+      expect((await sent('token-a2')).token).toBeUndefined();
+      expect(t.configured).toHaveLength(2);
+    } finally {
+      t.close();
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 });

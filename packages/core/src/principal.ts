@@ -49,3 +49,8 @@ export function identityPrincipal(identity: Identity): Principal {
 }
 
 export const isAdmin = (p: Principal) => p.groups.includes('admins');
+
+/** The token of an `Authorization: Bearer <token>` header; undefined for any other header or none. */
+export function bearerToken(authorization: string | undefined): string | undefined {
+  return /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '')?.[1];
+}

@@ -205,6 +205,10 @@ def main():
     _ctl.write(json.dumps({"ready": True}) + "\n")
     for line in sys.stdin:
         req = json.loads(line)
+        if req.get("token"):
+            # The context's creator came back with a newer bearer (a refreshed OAuth token): dbutils and any
+            # client made from here on call the server with it; the Spark session already has it.
+            os.environ["DATABRICKS_TOKEN"] = req["token"]
         _busy = True
         try:
             if req.get("language") == "sql":

@@ -11,6 +11,7 @@
 import { timingSafeEqual, createHash } from 'node:crypto';
 import type { Context, Hono } from 'hono';
 import {
+  bearerToken,
   DatabricksError,
   identityPrincipal,
   requestPrincipal,
@@ -62,9 +63,8 @@ export function bearerResolver(o: AuthOptions): BearerResolver {
   const adminDigest = o.adminToken !== undefined ? digest(o.adminToken) : undefined;
   const hostDigest = o.hostToken !== undefined ? digest(o.hostToken) : undefined;
   return async (authorization) => {
-    const m = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '');
-    if (!m) return { refusal: 'Credential was not sent or was of an unsupported type for this API.' };
-    const token = m[1]!;
+    const token = bearerToken(authorization);
+    if (!token) return { refusal: 'Credential was not sent or was of an unsupported type for this API.' };
     let principal: Principal | undefined;
     const d = digest(token);
     if (adminDigest && timingSafeEqual(d, adminDigest)) principal = admin;

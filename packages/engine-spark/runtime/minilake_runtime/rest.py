@@ -19,7 +19,13 @@ class RestError(Exception):
 class Rest:
     def __init__(self, host=None, token=None):
         self.host = (host or os.environ.get("DATABRICKS_HOST") or "").rstrip("/")
-        self.token = token or os.environ.get("DATABRICKS_TOKEN") or ""
+        self._token = token
+
+    @property
+    def token(self):
+        # Read per request: an execution context's REPL changes DATABRICKS_TOKEN when its creator's token is
+        # refreshed, and dbutils' client was made before.
+        return self._token or os.environ.get("DATABRICKS_TOKEN") or ""
 
     def _require_host(self):
         if not self.host:
