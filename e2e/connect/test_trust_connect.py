@@ -196,6 +196,12 @@ def test_code_on_a_cluster_reads_as_its_identity(enforced, admin, cluster_id):
     r = run("granted", granted_token, read_file)
     assert r.result_type == compute.ResultType.TEXT and r.data == "'5'", r
     denied(run("refused", refused_token, read_file), "READ VOLUME")
+    # WRITE VOLUME alone writes but does not read: the driver's listing is allowed by either, and the task
+    # that opens the file asks READ VOLUME for its job's caller.
+    sql(admin, f"GRANT WRITE VOLUME ON VOLUME main.x.v TO `{refused}`")
+    denied(run("refused", refused_token, read_file), "READ VOLUME")
+    r = run("refused", refused_token, write_file.replace("/out'", "/out2'"))
+    assert r.result_type == compute.ResultType.TEXT and r.data == "'written'", r
     denied(run("granted", granted_token, write_file), "WRITE VOLUME")
     sql(admin, f"GRANT WRITE VOLUME ON VOLUME main.x.v TO `{granted}`")
     r = run("granted", granted_token, write_file)

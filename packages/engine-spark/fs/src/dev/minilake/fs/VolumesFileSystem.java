@@ -45,9 +45,13 @@ import scala.Option;
  * does). The caller is the token of the driver's active Spark session (`spark.minilake.uc.token`: a Databricks
  * Connect session's or a context's caller, a task's run identity), else this file system's own token. Hadoop
  * makes one file system for the whole Spark server, so its own token is whoever started the server; the
- * session is what says who asks. Inside a task (an executor thread) nothing is checked: the driver checked the
- * paths when it planned the read or set up the write, and a pooled thread may have inherited anyone's
- * session. An answer is remembered for a few seconds per caller, volume and mode.
+ * session is what says who asks. Inside a task (an executor thread, where a pooled thread may have inherited
+ * anyone's active session) the caller is the token among the task's local properties: Spark SQL puts the
+ * session's conf there for every job it runs (SQLExecution.withSQLConfPropagated), so a task opening a file
+ * for a read asks READ VOLUME for the job's caller. The driver's own listing for a read (Spark SQL finding a
+ * DataFrame's files) asks READ VOLUME too, so that refusal comes first, in Unity Catalog's words. A task
+ * without a token property (a bare RDD job) is not checked. An answer is remembered for a few seconds per
+ * caller, volume and mode.
  */
 public class VolumesFileSystem extends LocalFileSystem {
   static final String URI_KEY = "minilake.uc.uri";
@@ -113,10 +117,11 @@ public class VolumesFileSystem extends LocalFileSystem {
       return new ObjectMapper().readTree(r.body()).path("storage_location").asText("");
     }
 
-    /** The token of the driver's active session, null inside a task or without one (see the class comment). */
+    /** The caller's token: the task's job's, else the driver's active session's; null without one. */
     private static String sessionToken() {
       try {
-        if (TaskContext.get() != null) return null;
+        TaskContext task = TaskContext.get();
+        if (task != null) return task.getLocalProperty(SESSION_TOKEN_KEY);
         Option<SparkSession> s = SparkSession.getActiveSession();
         if (s.isEmpty()) return null;
         Option<String> t = s.get().conf().getOption(SESSION_TOKEN_KEY);
@@ -126,12 +131,32 @@ public class VolumesFileSystem extends LocalFileSystem {
       }
     }
 
+    /**
+     * Whether this status or listing is Spark SQL finding the files of a read (a DataFrame over a path: its
+     * file index, or its path globbing), which a write never does: such a listing needs READ VOLUME, so a
+     * caller with WRITE VOLUME alone is refused the read when it is planned, in the same words as any other
+     * refusal, not by its tasks (whose refusal Spark wraps in FAILED_READ_FILE).
+     */
+    private static boolean planningRead() {
+      return StackWalker.getInstance()
+          .walk(
+              frames ->
+                  frames.anyMatch(
+                      f ->
+                          f.getClassName().startsWith(READ_INDEX)
+                              || (f.getClassName().startsWith(DATA_SOURCE)
+                                  && f.getMethodName().startsWith("checkAndGlobPathIfNecessary"))));
+    }
+
+    private static final String READ_INDEX = "org.apache.spark.sql.execution.datasources.InMemoryFileIndex";
+    private static final String DATA_SOURCE = "org.apache.spark.sql.execution.datasources.DataSource";
+
     /** Refuses the operation unless the caller may do it on the volume (see the class comment). */
     private void checkAccess(String full, String shown) throws IOException {
-      if (TaskContext.get() != null) return;
       String token = sessionToken();
+      if (token == null && TaskContext.get() != null) return;
       if (token == null) token = ucToken;
-      String mode = MODE.get() == null ? "any" : MODE.get();
+      String mode = MODE.get() != null ? MODE.get() : planningRead() ? "read" : "any";
       String key = token + "\n" + mode + "\n" + full;
       Long until = ALLOWED.get(key);
       long now = System.currentTimeMillis();
