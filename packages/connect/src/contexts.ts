@@ -93,7 +93,11 @@ const notRunning = (id: string, state: string) =>
 export class Contexts {
   private readonly contexts = new Map<string, Context>();
 
-  constructor(private readonly d: ContextsDeps) {}
+  private readonly configure: typeof configureSession;
+
+  constructor(private readonly d: ContextsDeps) {
+    this.configure = d.configure ?? configureSession;
+  }
 
   private cluster(clusterId: string): Record<string, unknown> {
     const c = this.d.compute.getCluster(clusterId);
@@ -174,8 +178,7 @@ export class Contexts {
       const sessionId = randomUUID();
       const userId = `minilake-context-${ctx.id}`;
       const userContext = lengthDelimited(2, lengthDelimited(1, Buffer.from(userId, 'utf8')));
-      const configure = this.d.configure ?? configureSession;
-      await configure(this.d.upstreams.get(target.port), sessionId, userContext, ctx.token);
+      await this.configure(this.d.upstreams.get(target.port), sessionId, userContext, ctx.token);
       if (ctx.status !== 'Pending') return;
       ctx.session = { port: target.port, id: sessionId, userContext };
       remote += `;session_id=${sessionId};user_id=${userId}`;
@@ -271,9 +274,8 @@ export class Contexts {
    */
   private async actAs(ctx: Context, token: string | undefined): Promise<string | undefined> {
     if (token === undefined || token === ctx.token || !ctx.session) return undefined;
-    const configure = this.d.configure ?? configureSession;
     const { port, id, userContext } = ctx.session;
-    await configure(this.d.upstreams.get(port), id, userContext, token);
+    await this.configure(this.d.upstreams.get(port), id, userContext, token);
     ctx.token = token;
     return token;
   }
